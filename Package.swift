@@ -1,0 +1,113 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The layout follows ../shared/STYLE.md: a thin executable over library modules that own the work.
+// Adapters (IIOSensors, MosquittoTransport, Simulation) depend on AgentCore's ports, never the reverse.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "MotionAgent",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "motion-agent", targets: ["MotionAgentCLI"]),
+        .executable(name: "motion-bench", targets: ["MotionBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+    ],
+    targets: [
+        // C libraries from Debian, each imported by exactly one Swift module.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibIIO",
+            pkgConfig: "libiio",
+            providers: [.apt(["libiio-dev"])]
+        ),
+
+        .target(name: "MotionModel", swiftSettings: strict),
+        .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
+        .target(
+            name: "AgentConfig",
+            dependencies: ["MotionModel", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AgentCore",
+            dependencies: [
+                "MotionModel", "MotionEstimation", "AgentConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Simulation",
+            dependencies: ["MotionModel", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "IIOSensors",
+            dependencies: ["CLibIIO", "MotionModel", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MosquittoTransport",
+            dependencies: ["CMosquitto", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "MotionAgentCLI",
+            dependencies: [
+                "AgentCore", "AgentConfig", "Simulation", "IIOSensors", "MosquittoTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "MotionBench",
+            dependencies: [
+                "MotionModel", "MotionEstimation", "AgentCore", "Simulation", "MosquittoTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Shared fixtures: a real mosquitto launcher, a fake IIO sysfs tree, process helpers.
+        .target(
+            name: "TestSupport",
+            dependencies: ["MotionModel", "AgentCore", "MosquittoTransport"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "MotionModelTests", dependencies: ["MotionModel"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionEstimationTests",
+            dependencies: ["MotionEstimation", "Simulation", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore", "Simulation", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MosquittoTransportTests",
+            dependencies: ["MosquittoTransport", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "AgentConfig", "MosquittoTransport"],
+            swiftSettings: strict
+        ),
+    ]
+)

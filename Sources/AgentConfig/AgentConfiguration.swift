@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MotionModel
+
+/// The Codable mirror of config.yaml. Every key, its default and its range are documented in the shipped
+/// config.yaml (the sample is the documentation; a test decodes it so the two cannot drift).
+///
+/// Field names are Swift-cased; the YAML keys are snake_case (`rate_hz`, `state_dir`, `password_file`).
+/// Extend, don't rename: other issues and users rely on these keys.
+public struct AgentConfiguration: Sendable, Equatable {
+    public var device = DeviceSettings()
+    public var agent = AgentSettings()
+    public var source = SourceSettings()
+    public var mqtt = MQTTSettings()
+    public var topics = TopicSettings()
+    /// One entry per stream name; a stream missing from the file keeps its defaults.
+    public var streams: [StreamName: StreamSettings] = StreamName.defaultSettings
+
+    public init() {}
+}
+
+/// A stream has one name everywhere: config key, topic, control command.
+public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+    case accelerometer
+    case gyroscope
+    case magnetometer
+
+    public static func < (a: StreamName, b: StreamName) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    public static var defaultSettings: [StreamName: StreamSettings] {
+        [
+            .accelerometer: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
+            .gyroscope: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
+            .magnetometer: StreamSettings(enabled: true, rateHz: 25, qos: 0, retain: false),
+        ]
+    }
+}
+
+public struct DeviceSettings: Sendable, Equatable {
+    /// `{device}` in topic templates. Default: the host name. Allowed: 1–64 characters, no `/ + #`.
+    public var id: String = DeviceSettings.hostName()
+
+    public init() {}
+
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "motion-agent" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "motion-agent" : name
+    }
+}
+
+public enum LogLevelSetting: String, Sendable, Equatable, CaseIterable, Codable {
+    case trace, debug, info, notice, warning, error, critical
+}
+
+public struct AgentSettings: Sendable, Equatable {
+    /// Where persistent state lives (calibration, outbox, history). `nil`: /var/lib/motion-agent when
+    /// writable, else ./.motion-agent (resolved by `resolvedStateDirectory()`).
+    public var stateDir: String? = nil
+    public var logLevel: LogLevelSetting = .info
+
+    public init() {}
+}
+
+public enum SourceKind: String, Sendable, Equatable, CaseIterable, Codable {
+    /// IIO when an IMU is found, otherwise the simulator; the log says which.
+    case auto
+    case iio
+    case simulated
+    case replay
+}
+
+public struct SourceSettings: Sendable, Equatable {
+    public var kind: SourceKind = .auto
+    public var simulated = SimulatedSourceSettings()
+    public var iio = IIOSourceSettings()
+    public var replay = ReplaySourceSettings()
+
+    public init() {}
+}
+
+public struct SimulatedSourceSettings: Sendable, Equatable {
+    /// One of the simulator's scenarios: stationary, walking, running, stairs-up, stairs-down, rotating,
+    /// cycling, driving, mixed-day.
+    public var scenario: String = "walking"
+    public var seed: UInt64 = 1
+    /// The simulated hardware's top rate, Hz (1–4000). It supports this rate and its halvings down to
+    /// about 1 Hz, like a real ODR ladder; streams asking for more are clamped to it.
+    public var rateHz: Double = 200
+    /// Where the simulated device is, for the Earth field it senses (degrees, metres).
+    public var latitude: Double = 48.2
+    public var longitude: Double = 16.37
+    public var altitudeM: Double = 200
+
+    public init() {}
+}
+
+public struct IIOSourceSettings: Sendable, Equatable {
+    /// libiio context URI: `local:`, `ip:HOST`, `usb:`, `serial:`.
+    public var uri: String = "local:"
+
+    public init() {}
+}
+
+public enum ReplaySpeed: String, Sendable, Equatable, CaseIterable, Codable {
+    /// At the recorded rate, as the hardware delivered it.
+    case realtime
+    /// As fast as the pipeline takes it.
+    case fast
+}
+
+public struct ReplaySourceSettings: Sendable, Equatable {
+    /// A recording in the record/replay CSV format. Required when `source.kind` is `replay`.
+    public var file: String? = nil
+    public var speed: ReplaySpeed = .realtime
+    /// Start over at the end instead of stopping.
+    public var loop: Bool = false
+
+    public init() {}
+}
+
+public struct MQTTSettings: Sendable, Equatable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 1883
+    /// Default `motion-agent-{device}`; `{device}` is replaced.
+    public var clientID: String = "motion-agent-{device}"
+    public var protocolVersion: MQTTProtocolSetting = .v5
+    /// Seconds, 5–65535.
+    public var keepalive: Int = 30
+    /// Keep the broker session (subscriptions, queued QoS > 0 messages) across reconnects.
+    public var cleanSession: Bool = true
+    public var username: String? = nil
+    /// A file holding the password (first line). Never put the password itself in config.yaml.
+    public var passwordFile: String? = nil
+    public var tls: TLSSettings? = nil
+    /// Reconnect back-off: first delay and cap, seconds; each wait is jittered.
+    public var reconnectMinDelay: Double = 0.5
+    public var reconnectMaxDelay: Double = 30
+    /// QoS > 0 messages in flight at once, 1–65535.
+    public var maxInflight: Int = 100
+
+    public init() {}
+}
+
+public enum MQTTProtocolSetting: String, Sendable, Equatable, CaseIterable, Codable {
+    case v5
+    case v311
+}
+
+public struct TLSSettings: Sendable, Equatable {
+    public var caFile: String? = nil
+    public var certFile: String? = nil
+    public var keyFile: String? = nil
+
+    public init() {}
+}
+
+public struct TopicSettings: Sendable, Equatable {
+    /// Every topic is under this root; `{device}` is replaced by `device.id`.
+    public var root: String = "motion/{device}"
+
+    public init() {}
+}
+
+public struct StreamSettings: Sendable, Equatable {
+    public var enabled: Bool
+    /// Requested update rate, Hz (> 0, ≤ 1000). Clamped to what the hardware supports; status shows the
+    /// effective rate.
+    public var rateHz: Double
+    /// 0, 1 or 2.
+    public var qos: Int
+    public var retain: Bool
+
+    public init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool) {
+        self.enabled = enabled
+        self.rateHz = rateHz
+        self.qos = qos
+        self.retain = retain
+    }
+}

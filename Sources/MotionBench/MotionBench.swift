@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The benchmark and accuracy program. Each measurement is a subcommand in its own file; `all` runs the
+/// set recorded in BENCHMARKS.md.
+@main
+struct MotionBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motion-bench",
+        abstract: "Measures MotionAgent's estimators, pipeline and publishing; prints tables.",
+        subcommands: [
+            QuaternionThroughput.self
+        ]
+    )
+}

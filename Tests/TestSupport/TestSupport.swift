@@ -1,0 +1,4 @@
+import MotionModel
+
+/// Shared fixtures for tests: a real mosquitto launcher, a fake IIO sysfs tree, process helpers.
+public enum TestSupport {}
