@@ -1,0 +1,79 @@
+import AgentConfig
+import Logging
+import MotionModel
+import Synchronization
+
+/// Fans every sample out to the streams that need it, on the source's acquisition thread.
+///
+/// The hub holds the active streams and one encoding context behind a single lock: sources may deliver from
+/// several acquisition threads (one per IIO device), and control changes (start, stop, rate) swap streams in
+/// between samples. Work per sample is a few comparisons and, when a stream is due, one encode into a reused
+/// buffer and one copy into the outbox — no allocation, no network.
+public final class SensorHub: SampleSink {
+    public struct Counters: Sendable, Hashable, Codable {
+        public var samples: UInt64 = 0
+        /// Readings dropped because a value was NaN or infinite.
+        public var invalidReadings: UInt64 = 0
+    }
+
+    private struct State: ~Copyable {
+        var streams: [any MotionStream]
+        var context: StreamContext
+        var counters = Counters()
+    }
+
+    private let state: Mutex<State>
+    private let faults: @Sendable (SourceFault) -> Void
+
+    /// - Parameter faults: called (on the acquisition thread) when the source reports a fault or recovery.
+    public init(outbox: Outbox, faults: @escaping @Sendable (SourceFault) -> Void = { _ in }) {
+        state = Mutex(State(streams: [], context: StreamContext(outbox: outbox)))
+        self.faults = faults
+    }
+
+    /// Replaces the stream set. Called from the control path only.
+    public func setStreams(_ streams: [any MotionStream]) {
+        state.withLock { $0.streams = streams }
+    }
+
+    /// Runs `body` on the streams under the hub's lock (to reconfigure them between samples).
+    public func withStreams<R: Sendable>(_ body: ([any MotionStream]) -> R) -> R {
+        state.withLock { body($0.streams) }
+    }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    public func ingest(_ sample: IMUSample) {
+        state.withLock { state in
+            var sample = sample
+            state.counters.samples += 1
+            guard sample.timestamp.isFinite else {
+                state.counters.invalidReadings += 1
+                return
+            }
+            if let a = sample.acceleration, !a.isFinite {
+                sample.acceleration = nil
+                state.counters.invalidReadings += 1
+            }
+            if let g = sample.rotationRate, !g.isFinite {
+                sample.rotationRate = nil
+                state.counters.invalidReadings += 1
+            }
+            if let m = sample.magneticField, !m.isFinite {
+                sample.magneticField = nil
+                state.counters.invalidReadings += 1
+            }
+            if let p = sample.pressureKPa, !p.isFinite {
+                sample.pressureKPa = nil
+                state.counters.invalidReadings += 1
+            }
+            for stream in state.streams {
+                stream.consume(sample, context: &state.context)
+            }
+        }
+    }
+
+    public func report(_ fault: SourceFault) {
+        faults(fault)
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// The one bounded queue between the streams and the MQTT client.
+///
+/// Streams enqueue encoded messages from the acquisition thread; the publisher drains them from its own thread
+/// when the broker is connected. So acquisition never waits on the network, QoS 0 messages survive short
+/// outages (libmosquitto drops them while disconnected), and QoS > 0 messages do not pile up without bound
+/// inside libmosquitto.
+///
+/// Storage is reserved once: a byte arena for payloads and a ring of entries. When either is full the oldest
+/// message is dropped and counted — for telemetry, the newest data is worth more than the oldest.
+public final class Outbox: @unchecked Sendable {
+    public struct Counters: Sendable, Hashable, Codable {
+        public var enqueued: UInt64 = 0
+        public var published: UInt64 = 0
+        /// Dropped because the outbox was full (oldest first).
+        public var droppedOverflow: UInt64 = 0
+        /// Refused at the door: larger than the whole arena, or an unknown topic.
+        public var rejected: UInt64 = 0
+        /// Refused by the client as invalid (never retried, so one bad message cannot block the queue).
+        public var failed: UInt64 = 0
+        public var depth: Int = 0
+        public var bytes: Int = 0
+    }
+
+    /// A message lent to the drainer.
+    public struct Message {
+        public var sequence: UInt64
+        public var topicID: Int
+        public var qos: Int
+        public var retain: Bool
+        public var payload: UnsafeRawBufferPointer
+    }
+
+    private struct Entry {
+        var sequence: UInt64
+        var topicID: UInt32
+        var qos: UInt8
+        var retain: Bool
+        var offset: Int
+        var length: Int
+    }
+
+    public let capacityBytes: Int
+    public let capacityMessages: Int
+
+    private let lock = NSCondition()
+    private let arena: UnsafeMutableRawBufferPointer
+    private let entries: UnsafeMutablePointer<Entry>
+    private var head = 0  // oldest entry
+    private var count = 0
+    private var writeOffset = 0
+    private var nextSequence: UInt64 = 1
+    private var counters = Counters()
+    private var usedBytes = 0
+    private var closed = false
+
+    /// A private copy for the drainer, so the lock is not held while the client copies the payload.
+    private let lendBuffer: UnsafeMutableRawBufferPointer
+
+    public init(capacityBytes: Int = 4 << 20, capacityMessages: Int = 65_536) {
+        self.capacityBytes = max(1024, capacityBytes)
+        self.capacityMessages = max(16, capacityMessages)
+        arena = .allocate(byteCount: self.capacityBytes, alignment: 16)
+        entries = .allocate(capacity: self.capacityMessages)
+        lendBuffer = .allocate(byteCount: self.capacityBytes, alignment: 16)
+    }
+
+    deinit {
+        arena.deallocate()
+        entries.deallocate()
+        lendBuffer.deallocate()
+    }
+
+    public var snapshot: Counters {
+        lock.lock()
+        defer { lock.unlock() }
+        var c = counters
+        c.depth = count
+        c.bytes = usedBytes
+        return c
+    }
+
+    /// Queues a copy of `payload`. Never blocks on the network; drops the oldest messages when full.
+    /// Returns `false` when the message can never fit (larger than the arena).
+    @discardableResult
+    public func enqueue(topicID: Int, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer) -> Bool {
+        let length = max(1, payload.count)
+        lock.lock()
+        defer { lock.unlock() }
+        guard length <= capacityBytes, topicID >= 0 else {
+            counters.rejected += 1
+            return false
+        }
+        var offset = reserve(length)
+        while offset == nil {
+            dropOldest()
+            offset = reserve(length)
+        }
+        let start = offset!
+        if payload.count > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: arena[start..<(start + payload.count)])
+                .copyMemory(from: payload)
+        }
+        if count == capacityMessages { dropOldest() }
+        let slot = (head + count) % capacityMessages
+        entries[slot] = Entry(
+            sequence: nextSequence,
+            topicID: UInt32(topicID),
+            qos: UInt8(qos),
+            retain: retain,
+            offset: start,
+            length: payload.count
+        )
+        nextSequence += 1
+        count += 1
+        writeOffset = start + length
+        usedBytes += length
+        counters.enqueued += 1
+        lock.signal()
+        return true
+    }
+
+    /// The arena offset where `length` contiguous bytes fit, or nil when the oldest must go first.
+    private func reserve(_ length: Int) -> Int? {
+        guard count > 0 else {
+            writeOffset = 0
+            return 0
+        }
+        let readOffset = entries[head].offset
+        if writeOffset > readOffset {
+            if capacityBytes - writeOffset >= length { return writeOffset }
+            // Wrap: the tail gap stays unused until the reader passes it.
+            if length < readOffset { return 0 }
+            return nil
+        }
+        // Wrapped: free space is between the newest message's end and the oldest's start.
+        if readOffset - writeOffset > length { return writeOffset }
+        return nil
+    }
+
+    private func dropOldest() {
+        guard count > 0 else { return }
+        popHead()
+        counters.droppedOverflow += 1
+    }
+
+    private func popHead() {
+        usedBytes -= max(1, entries[head].length)
+        head = (head + 1) % capacityMessages
+        count -= 1
+        if count == 0 { writeOffset = 0 }
+    }
+
+    /// Waits up to `timeout` seconds for a message and lends a copy of the oldest one to `body`, which
+    /// returns whether it is done with it (published, or refused as invalid). A message that was dropped
+    /// meanwhile by overflow is not popped twice.
+    ///
+    /// - Returns: `false` when nothing was available within the timeout or the outbox is closed.
+    public func withOldest(timeout: Double, _ body: (Message) -> Disposition) -> Bool {
+        lock.lock()
+        if count == 0 && !closed {
+            _ = lock.wait(until: Date(timeIntervalSinceNow: timeout))
+        }
+        guard count > 0 else {
+            lock.unlock()
+            return false
+        }
+        let entry = entries[head]
+        if entry.length > 0 {
+            lendBuffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: arena[entry.offset..<(entry.offset + entry.length)]))
+        }
+        lock.unlock()
+
+        let disposition = body(
+            Message(
+                sequence: entry.sequence,
+                topicID: Int(entry.topicID),
+                qos: Int(entry.qos),
+                retain: entry.retain,
+                payload: UnsafeRawBufferPointer(rebasing: lendBuffer[0..<entry.length])
+            )
+        )
+        guard disposition != .keep else { return false }
+        lock.lock()
+        if count > 0 && entries[head].sequence == entry.sequence {
+            popHead()
+            if disposition == .published { counters.published += 1 } else { counters.failed += 1 }
+        }
+        lock.unlock()
+        return true
+    }
+
+    public enum Disposition: Sendable {
+        /// Handed to the client: remove it.
+        case published
+        /// The client refused it as invalid: remove and count it.
+        case failed
+        /// Not sent (not connected, window full): keep it for later.
+        case keep
+    }
+
+    /// Wakes a waiting drainer (at shutdown, or when the connection comes back).
+    public func wake() {
+        lock.lock()
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    public func close() {
+        lock.lock()
+        closed = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    public var isEmpty: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return count == 0
+    }
+}

@@ -1,0 +1,172 @@
+import AgentConfig
+import Logging
+import MotionModel
+import Synchronization
+
+/// The one door through which stream settings change: at start from config, later from control commands.
+/// Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures the
+/// streams in the hub between two samples, and yields the status to publish.
+public final class AgentController: Sendable {
+    private struct State {
+        var settings: [StreamName: StreamSettings]
+        var planned: RatePlanner.Result
+        var deviceErrors: [String: String] = [:]
+    }
+
+    private let source: SensorSource
+    private let hub: SensorHub
+    private let topics: TopicScheme
+    private let topicTable: TopicTable
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let deviceID: String
+
+    public init(
+        configuration: AgentConfiguration,
+        source: SensorSource,
+        hub: SensorHub,
+        topics: TopicScheme,
+        topicTable: TopicTable,
+        logger: Logger
+    ) {
+        self.source = source
+        self.hub = hub
+        self.topics = topics
+        self.topicTable = topicTable
+        self.logger = logger
+        deviceID = configuration.device.id
+        var settings = StreamName.defaultSettings
+        for (name, s) in configuration.streams { settings[name] = s }
+        state = Mutex(
+            State(
+                settings: settings,
+                planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
+            )
+        )
+    }
+
+    /// Builds the streams from the current settings and starts the hardware accordingly.
+    public func start() throws {
+        let settings = state.withLock { $0.settings }
+        let streams: [any MotionStream] = StreamName.allCases.map { RawSensorStream(name: $0, settings: settings[$0]!) }
+        hub.setStreams(streams)
+        try replan()
+    }
+
+    /// Changes one stream's settings (start, stop, rate, QoS, retain) and applies it at once.
+    /// - Returns: the stream's resulting status, with the effective (clamped) rate.
+    @discardableResult
+    public func update(_ name: StreamName, _ change: (inout StreamSettings) -> Void) throws -> AgentStatus.Stream {
+        state.withLock { s in
+            var settings = s.settings[name]!
+            change(&settings)
+            s.settings[name] = settings
+        }
+        try replan()
+        return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
+    }
+
+    public func recordFault(_ fault: SourceFault) {
+        state.withLock { s in
+            s.deviceErrors[fault.deviceID] = fault.recovered ? nil : fault.message
+        }
+    }
+
+    private func replan() throws {
+        let devices = source.devices
+        let (settings, result) = state.withLock { s -> ([StreamName: StreamSettings], RatePlanner.Result) in
+            var demands: [SensorType: Double] = [:]
+            let streams = hub.withStreams { streams in
+                streams.map { ($0.name, $0.requiredSensors) }
+            }
+            for (name, sensors) in streams {
+                guard let setting = s.settings[name], setting.enabled else { continue }
+                for sensor in sensors { demands[sensor] = max(demands[sensor] ?? 0, setting.rateHz) }
+            }
+            s.planned = RatePlanner.plan(devices: devices, demandsHz: demands)
+            return (s.settings, s.planned)
+        }
+        try source.apply(result.plan)
+        let topicIDs = Dictionary(uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) })
+        hub.withStreams { streams in
+            for stream in streams {
+                // A stream reading several sensors runs at the slowest of them.
+                let rate = stream.requiredSensors.map { result.sensorRatesHz[$0] ?? 0 }.min() ?? 0
+                stream.configure(settings: settings[stream.name]!, hardwareRateHz: rate, topicID: topicIDs[stream.name]!)
+            }
+        }
+        for (id, plan) in result.plan.devices.sorted(by: { $0.key < $1.key }) {
+            logger.info(
+                "sensor device \(plan.isOff ? "off" : "on at \(plan.rateHz) Hz")",
+                metadata: ["iio.device": "\(id)", "agent.sensors": "\(plan.sensors.map(\.rawValue).sorted())"]
+            )
+        }
+    }
+
+    /// The full status document as of now.
+    public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
+        let devices = source.devices
+        let present = Set(devices.flatMap(\.sensors))
+        let (settings, planned, deviceErrors) = state.withLock { ($0.settings, $0.planned, $0.deviceErrors) }
+        let effective = hub.withStreams { streams in
+            Dictionary(uniqueKeysWithValues: streams.map { ($0.name, ($0.effectiveRateHz, $0.requiredSensors)) })
+        }
+        var streams: [String: AgentStatus.Stream] = [:]
+        for name in StreamName.allCases {
+            let s = settings[name]!
+            let (rate, needs) = effective[name] ?? (0, [])
+            let missing = needs.subtracting(present).map(\.rawValue).sorted()
+            streams[name.rawValue] = AgentStatus.Stream(
+                enabled: s.enabled,
+                requestedRateHz: s.rateHz,
+                rateHz: rate,
+                qos: s.qos,
+                retain: s.retain,
+                available: missing.isEmpty,
+                error: s.enabled && !missing.isEmpty
+                    ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil
+            )
+        }
+        return AgentStatus(
+            state: agentState,
+            device: deviceID,
+            agentVersion: AgentVersion.version,
+            schemaVersion: AgentVersion.schemaVersion,
+            bootCount: bootCount,
+            time: WallClock.realtimeNow(),
+            reason: reason,
+            source: source.summary,
+            streams: streams,
+            devices: devices.map { d in
+                let plan = planned.plan.devices[d.id] ?? .off
+                return AgentStatus.Device(
+                    id: d.id,
+                    name: d.name,
+                    sensors: d.sensors.map(\.rawValue).sorted(),
+                    rateHz: plan.isOff ? 0 : plan.rateHz,
+                    supportedRatesHz: d.supportedRates.description,
+                    error: deviceErrors[d.id]
+                )
+            },
+            sensors: AgentStatus.Availability(
+                isAccelerometerAvailable: present.contains(.accelerometer),
+                isGyroAvailable: present.contains(.gyroscope),
+                isMagnetometerAvailable: present.contains(.magnetometer),
+                isBarometerAvailable: present.contains(.barometer)
+            )
+        )
+    }
+}
+
+extension SupportedRates: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .list(let rates): rates.sorted().map { formatHz($0) }.joined(separator: " ")
+        case .range(let min, let step, let max): "[\(formatHz(min)) \(formatHz(step)) \(formatHz(max))]"
+        }
+    }
+}
+
+private func formatHz(_ v: Double) -> String {
+    v == v.rounded() ? String(Int(v)) : String(v)
+}

@@ -1,0 +1,60 @@
+import AgentConfig
+import MotionModel
+
+/// The retained `{root}/status` document: the birth after every CONNACK, the will, and the goodbye on a clean
+/// shutdown. Consumers read stream rates and sensor availability here.
+public struct AgentStatus: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable { case online, offline }
+
+    public struct Stream: Sendable, Codable, Equatable {
+        public var enabled: Bool
+        /// What config or the last command asked for, Hz.
+        public var requestedRateHz: Double
+        /// What the stream delivers: clamped to the hardware; 0 when stopped or its sensor is missing.
+        public var rateHz: Double
+        public var qos: Int
+        public var retain: Bool
+        /// Whether every sensor the stream needs is present.
+        public var available: Bool
+        /// Why the stream is not delivering, when it is enabled but cannot.
+        public var error: String?
+    }
+
+    public struct Device: Sendable, Codable, Equatable {
+        public var id: String
+        public var name: String
+        public var sensors: [String]
+        /// 0 when switched off.
+        public var rateHz: Double
+        public var supportedRatesHz: String
+        public var error: String?
+    }
+
+    /// Core Motion's availability flags, from the sensors found.
+    public struct Availability: Sendable, Codable, Equatable {
+        public var isAccelerometerAvailable: Bool
+        public var isGyroAvailable: Bool
+        public var isMagnetometerAvailable: Bool
+        public var isBarometerAvailable: Bool
+    }
+
+    public var state: State
+    public var device: String
+    public var agentVersion: String
+    public var schemaVersion: Int
+    /// Increases by one at every start, in the birth and in the will (like Sparkplug's bdSeq), so a consumer
+    /// can tell the will of an earlier run from the current one.
+    public var bootCount: UInt64
+    public var time: Double
+    public var reason: String?
+    public var source: String?
+    public var streams: [String: Stream]?
+    public var devices: [Device]?
+    public var sensors: Availability?
+}
+
+public enum AgentVersion {
+    public static let version = "0.1.0"
+    /// Bumped when a payload changes incompatibly.
+    public static let schemaVersion = 1
+}

@@ -1,0 +1,38 @@
+/// Jittered exponential back-off for reconnects: the n-th wait is uniformly drawn from
+/// [½·d, d] with d = min(cap, base·2ⁿ), so a fleet that lost the same broker does not come back in lockstep.
+public struct Backoff: Sendable {
+    public let base: Double
+    public let cap: Double
+    public private(set) var attempt = 0
+    private var random: SplitMix64
+
+    public init(base: Double, cap: Double, seed: UInt64) {
+        self.base = max(0.01, base)
+        self.cap = max(self.base, cap)
+        random = SplitMix64(seed: seed)
+    }
+
+    /// The next wait, seconds.
+    public mutating func next() -> Double {
+        let exponent = min(attempt, 30)
+        attempt += 1
+        let d = min(cap, base * Double(1 << exponent))
+        let unit = Double(random.next() >> 11) / Double(1 << 53)
+        return d * (0.5 + 0.5 * unit)
+    }
+
+    public mutating func reset() { attempt = 0 }
+}
+
+/// A tiny seeded generator (Steele, Lea & Flood 2014) for jitter; not for cryptography.
+public struct SplitMix64: Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

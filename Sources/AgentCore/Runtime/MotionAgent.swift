@@ -1,0 +1,234 @@
+import AgentConfig
+import Foundation
+import Logging
+import MotionModel
+import ServiceLifecycle
+import Synchronization
+
+/// The running agent: source → hub → streams → outbox → broker, with the birth/will status, reconnects owned
+/// here (jittered exponential back-off), and a clean goodbye on SIGTERM/SIGINT.
+public final class MotionAgent: Service, Sendable {
+    public struct Options: Sendable {
+        /// Seconds the shutdown may spend handing queued messages to the broker.
+        public var drainTimeout: Double = 3
+        public var outboxBytes: Int = 4 << 20
+        public init() {}
+    }
+
+    private let configuration: AgentConfiguration
+    private let source: SensorSource
+    private let broker: BrokerClient
+    private let stateDirectory: String
+    private let password: String?
+    private let logger: Logger
+    private let options: Options
+
+    private let outbox: Outbox
+    private let topicTable = TopicTable()
+    private let topics: TopicScheme
+    private let hub: SensorHub
+    public let controller: AgentController
+    private let publisher: OutboxPublisher
+    private let bootCount = Atomic<UInt64>(0)
+
+    public init(
+        configuration: AgentConfiguration,
+        source: SensorSource,
+        broker: BrokerClient,
+        stateDirectory: String,
+        password: String?,
+        logger: Logger,
+        options: Options = Options()
+    ) {
+        self.configuration = configuration
+        self.source = source
+        self.broker = broker
+        self.stateDirectory = stateDirectory
+        self.password = password
+        self.logger = logger
+        self.options = options
+        topics = TopicScheme(root: configuration.resolvedTopicRoot)
+        outbox = Outbox(capacityBytes: options.outboxBytes)
+        let faultBox = FaultForwarder()
+        hub = SensorHub(outbox: outbox, faults: { faultBox.forward($0) })
+        controller = AgentController(
+            configuration: configuration,
+            source: source,
+            hub: hub,
+            topics: topics,
+            topicTable: topicTable,
+            logger: logger
+        )
+        publisher = OutboxPublisher(
+            outbox: outbox,
+            topics: topicTable,
+            broker: broker,
+            window: configuration.mqtt.maxInflight,
+            logger: logger
+        )
+        faultBox.target = { [controller, logger] fault in
+            controller.recordFault(fault)
+            if fault.recovered {
+                logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
+            } else {
+                logger.error("sensor device fault: \(fault.message)", metadata: ["iio.device": "\(fault.deviceID)"])
+            }
+        }
+    }
+
+    public func run() async throws {
+        let boot = try BootCounter.increment(in: stateDirectory)
+        bootCount.store(boot, ordering: .relaxed)
+        logger.info(
+            "motion-agent \(AgentVersion.version) starting",
+            metadata: ["agent.device": "\(configuration.device.id)", "agent.boot": "\(boot)", "agent.source": "\(source.summary)"]
+        )
+        try controller.start()
+        publisher.start()
+
+        let options = try connectOptions(bootCount: boot)
+        logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
+        try? broker.connect(options)
+
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.acquire() }
+                group.addTask { await self.superviseConnection(options: options) }
+            }
+        }
+
+        logger.info("shutting down: draining the outbox")
+        await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
+        if broker.isConnected {
+            let goodbye = controller.status(state: .offline, reason: "shutdown", bootCount: boot)
+            publishStatus(goodbye)
+        }
+        await broker.disconnect(flushTimeout: self.options.drainTimeout)
+        let counters = outbox.snapshot
+        logger.info(
+            "stopped: \(counters.published) messages published, \(counters.depth) unsent, \(counters.droppedOverflow) dropped"
+        )
+    }
+
+    /// Runs the source until cancelled; if it fails, says why and tries again with back-off.
+    private func acquire() async {
+        var backoff = Backoff(base: 1, cap: 30, seed: UInt64(truncatingIfNeeded: ObjectIdentifier(self).hashValue))
+        while !Task.isCancelled {
+            do {
+                try await source.run(into: hub)
+                if Task.isCancelled { return }
+                logger.notice("the sensor source ended; the agent keeps running and publishing status")
+                try? await Task.sleep(for: .seconds(365 * 86400))
+            } catch {
+                if Task.isCancelled { return }
+                let delay = backoff.next()
+                logger.error("sensor source failed: \(error) — retrying in \(String(format: "%.1f", delay)) s")
+                try? await Task.sleep(for: .seconds(delay))
+            }
+        }
+    }
+
+    /// Follows the connection: birth after every CONNACK, reconnects with jittered back-off after every loss.
+    private func superviseConnection(options: BrokerConnectOptions) async {
+        let mqtt = configuration.mqtt
+        var backoff = Backoff(
+            base: mqtt.reconnectMinDelay,
+            cap: mqtt.reconnectMaxDelay,
+            seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue)
+        )
+        for await event in broker.events {
+            switch event {
+            case .connected(let sessionPresent):
+                backoff.reset()
+                logger.info("connected to the broker", metadata: ["mqtt.session_present": "\(sessionPresent)"])
+                publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.load(ordering: .relaxed)))
+                publisher.setConnected(true)
+            case .connectFailed(_, let reason, let isAuthorization):
+                publisher.setConnected(false)
+                // Refused credentials will not fix themselves in a second: wait long, and say so.
+                let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
+                logger.error(
+                    "\(reason)\(isAuthorization ? " — check mqtt.username and mqtt.password_file" : "") — retrying in \(String(format: "%.1f", delay)) s"
+                )
+                guard await sleep(delay) else { return }
+                try? broker.connect(options)
+            case .disconnected(let reason, let expected):
+                publisher.setConnected(false)
+                if expected { return }
+                let delay = backoff.next()
+                logger.warning("connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s")
+                guard await sleep(delay) else { return }
+                try? broker.connect(options)
+            case .delivered:
+                publisher.acknowledged()
+            case .message(let message):
+                logger.debug("message on \(message.topic) ignored: no control plane yet")
+            }
+        }
+    }
+
+    /// Sleeps unless cancelled; returns false when cancelled.
+    private func sleep(_ seconds: Double) async -> Bool {
+        do {
+            try await Task.sleep(for: .seconds(seconds))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The retained status goes straight to the client (not through the outbox): it must be the first
+    /// message after CONNACK, ahead of anything queued during the outage.
+    private func publishStatus(_ status: AgentStatus) {
+        do {
+            let bytes = try Self.encoder.encode(status)
+            try bytes.withUnsafeBytes { raw in
+                _ = try broker.publish(topic: topics.status, payload: raw, qos: 1, retain: true)
+            }
+        } catch {
+            logger.error("publishing status failed: \(error)")
+        }
+    }
+
+    private static var encoder: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }
+
+    private func connectOptions(bootCount: UInt64) throws -> BrokerConnectOptions {
+        let mqtt = configuration.mqtt
+        let will = controller.status(state: .offline, reason: "connection lost", bootCount: bootCount)
+        var willStatus = will
+        // The will is fixed at connect time: keep it small and free of values that go stale.
+        willStatus.streams = nil
+        willStatus.devices = nil
+        willStatus.sensors = nil
+        willStatus.source = nil
+        let willBytes = try Self.encoder.encode(willStatus)
+        return BrokerConnectOptions(
+            host: mqtt.host,
+            port: mqtt.port,
+            clientID: configuration.resolvedClientID,
+            protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311,
+            keepaliveSeconds: mqtt.keepalive,
+            cleanSession: mqtt.cleanSession,
+            username: mqtt.username,
+            password: password,
+            tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
+            will: BrokerWill(topic: topics.status, payload: Array(willBytes), qos: 1, retain: true),
+            maxInflightMessages: mqtt.maxInflight
+        )
+    }
+
+    /// Current counters, for status and tests.
+    public var outboxCounters: Outbox.Counters { outbox.snapshot }
+    public var hubCounters: SensorHub.Counters { hub.counters }
+}
+
+/// Lets the hub, built before the controller, forward faults to it.
+private final class FaultForwarder: @unchecked Sendable {
+    // Set once in MotionAgent.init before any sample flows; read-only afterwards.
+    var target: (@Sendable (SourceFault) -> Void)?
+    func forward(_ fault: SourceFault) { target?(fault) }
+}

@@ -1,0 +1,78 @@
+import AgentConfig
+import MotionModel
+
+/// The raw sensor streams: `accelerometer` (g, Core Motion's sign), `gyroscope` (rad/s, raw) and
+/// `magnetometer` (µT, raw), each `{"seq", "timestamp", "time", "<field>": {"x","y","z"}}`.
+public final class RawSensorStream: MotionStream, @unchecked Sendable {
+    public let name: StreamName
+    public let sensor: SensorType
+    public private(set) var settings: StreamSettings
+    public private(set) var effectiveRateHz: Double = 0
+
+    private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var topicID = -1
+    private var seq: UInt64 = 0
+    private let field: StaticString
+    private let decimals: Int
+
+    public init(name: StreamName, settings: StreamSettings) {
+        self.name = name
+        self.settings = settings
+        switch name {
+        case .accelerometer:
+            sensor = .accelerometer
+            field = "\"acceleration\":"
+            decimals = 6  // µg resolution: below any MEMS accelerometer's noise floor
+        case .gyroscope:
+            sensor = .gyroscope
+            field = "\"rotationRate\":"
+            decimals = 6  // µrad/s
+        case .magnetometer:
+            sensor = .magnetometer
+            field = "\"magneticField\":"
+            decimals = 3  // nT
+        }
+    }
+
+    public var requiredSensors: Set<SensorType> { [sensor] }
+
+    public func configure(settings: StreamSettings, hardwareRateHz: Double, topicID: Int) {
+        self.settings = settings
+        self.topicID = topicID
+        effectiveRateHz = settings.enabled && hardwareRateHz > 0 ? min(settings.rateHz, hardwareRateHz) : 0
+        decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: hardwareRateHz)
+    }
+
+    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+        guard effectiveRateHz > 0 else { return }
+        let value: Vector3
+        switch sensor {
+        case .accelerometer:
+            guard let v = sample.acceleration else { return }
+            value = v
+        case .gyroscope:
+            guard let v = sample.rotationRate else { return }
+            value = v
+        case .magnetometer:
+            guard let v = sample.magneticField else { return }
+            value = v
+        case .barometer:
+            return
+        }
+        guard decimator.accept(sample.timestamp) else { return }
+        seq += 1
+        let wall = context.clock.wallTime(of: sample.timestamp)
+        context.buffer.reset()
+        context.buffer.raw("{\"seq\":")
+        context.buffer.unsigned(seq)
+        context.buffer.raw(",\"timestamp\":")
+        context.buffer.number(sample.timestamp, decimals: 6)
+        context.buffer.raw(",\"time\":")
+        context.buffer.number(wall, decimals: 6)
+        context.buffer.byte(UInt8(ascii: ","))
+        context.buffer.raw(field)
+        context.buffer.vector(value, decimals: decimals)
+        context.buffer.byte(UInt8(ascii: "}"))
+        context.publishBuffer(topicID: topicID, settings: settings)
+    }
+}

@@ -1,0 +1,19 @@
+import AgentConfig
+
+/// Every topic the agent uses, built in one place from `topics.root` (with `{device}` substituted).
+public struct TopicScheme: Sendable, Hashable {
+    public let root: String
+
+    public init(root: String) {
+        var r = root
+        while r.hasSuffix("/") { r.removeLast() }
+        self.root = r
+    }
+
+    /// `{root}/accelerometer`, `{root}/gyroscope`, … — one name everywhere: config key, topic, command.
+    public func stream(_ name: StreamName) -> String { "\(root)/\(name.rawValue)" }
+    /// Retained birth and will: `online` / `offline` with the agent's state.
+    public var status: String { "\(root)/status" }
+    public var control: String { "\(root)/control" }
+    public var controlReply: String { "\(root)/control/reply" }
+}
