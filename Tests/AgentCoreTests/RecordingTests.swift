@@ -1,0 +1,77 @@
+import AgentCore
+import Foundation
+import MotionModel
+import Synchronization
+import Testing
+
+@Suite struct RecordingTests {
+    private func write(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString).csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func parsesRowsWithEmptyCellsForAbsentSensors() throws {
+        let path = try write("""
+            \(RecordingFormat.header),extra
+            0.000,0.01,-0.02,-1,0.1,0.2,0.3,21.4,-1.6,-44,,,ignored
+            0.005,0.02,-0.02,-1,0.1,0.2,0.3,,,,101.3,24.5
+            0.010,,,,0.1,0.2,0.3,,,,,
+
+            """)
+        let r = try Recording(contentsOf: path)
+        #expect(r.samples.count == 3)
+        #expect(r.samples[0].magneticField == Vector3(21.4, -1.6, -44))
+        #expect(r.samples[0].pressureKPa == nil)
+        #expect(r.samples[1].pressureKPa == 101.3 && r.samples[1].temperatureC == 24.5)
+        #expect(r.samples[2].acceleration == nil && r.samples[2].rotationRate == Vector3(0.1, 0.2, 0.3))
+        #expect(r.sensors == [.accelerometer, .gyroscope, .magnetometer, .barometer])
+        #expect(abs(r.rateHz(of: .gyroscope)! - 200) < 1e-6)
+    }
+
+    @Test(arguments: [
+        ("timestamp,acc_x\n0,1\n", 1, "header"),
+        ("\(RecordingFormat.header)\n0,1,2,,,,,,,,,\n", 2, "all present or all empty"),
+        ("\(RecordingFormat.header)\n0,abc,2,3,,,,,,,,\n", 2, "acc_x is 'abc'"),
+        ("\(RecordingFormat.header)\n1,0,0,-1,,,,,,,,\n0.5,0,0,-1,,,,,,,,\n", 3, "goes backwards"),
+        ("\(RecordingFormat.header)\n,0,0,-1,,,,,,,,\n", 2, "timestamp is empty"),
+    ])
+    func badFilesNameTheLineAndTheProblem(text: String, line: Int, fragment: String) throws {
+        let path = try write(text)
+        #expect {
+            try Recording(contentsOf: path)
+        } throws: { error in
+            guard let e = error as? RecordingError else { return false }
+            return e.line == line && e.description.contains(fragment) && e.description.contains(path)
+        }
+    }
+
+    @Test func formatRoundTrips() throws {
+        let s = IMUSample(timestamp: 12.25, acceleration: Vector3(0.5, -0.25, -1), magneticField: Vector3(1, 2, 3), pressureKPa: 100.5)
+        let row = RecordingFormat.format(s)
+        #expect(try RecordingFormat.parse(row: Substring(row), lineNumber: 2) == s)
+    }
+
+    @Test func replayDeliversEverySampleAsFastAsPossibleWithOnlyEnabledSensors() async throws {
+        var text = RecordingFormat.header + "\n"
+        for i in 0..<500 {
+            text += "\(Double(i) / 100),0,0,-1,0.1,0,0,20,0,-40,,\n"
+        }
+        let source = try ReplaySensorSource(path: try write(text), realtime: false, loop: false)
+        #expect(source.devices.first?.supportedRates == .list([100]))
+        try source.apply(AcquisitionPlan(devices: ["replay": DevicePlan(rateHz: 100, sensors: [.accelerometer])]))
+        let sink = CollectingSink()
+        try await source.run(into: sink)
+        let samples = sink.samples.withLock { $0 }
+        #expect(samples.count == 500)
+        #expect(samples.allSatisfy { $0.acceleration != nil && $0.rotationRate == nil && $0.magneticField == nil })
+        #expect(samples.last?.timestamp == 4.99)
+    }
+}
+
+final class CollectingSink: SampleSink {
+    let samples = Mutex<[IMUSample]>([])
+    let faults = Mutex<[SourceFault]>([])
+    func ingest(_ sample: IMUSample) { samples.withLock { $0.append(sample) } }
+    func report(_ fault: SourceFault) { faults.withLock { $0.append(fault) } }
+}
