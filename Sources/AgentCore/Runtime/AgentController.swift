@@ -1,4 +1,5 @@
 import AgentConfig
+import Foundation
 import Logging
 import MotionModel
 import Synchronization
@@ -20,6 +21,8 @@ public final class AgentController: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
     private let deviceID: String
+    /// Where control-plane changes persist across restarts; nil when they should not.
+    private let persistencePath: String?
 
     public init(
         configuration: AgentConfiguration,
@@ -27,8 +30,10 @@ public final class AgentController: Sendable {
         hub: SensorHub,
         topics: TopicScheme,
         topicTable: TopicTable,
+        persistencePath: String? = nil,
         logger: Logger
     ) {
+        self.persistencePath = persistencePath
         self.source = source
         self.hub = hub
         self.topics = topics
@@ -47,6 +52,7 @@ public final class AgentController: Sendable {
 
     /// Builds the streams from the current settings and starts the hardware accordingly.
     public func start() throws {
+        loadPersisted()
         let settings = state.withLock { $0.settings }
         let streams: [any MotionStream] = StreamName.allCases.map { RawSensorStream(name: $0, settings: settings[$0]!) }
         hub.setStreams(streams)
@@ -63,7 +69,48 @@ public final class AgentController: Sendable {
             s.settings[name] = settings
         }
         try replan()
+        persist()
         return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
+    }
+
+    /// The stream settings as the control plane left them: applied over config.yaml at the next start.
+    private struct PersistedStream: Codable {
+        var enabled: Bool
+        var rateHz: Double
+        var qos: Int
+        var retain: Bool
+    }
+
+    private func persist() {
+        guard let path = persistencePath else { return }
+        let settings = state.withLock { $0.settings }
+        let persisted = Dictionary(uniqueKeysWithValues: settings.map {
+            ($0.key.rawValue, PersistedStream(enabled: $0.value.enabled, rateHz: $0.value.rateHz, qos: $0.value.qos, retain: $0.value.retain))
+        })
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            try encoder.encode(persisted).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            logger.error("cannot save stream settings to \(path): \(error) — changes apply now but will not survive a restart; make agent.state_dir writable")
+        }
+    }
+
+    private func loadPersisted() {
+        guard let path = persistencePath, let data = FileManager.default.contents(atPath: path) else { return }
+        guard let persisted = try? JSONDecoder().decode([String: PersistedStream].self, from: data) else {
+            logger.error("\(path) is not a valid stream-settings file: ignored (config.yaml applies) — delete it to silence this")
+            return
+        }
+        var applied = 0
+        state.withLock { s in
+            for (key, p) in persisted {
+                guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos) else { continue }
+                s.settings[name] = StreamSettings(enabled: p.enabled, rateHz: p.rateHz, qos: p.qos, retain: p.retain)
+                applied += 1
+            }
+        }
+        logger.info("applied \(applied) stream settings saved by earlier control commands (\(path)) over config.yaml")
     }
 
     public func recordFault(_ fault: SourceFault) {

@@ -29,7 +29,10 @@ public final class MotionAgent: Service, Sendable {
     private let hub: SensorHub
     public let controller: AgentController
     private let publisher: OutboxPublisher
-    private let bootCount = Atomic<UInt64>(0)
+    private let bootCount = SharedCounter()
+    private let control: ControlPlane
+    /// Topics the agent takes commands from: its own, the fleet's and its groups'.
+    private let controlTopics: [String]
 
     public init(
         configuration: AgentConfiguration,
@@ -57,6 +60,7 @@ public final class MotionAgent: Service, Sendable {
             hub: hub,
             topics: topics,
             topicTable: topicTable,
+            persistencePath: stateDirectory + "/streams.json",
             logger: logger
         )
         publisher = OutboxPublisher(
@@ -66,6 +70,15 @@ public final class MotionAgent: Service, Sendable {
             window: configuration.mqtt.maxInflight,
             logger: logger
         )
+        let bootCount = self.bootCount
+        control = ControlPlane(
+            controller: controller,
+            topics: topics,
+            deviceID: configuration.device.id,
+            statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
+            logger: logger
+        )
+        controlTopics = [topics.control, "motion/fleet/control"]
         faultBox.target = { [controller, logger] fault in
             controller.recordFault(fault)
             if fault.recovered {
@@ -78,7 +91,7 @@ public final class MotionAgent: Service, Sendable {
 
     public func run() async throws {
         let boot = try BootCounter.increment(in: stateDirectory)
-        bootCount.store(boot, ordering: .relaxed)
+        bootCount.value = boot
         logger.info(
             "motion-agent \(AgentVersion.version) starting",
             metadata: ["agent.device": "\(configuration.device.id)", "agent.boot": "\(boot)", "agent.source": "\(source.summary)"]
@@ -141,7 +154,12 @@ public final class MotionAgent: Service, Sendable {
             case .connected(let sessionPresent):
                 backoff.reset()
                 logger.info("connected to the broker", metadata: ["mqtt.session_present": "\(sessionPresent)"])
-                publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.load(ordering: .relaxed)))
+                publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                do {
+                    try broker.subscribe(controlTopics, qos: 1)
+                } catch {
+                    logger.error("cannot subscribe to the control topics \(controlTopics): \(error) — commands will not reach this device")
+                }
                 publisher.setConnected(true)
             case .connectFailed(_, let reason, let isAuthorization):
                 publisher.setConnected(false)
@@ -162,7 +180,15 @@ public final class MotionAgent: Service, Sendable {
             case .delivered:
                 publisher.acknowledged()
             case .message(let message):
-                logger.debug("message on \(message.topic) ignored: no control plane yet")
+                guard let outcome = control.handle(message) else { continue }
+                do {
+                    try broker.publishResponse(topic: outcome.replyTopic, payload: outcome.payload, correlationData: outcome.correlationData)
+                } catch {
+                    logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
+                }
+                if outcome.stateChanged {
+                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                }
             }
         }
     }
@@ -231,4 +257,13 @@ private final class FaultForwarder: @unchecked Sendable {
     // Set once in MotionAgent.init before any sample flows; read-only afterwards.
     var target: (@Sendable (SourceFault) -> Void)?
     func forward(_ fault: SourceFault) { target?(fault) }
+}
+
+/// A value shared between the runtime and closures it hands out.
+final class SharedCounter: Sendable {
+    private let storage = Atomic<UInt64>(0)
+    var value: UInt64 {
+        get { storage.load(ordering: .relaxed) }
+        set { storage.store(newValue, ordering: .relaxed) }
+    }
 }

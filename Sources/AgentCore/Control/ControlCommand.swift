@@ -1,0 +1,89 @@
+import AgentConfig
+
+/// The commands an operator can send, with their arguments already type-checked.
+public enum ControlCommand: Sendable, Equatable {
+    case start(StreamName)
+    case stop(StreamName)
+    /// Hz; from `rate_hz` or `1 / interval_s`.
+    case setRate(StreamName, rateHz: Double)
+    case setQoS(StreamName, qos: Int)
+    case setRetain(StreamName, retain: Bool)
+    case status
+    case listStreams
+    case ping
+
+    public static let names = ["start", "stop", "set-rate", "set-qos", "set-retain", "status", "list-streams", "ping"]
+
+    static func argumentHelp(_ name: String) -> String {
+        switch name {
+        case "start", "stop": "\"stream\""
+        case "set-rate": "\"stream\" and one of \"rate_hz\" or \"interval_s\""
+        case "set-qos": "\"stream\" and \"qos\" (0, 1 or 2)"
+        case "set-retain": "\"stream\" and \"retain\" (true or false)"
+        default: "no arguments"
+        }
+    }
+
+    /// The highest rate a command may ask for, Hz. The hardware clamps further; this only refuses nonsense.
+    public static let maximumRateHz = 10_000.0
+
+    static func parse(name: String, arguments args: inout Arguments) -> Result<ControlCommand, ControlFailure> {
+        func stream() -> Result<StreamName, ControlFailure> {
+            switch args.string("stream") {
+            case .failure(let f): return .failure(f)
+            case .success(nil):
+                return .failure(ControlFailure(code: 400, id: nil, "\(name) needs \"stream\" — one of \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"))
+            case .success(let s?):
+                guard let stream = StreamName(rawValue: s) else {
+                    return .failure(ControlFailure(code: 404, id: nil, "unknown stream \"\(s)\" — streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"))
+                }
+                return .success(stream)
+            }
+        }
+        switch name {
+        case "start": return stream().map { .start($0) }
+        case "stop": return stream().map { .stop($0) }
+        case "set-rate":
+            return stream().flatMap { s in
+                let rate = args.number("rate_hz")
+                let interval = args.number("interval_s")
+                switch (rate, interval) {
+                case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
+                case (.success(let r?), .success(nil)):
+                    guard r > 0, r <= maximumRateHz else {
+                        return .failure(ControlFailure(code: 400, id: nil, "rate_hz \(r) is out of range — a number > 0 and ≤ \(Int(maximumRateHz)); rates above the hardware's maximum are clamped"))
+                    }
+                    return .success(.setRate(s, rateHz: r))
+                case (.success(nil), .success(let i?)):
+                    guard i > 0, 1 / i <= maximumRateHz else {
+                        return .failure(ControlFailure(code: 400, id: nil, "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds)"))
+                    }
+                    return .success(.setRate(s, rateHz: 1 / i))
+                default:
+                    return .failure(ControlFailure(code: 400, id: nil, "set-rate needs exactly one of \"rate_hz\" (Hz) or \"interval_s\" (seconds)"))
+                }
+            }
+        case "set-qos":
+            return stream().flatMap { s in
+                switch args.number("qos") {
+                case .failure(let f): return .failure(f)
+                case .success(let q?) where q == 0 || q == 1 || q == 2: return .success(.setQoS(s, qos: Int(q)))
+                case .success(let q): return .failure(ControlFailure(code: 400, id: nil, "qos \(q.map { "\($0)" } ?? "missing") — allowed: 0, 1 or 2"))
+                }
+            }
+        case "set-retain":
+            return stream().flatMap { s in
+                switch args.bool("retain") {
+                case .failure(let f): return .failure(f)
+                case .success(let r?): return .success(.setRetain(s, retain: r))
+                case .success(nil): return .failure(ControlFailure(code: 400, id: nil, "set-retain needs \"retain\": true or false"))
+                }
+            }
+        case "status": return .success(.status)
+        case "list-streams": return .success(.listStreams)
+        case "ping": return .success(.ping)
+        default:
+            return .failure(ControlFailure(code: 404, id: nil, "unknown command \"\(name)\" — commands: \(names.joined(separator: ", "))"))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import AgentConfig
+import AgentCore
+import Testing
+
+@Suite struct ControlRequestTests {
+    private func parse(_ text: String) -> Result<ControlRequest, ControlFailure> {
+        ControlRequest.parse(Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        (#"{"id":"1","command":"start","stream":"gyroscope"}"#, ControlCommand.start(.gyroscope)),
+        (#"{"id":"2","command":"stop","stream":"accelerometer"}"#, .stop(.accelerometer)),
+        (#"{"id":"3","command":"set-rate","stream":"magnetometer","rate_hz":12.5}"#, .setRate(.magnetometer, rateHz: 12.5)),
+        (#"{"id":"4","command":"set-rate","stream":"gyroscope","interval_s":0.02}"#, .setRate(.gyroscope, rateHz: 50)),
+        (#"{"id":"5","command":"set-qos","stream":"gyroscope","qos":1}"#, .setQoS(.gyroscope, qos: 1)),
+        (#"{"id":"6","command":"set-retain","stream":"gyroscope","retain":true}"#, .setRetain(.gyroscope, retain: true)),
+        (#"{"id":"7","command":"status"}"#, .status),
+        (#"{"id":"8","command":"list-streams","timestamp":1763700000}"#, .listStreams),
+    ])
+    func validCommands(text: String, expected: ControlCommand) throws {
+        let request = try parse(text).get()
+        #expect(request.command == expected)
+    }
+
+    @Test(arguments: [
+        ("not json", 400, "not valid JSON"),
+        ("[1,2]", 400, "JSON object"),
+        (#"{"command":"status"}"#, 400, "\"id\" is required"),
+        (#"{"id":7,"command":"status"}"#, 400, "\"id\" must be a string"),
+        (#"{"id":"1"}"#, 400, "\"command\" is required"),
+        (#"{"id":"1","command":"reboot"}"#, 404, "unknown command \"reboot\""),
+        (#"{"id":"1","command":"start"}"#, 400, "needs \"stream\""),
+        (#"{"id":"1","command":"start","stream":"barometer"}"#, 404, "unknown stream \"barometer\""),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope"}"#, 400, "exactly one of"),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope","rate_hz":"fast"}"#, 400, "must be a number"),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope","rate_hz":-5}"#, 400, "out of range"),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope","rate_hz":1e300}"#, 400, "out of range"),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope","rate_hz":true}"#, 400, "must be a number"),
+        (#"{"id":"1","command":"set-rate","stream":"gyroscope","rate_hz":5,"interval_s":1}"#, 400, "exactly one of"),
+        (#"{"id":"1","command":"set-qos","stream":"gyroscope","qos":3}"#, 400, "allowed: 0, 1 or 2"),
+        (#"{"id":"1","command":"set-retain","stream":"gyroscope","retain":1}"#, 400, "true or false"),
+        (#"{"id":"1","command":"status","verbose":true}"#, 400, "\"verbose\" is not an argument"),
+    ])
+    func badCommandsNameTheProblem(text: String, code: Int, fragment: String) {
+        switch parse(text) {
+        case .success(let r): Issue.record("accepted \(r)")
+        case .failure(let f):
+            #expect(f.code == code)
+            #expect(f.message.contains(fragment), "\(f.message)")
+        }
+    }
+
+    @Test func invalidUTF8AndOversizedPayloadsAreRefused() {
+        if case .failure(let f) = ControlRequest.parse([0x7B, 0xFF, 0xFE, 0x7D]) {
+            #expect(f.message.contains("UTF-8"))
+        } else {
+            Issue.record("invalid UTF-8 accepted")
+        }
+        let big = Array(#"{"id":"1","command":"status","pad":""#.utf8) + [UInt8](repeating: 0x41, count: 10_000) + Array(#""}"#.utf8)
+        if case .failure(let f) = ControlRequest.parse(big) {
+            #expect(f.message.contains("at most 8192"))
+        } else {
+            Issue.record("oversized payload accepted")
+        }
+    }
+}
