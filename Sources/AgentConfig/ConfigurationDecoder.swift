@@ -1,0 +1,133 @@
+import Yams
+
+/// Reads a composed YAML tree against `ConfigurationSchema`, collecting every problem instead of stopping at
+/// the first, and remembering where each value came from (line or environment variable) for later checks.
+struct ConfigurationDecoder {
+    var configuration = AgentConfiguration()
+    var errors: [ConfigurationError] = []
+    /// Key path → 1-based line of its value (or of the section's key).
+    var lines: [String: Int] = [:]
+    /// Key path → the environment variable that replaced the file's value.
+    var variables: [String: String] = [:]
+    /// Key paths whose value was refused; later checks skip them so one mistake reports once.
+    var refused: Set<String> = []
+
+    let file: String
+    let context: FieldContext
+
+    init(file: String, baseDirectory: String?) {
+        self.file = file
+        self.context = FieldContext(baseDirectory: baseDirectory)
+    }
+
+    /// Reads the document's root; `nil` (an empty file, or only comments) keeps every default.
+    mutating func decode(root: Node?) {
+        guard let root else { return }
+        walk(root, items: ConfigurationSchema.root, path: "")
+    }
+
+    mutating func report(
+        _ kind: ConfigurationError.Kind,
+        keyPath: String,
+        value: String?,
+        problem: String,
+        allowed: String,
+        suggestion: String? = nil,
+        line: Int? = nil
+    ) {
+        let variable = variables[keyPath]
+        errors.append(ConfigurationError(
+            kind: kind,
+            keyPath: keyPath,
+            value: value,
+            problem: problem,
+            allowed: allowed,
+            line: variable == nil ? (line ?? lines[keyPath]) : nil,
+            file: variable == nil ? file : nil,
+            variable: variable,
+            suggestion: suggestion
+        ))
+        refused.insert(keyPath)
+    }
+
+    // MARK: - Walking the tree
+
+    private mutating func walk(_ node: Node, items: [ConfigurationSchema.Item], path: String) {
+        if Self.isNull(node) { return }  // `mqtt:` with nothing under it: the section's defaults.
+        let keys = items.map(\.key)
+        guard case .mapping(let mapping) = node else {
+            report(.wrongType, keyPath: path, value: Self.written(node), problem: Self.notA("section", node),
+                   allowed: "a section with the keys " + keys.joined(separator: ", "), line: node.mark?.line)
+            return
+        }
+        for (keyNode, valueNode) in mapping {
+            let key = keyNode.string ?? ""
+            let keyPath = path.isEmpty ? key : path + "." + key
+            let line = keyNode.mark?.line
+            guard case .scalar = keyNode, let item = items.first(where: { $0.key == key }) else {
+                reportUnknown(key: key, keyNode: keyNode, in: path, keys: keys)
+                continue
+            }
+            switch item.entry {
+            case .section(let children):
+                lines[keyPath] = line
+                walk(valueNode, items: children, path: keyPath)
+            case .field(let field):
+                lines[keyPath] = valueNode.mark?.line ?? line
+                read(valueNode, into: field, keyPath: keyPath)
+            }
+        }
+    }
+
+    private mutating func read(_ node: Node, into field: ConfigurationField, keyPath: String) {
+        if Self.isNull(node) { return }  // `port:` with no value: the default.
+        guard case .scalar(let scalar) = node else {
+            report(.wrongType, keyPath: keyPath, value: nil, problem: Self.notA("single value", node),
+                   allowed: field.allowed)
+            return
+        }
+        if let problem = field.decode(scalar.string, context, &configuration) {
+            report(problem.kind, keyPath: keyPath, value: scalar.string, problem: problem.problem,
+                   allowed: field.allowed, suggestion: problem.suggestion)
+        }
+    }
+
+    private mutating func reportUnknown(key: String, keyNode: Node, in path: String, keys: [String]) {
+        let keyPath = path.isEmpty ? key : path + "." + key
+        let section = path.isEmpty ? "at the top level" : "in \(path)"
+        var suggestion = EditDistance.closest(to: key, among: keys)
+        if suggestion == nil {
+            // The right key in the wrong section (`host` under `source`): name its full path.
+            suggestion = ConfigurationSchema.keyPaths(endingWith: key).first
+        }
+        var problem = "is not a known key \(section)"
+        if path == "streams" {
+            problem = "is not a stream this agent publishes"
+        }
+        report(.unknownKey, keyPath: keyPath, value: keyNode.string ?? Self.written(keyNode) ?? "",
+               problem: problem, allowed: keys.joined(separator: ", "), suggestion: suggestion,
+               line: keyNode.mark?.line)
+    }
+
+    // MARK: - Node helpers
+
+    /// A plain `~`, `null` or nothing: YAML's null. Quoted `"null"` is text.
+    static func isNull(_ node: Node) -> Bool {
+        guard case .scalar(let scalar) = node, scalar.style == .plain || scalar.style == .any else { return false }
+        return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    /// The value as written, for scalars; sections and lists are described by `notA` instead.
+    static func written(_ node: Node) -> String? {
+        if case .scalar(let scalar) = node { return scalar.string }
+        return nil
+    }
+
+    static func notA(_ expected: String, _ node: Node) -> String {
+        switch node {
+        case .mapping: "is a section, not a \(expected)"
+        case .sequence: "is a list, not a \(expected)"
+        case .scalar, .alias: "is not a \(expected)"
+        }
+    }
+}

@@ -1,0 +1,184 @@
+/// Every key of config.yaml, in the order of the shipped sample: the one place where keys are named,
+/// ranges set and values read (`ConfigurationDecoder`) and written back (`effectiveYAML()`). The sample
+/// config.yaml documents the same keys in prose; a test decodes it so the two cannot drift.
+enum ConfigurationSchema {
+    /// A key in a section: either a nested section or a value.
+    struct Item {
+        enum Entry {
+            case section([Item])
+            case field(ConfigurationField)
+        }
+
+        let key: String
+        let entry: Entry
+
+        static func section(_ key: String, _ items: [Item]) -> Item { Item(key: key, entry: .section(items)) }
+        static func field(_ key: String, _ field: ConfigurationField) -> Item { Item(key: key, entry: .field(field)) }
+    }
+
+    /// The simulator's scenarios (the names `Simulation` accepts).
+    static let scenarios = [
+        "stationary", "walking", "running", "stairs-up", "stairs-down", "rotating", "cycling", "driving", "mixed-day",
+    ]
+
+    /// libiio 0.24's context URI schemes (iio_create_context_from_uri).
+    static let iioSchemes = ["local:", "ip:", "usb:", "serial:", "xml:"]
+
+    static let pemFile = "the path of a readable PEM file"
+
+    static var root: [Item] {
+        [
+            .section("device", [
+                .field("id", .text(\.device.id, allowed: "1–64 characters without / + # { }; leave empty for the host name",
+                                   check: TopicTemplate.checkDeviceID)),
+            ]),
+            .section("agent", [
+                .field("state_dir", .path(\.agent.stateDir, allowed: "a directory path; leave empty for /var/lib/motion-agent when writable, else ./.motion-agent")),
+                .field("log_level", .choice(\.agent.logLevel)),
+            ]),
+            .section("source", [
+                .field("kind", .choice(\.source.kind)),
+                .section("simulated", [
+                    .field("scenario", .word(\.source.simulated.scenario, among: scenarios)),
+                    .field("seed", .unsigned(\.source.simulated.seed)),
+                    .field("rate_hz", .number(\.source.simulated.rateHz, allowed: "a number ≥ 1 and ≤ 4000 (Hz)") {
+                        $0 >= 1 && $0 <= 4000
+                    }),
+                    .field("latitude", .number(\.source.simulated.latitude, allowed: "a number from -90 to 90 (degrees north)") {
+                        abs($0) <= 90
+                    }),
+                    .field("longitude", .number(\.source.simulated.longitude, allowed: "a number from -180 to 180 (degrees east)") {
+                        abs($0) <= 180
+                    }),
+                    // WMM2025 is valid from 1 km below to 850 km above the WGS 84 ellipsoid (NOAA/BGS WMM
+                    // 2025 technical report, §1).
+                    .field("altitude_m", .number(\.source.simulated.altitudeM, allowed: "a number from -1000 to 850000 (metres above the WGS 84 ellipsoid)") {
+                        $0 >= -1000 && $0 <= 850_000
+                    }),
+                ]),
+                .section("iio", [
+                    .field("uri", .text(\.source.iio.uri, allowed: "a libiio context URI: " + iioSchemes.joined(separator: ", ") + " (e.g. ip:192.168.1.20)") { uri in
+                        iioSchemes.contains(where: uri.hasPrefix)
+                            ? nil
+                            : FieldProblem(kind: .invalidValue, problem: "is not a libiio context URI",
+                                           suggestion: EditDistance.closest(to: uri, among: iioSchemes))
+                    }),
+                ]),
+                .section("replay", [
+                    .field("file", .path(\.source.replay.file, allowed: "the path of a recording in the record/replay CSV format")),
+                    .field("speed", .choice(\.source.replay.speed)),
+                    .field("loop", .flag(\.source.replay.loop)),
+                ]),
+            ]),
+            .section("mqtt", [
+                .field("host", .text(\.mqtt.host, allowed: "a host name or IP address, without scheme or port", check: checkHost)),
+                .field("port", .integer(\.mqtt.port, range: 1...65535)),
+                .field("client_id", .text(\.mqtt.clientID, allowed: "text up to 65535 bytes; {device} is replaced by device.id",
+                                          check: TopicTemplate.checkClientID)),
+                .field("protocol", .choice(\.mqtt.protocolVersion)),
+                // libmosquitto refuses keepalive < 5 s (mosquitto_connect: MOSQ_ERR_INVAL); MQTT's field is 16 bits.
+                .field("keepalive", .integer(\.mqtt.keepalive, range: 5...65535, unit: "seconds")),
+                .field("clean_session", .flag(\.mqtt.cleanSession)),
+                .field("username", .optionalText(\.mqtt.username, allowed: "text; leave empty for none")),
+                .field("password_file", .path(\.mqtt.passwordFile, allowed: "the path of a readable file whose first line is the password")),
+                .section("tls", [
+                    .field("ca_file", .path(\.mqtt.tlsCAFile, allowed: pemFile + " of the CA certificates that sign the broker's certificate")),
+                    .field("cert_file", .path(\.mqtt.tlsCertFile, allowed: pemFile + " holding the client certificate")),
+                    .field("key_file", .path(\.mqtt.tlsKeyFile, allowed: pemFile + " holding the client certificate's private key")),
+                ]),
+                .field("reconnect_min_delay", .number(\.mqtt.reconnectMinDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
+                    $0 > 0 && $0 <= 3600
+                }),
+                .field("reconnect_max_delay", .number(\.mqtt.reconnectMaxDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
+                    $0 > 0 && $0 <= 3600
+                }),
+                .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
+            ]),
+            .section("topics", [
+                .field("root", .text(\.topics.root, allowed: "topic levels joined by /, without + # or empty levels, not starting with $; {device} is replaced by device.id",
+                                     check: TopicTemplate.checkRoot)),
+            ]),
+            .section("streams", StreamName.allCases.map { name in
+                .section(name.rawValue, [
+                    .field("enabled", .flag(\.[stream: name].enabled)),
+                    .field("rate_hz", .number(\.[stream: name].rateHz, allowed: "a number > 0 and ≤ 1000 (Hz)") {
+                        $0 > 0 && $0 <= 1000
+                    }),
+                    .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
+                    .field("retain", .flag(\.[stream: name].retain)),
+                ])
+            }),
+        ]
+    }
+
+    static func checkHost(_ host: String) -> FieldProblem? {
+        if host.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if host.contains("://") {
+            return FieldProblem(kind: .invalidValue, problem: "has a URL scheme; give the host alone (the port is mqtt.port)")
+        }
+        if host.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            return FieldProblem(kind: .invalidValue, problem: "contains a space or a /")
+        }
+        return nil
+    }
+
+    /// The field at a dotted key path (`mqtt.port`), for environment overrides.
+    static func field(at keyPath: String) -> ConfigurationField? {
+        var items = root
+        let keys = keyPath.split(separator: ".").map(String.init)
+        for (index, key) in keys.enumerated() {
+            guard let item = items.first(where: { $0.key == key }) else { return nil }
+            switch item.entry {
+            case .section(let children): items = children
+            case .field(let field): return index == keys.count - 1 ? field : nil
+            }
+        }
+        return nil
+    }
+
+    /// Every key path whose last key is `key`, for suggesting a key written in the wrong section.
+    static func keyPaths(endingWith key: String) -> [String] {
+        var found: [String] = []
+        func visit(_ items: [Item], prefix: String) {
+            for item in items {
+                let path = prefix.isEmpty ? item.key : prefix + "." + item.key
+                if item.key == key { found.append(path) }
+                if case .section(let children) = item.entry { visit(children, prefix: path) }
+            }
+        }
+        visit(root, prefix: "")
+        return found
+    }
+}
+
+// Writable views that let the schema address the optional TLS section and the stream dictionary by key path.
+extension MQTTSettings {
+    var tlsCAFile: String? {
+        get { tls?.caFile }
+        set { updateTLS { $0.caFile = newValue } }
+    }
+
+    var tlsCertFile: String? {
+        get { tls?.certFile }
+        set { updateTLS { $0.certFile = newValue } }
+    }
+
+    var tlsKeyFile: String? {
+        get { tls?.keyFile }
+        set { updateTLS { $0.keyFile = newValue } }
+    }
+
+    /// TLS is on when any of its files is set; with none the section means "no TLS" (`tls == nil`).
+    private mutating func updateTLS(_ change: (inout TLSSettings) -> Void) {
+        var settings = tls ?? TLSSettings()
+        change(&settings)
+        tls = settings.caFile == nil && settings.certFile == nil && settings.keyFile == nil ? nil : settings
+    }
+}
+
+extension AgentConfiguration {
+    subscript(stream name: StreamName) -> StreamSettings {
+        get { streams[name] ?? StreamName.defaultSettings[name]! }
+        set { streams[name] = newValue }
+    }
+}

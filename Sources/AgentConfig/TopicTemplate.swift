@@ -1,0 +1,81 @@
+/// The `{device}` templates of `topics.root` and `mqtt.client_id`, and the MQTT rules their results must
+/// follow (MQTT 5.0 §4.7: `+` and `#` are wildcards for subscribers only, topics starting with `$` are
+/// reserved for the broker, `/` separates levels; §1.5.4: strings are UTF-8 without U+0000, at most 65535
+/// bytes).
+enum TopicTemplate {
+    static let devicePlaceholder = "{device}"
+
+    static func substitute(_ template: String, device: String) -> String {
+        template.replacingOccurrences(of: devicePlaceholder, with: device)
+    }
+
+    /// The problem with a `topics.root` template, if any.
+    static func checkRoot(_ root: String) -> FieldProblem? {
+        if root.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if let problem = checkPlaceholders(root) { return problem }
+        if root.contains("+") || root.contains("#") {
+            return FieldProblem(kind: .invalidValue, problem: "contains an MQTT wildcard (+ or #)")
+        }
+        if root.hasPrefix("$") {
+            return FieldProblem(kind: .invalidValue, problem: "starts with $, which brokers reserve ($SYS)")
+        }
+        if root.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "has an empty topic level (a leading, trailing or doubled /)"
+            )
+        }
+        return checkEncoding(root)
+    }
+
+    /// The problem with `device.id`, if any: it becomes one topic level.
+    static func checkDeviceID(_ id: String) -> FieldProblem? {
+        if id.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if id.count > 64 { return FieldProblem(kind: .invalidValue, problem: "is longer than 64 characters") }
+        if id.contains(where: { "/+#".contains($0) }) {
+            return FieldProblem(kind: .invalidValue, problem: "contains / + or #, which would change the topic levels")
+        }
+        if id.contains("{") || id.contains("}") {
+            return FieldProblem(kind: .invalidValue, problem: "contains { or }, which would read as a placeholder")
+        }
+        return checkEncoding(id)
+    }
+
+    /// The problem with an `mqtt.client_id` template, if any.
+    static func checkClientID(_ template: String) -> FieldProblem? {
+        // An empty client id asks the broker to assign one, which MQTT 3.1.1 refuses for persistent
+        // sessions and which would make the agent a different client on every connect.
+        if template.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if let problem = checkPlaceholders(template) { return problem }
+        return checkEncoding(template)
+    }
+
+    private static func checkPlaceholders(_ template: String) -> FieldProblem? {
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                return FieldProblem(kind: .invalidValue, problem: "has a { without a closing }")
+            }
+            let placeholder = String(rest[open...close])
+            if placeholder != devicePlaceholder {
+                return FieldProblem(
+                    kind: .invalidValue,
+                    problem: "has the unknown placeholder \(placeholder)",
+                    suggestion: EditDistance.closest(to: String(placeholder.dropFirst().dropLast()), among: ["device"])
+                        .map { "{\($0)}" }
+                )
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("}") { return FieldProblem(kind: .invalidValue, problem: "has a } without an opening {") }
+        return nil
+    }
+
+    private static func checkEncoding(_ text: String) -> FieldProblem? {
+        if text.utf8.contains(0) { return FieldProblem(kind: .invalidValue, problem: "contains a NUL character") }
+        if text.utf8.count > 65535 {
+            return FieldProblem(kind: .invalidValue, problem: "is longer than MQTT's 65535 bytes")
+        }
+        return nil
+    }
+}
