@@ -10,7 +10,7 @@ import Darwin
 
 extension WorldMagneticModel {
     /// The main field at one place and time, in the local geodetic frame: north, east and down along the
-    /// WGS-84 ellipsoid's normal, in nanotesla, with the derived elements the WMM report defines (eq. 19).
+    /// WGS-84 ellipsoid's normal, in nanotesla, with the derived elements the WMM report defines.
     public struct GeomagneticField: Sendable, Hashable {
         /// X, towards geographic north, nT.
         public var northNanotesla: Double

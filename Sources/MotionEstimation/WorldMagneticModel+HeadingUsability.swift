@@ -1,9 +1,9 @@
 extension WorldMagneticModel {
     /// How far a compass heading can be trusted where the horizontal field is weak (near the magnetic poles).
     ///
-    /// Thresholds from the WMM2025 technical report, section 3.3 and the military specification it cites
-    /// (MIL-PRF-89500B): the "blackout zone" where H < 2000 nT, in which compasses are unreliable, and the
-    /// "caution zone" where 2000 ≤ H < 6000 nT, in which their accuracy degrades. A fixed magnetometer error
+    /// Thresholds from the WMM technical report's blackout zones around the magnetic poles, after the military
+    /// specification MIL-PRF-89500B: the "blackout zone" where H < 2000 nT, in which compasses are unreliable,
+    /// and the "caution zone" where 2000 ≤ H < 6000 nT, in which their accuracy degrades. A fixed magnetometer error
     /// becomes a larger heading error as H shrinks, and local disturbances dominate.
     public enum HeadingUsability: Sendable, Hashable, CaseIterable {
         /// H ≥ 6000 nT: magnetic heading at its usual accuracy.

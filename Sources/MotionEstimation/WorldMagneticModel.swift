@@ -15,10 +15,11 @@ import Darwin
 /// field vector is the simulator's ambient field and the estimator's reference, and the horizontal intensity
 /// tells whether a magnetometer heading can be trusted at all (``HeadingUsability``).
 ///
-/// The evaluation follows "The US/UK World Magnetic Model for 2025–2030: Technical Report" (NOAA NCEI,
-/// doi:10.25923/pz8j-8n63), section 1.2, equations 7–19: geodetic (WGS-84) to geocentric spherical
-/// coordinates, Schmidt semi-normalised associated Legendre functions, the field in spherical components,
-/// then rotation back to the ellipsoid's local north-east-down frame.
+/// The evaluation follows the model equations of "The US/UK World Magnetic Model for 2025–2030: Technical
+/// Report" (NOAA NCEI and BGS), section 1.2, step by step: geodetic (WGS-84) to geocentric spherical
+/// coordinates, time-adjusted Gauss coefficients, Schmidt semi-normalised associated Legendre functions,
+/// the field in spherical components, rotation back to the ellipsoid's local north-east-down frame, and
+/// the derived elements H, F, I, D.
 ///
 /// `field(...)` allocates nothing: the recursions run over scalars, and the coefficient tables are built once.
 public struct WorldMagneticModel: Sendable {
@@ -44,7 +45,7 @@ public struct WorldMagneticModel: Sendable {
 
     // Coefficients in triangular order, index n(n+1)/2 + m, already multiplied by the Schmidt factor that
     // turns the Gauss-normalised Legendre functions computed in `field` into Schmidt semi-normalised ones
-    // (report eq. 5). Index 0 (n = 0) stays zero: the model has no monopole.
+    // (the report's Schmidt semi-normalisation). Index 0 (n = 0) stays zero: the model has no monopole.
     private let g: [Double]
     private let h: [Double]
     private let gDot: [Double]
@@ -96,7 +97,8 @@ public struct WorldMagneticModel: Sendable {
         var h = g, gDot = g, hDot = g
         var seen = [Bool](repeating: false, count: count)
         for c in coefficients {
-            precondition((1...maxDegree).contains(c.n) && (0...c.n).contains(c.m), "coefficient (\(c.n), \(c.m)) out of range")
+            precondition(
+                (1...maxDegree).contains(c.n) && (0...c.n).contains(c.m), "coefficient (\(c.n), \(c.m)) out of range")
             let i = c.n * (c.n + 1) / 2 + c.m
             precondition(!seen[i], "coefficient (\(c.n), \(c.m)) appears twice")
             seen[i] = true
@@ -129,7 +131,7 @@ public struct WorldMagneticModel: Sendable {
     ) throws(WorldMagneticModelError) -> GeomagneticField {
         try validate(latitude: latitude, longitude: longitude, altitudeKm: altitudeKm, decimalYear: decimalYear)
 
-        // Geodetic → geocentric spherical (report eq. 7–8), WGS-84 ellipsoid: a = 6378.137 km,
+        // Step 1, geodetic → geocentric spherical, on the WGS-84 ellipsoid: a = 6378.137 km,
         // 1/f = 298.257223563 (NIMA TR8350.2).
         let semiMajorAxisKm = 6378.137
         let flattening = 1 / 298.257223563
@@ -144,7 +146,8 @@ public struct WorldMagneticModel: Sendable {
         let radiusKm = (p * p + z * z).squareRoot()
         let phiPrime = asin(z / radiusKm)
 
-        // Spherical-harmonic synthesis (report eq. 10–12), reference radius a = 6371.2 km.
+        // Steps 2–3: coefficients at the date (g(t) = g + (t − t0) ġ) and the spherical-harmonic synthesis of
+        // X', Y', Z' with the geomagnetic reference radius a = 6371.2 km.
         let referenceRadiusKm = 6371.2
         let years = decimalYear - epoch
         let ratio = referenceRadiusKm / radiusKm
@@ -168,8 +171,9 @@ public struct WorldMagneticModel: Sendable {
         for m in 0...maxDegree {
             // Seed: P(m, m) = sin θ · P(m−1, m−1). For m ≥ 1 the column is carried divided by sin θ
             // ("reduced", Q = P / sin θ), which obeys the same recursion in n with seed P(m−1, m−1). That
-            // gives eq. 11's P / cos φ' without dividing by cos φ', so Y' stays finite at the geographic
-            // poles, where only the m = 1 terms survive (the report's special summation, eq. 13a, falls out).
+            // gives the P / cos φ' of Y' without dividing by cos φ', so Y' stays finite at the geographic
+            // poles, where only the m = 1 terms survive: the special pole summation of NOAA's reference C code
+            // (MAG_SummationSpecial) falls out of the general one.
             let previousSectoral = sectoral
             var reduced = 0.0
             if m > 0 {
@@ -222,7 +226,8 @@ public struct WorldMagneticModel: Sendable {
             cosMLambda = nextCos
         }
 
-        // Rotate from the geocentric to the geodetic frame by ψ = φ' − φ (report eq. 17).
+        // Step 4: rotate from the geocentric to the geodetic frame by ψ = φ' − φ. Step 5 (H, F, I, D) is in
+        // GeomagneticField.
         let psi = phiPrime - phi
         let cosPsi = cos(psi)
         let sinPsi = sin(psi)
