@@ -4,71 +4,13 @@ import Testing
 
 @testable import MotionEstimation
 
-/// One row of NOAA's published WMM2025 test values (WMM2025_TEST_VALUES.txt, the technical report's test
-/// table): inputs, then X, Y, Z, H, F in nT and I, D in degrees, rounded to 0.1 nT and 0.01°.
-struct NOAATestValue: Sendable, CustomTestStringConvertible {
-    var year: Double
-    var heightKm: Double
-    var latitude: Double
-    var longitude: Double
-    var x: Double
-    var y: Double
-    var z: Double
-    var h: Double
-    var f: Double
-    var inclination: Double
-    var declination: Double
-
-    var testDescription: String { "\(year), \(heightKm) km, \(latitude)°, \(longitude)°" }
-}
-
-// swift-format-ignore
-let noaaWMM2025TestValues: [NOAATestValue] = [
-    .init(year: 2025.0, heightKm: 0, latitude: 80, longitude: 0, x: 6521.6, y: 145.9, z: 54791.5, h: 6523.2, f: 55178.5, inclination: 83.21, declination: 1.28),
-    .init(year: 2025.0, heightKm: 0, latitude: 0, longitude: 120, x: 39677.8, y: -109.6, z: -10580.2, h: 39677.9, f: 41064.3, inclination: -14.93, declination: -0.16),
-    .init(year: 2025.0, heightKm: 0, latitude: -80, longitude: 240, x: 6117.5, y: 15751.9, z: -52022.5, h: 16898.1, f: 54698.2, inclination: -72.00, declination: 68.78),
-    .init(year: 2025.0, heightKm: 100, latitude: 80, longitude: 0, x: 6216.0, y: 92.4, z: 52598.8, h: 6216.7, f: 52964.9, inclination: 83.26, declination: 0.85),
-    .init(year: 2025.0, heightKm: 100, latitude: 0, longitude: 120, x: 37688.6, y: -96.2, z: -10152.1, h: 37688.7, f: 39032.1, inclination: -15.08, declination: -0.15),
-    .init(year: 2025.0, heightKm: 100, latitude: -80, longitude: 240, x: 5907.6, y: 14780.3, z: -49540.7, h: 15917.1, f: 52035.0, inclination: -72.19, declination: 68.21),
-    .init(year: 2027.5, heightKm: 0, latitude: 80, longitude: 0, x: 6500.8, y: 294.5, z: 54869.4, h: 6507.5, f: 55253.9, inclination: 83.24, declination: 2.59),
-    .init(year: 2027.5, heightKm: 0, latitude: 0, longitude: 120, x: 39701.6, y: -167.4, z: -10381.8, h: 39702.0, f: 41036.9, inclination: -14.65, declination: -0.24),
-    .init(year: 2027.5, heightKm: 0, latitude: -80, longitude: 240, x: 6200.7, y: 15730.3, z: -51783.7, h: 16908.3, f: 54474.2, inclination: -71.92, declination: 68.49),
-    .init(year: 2027.5, heightKm: 100, latitude: 80, longitude: 0, x: 6196.7, y: 233.8, z: 52670.5, h: 6201.1, f: 53034.3, inclination: 83.29, declination: 2.16),
-    .init(year: 2027.5, heightKm: 100, latitude: 0, longitude: 120, x: 37711.5, y: -148.7, z: -9969.8, h: 37711.8, f: 39007.4, inclination: -14.81, declination: -0.23),
-    .init(year: 2027.5, heightKm: 100, latitude: -80, longitude: 240, x: 5984.0, y: 14760.1, z: -49317.7, h: 15927.0, f: 51825.7, inclination: -72.10, declination: 67.93),
-]
-
-struct DecimalYearCase: Sendable, CustomTestStringConvertible {
-    var secondsSince1970: Double
-    var year: Double
-    var testDescription: String { "\(secondsSince1970) s → \(year)" }
-}
-
-private let secondsPerDay: Double = 86_400
-private let start2024: Double = 1_704_067_200  // 2024-01-01T00:00:00Z
-private let start2025: Double = 1_735_689_600  // 2025-01-01T00:00:00Z
-
-let decimalYearCases: [DecimalYearCase] = [
-    .init(secondsSince1970: start2025, year: 2025.0),
-    // 2025-07-02T12:00:00Z: half of a 365-day year.
-    .init(secondsSince1970: start2025 + 182.5 * secondsPerDay, year: 2025.5),
-    // 2024-07-02T00:00:00Z: half of a 366-day year.
-    .init(secondsSince1970: start2024 + 183 * secondsPerDay, year: 2024.5),
-    // 2023-12-31T23:59:59Z: one second before 2024.
-    .init(secondsSince1970: start2024 - 1, year: 2024.0 - 1 / (365 * secondsPerDay)),
-    // 2000-03-01T00:00:00Z: 2000 is a leap year (divisible by 400).
-    .init(secondsSince1970: 951_868_800, year: 2000.0 + 60.0 / 366),
-    // 1969-12-31T12:00:00Z, before the Unix epoch.
-    .init(secondsSince1970: -43_200, year: 1969.0 + 364.5 / 365),
-    // 2030-01-01T00:00:00Z, the model's last valid instant.
-    .init(secondsSince1970: 1_893_456_000, year: 2030.0),
-]
-
 @Suite("World Magnetic Model 2025")
 struct WorldMagneticModelTests {
     let model = WorldMagneticModel.wmm2025
 
-    @Test("NOAA's published WMM2025 test values, within 0.1 nT and 0.01°", arguments: noaaWMM2025TestValues)
+    @Test(
+        "NOAA's published WMM2025 test values, within 0.1 nT and 0.01°",
+        arguments: WorldMagneticModelTests.noaaTestValues)
     func noaaTestValue(_ row: NOAATestValue) throws {
         let b = try model.field(
             latitude: row.latitude, longitude: row.longitude, altitudeKm: row.heightKm, decimalYear: row.year)
@@ -143,8 +85,8 @@ struct WorldMagneticModelTests {
             fixedFrame.append((ex, ey))
 
             // A point 1e-4° (11 m) away along the same meridian sees nearly the same field.
-            let near = try model.field(
-                latitude: latitude > 0 ? latitude - 0.0001 : latitude + 0.0001, longitude: longitude, altitudeKm: 0, decimalYear: year)
+            let nearLatitude = latitude > 0 ? latitude - 0.0001 : latitude + 0.0001
+            let near = try model.field(latitude: nearLatitude, longitude: longitude, altitudeKm: 0, decimalYear: year)
             #expect(abs(near.northNanotesla - b.northNanotesla) < 1)
             #expect(abs(near.eastNanotesla - b.eastNanotesla) < 1)
             #expect(abs(near.downNanotesla - b.downNanotesla) < 1)
@@ -224,7 +166,9 @@ struct WorldMagneticModelTests {
         }
     }
 
-    @Test("decimal year counts seconds of the real year length, UTC", arguments: decimalYearCases)
+    @Test(
+        "decimal year counts seconds of the real year length, UTC",
+        arguments: WorldMagneticModelTests.decimalYearCases)
     func decimalYear(_ c: DecimalYearCase) {
         let year = WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: c.secondsSince1970))
         #expect(abs(year - c.year) < 1e-9)
@@ -252,4 +196,66 @@ struct WorldMagneticModelTests {
         #expect(arctic.headingUsability == .degraded)
         #expect(dipPole.headingUsability == .unusable)
     }
+}
+
+extension WorldMagneticModelTests {
+    /// One row of NOAA's published WMM2025 test values (WMM2025_TEST_VALUES.txt, the technical report's test
+    /// table): inputs, then X, Y, Z, H, F in nT and I, D in degrees, rounded to 0.1 nT and 0.01°.
+    struct NOAATestValue: Sendable, CustomTestStringConvertible {
+        var year: Double
+        var heightKm: Double
+        var latitude: Double
+        var longitude: Double
+        var x: Double
+        var y: Double
+        var z: Double
+        var h: Double
+        var f: Double
+        var inclination: Double
+        var declination: Double
+
+        var testDescription: String { "\(year), \(heightKm) km, \(latitude)°, \(longitude)°" }
+    }
+
+    // swift-format-ignore
+    static let noaaTestValues: [NOAATestValue] = [
+        .init(year: 2025.0, heightKm: 0, latitude: 80, longitude: 0, x: 6521.6, y: 145.9, z: 54791.5, h: 6523.2, f: 55178.5, inclination: 83.21, declination: 1.28),
+        .init(year: 2025.0, heightKm: 0, latitude: 0, longitude: 120, x: 39677.8, y: -109.6, z: -10580.2, h: 39677.9, f: 41064.3, inclination: -14.93, declination: -0.16),
+        .init(year: 2025.0, heightKm: 0, latitude: -80, longitude: 240, x: 6117.5, y: 15751.9, z: -52022.5, h: 16898.1, f: 54698.2, inclination: -72.00, declination: 68.78),
+        .init(year: 2025.0, heightKm: 100, latitude: 80, longitude: 0, x: 6216.0, y: 92.4, z: 52598.8, h: 6216.7, f: 52964.9, inclination: 83.26, declination: 0.85),
+        .init(year: 2025.0, heightKm: 100, latitude: 0, longitude: 120, x: 37688.6, y: -96.2, z: -10152.1, h: 37688.7, f: 39032.1, inclination: -15.08, declination: -0.15),
+        .init(year: 2025.0, heightKm: 100, latitude: -80, longitude: 240, x: 5907.6, y: 14780.3, z: -49540.7, h: 15917.1, f: 52035.0, inclination: -72.19, declination: 68.21),
+        .init(year: 2027.5, heightKm: 0, latitude: 80, longitude: 0, x: 6500.8, y: 294.5, z: 54869.4, h: 6507.5, f: 55253.9, inclination: 83.24, declination: 2.59),
+        .init(year: 2027.5, heightKm: 0, latitude: 0, longitude: 120, x: 39701.6, y: -167.4, z: -10381.8, h: 39702.0, f: 41036.9, inclination: -14.65, declination: -0.24),
+        .init(year: 2027.5, heightKm: 0, latitude: -80, longitude: 240, x: 6200.7, y: 15730.3, z: -51783.7, h: 16908.3, f: 54474.2, inclination: -71.92, declination: 68.49),
+        .init(year: 2027.5, heightKm: 100, latitude: 80, longitude: 0, x: 6196.7, y: 233.8, z: 52670.5, h: 6201.1, f: 53034.3, inclination: 83.29, declination: 2.16),
+        .init(year: 2027.5, heightKm: 100, latitude: 0, longitude: 120, x: 37711.5, y: -148.7, z: -9969.8, h: 37711.8, f: 39007.4, inclination: -14.81, declination: -0.23),
+        .init(year: 2027.5, heightKm: 100, latitude: -80, longitude: 240, x: 5984.0, y: 14760.1, z: -49317.7, h: 15927.0, f: 51825.7, inclination: -72.10, declination: 67.93),
+    ]
+
+    struct DecimalYearCase: Sendable, CustomTestStringConvertible {
+        var secondsSince1970: Double
+        var year: Double
+        var testDescription: String { "\(secondsSince1970) s → \(year)" }
+    }
+
+    private static let secondsPerDay: Double = 86_400
+    private static let start2024: Double = 1_704_067_200  // 2024-01-01T00:00:00Z
+    private static let start2025: Double = 1_735_689_600  // 2025-01-01T00:00:00Z
+
+    static let decimalYearCases: [DecimalYearCase] = [
+        .init(secondsSince1970: start2025, year: 2025.0),
+        // 2025-07-02T12:00:00Z: half of a 365-day year.
+        .init(secondsSince1970: start2025 + 182.5 * secondsPerDay, year: 2025.5),
+        // 2024-07-02T00:00:00Z: half of a 366-day year.
+        .init(secondsSince1970: start2024 + 183 * secondsPerDay, year: 2024.5),
+        // 2023-12-31T23:59:59Z: one second before 2024.
+        .init(secondsSince1970: start2024 - 1, year: 2024.0 - 1 / (365 * secondsPerDay)),
+        // 2000-03-01T00:00:00Z: 2000 is a leap year (divisible by 400).
+        .init(secondsSince1970: 951_868_800, year: 2000.0 + 60.0 / 366),
+        // 1969-12-31T12:00:00Z, before the Unix epoch.
+        .init(secondsSince1970: -43_200, year: 1969.0 + 364.5 / 365),
+        // 2030-01-01T00:00:00Z, the model's last valid instant.
+        .init(secondsSince1970: 1_893_456_000, year: 2030.0),
+    ]
 }
