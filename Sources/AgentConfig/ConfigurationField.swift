@@ -187,7 +187,8 @@ extension ConfigurationField {
                 configuration[keyPath: keyPath] = value
                 return nil
             },
-            render: { .text($0[keyPath: keyPath].rawValue) }
+            // Choices are plain words that YAML cannot read as anything else, so they need no quotes.
+            render: { .plain($0[keyPath: keyPath].rawValue) }
         )
     }
 
@@ -196,15 +197,21 @@ extension ConfigurationField {
         _ keyPath: WritableKeyPath<AgentConfiguration, String>,
         among names: [String]
     ) -> ConfigurationField {
-        text(keyPath, allowed: "one of " + names.joined(separator: ", ")) { text in
-            names.contains(text)
-                ? nil
-                : FieldProblem(
-                    kind: .invalidValue,
-                    problem: "is not one of the choices",
-                    suggestion: EditDistance.closest(to: text, among: names)
-                )
-        }
+        ConfigurationField(
+            allowed: "one of " + names.joined(separator: ", "),
+            decode: { text, _, configuration in
+                guard names.contains(text) else {
+                    return FieldProblem(
+                        kind: .invalidValue,
+                        problem: "is not one of the choices",
+                        suggestion: EditDistance.closest(to: text, among: names)
+                    )
+                }
+                configuration[keyPath: keyPath] = text
+                return nil
+            },
+            render: { .plain($0[keyPath: keyPath]) }
+        )
     }
 }
 

@@ -27,14 +27,14 @@ public enum ConfigurationLoader {
         } catch {
             let reason = FileAccess.checkReadableFile(path)?.problem ?? "cannot be read: \(error.localizedDescription)"
             throw ConfigurationError(
-                kind: .fileUnavailable, keyPath: "", value: nil, problem: "the configuration file " + reason,
+                kind: .fileUnavailable, keyPath: "", value: nil, problem: reason,
                 allowed: "a readable YAML file; see the annotated config.yaml shipped with motion-agent",
                 file: path
             )
         }
         guard let yaml = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(
-                kind: .syntax, keyPath: "", value: nil, problem: "the configuration file is not UTF-8 text",
+                kind: .syntax, keyPath: "", value: nil, problem: "is not UTF-8 text",
                 allowed: "a YAML file in UTF-8", file: path
             )
         }
