@@ -106,7 +106,9 @@ extension ConfigurationField {
             allowed: "a whole number \(range.lowerBound)–\(range.upperBound)\(unitText)",
             decode: { text, _, configuration in
                 guard let value = parseInteger(text) else {
-                    return parseNumber(text) == nil ? .wrongType("a number") : .wrongType("a whole number")
+                    guard let number = parseNumber(text) else { return .wrongType("a number") }
+                    // Whole but beyond Int (99999999999999999999): a range problem, not a type problem.
+                    return number == number.rounded() ? .outOfRange : .wrongType("a whole number")
                 }
                 guard range.contains(value) else { return .outOfRange }
                 configuration[keyPath: keyPath] = value

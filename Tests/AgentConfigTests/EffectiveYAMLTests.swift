@@ -5,7 +5,10 @@ import Testing
 
 @Suite struct EffectiveYAMLTests {
     /// Decoding the rendering of `configuration` must give it back, and rendering again the same text.
-    func expectRoundTrip(_ configuration: AgentConfiguration, sourceLocation: SourceLocation = #_sourceLocation)
+    func expectRoundTrip(
+        _ configuration: AgentConfiguration,
+        sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws
     {
         let yaml = configuration.effectiveYAML()
@@ -71,7 +74,9 @@ import Testing
 
     @Test func showsEnvironmentOverridesAndDefaults() throws {
         let configuration = try ConfigurationLoader.decode(
-            yaml: "mqtt:\n  port: 1884\n", environment: ["MOTION_AGENT_MQTT_HOST": "broker.internal"])
+            yaml: "mqtt:\n  port: 1884\n",
+            environment: ["MOTION_AGENT_MQTT_HOST": "broker.internal"]
+        )
         let yaml = configuration.effectiveYAML()
         #expect(yaml.contains("host: \"broker.internal\""))
         #expect(yaml.contains("port: 1884"))

@@ -7,14 +7,18 @@ import Testing
     @Test func overridesReplaceTheFileValues() throws {
         let directory = try TemporaryDirectory()
         let password = try directory.write("password", "from-env\n")
-        let yaml = "device:\n  id: from-file\nmqtt:\n  host: file.example\n  port: 1884\n  password_file: /nonexistent/pw\n"
-        let configuration = try ConfigurationLoader.decode(yaml: yaml, environment: [
-            "MOTION_AGENT_MQTT_HOST": "env.example",
-            "MOTION_AGENT_MQTT_PORT": "8883",
-            "MOTION_AGENT_MQTT_PASSWORD_FILE": password,
-            "MOTION_AGENT_DEVICE_ID": "container-7",
-            "UNRELATED": "x",
-        ])
+        let yaml =
+            "device:\n  id: from-file\nmqtt:\n  host: file.example\n  port: 1884\n  password_file: /nonexistent/pw\n"
+        let configuration = try ConfigurationLoader.decode(
+            yaml: yaml,
+            environment: [
+                "MOTION_AGENT_MQTT_HOST": "env.example",
+                "MOTION_AGENT_MQTT_PORT": " 8883\r\n",
+                "MOTION_AGENT_MQTT_PASSWORD_FILE": password,
+                "MOTION_AGENT_DEVICE_ID": "container-7",
+                "UNRELATED": "x",
+            ]
+        )
         #expect(configuration.mqtt.host == "env.example")
         #expect(configuration.mqtt.port == 8883)
         // The file's unreadable password file is replaced before files are checked, so it is no error.
@@ -42,7 +46,10 @@ import Testing
         ("MOTION_AGENT_DEVICE_ID", "a/b", "device.id", .invalidValue),
     ])
     func invalidValuesNameTheVariable(
-        _ variable: String, _ value: String, _ keyPath: String, _ kind: ConfigurationError.Kind
+        _ variable: String,
+        _ value: String,
+        _ keyPath: String,
+        _ kind: ConfigurationError.Kind
     ) throws {
         let error = try #require(decodingError("mqtt:\n  username: agent\n", environment: [variable: value]))
         #expect(error.errors.count == 1, "\(error)")
@@ -56,17 +63,21 @@ import Testing
     }
 
     @Test func environmentProblemsFollowTheFileProblems() throws {
-        let error = try #require(decodingError(
-            "streams:\n  gyroscope:\n    qos: 9\n",
-            environment: ["MOTION_AGENT_MQTT_PORT": "-1"]
-        ))
+        let error = try #require(
+            decodingError(
+                "streams:\n  gyroscope:\n    qos: 9\n",
+                environment: ["MOTION_AGENT_MQTT_PORT": "-1"]
+            )
+        )
         #expect(error.errors.map(\.keyPath) == ["streams.gyroscope.qos", "mqtt.port"])
         #expect(error.errors.map(\.variable) == [nil, "MOTION_AGENT_MQTT_PORT"])
     }
 
     @Test func relativePasswordFilesFromTheEnvironmentAreRelativeToTheWorkingDirectory() throws {
         let configuration = try ConfigurationLoader.decode(
-            yaml: "", environment: ["MOTION_AGENT_MQTT_PASSWORD_FILE": "Package.swift"])
+            yaml: "",
+            environment: ["MOTION_AGENT_MQTT_PASSWORD_FILE": "Package.swift"]
+        )
         #expect(configuration.mqtt.passwordFile == FileManager.default.currentDirectoryPath + "/Package.swift")
     }
 

@@ -4,7 +4,10 @@ import Testing
 @testable import AgentConfig
 
 @Suite struct LoaderTests {
-    @Test(arguments: ["", "\n", "# only a comment\n", "---\n", "device:\nagent:\nsource:\n  simulated:\nmqtt:\n  tls:\nstreams:\n  gyroscope:\n"])
+    @Test(arguments: [
+        "", "\n", "# only a comment\n", "---\n",
+        "device:\nagent:\nsource:\n  simulated:\nmqtt:\n  tls:\nstreams:\n  gyroscope:\n",
+    ])
     func emptyFilesAndSectionsMeanDefaults(_ yaml: String) throws {
         #expect(try ConfigurationLoader.decode(yaml: yaml) == AgentConfiguration())
     }
@@ -195,11 +198,13 @@ import Testing
         #expect(error.description.hasPrefix("\(file):4: mqtt.port: 0 is out of range"))
     }
 
-    @Test(arguments: [
-        (["./config.yaml", "/etc/motion-agent/config.yaml"], "./config.yaml"),
-        (["/etc/motion-agent/config.yaml"], "/etc/motion-agent/config.yaml"),
-        ([], nil),
-    ] as [([String], String?)])
+    @Test(
+        arguments: [
+            (["./config.yaml", "/etc/motion-agent/config.yaml"], "./config.yaml"),
+            (["/etc/motion-agent/config.yaml"], "/etc/motion-agent/config.yaml"),
+            ([], nil),
+        ] as [([String], String?)]
+    )
     func defaultConfigPathPrefersTheWorkingDirectory(_ existing: [String], _ expected: String?) {
         #expect(ConfigurationLoader.defaultConfigPath(fileExists: existing.contains) == expected)
     }

@@ -49,28 +49,41 @@ import Testing
         let settings = AgentSettings()
         #expect(
             try settings.resolvedStateDirectory(
-                systemDirectory: directory.path + "/system", fallbackDirectory: directory.path + "/fallback")
-                == directory.path + "/system")
+                systemDirectory: directory.path + "/system",
+                fallbackDirectory: directory.path + "/fallback"
+            )
+                == directory.path + "/system"
+        )
         // A system directory that cannot be created (its parent is a file) falls back.
         #expect(
             try settings.resolvedStateDirectory(
-                systemDirectory: file + "/system", fallbackDirectory: directory.path + "/fallback")
-                == directory.path + "/fallback")
+                systemDirectory: file + "/system",
+                fallbackDirectory: directory.path + "/fallback"
+            )
+                == directory.path + "/fallback"
+        )
         #expect(FileManager.default.fileExists(atPath: directory.path + "/fallback"))
         #expect(throws: ConfigurationError.self) {
-            try settings.resolvedStateDirectory(systemDirectory: file + "/system", fallbackDirectory: file + "/fallback")
+            try settings.resolvedStateDirectory(
+                systemDirectory: file + "/system",
+                fallbackDirectory: file + "/fallback"
+            )
         }
     }
 
     @Test func theFallbackIsAbsolute() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("file", "x")
-        let resolved = try AgentSettings().resolvedStateDirectory(systemDirectory: file + "/system",
-                                                                   fallbackDirectory: directory.path + "/./x/../fb")
+        let resolved = try AgentSettings().resolvedStateDirectory(
+            systemDirectory: file + "/system",
+            fallbackDirectory: directory.path + "/./x/../fb"
+        )
         #expect(resolved == directory.path + "/fb")
     }
 
-    @Test(arguments: [("pw\n", "pw"), ("pw\r\nsecond\n", "pw"), ("no newline", "no newline"), ("  spaced  \n", "  spaced  ")])
+    @Test(arguments: [
+        ("pw\n", "pw"), ("pw\r\nsecond\n", "pw"), ("no newline", "no newline"), ("  spaced  \n", "  spaced  "),
+    ])
     func thePasswordIsTheFirstLine(_ contents: String, _ password: String) throws {
         let directory = try TemporaryDirectory()
         var mqtt = MQTTSettings()
