@@ -9,6 +9,7 @@ extension AgentConfiguration {
             # motion-agent effective configuration: the file's values, environment overrides and defaults.
             # null means the documented default. Paths are as resolved at load (file: its directory; environment: cwd).
 
+
             """
         do {
             return header + (try Yams.serialize(node: body, indent: 2, width: -1, allowUnicode: true))

@@ -31,7 +31,10 @@ extension AgentSettings {
         if let stateDir {
             if let problem = Self.prepareDirectory(stateDir) {
                 throw ConfigurationError(
-                    kind: .fileUnavailable, keyPath: "agent.state_dir", value: stateDir, problem: problem,
+                    kind: .fileUnavailable,
+                    keyPath: "agent.state_dir",
+                    value: stateDir,
+                    problem: problem,
                     allowed: "a directory the agent can create and write; leave empty for the default"
                 )
             }
@@ -40,7 +43,9 @@ extension AgentSettings {
         if Self.prepareDirectory(systemDirectory) == nil { return Self.absolute(systemDirectory) }
         if let problem = Self.prepareDirectory(fallbackDirectory) {
             throw ConfigurationError(
-                kind: .fileUnavailable, keyPath: "agent.state_dir", value: nil,
+                kind: .fileUnavailable,
+                keyPath: "agent.state_dir",
+                value: nil,
                 problem: "is not set, \(systemDirectory) is not writable and \(fallbackDirectory) \(problem)",
                 allowed: "a directory the agent can create and write"
             )
@@ -79,7 +84,10 @@ extension MQTTSettings {
         case .success(let password): return password
         case .failure(let problem):
             throw ConfigurationError(
-                kind: problem.kind, keyPath: "mqtt.password_file", value: passwordFile, problem: problem.problem,
+                kind: problem.kind,
+                keyPath: "mqtt.password_file",
+                value: passwordFile,
+                problem: problem.problem,
                 allowed: "the path of a readable file whose first line is the password"
             )
         }

@@ -5,8 +5,9 @@ import Darwin
 #endif
 import MotionModel
 
-/// The Codable mirror of config.yaml. Every key, its default and its range are documented in the shipped
-/// config.yaml (the sample is the documentation; a test decodes it so the two cannot drift).
+/// The mirror of config.yaml, read by `ConfigurationLoader` (keys and ranges in `ConfigurationSchema`). Every
+/// key, its default and its range are documented in the shipped config.yaml (the sample is the
+/// documentation; a test decodes it so the two cannot drift).
 ///
 /// Field names are Swift-cased; the YAML keys are snake_case (`rate_hz`, `state_dir`, `password_file`).
 /// Extend, don't rename: other issues and users rely on these keys.

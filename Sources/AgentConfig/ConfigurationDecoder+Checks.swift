@@ -5,7 +5,9 @@ import Foundation
 extension ConfigurationDecoder {
     mutating func apply(environment: [String: String]) {
         for override in EnvironmentOverride.all {
-            guard let text = environment[override.variable], !text.isEmpty,
+            // Trimmed: env files written on Windows or by `echo` often carry a stray \r or space.
+            guard let text = environment[override.variable]?.trimmingCharacters(in: .whitespacesAndNewlines),
+                !text.isEmpty,
                 let field = ConfigurationSchema.field(at: override.keyPath)
             else { continue }
             variables[override.keyPath] = override.variable
@@ -13,8 +15,14 @@ extension ConfigurationDecoder {
             // Paths from the environment are relative to the working directory, as any process's are.
             let workingDirectory = FileManager.default.currentDirectoryPath
             if let problem = field.decode(text, FieldContext(baseDirectory: workingDirectory), &configuration) {
-                report(problem.kind, keyPath: override.keyPath, value: text, problem: problem.problem,
-                       allowed: field.allowed, suggestion: problem.suggestion)
+                report(
+                    problem.kind,
+                    keyPath: override.keyPath,
+                    value: text,
+                    problem: problem.problem,
+                    allowed: field.allowed,
+                    suggestion: problem.suggestion
+                )
             }
         }
     }
@@ -29,10 +37,14 @@ extension ConfigurationDecoder {
     private mutating func checkReplay() {
         guard configuration.source.kind == .replay, !refused.contains("source.replay.file") else { return }
         guard let file = configuration.source.replay.file else {
-            report(.missingValue, keyPath: "source.replay.file", value: nil,
-                   problem: "is required when source.kind is replay",
-                   allowed: ConfigurationSchema.field(at: "source.replay.file")?.allowed ?? "",
-                   line: lines["source.replay"] ?? lines["source.kind"])
+            report(
+                .missingValue,
+                keyPath: "source.replay.file",
+                value: nil,
+                problem: "is required when source.kind is replay",
+                allowed: ConfigurationSchema.field(at: "source.replay.file")?.allowed ?? "",
+                line: lines["source.replay"] ?? lines["source.kind"]
+            )
             return
         }
         checkReadable(file, keyPath: "source.replay.file")
@@ -42,21 +54,32 @@ extension ConfigurationDecoder {
         let mqtt = configuration.mqtt
         guard let passwordFile = mqtt.passwordFile, !refused.contains("mqtt.password_file") else { return }
         if case .failure(let problem) = FileAccess.firstLine(of: passwordFile) {
-            report(problem.kind, keyPath: "mqtt.password_file", value: passwordFile, problem: problem.problem,
-                   allowed: "the path of a readable file whose first line is the password")
+            report(
+                problem.kind,
+                keyPath: "mqtt.password_file",
+                value: passwordFile,
+                problem: problem.problem,
+                allowed: "the path of a readable file whose first line is the password"
+            )
         }
         // MQTT 3.1.1 §3.1.2.9: a password needs a user name (MQTT 5 dropped the rule); libmosquitto's
         // mosquitto_username_pw_set refuses it for 3.1.1 with MOSQ_ERR_INVAL.
         if mqtt.protocolVersion == .v311, mqtt.username == nil {
-            report(.conflict, keyPath: "mqtt.password_file", value: passwordFile,
-                   problem: "is set without mqtt.username, which MQTT 3.1.1 does not allow",
-                   allowed: "set mqtt.username too, or use mqtt.protocol v5")
+            report(
+                .conflict,
+                keyPath: "mqtt.password_file",
+                value: passwordFile,
+                problem: "is set without mqtt.username, which MQTT 3.1.1 does not allow",
+                allowed: "set mqtt.username too, or use mqtt.protocol v5"
+            )
         }
     }
 
     private mutating func checkTLS() {
         guard let tls = configuration.mqtt.tls else { return }
-        let files = [("mqtt.tls.ca_file", tls.caFile), ("mqtt.tls.cert_file", tls.certFile), ("mqtt.tls.key_file", tls.keyFile)]
+        let files = [
+            ("mqtt.tls.ca_file", tls.caFile), ("mqtt.tls.cert_file", tls.certFile), ("mqtt.tls.key_file", tls.keyFile),
+        ]
         for case (let keyPath, let path?) in files where !refused.contains(keyPath) {
             checkReadable(path, keyPath: keyPath)
         }
@@ -64,22 +87,35 @@ extension ConfigurationDecoder {
         // a CA file to verify the broker (MOSQ_ERR_INVAL).
         switch (tls.certFile, tls.keyFile) {
         case (let cert?, nil):
-            report(.missingValue, keyPath: "mqtt.tls.key_file", value: nil,
-                   problem: "is missing while mqtt.tls.cert_file is set (\(cert))",
-                   allowed: "set both cert_file and key_file for client certificates, or neither",
-                   line: lines["mqtt.tls.cert_file"])
+            report(
+                .missingValue,
+                keyPath: "mqtt.tls.key_file",
+                value: nil,
+                problem: "is missing while mqtt.tls.cert_file is set (\(cert))",
+                allowed: "set both cert_file and key_file for client certificates, or neither",
+                line: lines["mqtt.tls.cert_file"]
+            )
         case (nil, let key?):
-            report(.missingValue, keyPath: "mqtt.tls.cert_file", value: nil,
-                   problem: "is missing while mqtt.tls.key_file is set (\(key))",
-                   allowed: "set both cert_file and key_file for client certificates, or neither",
-                   line: lines["mqtt.tls.key_file"])
+            report(
+                .missingValue,
+                keyPath: "mqtt.tls.cert_file",
+                value: nil,
+                problem: "is missing while mqtt.tls.key_file is set (\(key))",
+                allowed: "set both cert_file and key_file for client certificates, or neither",
+                line: lines["mqtt.tls.key_file"]
+            )
         default: break
         }
         if tls.caFile == nil {
-            report(.missingValue, keyPath: "mqtt.tls.ca_file", value: nil,
-                   problem: "is missing while other mqtt.tls files are set",
-                   allowed: "the CA file that signs the broker's certificate (for public CAs: /etc/ssl/certs/ca-certificates.crt)",
-                   line: lines["mqtt.tls"])
+            report(
+                .missingValue,
+                keyPath: "mqtt.tls.ca_file",
+                value: nil,
+                problem: "is missing while other mqtt.tls files are set",
+                allowed: "the CA file that signs the broker's certificate "
+                    + "(for public CAs: /etc/ssl/certs/ca-certificates.crt)",
+                line: lines["mqtt.tls"]
+            )
         }
     }
 
@@ -88,17 +124,26 @@ extension ConfigurationDecoder {
         guard mqtt.reconnectMinDelay > mqtt.reconnectMaxDelay,
             !refused.contains("mqtt.reconnect_min_delay"), !refused.contains("mqtt.reconnect_max_delay")
         else { return }
-        report(.conflict, keyPath: "mqtt.reconnect_min_delay",
-               value: ConfigurationField.formatNumber(mqtt.reconnectMinDelay),
-               problem: "is greater than mqtt.reconnect_max_delay (\(ConfigurationField.formatNumber(mqtt.reconnectMaxDelay)))",
-               allowed: "reconnect_min_delay ≤ reconnect_max_delay",
-               line: lines["mqtt.reconnect_min_delay"] ?? lines["mqtt.reconnect_max_delay"])
+        report(
+            .conflict,
+            keyPath: "mqtt.reconnect_min_delay",
+            value: ConfigurationField.formatNumber(mqtt.reconnectMinDelay),
+            problem:
+                "is greater than mqtt.reconnect_max_delay (\(ConfigurationField.formatNumber(mqtt.reconnectMaxDelay)))",
+            allowed: "reconnect_min_delay ≤ reconnect_max_delay",
+            line: lines["mqtt.reconnect_min_delay"] ?? lines["mqtt.reconnect_max_delay"]
+        )
     }
 
     private mutating func checkReadable(_ path: String, keyPath: String) {
         if let problem = FileAccess.checkReadableFile(path) {
-            report(problem.kind, keyPath: keyPath, value: path, problem: problem.problem,
-                   allowed: ConfigurationSchema.field(at: keyPath)?.allowed ?? "")
+            report(
+                problem.kind,
+                keyPath: keyPath,
+                value: path,
+                problem: problem.problem,
+                allowed: ConfigurationSchema.field(at: keyPath)?.allowed ?? ""
+            )
         }
     }
 }

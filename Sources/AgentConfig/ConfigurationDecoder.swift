@@ -36,17 +36,19 @@ struct ConfigurationDecoder {
         line: Int? = nil
     ) {
         let variable = variables[keyPath]
-        errors.append(ConfigurationError(
-            kind: kind,
-            keyPath: keyPath,
-            value: value,
-            problem: problem,
-            allowed: allowed,
-            line: variable == nil ? (line ?? lines[keyPath]) : nil,
-            file: variable == nil ? file : nil,
-            variable: variable,
-            suggestion: suggestion
-        ))
+        errors.append(
+            ConfigurationError(
+                kind: kind,
+                keyPath: keyPath,
+                value: value,
+                problem: problem,
+                allowed: allowed,
+                line: variable == nil ? (line ?? lines[keyPath]) : nil,
+                file: variable == nil ? file : nil,
+                variable: variable,
+                suggestion: suggestion
+            )
+        )
         refused.insert(keyPath)
     }
 
@@ -56,8 +58,14 @@ struct ConfigurationDecoder {
         if Self.isNull(node) { return }  // `mqtt:` with nothing under it: the section's defaults.
         let keys = items.map(\.key)
         guard case .mapping(let mapping) = node else {
-            report(.wrongType, keyPath: path, value: Self.written(node), problem: Self.notA("section", node),
-                   allowed: "a section with the keys " + keys.joined(separator: ", "), line: node.mark?.line)
+            report(
+                .wrongType,
+                keyPath: path,
+                value: Self.written(node),
+                problem: Self.notA("section", node),
+                allowed: "a section with the keys " + keys.joined(separator: ", "),
+                line: node.mark?.line
+            )
             return
         }
         for (keyNode, valueNode) in mapping {
@@ -82,13 +90,24 @@ struct ConfigurationDecoder {
     private mutating func read(_ node: Node, into field: ConfigurationField, keyPath: String) {
         if Self.isNull(node) { return }  // `port:` with no value: the default.
         guard case .scalar(let scalar) = node else {
-            report(.wrongType, keyPath: keyPath, value: nil, problem: Self.notA("single value", node),
-                   allowed: field.allowed)
+            report(
+                .wrongType,
+                keyPath: keyPath,
+                value: nil,
+                problem: Self.notA("single value", node),
+                allowed: field.allowed
+            )
             return
         }
         if let problem = field.decode(scalar.string, context, &configuration) {
-            report(problem.kind, keyPath: keyPath, value: scalar.string, problem: problem.problem,
-                   allowed: field.allowed, suggestion: problem.suggestion)
+            report(
+                problem.kind,
+                keyPath: keyPath,
+                value: scalar.string,
+                problem: problem.problem,
+                allowed: field.allowed,
+                suggestion: problem.suggestion
+            )
         }
     }
 
@@ -104,9 +123,15 @@ struct ConfigurationDecoder {
         if path == "streams" {
             problem = "is not a stream this agent publishes"
         }
-        report(.unknownKey, keyPath: keyPath, value: keyNode.string ?? Self.written(keyNode) ?? "",
-               problem: problem, allowed: keys.joined(separator: ", "), suggestion: suggestion,
-               line: keyNode.mark?.line)
+        report(
+            .unknownKey,
+            keyPath: keyPath,
+            value: keyNode.string ?? Self.written(keyNode) ?? "",
+            problem: problem,
+            allowed: keys.joined(separator: ", "),
+            suggestion: suggestion,
+            line: keyNode.mark?.line
+        )
     }
 
     // MARK: - Node helpers

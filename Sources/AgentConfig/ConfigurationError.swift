@@ -109,7 +109,11 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
             if !keyPath.isEmpty { location += ": \(keyPath)" }
         }
         var sentence = location + ": "
-        if let value { sentence += Self.quoted(value) + " " }
+        if let value {
+            sentence += Self.quoted(value) + " "
+        } else if keyPath.isEmpty {
+            sentence += "the file "
+        }
         sentence += problem
         if let suggestion { sentence += " — did you mean \(suggestion)?" }
         if !allowed.isEmpty { sentence += " — allowed: \(allowed)" }

@@ -106,7 +106,9 @@ extension ConfigurationField {
             allowed: "a whole number \(range.lowerBound)–\(range.upperBound)\(unitText)",
             decode: { text, _, configuration in
                 guard let value = parseInteger(text) else {
-                    return parseNumber(text) == nil ? .wrongType("a number") : .wrongType("a whole number")
+                    guard let number = parseNumber(text) else { return .wrongType("a number") }
+                    // Whole but beyond Int (99999999999999999999): a range problem, not a type problem.
+                    return number == number.rounded() ? .outOfRange : .wrongType("a whole number")
                 }
                 guard range.contains(value) else { return .outOfRange }
                 configuration[keyPath: keyPath] = value
@@ -187,7 +189,8 @@ extension ConfigurationField {
                 configuration[keyPath: keyPath] = value
                 return nil
             },
-            render: { .text($0[keyPath: keyPath].rawValue) }
+            // Choices are plain words that YAML cannot read as anything else, so they need no quotes.
+            render: { .plain($0[keyPath: keyPath].rawValue) }
         )
     }
 
@@ -196,15 +199,21 @@ extension ConfigurationField {
         _ keyPath: WritableKeyPath<AgentConfiguration, String>,
         among names: [String]
     ) -> ConfigurationField {
-        text(keyPath, allowed: "one of " + names.joined(separator: ", ")) { text in
-            names.contains(text)
-                ? nil
-                : FieldProblem(
-                    kind: .invalidValue,
-                    problem: "is not one of the choices",
-                    suggestion: EditDistance.closest(to: text, among: names)
-                )
-        }
+        ConfigurationField(
+            allowed: "one of " + names.joined(separator: ", "),
+            decode: { text, _, configuration in
+                guard names.contains(text) else {
+                    return FieldProblem(
+                        kind: .invalidValue,
+                        problem: "is not one of the choices",
+                        suggestion: EditDistance.closest(to: text, among: names)
+                    )
+                }
+                configuration[keyPath: keyPath] = text
+                return nil
+            },
+            render: { .plain($0[keyPath: keyPath]) }
+        )
     }
 }
 

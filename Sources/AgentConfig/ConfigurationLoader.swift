@@ -27,15 +27,22 @@ public enum ConfigurationLoader {
         } catch {
             let reason = FileAccess.checkReadableFile(path)?.problem ?? "cannot be read: \(error.localizedDescription)"
             throw ConfigurationError(
-                kind: .fileUnavailable, keyPath: "", value: nil, problem: "the configuration file " + reason,
+                kind: .fileUnavailable,
+                keyPath: "",
+                value: nil,
+                problem: reason,
                 allowed: "a readable YAML file; see the annotated config.yaml shipped with motion-agent",
                 file: path
             )
         }
         guard let yaml = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(
-                kind: .syntax, keyPath: "", value: nil, problem: "the configuration file is not UTF-8 text",
-                allowed: "a YAML file in UTF-8", file: path
+                kind: .syntax,
+                keyPath: "",
+                value: nil,
+                problem: "is not UTF-8 text",
+                allowed: "a YAML file in UTF-8",
+                file: path
             )
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -71,28 +78,57 @@ public enum ConfigurationLoader {
     private static func syntaxError(_ error: any Error, source: String) -> ConfigurationError {
         let allowed = "YAML: `key: value` lines, nested sections indented by spaces (not tabs)"
         guard let yamlError = error as? YamlError else {
-            return ConfigurationError(kind: .syntax, keyPath: "", value: nil, problem: "is not valid YAML: \(error)",
-                                      allowed: allowed, file: source)
+            return ConfigurationError(
+                kind: .syntax,
+                keyPath: "",
+                value: nil,
+                problem: "is not valid YAML: \(error)",
+                allowed: allowed,
+                file: source
+            )
         }
         switch yamlError {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
             let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
-            return ConfigurationError(kind: .syntax, keyPath: "", value: nil,
-                                      problem: "is not valid YAML: \(problem)\(while_)", allowed: allowed,
-                                      line: mark.line, file: source)
+            return ConfigurationError(
+                kind: .syntax,
+                keyPath: "",
+                value: nil,
+                problem: "is not valid YAML: \(problem)\(while_)",
+                allowed: allowed,
+                line: mark.line,
+                file: source
+            )
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigurationError(kind: .duplicateKey, keyPath: duplicates.joined(separator: ", "), value: nil,
-                                      problem: "appears twice in one section",
-                                      allowed: "each key once per section; delete or merge the repeated one",
-                                      line: context.mark.line, file: source)
+            return ConfigurationError(
+                kind: .duplicateKey,
+                keyPath: duplicates.joined(separator: ", "),
+                value: nil,
+                problem: "appears twice in one section",
+                allowed: "each key once per section; delete or merge the repeated one",
+                line: context.mark.line,
+                file: source
+            )
         case .reader(let problem, _, _, _):
-            return ConfigurationError(kind: .syntax, keyPath: "", value: nil, problem: "cannot be read as YAML: \(problem)",
-                                      allowed: allowed, file: source)
+            return ConfigurationError(
+                kind: .syntax,
+                keyPath: "",
+                value: nil,
+                problem: "cannot be read as YAML: \(problem)",
+                allowed: allowed,
+                file: source
+            )
         default:
-            return ConfigurationError(kind: .syntax, keyPath: "", value: nil, problem: "is not valid YAML: \(yamlError)",
-                                      allowed: allowed, file: source)
+            return ConfigurationError(
+                kind: .syntax,
+                keyPath: "",
+                value: nil,
+                problem: "is not valid YAML: \(yamlError)",
+                allowed: allowed,
+                file: source
+            )
         }
     }
 }

@@ -28,93 +28,228 @@ enum ConfigurationSchema {
 
     static var root: [Item] {
         [
-            .section("device", [
-                .field("id", .text(\.device.id, allowed: "1–64 characters without / + # { }; leave empty for the host name",
-                                   check: TopicTemplate.checkDeviceID)),
-            ]),
-            .section("agent", [
-                .field("state_dir", .path(\.agent.stateDir, allowed: "a directory path; leave empty for /var/lib/motion-agent when writable, else ./.motion-agent")),
-                .field("log_level", .choice(\.agent.logLevel)),
-            ]),
-            .section("source", [
-                .field("kind", .choice(\.source.kind)),
-                .section("simulated", [
-                    .field("scenario", .word(\.source.simulated.scenario, among: scenarios)),
-                    .field("seed", .unsigned(\.source.simulated.seed)),
-                    .field("rate_hz", .number(\.source.simulated.rateHz, allowed: "a number ≥ 1 and ≤ 4000 (Hz)") {
-                        $0 >= 1 && $0 <= 4000
-                    }),
-                    .field("latitude", .number(\.source.simulated.latitude, allowed: "a number from -90 to 90 (degrees north)") {
-                        abs($0) <= 90
-                    }),
-                    .field("longitude", .number(\.source.simulated.longitude, allowed: "a number from -180 to 180 (degrees east)") {
-                        abs($0) <= 180
-                    }),
-                    // WMM2025 is valid from 1 km below to 850 km above the WGS 84 ellipsoid (NOAA/BGS WMM
-                    // 2025 technical report, §1).
-                    .field("altitude_m", .number(\.source.simulated.altitudeM, allowed: "a number from -1000 to 850000 (metres above the WGS 84 ellipsoid)") {
-                        $0 >= -1000 && $0 <= 850_000
-                    }),
-                ]),
-                .section("iio", [
-                    .field("uri", .text(\.source.iio.uri, allowed: "a libiio context URI: " + iioSchemes.joined(separator: ", ") + " (e.g. ip:192.168.1.20)") { uri in
-                        iioSchemes.contains(where: uri.hasPrefix)
-                            ? nil
-                            : FieldProblem(kind: .invalidValue, problem: "is not a libiio context URI",
-                                           suggestion: EditDistance.closest(to: uri, among: iioSchemes))
-                    }),
-                ]),
-                .section("replay", [
-                    .field("file", .path(\.source.replay.file, allowed: "the path of a recording in the record/replay CSV format")),
-                    .field("speed", .choice(\.source.replay.speed)),
-                    .field("loop", .flag(\.source.replay.loop)),
-                ]),
-            ]),
-            .section("mqtt", [
-                .field("host", .text(\.mqtt.host, allowed: "a host name or IP address, without scheme or port", check: checkHost)),
-                .field("port", .integer(\.mqtt.port, range: 1...65535)),
-                .field("client_id", .text(\.mqtt.clientID, allowed: "text up to 65535 bytes; {device} is replaced by device.id",
-                                          check: TopicTemplate.checkClientID)),
-                .field("protocol", .choice(\.mqtt.protocolVersion)),
-                // libmosquitto refuses keepalive < 5 s (mosquitto_connect: MOSQ_ERR_INVAL); MQTT's field is 16 bits.
-                .field("keepalive", .integer(\.mqtt.keepalive, range: 5...65535, unit: "seconds")),
-                .field("clean_session", .flag(\.mqtt.cleanSession)),
-                .field("username", .optionalText(\.mqtt.username, allowed: "text; leave empty for none")),
-                .field("password_file", .path(\.mqtt.passwordFile, allowed: "the path of a readable file whose first line is the password")),
-                .section("tls", [
-                    .field("ca_file", .path(\.mqtt.tlsCAFile, allowed: pemFile + " of the CA certificates that sign the broker's certificate")),
-                    .field("cert_file", .path(\.mqtt.tlsCertFile, allowed: pemFile + " holding the client certificate")),
-                    .field("key_file", .path(\.mqtt.tlsKeyFile, allowed: pemFile + " holding the client certificate's private key")),
-                ]),
-                .field("reconnect_min_delay", .number(\.mqtt.reconnectMinDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
-                    $0 > 0 && $0 <= 3600
-                }),
-                .field("reconnect_max_delay", .number(\.mqtt.reconnectMaxDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
-                    $0 > 0 && $0 <= 3600
-                }),
-                .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
-            ]),
-            .section("topics", [
-                .field("root", .text(\.topics.root, allowed: "topic levels joined by /, without + # or empty levels, not starting with $; {device} is replaced by device.id",
-                                     check: TopicTemplate.checkRoot)),
-            ]),
-            .section("streams", StreamName.allCases.map { name in
-                .section(name.rawValue, [
-                    .field("enabled", .flag(\.[stream: name].enabled)),
-                    .field("rate_hz", .number(\.[stream: name].rateHz, allowed: "a number > 0 and ≤ 1000 (Hz)") {
-                        $0 > 0 && $0 <= 1000
-                    }),
-                    .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
-                    .field("retain", .flag(\.[stream: name].retain)),
-                ])
-            }),
+            .section(
+                "device",
+                [
+                    .field(
+                        "id",
+                        .text(
+                            \.device.id,
+                            allowed: "1–64 characters without / + # { }; leave empty for the host name",
+                            check: TopicTemplate.checkDeviceID
+                        )
+                    )
+                ]
+            ),
+            .section(
+                "agent",
+                [
+                    .field(
+                        "state_dir",
+                        .path(
+                            \.agent.stateDir,
+                            allowed: "a directory path; leave empty for /var/lib/motion-agent when writable, "
+                                + "else ./.motion-agent"
+                        )
+                    ),
+                    .field("log_level", .choice(\.agent.logLevel)),
+                ]
+            ),
+            .section(
+                "source",
+                [
+                    .field("kind", .choice(\.source.kind)),
+                    .section(
+                        "simulated",
+                        [
+                            .field("scenario", .word(\.source.simulated.scenario, among: scenarios)),
+                            .field("seed", .unsigned(\.source.simulated.seed)),
+                            .field(
+                                "rate_hz",
+                                .number(\.source.simulated.rateHz, allowed: "a number ≥ 1 and ≤ 4000 (Hz)") {
+                                    $0 >= 1 && $0 <= 4000
+                                }
+                            ),
+                            .field(
+                                "latitude",
+                                .number(\.source.simulated.latitude, allowed: "a number from -90 to 90 (degrees north)")
+                                {
+                                    abs($0) <= 90
+                                }
+                            ),
+                            .field(
+                                "longitude",
+                                .number(
+                                    \.source.simulated.longitude,
+                                    allowed: "a number from -180 to 180 (degrees east)"
+                                ) {
+                                    abs($0) <= 180
+                                }
+                            ),
+                            // WMM2025 is valid from 1 km below to 850 km above the WGS 84 ellipsoid (NOAA/BGS WMM
+                            // 2025 technical report, §1).
+                            .field(
+                                "altitude_m",
+                                .number(
+                                    \.source.simulated.altitudeM,
+                                    allowed: "a number from -1000 to 850000 (metres above the WGS 84 ellipsoid)"
+                                ) {
+                                    $0 >= -1000 && $0 <= 850_000
+                                }
+                            ),
+                        ]
+                    ),
+                    .section(
+                        "iio",
+                        [
+                            .field(
+                                "uri",
+                                .text(
+                                    \.source.iio.uri,
+                                    allowed: "a libiio context URI: " + iioSchemes.joined(separator: ", ")
+                                        + " (e.g. ip:192.168.1.20)"
+                                ) { uri in
+                                    iioSchemes.contains(where: uri.hasPrefix)
+                                        ? nil
+                                        : FieldProblem(
+                                            kind: .invalidValue,
+                                            problem: "is not a libiio context URI",
+                                            suggestion: EditDistance.closest(to: uri, among: iioSchemes)
+                                        )
+                                }
+                            )
+                        ]
+                    ),
+                    .section(
+                        "replay",
+                        [
+                            .field(
+                                "file",
+                                .path(
+                                    \.source.replay.file,
+                                    allowed: "the path of a recording in the record/replay CSV format"
+                                )
+                            ),
+                            .field("speed", .choice(\.source.replay.speed)),
+                            .field("loop", .flag(\.source.replay.loop)),
+                        ]
+                    ),
+                ]
+            ),
+            .section(
+                "mqtt",
+                [
+                    .field(
+                        "host",
+                        .text(
+                            \.mqtt.host,
+                            allowed: "a host name or IP address, without scheme or port",
+                            check: checkHost
+                        )
+                    ),
+                    .field("port", .integer(\.mqtt.port, range: 1...65535)),
+                    .field(
+                        "client_id",
+                        .text(
+                            \.mqtt.clientID,
+                            allowed: "text up to 65535 bytes; {device} is replaced by device.id",
+                            check: TopicTemplate.checkClientID
+                        )
+                    ),
+                    .field("protocol", .choice(\.mqtt.protocolVersion)),
+                    // libmosquitto refuses keepalive < 5 s (mosquitto_connect: MOSQ_ERR_INVAL); MQTT's field
+                    // is 16 bits.
+                    .field("keepalive", .integer(\.mqtt.keepalive, range: 5...65535, unit: "seconds")),
+                    .field("clean_session", .flag(\.mqtt.cleanSession)),
+                    .field("username", .optionalText(\.mqtt.username, allowed: "text; leave empty for none")),
+                    .field(
+                        "password_file",
+                        .path(
+                            \.mqtt.passwordFile,
+                            allowed: "the path of a readable file whose first line is the password"
+                        )
+                    ),
+                    .section(
+                        "tls",
+                        [
+                            .field(
+                                "ca_file",
+                                .path(
+                                    \.mqtt.tlsCAFile,
+                                    allowed: pemFile + " of the CA certificates that sign the broker's certificate"
+                                )
+                            ),
+                            .field(
+                                "cert_file",
+                                .path(\.mqtt.tlsCertFile, allowed: pemFile + " holding the client certificate")
+                            ),
+                            .field(
+                                "key_file",
+                                .path(
+                                    \.mqtt.tlsKeyFile,
+                                    allowed: pemFile + " holding the client certificate's private key"
+                                )
+                            ),
+                        ]
+                    ),
+                    .field(
+                        "reconnect_min_delay",
+                        .number(\.mqtt.reconnectMinDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
+                            $0 > 0 && $0 <= 3600
+                        }
+                    ),
+                    .field(
+                        "reconnect_max_delay",
+                        .number(\.mqtt.reconnectMaxDelay, allowed: "a number > 0 and ≤ 3600 (seconds)") {
+                            $0 > 0 && $0 <= 3600
+                        }
+                    ),
+                    .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
+                ]
+            ),
+            .section(
+                "topics",
+                [
+                    .field(
+                        "root",
+                        .text(
+                            \.topics.root,
+                            allowed: "topic levels joined by /, without + # or empty levels, not starting with $; "
+                                + "{device} is replaced by device.id",
+                            check: TopicTemplate.checkRoot
+                        )
+                    )
+                ]
+            ),
+            .section(
+                "streams",
+                StreamName.allCases.map { name in
+                    .section(
+                        name.rawValue,
+                        [
+                            .field("enabled", .flag(\.[stream: name].enabled)),
+                            .field(
+                                "rate_hz",
+                                .number(\.[stream: name].rateHz, allowed: "a number > 0 and ≤ 1000 (Hz)") {
+                                    $0 > 0 && $0 <= 1000
+                                }
+                            ),
+                            .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
+                            .field("retain", .flag(\.[stream: name].retain)),
+                        ]
+                    )
+                }
+            ),
         ]
     }
 
     static func checkHost(_ host: String) -> FieldProblem? {
         if host.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
         if host.contains("://") {
-            return FieldProblem(kind: .invalidValue, problem: "has a URL scheme; give the host alone (the port is mqtt.port)")
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "has a URL scheme; give the host alone (the port is mqtt.port)"
+            )
         }
         if host.contains(where: { $0.isWhitespace || $0 == "/" }) {
             return FieldProblem(kind: .invalidValue, problem: "contains a space or a /")

@@ -41,7 +41,9 @@ enum FileAccess {
             return .failure(FieldProblem(kind: .fileUnavailable, problem: "does not start with a line of UTF-8 text"))
         }
         if text.isEmpty {
-            return .failure(FieldProblem(kind: .fileUnavailable, problem: "has an empty first line (the password goes there)"))
+            return .failure(
+                FieldProblem(kind: .fileUnavailable, problem: "has an empty first line (the password goes there)")
+            )
         }
         return .success(text)
     }

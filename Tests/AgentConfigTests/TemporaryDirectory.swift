@@ -5,7 +5,8 @@ final class TemporaryDirectory {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("agent-config-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -17,7 +18,9 @@ final class TemporaryDirectory {
     func write(_ name: String, _ contents: String) throws -> String {
         let file = path + "/" + name
         try FileManager.default.createDirectory(
-            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: (file as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
         try contents.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }

@@ -26,22 +26,69 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
 
 @Suite struct ValidationErrorTests {
     static let unknownKeys: [InvalidCase] = [
-        InvalidCase(yaml: "mqt:\n  host: x\n", keyPath: "mqt", value: "mqt", line: 1, kind: .unknownKey,
-                    suggestion: "mqtt"),
-        InvalidCase(yaml: "streams:\n  accelerometer:\n    rate: 10\n", keyPath: "streams.accelerometer.rate",
-                    value: "rate", line: 3, kind: .unknownKey, suggestion: "rate_hz"),
-        InvalidCase(yaml: "mqtt:\n  keep_alive: 10\n", keyPath: "mqtt.keep_alive", value: "keep_alive", line: 2,
-                    kind: .unknownKey, suggestion: "keepalive"),
-        InvalidCase(yaml: "streams:\n  gyroscope:\n    qso: 1\n", keyPath: "streams.gyroscope.qso", value: "qso",
-                    line: 3, kind: .unknownKey, suggestion: "qos"),
-        InvalidCase(yaml: "source:\n  kind: iio\n  host: broker\n", keyPath: "source.host", value: "host", line: 3,
-                    kind: .unknownKey, suggestion: "mqtt.host"),
-        InvalidCase(yaml: "streams:\n  acelerometer:\n    enabled: true\n", keyPath: "streams.acelerometer",
-                    value: "acelerometer", line: 2, kind: .unknownKey, suggestion: "accelerometer"),
-        InvalidCase(yaml: "streams:\n  barometer:\n    enabled: true\n", keyPath: "streams.barometer",
-                    value: "barometer", line: 2, kind: .unknownKey),
-        InvalidCase(yaml: "mqtt:\n  tls:\n    ca: /x\n", keyPath: "mqtt.tls.ca", value: "ca", line: 3,
-                    kind: .unknownKey, suggestion: "ca_file"),
+        InvalidCase(
+            yaml: "mqt:\n  host: x\n",
+            keyPath: "mqt",
+            value: "mqt",
+            line: 1,
+            kind: .unknownKey,
+            suggestion: "mqtt"
+        ),
+        InvalidCase(
+            yaml: "streams:\n  accelerometer:\n    rate: 10\n",
+            keyPath: "streams.accelerometer.rate",
+            value: "rate",
+            line: 3,
+            kind: .unknownKey,
+            suggestion: "rate_hz"
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  keep_alive: 10\n",
+            keyPath: "mqtt.keep_alive",
+            value: "keep_alive",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "keepalive"
+        ),
+        InvalidCase(
+            yaml: "streams:\n  gyroscope:\n    qso: 1\n",
+            keyPath: "streams.gyroscope.qso",
+            value: "qso",
+            line: 3,
+            kind: .unknownKey,
+            suggestion: "qos"
+        ),
+        InvalidCase(
+            yaml: "source:\n  kind: iio\n  host: broker\n",
+            keyPath: "source.host",
+            value: "host",
+            line: 3,
+            kind: .unknownKey,
+            suggestion: "mqtt.host"
+        ),
+        InvalidCase(
+            yaml: "streams:\n  acelerometer:\n    enabled: true\n",
+            keyPath: "streams.acelerometer",
+            value: "acelerometer",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "accelerometer"
+        ),
+        InvalidCase(
+            yaml: "streams:\n  barometer:\n    enabled: true\n",
+            keyPath: "streams.barometer",
+            value: "barometer",
+            line: 2,
+            kind: .unknownKey
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  tls:\n    ca: /x\n",
+            keyPath: "mqtt.tls.ca",
+            value: "ca",
+            line: 3,
+            kind: .unknownKey,
+            suggestion: "ca_file"
+        ),
     ]
 
     static let wrongTypes: [InvalidCase] = [
@@ -52,121 +99,374 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
         InvalidCase(yaml: "mqtt: broker.local\n", keyPath: "mqtt", value: "broker.local", line: 1, kind: .wrongType),
         InvalidCase(yaml: "just text\n", keyPath: "", value: "just text", line: 1, kind: .wrongType),
         InvalidCase(yaml: "- a\n- b\n", keyPath: "", value: nil, line: 1, kind: .wrongType),
-        InvalidCase(yaml: "source:\n  replay:\n    loop: maybe\n", keyPath: "source.replay.loop", value: "maybe",
-                    line: 3, kind: .wrongType),
-        InvalidCase(yaml: "streams:\n  magnetometer:\n    qos: 1.5\n", keyPath: "streams.magnetometer.qos",
-                    value: "1.5", line: 3, kind: .wrongType),
-        InvalidCase(yaml: "streams:\n  magnetometer:\n    rate_hz: fast\n", keyPath: "streams.magnetometer.rate_hz",
-                    value: "fast", line: 3, kind: .wrongType),
-        InvalidCase(yaml: "source:\n  simulated:\n    seed: 1.5\n", keyPath: "source.simulated.seed", value: "1.5",
-                    line: 3, kind: .wrongType),
+        InvalidCase(
+            yaml: "source:\n  replay:\n    loop: maybe\n",
+            keyPath: "source.replay.loop",
+            value: "maybe",
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "streams:\n  magnetometer:\n    qos: 1.5\n",
+            keyPath: "streams.magnetometer.qos",
+            value: "1.5",
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "streams:\n  magnetometer:\n    rate_hz: fast\n",
+            keyPath: "streams.magnetometer.rate_hz",
+            value: "fast",
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    seed: 1.5\n",
+            keyPath: "source.simulated.seed",
+            value: "1.5",
+            line: 3,
+            kind: .wrongType
+        ),
         InvalidCase(yaml: "streams: [accelerometer]\n", keyPath: "streams", value: nil, line: 1, kind: .wrongType),
     ]
 
     static let outOfRange: [InvalidCase] = [
-        InvalidCase(yaml: "streams:\n  accelerometer:\n    rate_hz: 5000\n", keyPath: "streams.accelerometer.rate_hz",
-                    value: "5000", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  accelerometer:\n    rate_hz: 0\n", keyPath: "streams.accelerometer.rate_hz",
-                    value: "0", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  gyroscope:\n    rate_hz: -1\n", keyPath: "streams.gyroscope.rate_hz",
-                    value: "-1", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  gyroscope:\n    rate_hz: .nan\n", keyPath: "streams.gyroscope.rate_hz",
-                    value: ".nan", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  gyroscope:\n    rate_hz: .inf\n", keyPath: "streams.gyroscope.rate_hz",
-                    value: ".inf", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  magnetometer:\n    qos: 3\n", keyPath: "streams.magnetometer.qos",
-                    value: "3", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "streams:\n  magnetometer:\n    qos: -1\n", keyPath: "streams.magnetometer.qos",
-                    value: "-1", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    rate_hz: 0.5\n", keyPath: "source.simulated.rate_hz",
-                    value: "0.5", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    rate_hz: 4001\n", keyPath: "source.simulated.rate_hz",
-                    value: "4001", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    seed: -1\n", keyPath: "source.simulated.seed", value: "-1",
-                    line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    latitude: 91\n", keyPath: "source.simulated.latitude",
-                    value: "91", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    longitude: -180.5\n", keyPath: "source.simulated.longitude",
-                    value: "-180.5", line: 3, kind: .outOfRange),
-        InvalidCase(yaml: "source:\n  simulated:\n    altitude_m: -2000\n", keyPath: "source.simulated.altitude_m",
-                    value: "-2000", line: 3, kind: .outOfRange),
+        InvalidCase(
+            yaml: "streams:\n  accelerometer:\n    rate_hz: 5000\n",
+            keyPath: "streams.accelerometer.rate_hz",
+            value: "5000",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  accelerometer:\n    rate_hz: 0\n",
+            keyPath: "streams.accelerometer.rate_hz",
+            value: "0",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  gyroscope:\n    rate_hz: -1\n",
+            keyPath: "streams.gyroscope.rate_hz",
+            value: "-1",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  gyroscope:\n    rate_hz: .nan\n",
+            keyPath: "streams.gyroscope.rate_hz",
+            value: ".nan",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  gyroscope:\n    rate_hz: .inf\n",
+            keyPath: "streams.gyroscope.rate_hz",
+            value: ".inf",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  magnetometer:\n    qos: 3\n",
+            keyPath: "streams.magnetometer.qos",
+            value: "3",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "streams:\n  magnetometer:\n    qos: -1\n",
+            keyPath: "streams.magnetometer.qos",
+            value: "-1",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    rate_hz: 0.5\n",
+            keyPath: "source.simulated.rate_hz",
+            value: "0.5",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    rate_hz: 4001\n",
+            keyPath: "source.simulated.rate_hz",
+            value: "4001",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    seed: -1\n",
+            keyPath: "source.simulated.seed",
+            value: "-1",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    latitude: 91\n",
+            keyPath: "source.simulated.latitude",
+            value: "91",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    longitude: -180.5\n",
+            keyPath: "source.simulated.longitude",
+            value: "-180.5",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    altitude_m: -2000\n",
+            keyPath: "source.simulated.altitude_m",
+            value: "-2000",
+            line: 3,
+            kind: .outOfRange
+        ),
         InvalidCase(yaml: "mqtt:\n  port: 0\n", keyPath: "mqtt.port", value: "0", line: 2, kind: .outOfRange),
         InvalidCase(yaml: "mqtt:\n  port: 65536\n", keyPath: "mqtt.port", value: "65536", line: 2, kind: .outOfRange),
+        InvalidCase(
+            yaml: "mqtt:\n  port: 99999999999999999999\n",
+            keyPath: "mqtt.port",
+            value: "99999999999999999999",
+            line: 2,
+            kind: .outOfRange
+        ),
         InvalidCase(yaml: "mqtt:\n  keepalive: 4\n", keyPath: "mqtt.keepalive", value: "4", line: 2, kind: .outOfRange),
-        InvalidCase(yaml: "mqtt:\n  keepalive: 65536\n", keyPath: "mqtt.keepalive", value: "65536", line: 2,
-                    kind: .outOfRange),
-        InvalidCase(yaml: "mqtt:\n  max_inflight: 0\n", keyPath: "mqtt.max_inflight", value: "0", line: 2,
-                    kind: .outOfRange),
-        InvalidCase(yaml: "mqtt:\n  reconnect_min_delay: 0\n", keyPath: "mqtt.reconnect_min_delay", value: "0",
-                    line: 2, kind: .outOfRange),
-        InvalidCase(yaml: "mqtt:\n  reconnect_max_delay: 7200\n", keyPath: "mqtt.reconnect_max_delay",
-                    value: "7200", line: 2, kind: .outOfRange),
+        InvalidCase(
+            yaml: "mqtt:\n  keepalive: 65536\n",
+            keyPath: "mqtt.keepalive",
+            value: "65536",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  max_inflight: 0\n",
+            keyPath: "mqtt.max_inflight",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  reconnect_min_delay: 0\n",
+            keyPath: "mqtt.reconnect_min_delay",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  reconnect_max_delay: 7200\n",
+            keyPath: "mqtt.reconnect_max_delay",
+            value: "7200",
+            line: 2,
+            kind: .outOfRange
+        ),
     ]
 
     static let invalidValues: [InvalidCase] = [
-        InvalidCase(yaml: "mqtt:\n  protocol: v31\n", keyPath: "mqtt.protocol", value: "v31", line: 2,
-                    kind: .invalidValue, suggestion: "v311"),
-        InvalidCase(yaml: "agent:\n  log_level: warn\n", keyPath: "agent.log_level", value: "warn", line: 2,
-                    kind: .invalidValue, suggestion: "warning"),
-        InvalidCase(yaml: "agent:\n  log_level: INFO\n", keyPath: "agent.log_level", value: "INFO", line: 2,
-                    kind: .invalidValue, suggestion: "info"),
-        InvalidCase(yaml: "source:\n  kind: simulator\n", keyPath: "source.kind", value: "simulator", line: 2,
-                    kind: .invalidValue, suggestion: "simulated"),
-        InvalidCase(yaml: "source:\n  simulated:\n    scenario: walk\n", keyPath: "source.simulated.scenario",
-                    value: "walk", line: 3, kind: .invalidValue, suggestion: "walking"),
-        InvalidCase(yaml: "source:\n  replay:\n    speed: slow\n", keyPath: "source.replay.speed", value: "slow",
-                    line: 3, kind: .invalidValue),
-        InvalidCase(yaml: "source:\n  iio:\n    uri: http://board\n", keyPath: "source.iio.uri",
-                    value: "http://board", line: 3, kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: motion/#\n", keyPath: "topics.root", value: "motion/#", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: motion/+/imu\n", keyPath: "topics.root", value: "motion/+/imu", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: /motion\n", keyPath: "topics.root", value: "/motion", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: motion//imu\n", keyPath: "topics.root", value: "motion//imu", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: motion/\n", keyPath: "topics.root", value: "motion/", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: $SYS/motion\n", keyPath: "topics.root", value: "$SYS/motion", line: 2,
-                    kind: .invalidValue),
+        InvalidCase(
+            yaml: "mqtt:\n  protocol: v31\n",
+            keyPath: "mqtt.protocol",
+            value: "v31",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "v311"
+        ),
+        InvalidCase(
+            yaml: "agent:\n  log_level: warn\n",
+            keyPath: "agent.log_level",
+            value: "warn",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "warning"
+        ),
+        InvalidCase(
+            yaml: "agent:\n  log_level: INFO\n",
+            keyPath: "agent.log_level",
+            value: "INFO",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "info"
+        ),
+        InvalidCase(
+            yaml: "source:\n  kind: simulator\n",
+            keyPath: "source.kind",
+            value: "simulator",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "simulated"
+        ),
+        InvalidCase(
+            yaml: "source:\n  simulated:\n    scenario: walk\n",
+            keyPath: "source.simulated.scenario",
+            value: "walk",
+            line: 3,
+            kind: .invalidValue,
+            suggestion: "walking"
+        ),
+        InvalidCase(
+            yaml: "source:\n  replay:\n    speed: slow\n",
+            keyPath: "source.replay.speed",
+            value: "slow",
+            line: 3,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "source:\n  iio:\n    uri: http://board\n",
+            keyPath: "source.iio.uri",
+            value: "http://board",
+            line: 3,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: motion/#\n",
+            keyPath: "topics.root",
+            value: "motion/#",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: motion/+/imu\n",
+            keyPath: "topics.root",
+            value: "motion/+/imu",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: /motion\n",
+            keyPath: "topics.root",
+            value: "/motion",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: motion//imu\n",
+            keyPath: "topics.root",
+            value: "motion//imu",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: motion/\n",
+            keyPath: "topics.root",
+            value: "motion/",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: $SYS/motion\n",
+            keyPath: "topics.root",
+            value: "$SYS/motion",
+            line: 2,
+            kind: .invalidValue
+        ),
         InvalidCase(yaml: "topics:\n  root: \"\"\n", keyPath: "topics.root", value: "", line: 2, kind: .invalidValue),
-        InvalidCase(yaml: "topics:\n  root: motion/{dev}\n", keyPath: "topics.root", value: "motion/{dev}", line: 2,
-                    kind: .invalidValue, suggestion: "{device}"),
-        InvalidCase(yaml: "topics:\n  root: motion/{device\n", keyPath: "topics.root", value: "motion/{device",
-                    line: 2, kind: .invalidValue),
+        InvalidCase(
+            yaml: "topics:\n  root: motion/{dev}\n",
+            keyPath: "topics.root",
+            value: "motion/{dev}",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "{device}"
+        ),
+        InvalidCase(
+            yaml: "topics:\n  root: motion/{device\n",
+            keyPath: "topics.root",
+            value: "motion/{device",
+            line: 2,
+            kind: .invalidValue
+        ),
         InvalidCase(yaml: "device:\n  id: a/b\n", keyPath: "device.id", value: "a/b", line: 2, kind: .invalidValue),
         InvalidCase(yaml: "device:\n  id: a+b\n", keyPath: "device.id", value: "a+b", line: 2, kind: .invalidValue),
         InvalidCase(yaml: "device:\n  id: \"a#b\"\n", keyPath: "device.id", value: "a#b", line: 2, kind: .invalidValue),
         InvalidCase(yaml: "device:\n  id: \"\"\n", keyPath: "device.id", value: "", line: 2, kind: .invalidValue),
-        InvalidCase(yaml: "device:\n  id: \(String(repeating: "x", count: 65))\n", keyPath: "device.id",
-                    value: String(repeating: "x", count: 65), line: 2, kind: .invalidValue),
-        InvalidCase(yaml: "mqtt:\n  client_id: \"\"\n", keyPath: "mqtt.client_id", value: "", line: 2,
-                    kind: .invalidValue),
-        InvalidCase(yaml: "mqtt:\n  client_id: agent-{host}\n", keyPath: "mqtt.client_id", value: "agent-{host}",
-                    line: 2, kind: .invalidValue),
-        InvalidCase(yaml: "mqtt:\n  host: mqtt://broker\n", keyPath: "mqtt.host", value: "mqtt://broker", line: 2,
-                    kind: .invalidValue),
+        InvalidCase(
+            yaml: "device:\n  id: \(String(repeating: "x", count: 65))\n",
+            keyPath: "device.id",
+            value: String(repeating: "x", count: 65),
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  client_id: \"\"\n",
+            keyPath: "mqtt.client_id",
+            value: "",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  client_id: agent-{host}\n",
+            keyPath: "mqtt.client_id",
+            value: "agent-{host}",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  host: mqtt://broker\n",
+            keyPath: "mqtt.host",
+            value: "mqtt://broker",
+            line: 2,
+            kind: .invalidValue
+        ),
         InvalidCase(yaml: "mqtt:\n  host: \"\"\n", keyPath: "mqtt.host", value: "", line: 2, kind: .invalidValue),
-        InvalidCase(yaml: "mqtt:\n  password_file: \"\"\n", keyPath: "mqtt.password_file", value: "", line: 2,
-                    kind: .invalidValue),
+        InvalidCase(
+            yaml: "mqtt:\n  password_file: \"\"\n",
+            keyPath: "mqtt.password_file",
+            value: "",
+            line: 2,
+            kind: .invalidValue
+        ),
     ]
 
     static let crossChecks: [InvalidCase] = [
-        InvalidCase(yaml: "source:\n  kind: replay\n", keyPath: "source.replay.file", value: nil, line: 2,
-                    kind: .missingValue),
-        InvalidCase(yaml: "source:\n  kind: replay\n  replay:\n    file: /nonexistent/walk.csv\n",
-                    keyPath: "source.replay.file", value: "/nonexistent/walk.csv", line: 4, kind: .fileUnavailable),
-        InvalidCase(yaml: "mqtt:\n  username: agent\n  password_file: /nonexistent/password\n",
-                    keyPath: "mqtt.password_file", value: "/nonexistent/password", line: 3, kind: .fileUnavailable),
-        InvalidCase(yaml: "mqtt:\n  password_file: /tmp\n", keyPath: "mqtt.password_file", value: "/tmp", line: 2,
-                    kind: .fileUnavailable),
-        InvalidCase(yaml: "mqtt:\n  tls:\n    ca_file: /nonexistent/ca.pem\n", keyPath: "mqtt.tls.ca_file",
-                    value: "/nonexistent/ca.pem", line: 3, kind: .fileUnavailable),
-        InvalidCase(yaml: "mqtt:\n  reconnect_min_delay: 10\n  reconnect_max_delay: 5\n",
-                    keyPath: "mqtt.reconnect_min_delay", value: "10", line: 2, kind: .conflict),
-        InvalidCase(yaml: "mqtt:\n  reconnect_max_delay: 0.25\n", keyPath: "mqtt.reconnect_min_delay", value: "0.5",
-                    line: 2, kind: .conflict),
+        InvalidCase(
+            yaml: "source:\n  kind: replay\n",
+            keyPath: "source.replay.file",
+            value: nil,
+            line: 2,
+            kind: .missingValue
+        ),
+        InvalidCase(
+            yaml: "source:\n  kind: replay\n  replay:\n    file: /nonexistent/walk.csv\n",
+            keyPath: "source.replay.file",
+            value: "/nonexistent/walk.csv",
+            line: 4,
+            kind: .fileUnavailable
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  username: agent\n  password_file: /nonexistent/password\n",
+            keyPath: "mqtt.password_file",
+            value: "/nonexistent/password",
+            line: 3,
+            kind: .fileUnavailable
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  password_file: /tmp\n",
+            keyPath: "mqtt.password_file",
+            value: "/tmp",
+            line: 2,
+            kind: .fileUnavailable
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  tls:\n    ca_file: /nonexistent/ca.pem\n",
+            keyPath: "mqtt.tls.ca_file",
+            value: "/nonexistent/ca.pem",
+            line: 3,
+            kind: .fileUnavailable
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  reconnect_min_delay: 10\n  reconnect_max_delay: 5\n",
+            keyPath: "mqtt.reconnect_min_delay",
+            value: "10",
+            line: 2,
+            kind: .conflict
+        ),
+        InvalidCase(
+            yaml: "mqtt:\n  reconnect_max_delay: 0.25\n",
+            keyPath: "mqtt.reconnect_min_delay",
+            value: "0.5",
+            line: 2,
+            kind: .conflict
+        ),
     ]
 
     @Test(arguments: unknownKeys + wrongTypes + outOfRange + invalidValues + crossChecks)
@@ -215,10 +515,12 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
               root: motion/#
             """
         let error = try #require(decodingError(yaml))
-        #expect(error.errors.map(\.keyPath) == [
-            "mqtt.port", "mqtt.protcol", "mqtt.keepalive", "streams.accelerometer.rate_hz",
-            "streams.accelerometer.qos", "topics.root",
-        ])
+        #expect(
+            error.errors.map(\.keyPath) == [
+                "mqtt.port", "mqtt.protcol", "mqtt.keepalive", "streams.accelerometer.rate_hz",
+                "streams.accelerometer.qos", "topics.root",
+            ]
+        )
         #expect(error.errors.map(\.line) == [2, 3, 4, 7, 8, 10])
         #expect(error.keyPath == "mqtt.port")
         let lines = error.description.split(separator: "\n")
@@ -228,7 +530,8 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
     }
 
     @Test func reportsFileAndValueProblemsTogether() throws {
-        let yaml = "source:\n  kind: replay\nmqtt:\n  port: 99999\n  reconnect_min_delay: 60\n  reconnect_max_delay: 1\n"
+        let yaml =
+            "source:\n  kind: replay\nmqtt:\n  port: 99999\n  reconnect_min_delay: 60\n  reconnect_max_delay: 1\n"
         let error = try #require(decodingError(yaml))
         #expect(error.errors.map(\.keyPath) == ["source.replay.file", "mqtt.port", "mqtt.reconnect_min_delay"])
         #expect(error.errors.map(\.kind) == [.missingValue, .outOfRange, .conflict])
