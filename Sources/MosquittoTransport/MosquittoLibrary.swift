@@ -18,9 +18,12 @@ enum MosquittoLibrary {
         return (major, minor, revision)
     }
 
-    /// libmosquitto's sentence for one of its error numbers (`MOSQ_ERR_*`).
+    /// libmosquitto's sentence for one of its error numbers (`MOSQ_ERR_*`), without its final period so it
+    /// reads inside our sentences the way strerror's text does.
     static func errorText(_ code: Int32) -> String {
-        String(cString: mosquitto_strerror(code))
+        var text = String(cString: mosquitto_strerror(code))
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// libmosquitto's sentence for an MQTT 5 reason code.

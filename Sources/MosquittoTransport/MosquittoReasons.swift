@@ -26,8 +26,11 @@ enum MosquittoReasons {
 
     /// The socket opened but the connection ended before a CONNACK (TLS handshake, broker closed it).
     static func endedBeforeConnack(_ rc: Int32, errno savedErrno: Int32, endpoint: String) -> String {
+        if rc == MosquittoError.tls || rc == MosquittoError.tlsHandshake {
+            return "connect to \(endpoint) failed: TLS handshake failed (the broker's certificate is not signed by the trusted CA or does not name this host, or the listener does not speak TLS) — check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml, and that mqtt.port is the broker's TLS listener"
+        }
         let text = rc == MosquittoError.errno ? systemText(savedErrno) : MosquittoLibrary.errorText(rc)
-        return "connect to \(endpoint) failed before the broker answered: \(text) — check that mqtt.port is an MQTT listener, mqtt.protocol, and mqtt.tls.* in config.yaml if the listener uses TLS"
+        return "connect to \(endpoint) failed before the broker answered: \(text) — check that mqtt.port is an MQTT listener, and mqtt.tls.* in config.yaml if that listener uses TLS"
     }
 
     /// CONNACK refused. Returns the sentence and whether the refusal is about credentials or identity

@@ -75,6 +75,7 @@ public final class MosquittoBroker: Sendable {
 
     deinit {
         if let process = running.withLock({ $0 }) {
+            process.signal(SIGCONT)
             process.kill()
         }
         try? FileManager.default.removeItem(atPath: directory)
@@ -146,6 +147,29 @@ public final class MosquittoBroker: Sendable {
         await end(signal: SIGKILL, timeout: 5)
     }
 
+    /// SIGSTOP: the broker keeps its sockets open but answers nothing (a hung broker or a stalled network).
+    /// Returns once the kernel reports the process stopped (bounded by 5 s).
+    public func pause() async {
+        guard let process = running.withLock({ $0 }) else { return }
+        process.signal(SIGSTOP)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            // /proc/PID/stat: "pid (comm) state …"; T is "stopped".
+            if let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")"),
+                stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+            {
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// SIGCONT after `pause()`.
+    public func resume() {
+        running.withLock { $0 }?.signal(SIGCONT)
+    }
+
     /// Stops (SIGTERM) and starts again on the same port.
     public func restart(timeout: Double = 10) async throws {
         await stop()
@@ -154,6 +178,7 @@ public final class MosquittoBroker: Sendable {
 
     private func end(signal: Int32, timeout: Double) async {
         guard let process = running.withLock({ $0 }) else { return }
+        process.signal(SIGCONT)
         process.signal(signal)
         if await process.waitForExit(timeout: timeout) == nil {
             process.kill()
