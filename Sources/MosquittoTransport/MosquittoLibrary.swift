@@ -1,10 +1,50 @@
-import CMosquitto
+internal import CMosquitto
 
-/// The only importer of libmosquitto.
+/// Process-wide libmosquitto set-up. This module is the only importer of libmosquitto.
 enum MosquittoLibrary {
+    /// mosquitto.h: "libmosquitto provides thread safe operation, with the exception of
+    /// <mosquitto_lib_init> which is not thread safe." A `static let` runs its initializer exactly once,
+    /// under the runtime's once-lock, so every handle creation goes through here first. There is no
+    /// matching mosquitto_lib_cleanup: the library stays initialised for the life of the process.
+    private static let initResult: Int32 = mosquitto_lib_init()
+
+    static func ensureInitialized() {
+        _ = initResult
+    }
+
     static func version() -> (major: Int32, minor: Int32, revision: Int32) {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
         _ = mosquitto_lib_version(&major, &minor, &revision)
         return (major, minor, revision)
     }
+
+    /// libmosquitto's sentence for one of its error numbers (`MOSQ_ERR_*`), without its final period so it
+    /// reads inside our sentences the way strerror's text does.
+    static func errorText(_ code: Int32) -> String {
+        var text = String(cString: mosquitto_strerror(code))
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// libmosquitto's sentence for an MQTT 5 reason code.
+    static func reasonText(_ code: Int32) -> String {
+        String(cString: mosquitto_reason_string(code))
+    }
+}
+
+/// `MOSQ_ERR_*` values as plain `Int32`s, the type every libmosquitto call returns.
+enum MosquittoError {
+    static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
+    static let noMemory = Int32(MOSQ_ERR_NOMEM.rawValue)
+    static let invalid = Int32(MOSQ_ERR_INVAL.rawValue)
+    static let noConnection = Int32(MOSQ_ERR_NO_CONN.rawValue)
+    static let connectionLost = Int32(MOSQ_ERR_CONN_LOST.rawValue)
+    static let tls = Int32(MOSQ_ERR_TLS.rawValue)
+    static let payloadSize = Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)
+    static let errno = Int32(MOSQ_ERR_ERRNO.rawValue)
+    static let lookup = Int32(MOSQ_ERR_EAI.rawValue)
+    static let keepalive = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
+    static let tlsHandshake = Int32(MOSQ_ERR_TLS_HANDSHAKE.rawValue)
+    static let protocolError = Int32(MOSQ_ERR_PROTOCOL.rawValue)
+    static let connectionRefused = Int32(MOSQ_ERR_CONN_REFUSED.rawValue)
 }

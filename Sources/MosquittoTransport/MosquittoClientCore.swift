@@ -1,0 +1,86 @@
+import AgentCore
+import Logging
+import Synchronization
+
+/// Where a client is in its connection's life. Read without a lock (`isConnected`, callbacks); every move
+/// away from `.connected` and every start happens under `MosquittoClientCore.locked`, which is also held
+/// across each libmosquitto publish/subscribe call, so once a teardown holds the lock no caller is inside
+/// libmosquitto with a stale idea of the phase.
+enum ConnectionPhase: UInt8 {
+    /// No network thread; `connect` may start one.
+    case idle
+    /// A network thread is connecting (TCP, TLS, CONNACK).
+    case connecting
+    /// CONNACK accepted: publish and subscribe are allowed.
+    case connected
+    /// The connection ended; the network thread is tearing down and will report it.
+    case closing
+}
+
+/// State shared by the client object, its network thread and the libmosquitto callbacks.
+final class MosquittoClientCore: Sendable {
+    let channel: BrokerEventChannel
+    let logger: Logger
+    let maxQueuedMessages: Int
+    private let phaseValue = Atomic<UInt8>(ConnectionPhase.idle.rawValue)
+    /// Set by `disconnect`; lets the network thread check for a stop without taking the lock every turn.
+    let stopRequested = Atomic<Bool>(false)
+    let locked: Mutex<LockedState>
+
+    struct LockedState {
+        /// Reused across connections made with equal options, so QoS > 0 messages still unacknowledged
+        /// when a connection drops are resent on the next one (libmosquitto keeps them per handle).
+        var handle: MosquittoHandle?
+        var handleOptions: BrokerConnectOptions?
+        var protocolVersion: MQTTProtocolVersion = .v5
+        var outstanding = OutstandingMessages()
+        var stopDeadline: ContinuousClock.Instant?
+        var waiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterID = 0
+    }
+
+    init(logger: Logger, eventBacklogLimit: Int, maxQueuedMessages: Int) {
+        self.logger = logger
+        self.maxQueuedMessages = maxQueuedMessages
+        channel = BrokerEventChannel(dataLimit: eventBacklogLimit)
+        locked = Mutex(LockedState())
+    }
+
+    var phase: ConnectionPhase {
+        ConnectionPhase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .idle
+    }
+
+    func setPhase(_ phase: ConnectionPhase) {
+        phaseValue.store(phase.rawValue, ordering: .releasing)
+    }
+
+    /// Asks the network thread to flush until `deadline`, then DISCONNECT; keeps the earliest deadline.
+    func requestStop(deadline: ContinuousClock.Instant, in state: inout LockedState) {
+        if let existing = state.stopDeadline, existing <= deadline { return }
+        state.stopDeadline = deadline
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    /// The network thread's last act: back to idle, report the outcome, wake `disconnect` callers.
+    func connectionFinished(_ event: BrokerEvent) {
+        let waiters = locked.withLock { state in
+            setPhase(.idle)
+            state.stopDeadline = nil
+            stopRequested.store(false, ordering: .releasing)
+            let waiters = state.waiters.map(\.continuation)
+            state.waiters.removeAll()
+            return waiters
+        }
+        channel.yieldControl(event)
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// A `disconnect` caller gave up waiting (its bound passed); a no-op if the thread already woke it.
+    func abandonWaiter(_ id: Int) {
+        let waiter = locked.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index).continuation
+        }
+        waiter?.resume()
+    }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentCore
+internal import CMosquitto
+
+/// libmosquitto's callbacks. They capture nothing: the context is the `MosquittoConnection` whose
+/// `Unmanaged` pointer is the handle's userdata (retained by `MosquittoClient.connect`, released by the network
+/// thread after its last library call). They run on the network thread, inside `mosquitto_loop`, and only
+/// record state on the connection and yield into the event stream — they never block, lock or publish.
+extension MosquittoConnection {
+    static func installCallbacks(on mosq: OpaquePointer) {
+        mosquitto_connect_v5_callback_set(mosq) { _, userdata, code, flags, _ in
+            guard let connection = MosquittoConnection.from(userdata) else { return }
+            connection.connackCode = code
+            if code == 0 {
+                // Before the event is visible, so a consumer reacting to `.connected` can publish at once.
+                connection.core.setPhase(.connected)
+                // CONNACK flags bit 0: Session Present (MQTT 3.1.1 §3.2.2.2, MQTT 5 §3.2.2.1.1).
+                connection.core.channel.yieldControl(.connected(sessionPresent: flags & 1 != 0))
+            }
+        }
+        mosquitto_disconnect_v5_callback_set(mosq) { _, userdata, code, _ in
+            guard let connection = MosquittoConnection.from(userdata) else { return }
+            if connection.disconnectCode == nil { connection.disconnectCode = code }
+            if connection.connackCode == 0 { connection.core.setPhase(.closing) }
+        }
+        mosquitto_publish_v5_callback_set(mosq) { _, userdata, messageID, reasonCode, _ in
+            guard let connection = MosquittoConnection.from(userdata) else { return }
+            connection.completedMessageIDs.append(messageID)
+            if reasonCode >= 0x80, connection.publishFailureCode == nil {
+                connection.publishFailureCode = reasonCode
+            }
+            let channel = connection.core.channel
+            if channel.reserveData() {
+                channel.yieldReservedData(.delivered(messageID: messageID))
+            }
+        }
+        mosquitto_message_v5_callback_set(mosq) { _, userdata, message, properties in
+            guard let connection = MosquittoConnection.from(userdata), let message else { return }
+            let channel = connection.core.channel
+            guard channel.reserveData() else { return }
+            channel.yieldReservedData(.message(MosquittoConnection.inboundMessage(message.pointee, properties: properties)))
+        }
+    }
+
+    fileprivate static func from(_ userdata: UnsafeMutableRawPointer?) -> MosquittoConnection? {
+        guard let userdata else { return nil }
+        return Unmanaged<MosquittoConnection>.fromOpaque(userdata).takeUnretainedValue()
+    }
+
+    /// Copies what libmosquitto lends for the callback's duration into an owned value.
+    fileprivate static func inboundMessage(
+        _ message: mosquitto_message,
+        properties: OpaquePointer?
+    ) -> InboundMessage {
+        let topic = message.topic.map { String(cString: $0) } ?? ""
+        let payload: [UInt8]
+        if let bytes = message.payload, message.payloadlen > 0 {
+            payload = [UInt8](UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+        } else {
+            payload = []
+        }
+        var responseTopic: String?
+        var correlationData: [UInt8]?
+        if let properties {
+            // mosquitto.h, mosquitto_property_read_string/_binary: "On success, value must be free()'d by the
+            // application."
+            var topicPointer: UnsafeMutablePointer<CChar>?
+            if mosquitto_property_read_string(
+                properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &topicPointer, false
+            ) != nil, let topicPointer {
+                responseTopic = String(cString: topicPointer)
+                free(topicPointer)
+            }
+            var dataPointer: UnsafeMutableRawPointer?
+            var dataLength: UInt16 = 0
+            if mosquitto_property_read_binary(
+                properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &dataPointer, &dataLength, false
+            ) != nil {
+                if let dataPointer {
+                    correlationData = [UInt8](UnsafeRawBufferPointer(start: dataPointer, count: Int(dataLength)))
+                    free(dataPointer)
+                } else {
+                    correlationData = []
+                }
+            }
+        }
+        return InboundMessage(
+            topic: topic,
+            payload: payload,
+            qos: Int(message.qos),
+            retain: message.retain,
+            responseTopic: responseTopic,
+            correlationData: correlationData
+        )
+    }
+}

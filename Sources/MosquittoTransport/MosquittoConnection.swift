@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentCore
+internal import CMosquitto
+
+/// One connection attempt and, if CONNACK accepts it, the connection: runs on its own network thread from
+/// the attempt to the teardown, and is the context libmosquitto's callbacks receive as userdata.
+///
+/// `@unchecked Sendable`: the `let`s are Sendable or only used on the network thread; the `var`s are
+/// written by callbacks, which libmosquitto runs on the thread calling `mosquitto_loop` — this one — and read
+/// by the same thread between loop turns.
+final class MosquittoConnection: @unchecked Sendable {
+    let core: MosquittoClientCore
+    let handle: MosquittoHandle
+    let options: BrokerConnectOptions
+    let endpoint: String
+    private let connectProperties: MosquittoProperties?
+
+    // Network thread only.
+    /// The CONNACK code once it arrived; 0 is accepted.
+    var connackCode: Int32?
+    /// on_disconnect's code once the connection ended.
+    var disconnectCode: Int32?
+    /// Message ids on_publish reported this loop turn, settled in the ledger after the turn so that callbacks
+    /// never take the client's lock.
+    var completedMessageIDs: [Int32] = []
+    /// First failing PUBACK/PUBCOMP reason (MQTT 5, ≥ 0x80) seen, logged after the loop turn.
+    var publishFailureCode: Int32?
+    private var publishFailureLogged = false
+
+    init(
+        core: MosquittoClientCore,
+        handle: MosquittoHandle,
+        options: BrokerConnectOptions,
+        connectProperties: MosquittoProperties?
+    ) {
+        self.core = core
+        self.handle = handle
+        self.options = options
+        self.connectProperties = connectProperties
+        endpoint = "\(options.host):\(options.port)"
+        completedMessageIDs.reserveCapacity(1024)
+    }
+
+    /// libmosquitto's select() timeout per loop turn: bounds how late a `disconnect` request is noticed.
+    static let loopTimeoutMilliseconds: Int32 = 100
+    /// How long a DISCONNECT may take to reach the socket before the socket is closed under it.
+    static let disconnectWriteLimit: Duration = .seconds(1)
+
+    /// The network thread's body. Every path ends in exactly one terminal event: `.connectFailed` if no
+    /// CONNACK accepted the connection, otherwise `.disconnected`.
+    func run() {
+        let terminal = runUntilClosed()
+        mosquitto_user_data_set(handle.pointer, nil)
+        if case .connectFailed(_, let reason, _) = terminal {
+            core.logger.debug("mqtt connect failed", metadata: ["mqtt.reason": "\(reason)"])
+        }
+        core.connectionFinished(terminal)
+    }
+
+    private var cancelledEvent: BrokerEvent {
+        .connectFailed(
+            code: Int(MosquittoError.noConnection),
+            reason: "connect to \(endpoint) cancelled by disconnect() before the broker accepted it",
+            isAuthorization: false
+        )
+    }
+
+    private func runUntilClosed() -> BrokerEvent {
+        let mosq = handle.pointer
+        if core.stopRequested.load(ordering: .acquiring) { return cancelledEvent }
+
+        // Blocking TCP (and DNS) connect, on this thread only; the CONNECT packet is queued and the rest of
+        // the handshake (TLS, CONNACK) is driven by mosquitto_loop below.
+        let rc = options.host.withCString { host in
+            mosquitto_connect_bind_v5(
+                mosq, host, Int32(options.port), Int32(options.keepaliveSeconds), nil, connectProperties?.list
+            )
+        }
+        let connectErrno = errno
+        if rc != MosquittoError.success {
+            return .connectFailed(
+                code: Int(rc),
+                reason: MosquittoReasons.connectCallFailed(rc, errno: connectErrno, endpoint: endpoint),
+                isAuthorization: false
+            )
+        }
+
+        let clock = ContinuousClock()
+        var disconnectSentAt: ContinuousClock.Instant?
+        while true {
+            if core.stopRequested.load(ordering: .acquiring) {
+                if let sentAt = disconnectSentAt {
+                    if clock.now - sentAt > Self.disconnectWriteLimit {
+                        closeSocket()
+                        return connackCode == 0
+                            ? .disconnected(
+                                reason: "disconnected from \(endpoint): DISCONNECT was not written within 1 s, socket closed",
+                                expected: true
+                            )
+                            : cancelledEvent
+                    }
+                } else if shouldSendDisconnect(now: clock.now) {
+                    // Reason 0, normal disconnection: the broker discards the will.
+                    let rc = mosquitto_disconnect_v5(mosq, 0, nil)
+                    if rc != MosquittoError.success {
+                        closeSocket()
+                        return connackCode == 0
+                            ? .disconnected(reason: "disconnected from \(endpoint) (socket closed)", expected: true)
+                            : cancelledEvent
+                    }
+                    disconnectSentAt = clock.now
+                }
+            }
+
+            let loopRC = mosquitto_loop(mosq, Self.loopTimeoutMilliseconds, 1)
+            let loopErrno = errno
+            settleCompletedMessages()
+
+            if let code = connackCode, code != 0 {
+                closeSocket()
+                let (reason, isAuthorization) = MosquittoReasons.connackRefused(
+                    code, protocolVersion: options.protocolVersion, endpoint: endpoint
+                )
+                return .connectFailed(code: Int(code), reason: reason, isAuthorization: isAuthorization)
+            }
+            if let code = disconnectCode {
+                return endedEvent(code: code, errno: loopErrno, requested: disconnectSentAt != nil)
+            }
+            if loopRC != MosquittoError.success {
+                // An error libmosquitto did not report through on_disconnect (select() failing, for one):
+                // close the socket ourselves so the end is never silent.
+                core.setPhase(.closing)
+                closeSocket()
+                return endedEvent(code: loopRC, errno: loopErrno, requested: disconnectSentAt != nil)
+            }
+        }
+    }
+
+    private func endedEvent(code: Int32, errno savedErrno: Int32, requested: Bool) -> BrokerEvent {
+        guard connackCode == 0 else {
+            if requested { return cancelledEvent }
+            return .connectFailed(
+                code: Int(code),
+                reason: MosquittoReasons.endedBeforeConnack(code, errno: savedErrno, endpoint: endpoint),
+                isAuthorization: false
+            )
+        }
+        if requested {
+            return .disconnected(reason: "disconnected from \(endpoint) as requested", expected: true)
+        }
+        return .disconnected(
+            reason: MosquittoReasons.connectionLost(
+                code, errno: savedErrno, keepaliveSeconds: options.keepaliveSeconds, endpoint: endpoint
+            ),
+            expected: false
+        )
+    }
+
+    /// DISCONNECT goes out once everything queued has been written (QoS 0) or acknowledged (QoS > 0), or
+    /// when the flush deadline passes, or at once if the broker has not accepted the connection yet.
+    private func shouldSendDisconnect(now: ContinuousClock.Instant) -> Bool {
+        core.locked.withLock { state in
+            guard connackCode == 0 else { return true }
+            if let deadline = state.stopDeadline, now >= deadline { return true }
+            return state.outstanding.isEmpty
+        }
+    }
+
+    private func settleCompletedMessages() {
+        if !completedMessageIDs.isEmpty {
+            core.locked.withLock { state in
+                for messageID in completedMessageIDs { state.outstanding.complete(messageID) }
+            }
+            completedMessageIDs.removeAll(keepingCapacity: true)
+        }
+        if let code = publishFailureCode, !publishFailureLogged {
+            publishFailureLogged = true
+            core.logger.warning(
+                "mqtt broker refused a published message",
+                metadata: [
+                    "mqtt.reason": "\(MosquittoLibrary.reasonText(code)) (0x\(String(code, radix: 16)))",
+                    "mqtt.broker": "\(endpoint)",
+                ]
+            )
+        }
+    }
+
+    /// Ends the TCP connection without a DISCONNECT. libmosquitto has no call for that, so shut the socket
+    /// down and let one more loop turn see EOF and close its side (its on_disconnect is then ignored).
+    private func closeSocket() {
+        let socket = mosquitto_socket(handle.pointer)
+        guard socket >= 0 else { return }
+        #if canImport(Glibc)
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+        #else
+        _ = shutdown(socket, SHUT_RDWR)
+        #endif
+        _ = mosquitto_loop(handle.pointer, 10, 1)
+    }
+}

@@ -1,0 +1,80 @@
+import AgentCore
+import MosquittoTransport
+import Synchronization
+
+/// Records every event a client reports, for bounded waits in tests.
+final class EventLog: Sendable {
+    private let recorded = Recorded()
+    private let pump: Task<Void, Never>
+
+    private final class Recorded: Sendable {
+        let events = Mutex<[BrokerEvent]>([])
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(_ client: MosquittoClient) {
+        let recorded = self.recorded
+        let stream = client.events
+        pump = Task {
+            for await event in stream {
+                recorded.events.withLock { $0.append(event) }
+            }
+        }
+    }
+
+    deinit { pump.cancel() }
+
+    var all: [BrokerEvent] { recorded.events.withLock { $0 } }
+
+    /// Connection events only (no messages or deliveries).
+    var connectionEvents: [BrokerEvent] {
+        all.filter {
+            switch $0 {
+            case .message, .delivered: false
+            default: true
+            }
+        }
+    }
+
+    /// Waits at most `timeout` seconds until `count` recorded events satisfy `predicate`; returns the first.
+    @discardableResult
+    func waitFor(
+        _ what: String,
+        count: Int = 1,
+        timeout: Double = 10,
+        _ predicate: @Sendable (BrokerEvent) -> Bool
+    ) async throws -> BrokerEvent {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let matches = all.filter(predicate)
+            if matches.count >= count { return matches[0] }
+            if ContinuousClock.now >= deadline { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw Timeout(description: "waited \(timeout) s for \(what); events: \(connectionEvents), \(all.count) in all")
+    }
+
+    @discardableResult
+    func waitForConnected(timeout: Double = 10) async throws -> Bool {
+        let event = try await waitFor("connected or connectFailed", timeout: timeout) {
+            switch $0 {
+            case .connected, .connectFailed: true
+            default: false
+            }
+        }
+        if case .connected(let sessionPresent) = event { return sessionPresent }
+        throw Timeout(description: "expected .connected, got \(event)")
+    }
+
+    func waitForTerminal(timeout: Double = 10) async throws -> BrokerEvent {
+        try await waitFor("connectFailed or disconnected", timeout: timeout) {
+            switch $0 {
+            case .connectFailed, .disconnected: true
+            default: false
+            }
+        }
+    }
+}
