@@ -163,7 +163,11 @@ struct GaitMotion: Sendable {
             let flightB = Profile.windowIntegral(u + (-(flight + GaitMotion.landingSteps)), length: flight, ramp: 1)
                 * (half / (flight - 1))
             ground = flightA + flightB + rise * k
-            heading = Profile.smootherstep((u + (-flight)) * (1 / GaitMotion.landingSteps)) * .pi + .pi * k
+            // The U-turn starts on the last step of the flight and ends on the first step of the next
+            // (4 steps, 2.5 s, peak ≈ 135 °/s).
+            let turnStart = flight - 1
+            let turnSteps = GaitMotion.landingSteps + 2
+            heading = Profile.smootherstep((u + (-turnStart)) * (1 / turnSteps)) * .pi + .pi * k
             let done = min(floors, Int((phase.v / cycle + 1e-9).rounded(.down)))
             if rise > 0 { floorsUp = done } else { floorsDown = done }
         }

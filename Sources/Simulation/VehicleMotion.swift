@@ -7,7 +7,7 @@ import MotionModel
 /// - Cycling: 5.5 m/s (20 km/h), 6 s ramps (peak ≈ 1.7 m/s²); the phone is in a trouser pocket and the
 ///   thigh swings with the pedals (≈ 1.3 Hz, hip flexion 54° ± 20° while moving); road vibration
 ///   10–25 Hz through the saddle.
-/// - Driving: 13.9 m/s (50 km/h), 8 s ramps (peak ≈ 3.3 m/s², ordinary town driving); the phone lies in
+/// - Driving: 13.9 m/s (50 km/h), 10 s ramps (peak ≈ 2.6 m/s², ordinary town driving); the phone lies in
 ///   the console tray; suspension heave (1.3 and 2.1 Hz), road vibration 10–30 Hz, and the engine's
 ///   second-order vibration (25 Hz at 750 rpm idle for a four-cylinder engine) also while stopped.
 ///
@@ -43,8 +43,10 @@ struct VehicleMotion: Sendable {
     /// Small angular vibration of the car body: (frequency Hz, amplitude rad, phase rad), pitch and roll.
     private let angular: [(Double, Double, Double)]
 
-    static let turnDelay = 1.0
-    static let turnDuration = 6.0
+    /// A junction turn: 90° over 8 s from the moment the vehicle pulls away (peak ≈ 21 °/s, at most
+    /// ≈ 2.6 m/s² sideways in the car).
+    static let turnDelay = 0.0
+    static let turnDuration = 8.0
 
     init(kind: Kind, pedalHz: Double, random: inout RandomSource) {
         self.kind = kind
@@ -64,7 +66,7 @@ struct VehicleMotion: Sendable {
             angular = []
         case .car:
             cruiseSpeed = 13.9
-            ramp = 8
+            ramp = 10
             plan = [(8, 60, .pi / 2), (10, 45, -.pi / 2), (5, 90, -.pi / 2), (12, 50, .pi / 2)]
             finalStop = 6
             vertical = [(1.3, 0.33, 0.0), (2.1, 0.25, 0.0), (11.7, 0.25, 0.0), (14.3, 0.25, 0.0),

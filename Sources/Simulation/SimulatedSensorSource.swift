@@ -1,0 +1,301 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentCore
+import Logging
+import MotionModel
+import Synchronization
+
+/// The simulator as the agent's hardware port: one device (`simulated`, `simulated-imu`) carrying all four
+/// sensors, paced in real time on its own thread and timestamped on the monotonic clock like IIO samples.
+///
+/// The device offers an ODR ladder like real IMUs: the configured top rate and its halvings down to 1 Hz.
+/// `apply` may change the rate and the enabled sensors at any time; the acquisition thread picks the change
+/// up before its next sample. With the device off (absent from the plan, or no sensors) nothing is
+/// delivered. The simulated world keeps its own time, which starts at 0 with the first `run` and continues
+/// where it stopped on a later `run`.
+public final class SimulatedSensorSource: SensorSource {
+    public static let deviceID = "simulated"
+    public static let deviceName = "simulated-imu"
+
+    /// The configured top rate, Hz.
+    public let rateHz: Double
+    public let devices: [SensorDevice]
+    public let summary: String
+
+    private struct Plan {
+        var rateHz: Double
+        var sensors: Set<SensorType>
+    }
+
+    private struct State {
+        var plan = Plan(rateHz: 0, sensors: [])
+        /// The simulator, parked here while no acquisition thread owns it.
+        var imu: SimulatedIMU?
+        /// Simulation time reached by the previous run, s.
+        var simulationTime = 0.0
+    }
+
+    private let state: Mutex<State>
+    /// Bumped by every `apply`, so the acquisition thread takes the lock only when the plan changed.
+    private let planGeneration = Atomic<Int>(0)
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - rateHz: the top of the ODR ladder, Hz (`source.simulated.rate_hz`, 1–4000).
+    ///   - earthField: the Earth's field at the configured place, NWU, µT.
+    public init(
+        scenario: SimulationScenario,
+        seed: UInt64 = 1,
+        rateHz: Double = 200,
+        earthField: Vector3 = SimulatedIMU.defaultEarthField,
+        altitudeM: Double = 200,
+        errors: SensorErrorModel = .consumerMEMS,
+        options: SimulationOptions = SimulationOptions(),
+        logger: Logger = Logger(label: "motion-agent.simulation")
+    ) throws {
+        guard rateHz.isFinite, rateHz >= 1, rateHz <= 4000 else {
+            throw SimulatedSourceError(
+                .invalidRate,
+                "simulated source rate \(rateHz) Hz is out of range — set source.simulated.rate_hz between 1 and 4000"
+            )
+        }
+        self.rateHz = rateHz
+        var ladder: [Double] = []
+        var rate = rateHz
+        while rate >= 1 - 1e-9 {
+            ladder.append(rate)
+            rate /= 2
+        }
+        devices = [
+            SensorDevice(
+                id: SimulatedSensorSource.deviceID,
+                name: SimulatedSensorSource.deviceName,
+                sensors: Set(SensorType.allCases),
+                supportedRates: .list(ladder.reversed())
+            )
+        ]
+        summary = "simulated (scenario \(scenario.rawValue), seed \(seed), up to \(SimulatedSensorSource.format(rateHz)) Hz)"
+        let imu = SimulatedIMU(
+            scenario: scenario, seed: seed, earthField: earthField, altitudeM: altitudeM, errors: errors,
+            options: options, nominalRateHz: rateHz
+        )
+        state = Mutex(State(imu: imu))
+        var logger = logger
+        logger[metadataKey: "agent.source"] = "simulated"
+        self.logger = logger
+    }
+
+    /// The simulator's truth at the last delivered sample (`nil` while a run owns the simulator).
+    public var truth: SimulationTruth? {
+        state.withLock { $0.imu?.truth }
+    }
+
+    public func apply(_ plan: AcquisitionPlan) throws {
+        let unknown = plan.devices.keys.filter { $0 != SimulatedSensorSource.deviceID }
+        guard unknown.isEmpty else {
+            throw SimulatedSourceError(
+                .unknownDevice,
+                "plan names device(s) \(unknown.sorted().joined(separator: ", ")) that the simulated source does not have — plan only '\(SimulatedSensorSource.deviceID)'"
+            )
+        }
+        var next = Plan(rateHz: 0, sensors: [])
+        if let requested = plan.devices[SimulatedSensorSource.deviceID], !requested.isOff {
+            guard requested.rateHz.isFinite, requested.rateHz > 0 else {
+                throw SimulatedSourceError(
+                    .invalidRate,
+                    "plan asks the simulated device for \(requested.rateHz) Hz — ask for a rate above 0 Hz, or an empty sensor set to switch it off"
+                )
+            }
+            let supported = devices[0].supportedRates
+            next = Plan(rateHz: supported.lowest(atLeast: requested.rateHz), sensors: requested.sensors)
+        }
+        state.withLock { $0.plan = next }
+        planGeneration.add(1, ordering: .releasing)
+        if next.sensors.isEmpty {
+            logger.debug("simulated device off")
+        } else {
+            logger.debug(
+                "simulated device plan",
+                metadata: [
+                    "simulation.rate_hz": "\(next.rateHz)",
+                    "simulation.sensors": "\(next.sensors.map(\.rawValue).sorted().joined(separator: ","))",
+                ]
+            )
+        }
+    }
+
+    public func run(into sink: SampleSink) async throws {
+        let imu = try state.withLock { state -> SimulatedIMU in
+            guard let imu = state.imu else {
+                throw SimulatedSourceError(
+                    .alreadyRunning,
+                    "the simulated source is already running — cancel the running task before starting another"
+                )
+            }
+            state.imu = nil
+            return imu
+        }
+        let loop = AcquisitionLoop(source: self, sink: sink, imu: imu)
+        logger.info("simulated acquisition started", metadata: ["simulation.summary": "\(summary)"])
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                loop.start(continuation)
+            }
+        } onCancel: {
+            loop.stop()
+        }
+        logger.info("simulated acquisition stopped")
+    }
+
+    // MARK: - Used by the acquisition thread
+
+    fileprivate var currentGeneration: Int { planGeneration.load(ordering: .acquiring) }
+
+    fileprivate func currentPlan() -> (rateHz: Double, sensors: Set<SensorType>) {
+        state.withLock { ($0.plan.rateHz, $0.plan.sensors) }
+    }
+
+    fileprivate var simulationTime: Double { state.withLock { $0.simulationTime } }
+
+    fileprivate func park(_ imu: SimulatedIMU, simulationTime: Double) {
+        state.withLock {
+            $0.imu = imu
+            $0.simulationTime = simulationTime
+        }
+    }
+
+    fileprivate func log(skipped: Int, lag: Double) {
+        logger.warning(
+            "simulated acquisition fell behind; skipped samples",
+            metadata: ["simulation.skipped": "\(skipped)", "simulation.lag_s": "\(lag)"]
+        )
+    }
+
+    private static func format(_ hz: Double) -> String {
+        hz == hz.rounded() ? String(Int(hz)) : String(hz)
+    }
+}
+
+/// The acquisition thread's state and body. The thread owns the simulator while it runs and hands it back
+/// to the source when it ends.
+private final class AcquisitionLoop: Sendable {
+    let source: SimulatedSensorSource
+    let sink: SampleSink
+    private let stopRequested = Atomic<Bool>(false)
+    private let payload: Mutex<(SimulatedIMU?, CheckedContinuation<Void, Error>?)>
+
+    /// Longest sleep between checks of the stop flag and the plan, s.
+    static let pollInterval = 0.05
+    /// A loop further behind than this (or 4 periods, if longer) skips ahead instead of catching up.
+    static let maximumLag = 0.5
+
+    init(source: SimulatedSensorSource, sink: SampleSink, imu: SimulatedIMU) {
+        self.source = source
+        self.sink = sink
+        payload = Mutex((imu, nil))
+    }
+
+    func stop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    func start(_ continuation: CheckedContinuation<Void, Error>) {
+        payload.withLock { $0.1 = continuation }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let loop = Unmanaged<AcquisitionLoop>.fromOpaque(raw).takeRetainedValue()
+            loop.body()
+            return nil
+        }, context)
+        if status != 0 {
+            Unmanaged<AcquisitionLoop>.fromOpaque(context).release()
+            let imu = payload.withLock { $0.0.take() }
+            if let imu { source.park(imu, simulationTime: imu.truth.time) }
+            continuation.resume(
+                throwing: SimulatedSourceError(
+                    .threadStartFailed,
+                    "could not start the simulated acquisition thread (pthread_create error \(status)) — check the process's thread limit"
+                )
+            )
+            return
+        }
+        pthread_detach(thread)
+    }
+
+    private func body() {
+        guard var imu = payload.withLock({ $0.0.take() }) else { return }
+        // Simulation time = monotonic time − offset; continues from the previous run.
+        let offset = MonotonicClock.now() - source.simulationTime
+        var generation = Int.min
+        var rateHz = 0.0
+        var sensors: Set<SensorType> = []
+        var anchor = 0.0
+        var k = 0
+        var lastDeadline: Double? = nil
+        var lastSimulationTime = source.simulationTime
+
+        while !stopRequested.load(ordering: .acquiring) {
+            let current = source.currentGeneration
+            if current != generation {
+                generation = current
+                let plan = source.currentPlan()
+                let wasOff = sensors.isEmpty
+                if plan.rateHz != rateHz || wasOff {
+                    // Re-anchor the deadline ladder at the last sample so the new period starts from it.
+                    if let last = lastDeadline, !wasOff {
+                        anchor = last
+                        k = 1
+                    } else {
+                        anchor = MonotonicClock.now()
+                        k = 0
+                    }
+                }
+                rateHz = plan.rateHz
+                sensors = plan.sensors
+            }
+            let now = MonotonicClock.now()
+            if sensors.isEmpty || rateHz <= 0 {
+                lastDeadline = nil
+                MonotonicClock.sleep(until: now + AcquisitionLoop.pollInterval)
+                continue
+            }
+            let period = 1 / rateHz
+            let deadline = anchor + Double(k) * period
+            if deadline > now {
+                MonotonicClock.sleep(until: min(deadline, now + AcquisitionLoop.pollInterval))
+                continue
+            }
+            let lag = now - deadline
+            if lag > max(AcquisitionLoop.maximumLag, 4 * period) {
+                // Far behind (the machine stalled): skip to now rather than flood the sink with a burst.
+                let skip = Int((lag / period).rounded(.down))
+                k += skip
+                source.log(skipped: skip, lag: lag)
+                sink.report(
+                    SourceFault(
+                        deviceID: SimulatedSensorSource.deviceID,
+                        message: "simulated acquisition fell \(lag) s behind and skipped \(skip) samples",
+                        recovered: true
+                    )
+                )
+                continue
+            }
+            let time = max(deadline - offset, lastSimulationTime)
+            var sample = imu.sample(at: time, sensors: sensors)
+            sample.timestamp = deadline
+            lastSimulationTime = time
+            lastDeadline = deadline
+            k += 1
+            sink.ingest(sample)
+        }
+
+        source.park(imu, simulationTime: lastSimulationTime)
+        let continuation = payload.withLock { $0.1.take() }
+        continuation?.resume()
+    }
+}

@@ -1,0 +1,115 @@
+import AgentCore
+import MotionModel
+import Synchronization
+import Testing
+@testable import Simulation
+
+/// Collects what a source delivers.
+private final class CollectingSink: SampleSink {
+    private let samples = Mutex<[IMUSample]>([])
+    private let faults = Mutex<[SourceFault]>([])
+
+    init() {
+        samples.withLock { $0.reserveCapacity(10_000) }
+    }
+
+    func ingest(_ sample: IMUSample) { samples.withLock { $0.append(sample) } }
+    func report(_ fault: SourceFault) { faults.withLock { $0.append(fault) } }
+
+    var delivered: [IMUSample] { samples.withLock { $0 } }
+    var count: Int { samples.withLock { $0.count } }
+}
+
+private func monotonicNow() -> Double { MonotonicClock.now() }
+
+private func plan(_ rateHz: Double, _ sensors: Set<SensorType>) -> AcquisitionPlan {
+    AcquisitionPlan(devices: [SimulatedSensorSource.deviceID: DevicePlan(rateHz: rateHz, sensors: sensors)])
+}
+
+@Suite struct SimulatedSensorSourceTests {
+    @Test func offersOneDeviceWithAnODRLadder() throws {
+        let source = try SimulatedSensorSource(scenario: .walking, seed: 1, rateHz: 200)
+        #expect(source.devices.count == 1)
+        let device = source.devices[0]
+        #expect(device.id == "simulated")
+        #expect(device.name == "simulated-imu")
+        #expect(device.sensors == Set(SensorType.allCases))
+        #expect(device.supportedRates == .list([1.5625, 3.125, 6.25, 12.5, 25, 50, 100, 200]))
+        #expect(source.summary.contains("walking"))
+        #expect(throws: SimulatedSourceError.self) { try SimulatedSensorSource(scenario: .walking, rateHz: 0.5) }
+    }
+
+    @Test func rejectsPlansForOtherDevicesAndBadRates() throws {
+        let source = try SimulatedSensorSource(scenario: .walking)
+        #expect(throws: SimulatedSourceError.self) {
+            try source.apply(AcquisitionPlan(devices: ["iio:device0": DevicePlan(rateHz: 100, sensors: [.gyroscope])]))
+        }
+        #expect(throws: SimulatedSourceError.self) { try source.apply(plan(-5, [.gyroscope])) }
+        try source.apply(plan(0, []))  // off is fine
+    }
+
+    @Test func deliversInRealTimeHonoursPlansAndStops() async throws {
+        let source = try SimulatedSensorSource(scenario: .walking, seed: 3, rateHz: 200)
+        let sink = CollectingSink()
+        try source.apply(plan(100, Set(SensorType.allCases)))
+        let started = monotonicNow()
+        let task = Task { try await source.run(into: sink) }
+        try await Task.sleep(for: .milliseconds(1000))
+        let elapsed = monotonicNow() - started
+        let atFirstCheck = sink.count
+        // ≈ rate × time, ±10 % (plus the sample at t = 0 and one in flight).
+        #expect(abs(Double(atFirstCheck) - 100 * elapsed) <= 10 * elapsed + 2)
+
+        // Slower, accelerometer only; 30 Hz is not on the ladder and becomes 50 Hz.
+        try source.apply(plan(30, [.accelerometer]))
+        try await Task.sleep(for: .milliseconds(500))
+        // Off: nothing more arrives.
+        try source.apply(AcquisitionPlan())
+        try await Task.sleep(for: .milliseconds(100))
+        let whenOff = sink.count
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(sink.count == whenOff)
+
+        task.cancel()
+        try await task.value  // returns: the thread stopped
+
+        let samples = sink.delivered
+        #expect(samples.count == whenOff)
+        let early = samples.prefix(atFirstCheck)
+        #expect(early.allSatisfy { $0.acceleration != nil && $0.rotationRate != nil && $0.magneticField != nil && $0.pressureKPa != nil })
+        let late = samples.dropFirst(atFirstCheck + 2)
+        #expect(late.count > 10)
+        #expect(late.allSatisfy { $0.acceleration != nil && $0.rotationRate == nil && $0.magneticField == nil && $0.pressureKPa == nil })
+        // Timestamps: monotonic seconds, strictly increasing, on the 100 Hz and then the 50 Hz grid.
+        for (a, b) in zip(early, early.dropFirst()) { #expect(abs(b.timestamp - a.timestamp - 0.01) < 1e-6) }
+        for (a, b) in zip(late, late.dropFirst()) { #expect(abs(b.timestamp - a.timestamp - 0.02) < 1e-6) }
+        #expect(abs(samples[0].timestamp - started) < 0.5)
+        // The simulator is parked again and can run once more, continuing the simulation time.
+        let truth = try #require(source.truth)
+        #expect(truth.time > 1)
+    }
+
+    @Test func aSecondConcurrentRunIsRefused() async throws {
+        let source = try SimulatedSensorSource(scenario: .stationary)
+        let sink = CollectingSink()
+        try source.apply(plan(50, [.accelerometer]))
+        let task = Task { try await source.run(into: sink) }
+        // Wait until the first run owns the simulator.
+        while source.truth != nil { try await Task.sleep(for: .milliseconds(10)) }
+        await #expect(throws: SimulatedSourceError.self) { try await source.run(into: sink) }
+        task.cancel()
+        try await task.value
+        #expect(source.truth != nil)
+    }
+
+    @Test func cancellationBeforeStartReturnsPromptly() async throws {
+        let source = try SimulatedSensorSource(scenario: .stationary)
+        try source.apply(plan(200, Set(SensorType.allCases)))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await source.run(into: CollectingSink())
+        }
+        try await task.value
+        #expect(source.truth != nil)
+    }
+}
