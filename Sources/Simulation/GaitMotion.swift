@@ -11,9 +11,9 @@ import MotionModel
 ///
 /// The vertical acceleration over one step is a half-sine stance pulse (the ground reaction force, zero
 /// during the flight phase of running) minus its mean so that the body does not drift, kept to its first
-/// six harmonics; its trough is set to the observed minimum (≈ −0.2 g walking, ≈ −0.8 g running, i.e.
-/// near free fall), which puts the peak at ≈ 0.4 g walking and ≈ 2.8 g running (hip-mounted IMU studies
-/// report 0.3–0.5 g and 2–3 g).
+/// six harmonics; its trough is set to a typical minimum (≈ −0.2 g walking, ≈ −0.8 g running, i.e.
+/// near free fall), which puts the peak at ≈ 0.4 g walking and ≈ 2.8 g running — the magnitudes commonly
+/// reported for waist-worn accelerometers (≈ 0.3–0.5 g walking, 2–3 g running).
 ///
 /// A foot strikes at every integer gait phase φ (one step per unit); `steps` counts the strikes.
 struct GaitMotion: Sendable {

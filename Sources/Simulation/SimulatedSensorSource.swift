@@ -229,8 +229,9 @@ private final class AcquisitionLoop: Sendable {
 
     private func body() {
         guard var imu = payload.withLock({ $0.0.take() }) else { return }
-        // Simulation time = monotonic time − offset; continues from the previous run.
-        let offset = MonotonicClock.now() - source.simulationTime
+        // Simulation time = monotonic time − offset, fixed at the first sample so the simulation continues
+        // exactly where the previous run stopped.
+        var offset: Double? = nil
         var generation = Int.min
         var rateHz = 0.0
         var sensors: Set<SensorType> = []
@@ -285,7 +286,11 @@ private final class AcquisitionLoop: Sendable {
                 )
                 continue
             }
-            let time = max(deadline - offset, lastSimulationTime)
+            if offset == nil {
+                // A later run resumes one period after the instant the previous run ended on.
+                offset = deadline - (lastSimulationTime > 0 ? lastSimulationTime + period : 0)
+            }
+            let time = max(deadline - (offset ?? deadline), lastSimulationTime)
             var sample = imu.sample(at: time, sensors: sensors)
             sample.timestamp = deadline
             lastSimulationTime = time

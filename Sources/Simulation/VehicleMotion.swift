@@ -35,13 +35,35 @@ struct VehicleMotion: Sendable {
     let pedalHz: Double
     let duration: Double
     private let legs: [Leg]
-    /// Vibration: (frequency Hz, acceleration amplitude m/s², phase rad), vertical and lateral.
-    private let vertical: [(Double, Double, Double)]
-    private let lateral: [(Double, Double, Double)]
+    /// One sinusoidal vibration component.
+    struct Tone: Sendable {
+        /// Hz.
+        var frequency: Double
+        /// m/s² of acceleration for translations, rad for rotations.
+        var amplitude: Double
+        /// rad, from the seed.
+        var phase: Double
+
+        /// The displacement (or angle) whose second derivative has amplitude `amplitude` (translations).
+        func displacement(at t: Jet) -> Jet {
+            let w = 2 * Double.pi * frequency
+            return (t * w + phase).sine * (amplitude / (w * w))
+        }
+
+        /// The angle with amplitude `amplitude` (rotations).
+        func angle(at t: Jet) -> Jet {
+            (t * (2 * .pi * frequency) + phase).sine * amplitude
+        }
+    }
+
+    /// Road vibration, vertical and lateral.
+    private let vertical: [Tone]
+    private let lateral: [Tone]
     /// Engine vibration that continues while stopped (car only).
-    private let engine: (Double, Double, Double)
-    /// Small angular vibration of the car body: (frequency Hz, amplitude rad, phase rad), pitch and roll.
-    private let angular: [(Double, Double, Double)]
+    private let engine: Tone
+    /// Small angular vibration of the car body, pitch and roll.
+    private let pitch: [Tone]
+    private let roll: [Tone]
 
     /// A junction turn: 90° over 8 s from the moment the vehicle pulls away (peak ≈ 21 °/s, at most
     /// ≈ 2.6 m/s² sideways in the car).
@@ -60,23 +82,26 @@ struct VehicleMotion: Sendable {
             ramp = 6
             plan = [(4, 45, .pi / 2), (6, 60, -.pi / 2), (5, 35, .pi / 2)]
             finalStop = 4
-            vertical = [11.3, 15.7, 19.1, 23.9].map { ($0, 0.35, random.uniform(0, 2 * .pi)) }
-            lateral = [12.9, 17.3].map { ($0, 0.15, random.uniform(0, 2 * .pi)) }
-            engine = (25, 0, 0)
-            angular = []
+            vertical = [11.3, 15.7, 19.1, 23.9].map { Tone(frequency: $0, amplitude: 0.35, phase: random.uniform(0, 2 * .pi)) }
+            lateral = [12.9, 17.3].map { Tone(frequency: $0, amplitude: 0.15, phase: random.uniform(0, 2 * .pi)) }
+            engine = Tone(frequency: 25, amplitude: 0, phase: 0)
+            pitch = []
+            roll = []
         case .car:
             cruiseSpeed = 13.9
             ramp = 10
             plan = [(8, 60, .pi / 2), (10, 45, -.pi / 2), (5, 90, -.pi / 2), (12, 50, .pi / 2)]
             finalStop = 6
-            vertical = [(1.3, 0.33, 0.0), (2.1, 0.25, 0.0), (11.7, 0.25, 0.0), (14.3, 0.25, 0.0),
-                (17.9, 0.2, 0.0), (22.6, 0.2, 0.0), (27.1, 0.15, 0.0)]
-                .map { ($0.0, $0.1, random.uniform(0, 2 * .pi)) }
-            lateral = [(0.9, 0.1, 0.0), (13.1, 0.12, 0.0), (19.7, 0.1, 0.0)]
-                .map { ($0.0, $0.1, random.uniform(0, 2 * .pi)) }
-            engine = (25, 0.08, random.uniform(0, 2 * .pi))
-            angular = [(1.3, 3e-3, 0.0), (1.7, 2e-3, 0.0), (14.3, 1e-4, 0.0), (22.6, 8e-5, 0.0)]
-                .map { ($0.0, $0.1, random.uniform(0, 2 * .pi)) }
+            // Suspension heave (1.3, 2.1 Hz) and road texture (10–30 Hz).
+            vertical = [(1.3, 0.33), (2.1, 0.25), (11.7, 0.25), (14.3, 0.25), (17.9, 0.2), (22.6, 0.2), (27.1, 0.15)]
+                .map { Tone(frequency: $0.0, amplitude: $0.1, phase: random.uniform(0, 2 * .pi)) }
+            lateral = [(0.9, 0.1), (13.1, 0.12), (19.7, 0.1)]
+                .map { Tone(frequency: $0.0, amplitude: $0.1, phase: random.uniform(0, 2 * .pi)) }
+            engine = Tone(frequency: 25, amplitude: 0.08, phase: random.uniform(0, 2 * .pi))
+            pitch = [(1.3, 3e-3), (14.3, 1e-4)]
+                .map { Tone(frequency: $0.0, amplitude: $0.1, phase: random.uniform(0, 2 * .pi)) }
+            roll = [(1.7, 2e-3), (22.6, 8e-5)]
+                .map { Tone(frequency: $0.0, amplitude: $0.1, phase: random.uniform(0, 2 * .pi)) }
         }
         var legs: [Leg] = []
         var t = 0.0
@@ -101,7 +126,8 @@ struct VehicleMotion: Sendable {
         var lastHeading = 0.0
         var lastDistance = 0.0
         var inLeg = false
-        for leg in legs {
+        for i in legs.indices {
+            let leg = legs[i]
             if tau < leg.start { break }
             lastHeading = leg.headingBefore + leg.turn
             lastDistance = leg.distanceBefore + cruiseSpeed * (leg.duration - ramp)
@@ -121,20 +147,15 @@ struct VehicleMotion: Sendable {
         }
 
         var up = Jet.zero
-        for (f, a, p) in vertical {
-            up += (t * (2 * .pi * f) + p).sine * (a / ((2 * .pi * f) * (2 * .pi * f)))
-        }
+        for i in vertical.indices { up += vertical[i].displacement(at: t) }
         up = up * moving
         var side = Jet.zero
-        for (f, a, p) in lateral {
-            side += (t * (2 * .pi * f) + p).sine * (a / ((2 * .pi * f) * (2 * .pi * f)))
-        }
+        for i in lateral.indices { side += lateral[i].displacement(at: t) }
         side = side * moving
-        if engine.1 > 0 {
-            let w = 2 * Double.pi * engine.0
+        if engine.amplitude > 0 {
             // The engine starts and stops with the segment (1 s), so the segment still begins and ends at rest.
             let running = Profile.window(t, length: duration, ramp: 1)
-            up += (t * w + engine.2).sine * (engine.1 / (w * w)) * running
+            up += engine.displacement(at: t) * running
         }
 
         var frame = KinematicFrame.path(distance: distance, heading: heading, altitude: .zero)
@@ -151,15 +172,13 @@ struct VehicleMotion: Sendable {
                 .rotated(by: Placement.pocketMount)
         case .car:
             activity = .automotive
-            var pitch = Jet.zero
-            var roll = Jet.zero
-            for (i, (f, a, p)) in angular.enumerated() {
-                let term = (t * (2 * .pi * f) + p).sine * a
-                if i % 2 == 0 { pitch += term } else { roll += term }
-            }
+            var pitchAngle = Jet.zero
+            for i in pitch.indices { pitchAngle += pitch[i].angle(at: t) }
+            var rollAngle = Jet.zero
+            for i in roll.indices { rollAngle += roll[i].angle(at: t) }
             frame = frame.translated(by: JetVector(.zero, side, up))
-                .rotated(about: Placement.left, by: pitch * moving)
-                .rotated(about: Placement.forward, by: roll * moving)
+                .rotated(about: Placement.left, by: pitchAngle * moving)
+                .rotated(about: Placement.forward, by: rollAngle * moving)
                 .translated(by: Placement.trayOffset)
                 .rotated(by: Placement.faceUpTopForward)
         }
