@@ -37,6 +37,21 @@ struct MotionScript: Sendable {
         func lift(_ height: Double, _ scenario: SimulationScenario) -> MotionSegment {
             MotionSegment(.still(.lift(height: height, phases: tremor)), scenario: scenario)
         }
+        func run(_ seconds: Double) -> MotionSegment {
+            MotionSegment(.gait(.running(cadence: options.runningCadenceHz, duration: seconds)), scenario: .running)
+        }
+        func ride(_ random: inout RandomSource) -> MotionSegment {
+            MotionSegment(
+                .vehicle(VehicleMotion(kind: .bicycle, pedalHz: options.pedallingHz, random: &random)),
+                scenario: .cycling
+            )
+        }
+        func drive(_ random: inout RandomSource) -> MotionSegment {
+            MotionSegment(
+                .vehicle(VehicleMotion(kind: .car, pedalHz: options.pedallingHz, random: &random)),
+                scenario: .driving
+            )
+        }
         let floors = max(1, options.floorsPerClimb)
         let climb = Double(floors) * GaitMotion.floorHeight
 
@@ -47,17 +62,23 @@ struct MotionScript: Sendable {
         case .walking:
             parts = [walk(.infinity)]
         case .running:
-            parts = [MotionSegment(.gait(.running(cadence: options.runningCadenceHz, duration: .infinity)), scenario: .running)]
+            parts = [run(.infinity)]
         case .stairsUp:
-            parts = [stairs(floors, up: true), still(.hand, 8, .stairsUp), lift(-climb, .stairsUp), still(.hand, 6, .stairsUp)]
+            parts = [
+                stairs(floors, up: true), still(.hand, 8, .stairsUp), lift(-climb, .stairsUp),
+                still(.hand, 6, .stairsUp),
+            ]
         case .stairsDown:
-            parts = [stairs(floors, up: false), still(.hand, 8, .stairsDown), lift(climb, .stairsDown), still(.hand, 6, .stairsDown)]
+            parts = [
+                stairs(floors, up: false), still(.hand, 8, .stairsDown), lift(climb, .stairsDown),
+                still(.hand, 6, .stairsDown),
+            ]
         case .rotating:
             parts = [MotionSegment(.rotation(RotationMotion()), scenario: .rotating)]
         case .cycling:
-            parts = [MotionSegment(.vehicle(VehicleMotion(kind: .bicycle, pedalHz: options.pedallingHz, random: &random)), scenario: .cycling)]
+            parts = [ride(&random)]
         case .driving:
-            parts = [MotionSegment(.vehicle(VehicleMotion(kind: .car, pedalHz: options.pedallingHz, random: &random)), scenario: .driving)]
+            parts = [drive(&random)]
         case .mixedDay:
             parts = [
                 still(.table, 30, .stationary),
@@ -66,11 +87,11 @@ struct MotionScript: Sendable {
                 walk(20),
                 stairs(2, up: false),
                 still(.hand, 10, .stationary),
-                MotionSegment(.gait(.running(cadence: options.runningCadenceHz, duration: 60)), scenario: .running),
+                run(60),
                 still(.pocket, 10, .stationary),
-                MotionSegment(.vehicle(VehicleMotion(kind: .bicycle, pedalHz: options.pedallingHz, random: &random)), scenario: .cycling),
+                ride(&random),
                 walk(30),
-                MotionSegment(.vehicle(VehicleMotion(kind: .car, pedalHz: options.pedallingHz, random: &random)), scenario: .driving),
+                drive(&random),
                 walk(30),
             ]
         }
@@ -178,18 +199,4 @@ struct MotionScript: Sendable {
             isTransition: local.isTransition
         )
     }
-}
-
-/// The state of the simulated world at one instant.
-struct WorldMotion: Sendable {
-    var frame: KinematicFrame
-    var steps: Int
-    var distance: Double
-    var floorsAscended: Int
-    var floorsDescended: Int
-    var cadence: Double
-    var speed: Double
-    var activity: SimulationActivity
-    var scenario: SimulationScenario
-    var isTransition: Bool
 }

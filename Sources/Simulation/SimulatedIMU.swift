@@ -32,6 +32,8 @@ public struct SimulatedIMU: Sendable {
     public private(set) var truth: SimulationTruth
 
     private let script: MotionScript
+    /// World (true north) → magnetic-north NWU: a turn about up by minus the field's declination.
+    private let toMagneticNorth: Quaternion
     private var cursor = 0
     private let nominalInterval: Double
     private var lastTime: Double?
@@ -77,6 +79,10 @@ public struct SimulatedIMU: Sendable {
         self.options = options
         nominalInterval = 1 / min(max(nominalRateHz, 1), SimulatedIMU.maximumRateHz)
         script = MotionScript(scenario: scenario, options: options, seed: seed)
+        // Declination as a turn about up: the horizontal field points atan2(west, north) counter-clockwise
+        // from true north.
+        let fieldHeading = earthField.x == 0 && earthField.y == 0 ? 0 : atan2(earthField.y, earthField.x)
+        toMagneticNorth = Quaternion(axis: Vector3(0, 0, 1), angle: -fieldHeading)
 
         var setup = RandomSource(seed: seed, stream: 0xB1A5)
         accelerometerBias = setup.gaussianVector() * errors.accelerometerBiasSigma
@@ -165,6 +171,7 @@ public struct SimulatedIMU: Sendable {
         truth.isTransition = motion.isTransition
         truth.activity = motion.activity
         truth.attitude = q
+        truth.magneticAttitude = (toMagneticNorth * q).normalized
         truth.rotationRate = q.inverseRotate(frame.angularVelocity)
         truth.acceleration = frame.acceleration
         truth.velocity = frame.velocity

@@ -77,7 +77,8 @@ public final class SimulatedSensorSource: SensorSource {
                 supportedRates: .list(ladder.reversed())
             )
         ]
-        summary = "simulated (scenario \(scenario.rawValue), seed \(seed), up to \(SimulatedSensorSource.format(rateHz)) Hz)"
+        let rateText = SimulatedSensorSource.format(rateHz)
+        summary = "simulated (scenario \(scenario.rawValue), seed \(seed), up to \(rateText) Hz)"
         let imu = SimulatedIMU(
             scenario: scenario, seed: seed, earthField: earthField, altitudeM: altitudeM, errors: errors,
             options: options, nominalRateHz: rateHz
@@ -98,7 +99,8 @@ public final class SimulatedSensorSource: SensorSource {
         guard unknown.isEmpty else {
             throw SimulatedSourceError(
                 .unknownDevice,
-                "plan names device(s) \(unknown.sorted().joined(separator: ", ")) that the simulated source does not have — plan only '\(SimulatedSensorSource.deviceID)'"
+                "plan names device(s) \(unknown.sorted().joined(separator: ", ")) that the simulated source does not"
+                    + " have — plan only '\(SimulatedSensorSource.deviceID)'"
             )
         }
         var next = Plan(rateHz: 0, sensors: [])
@@ -106,7 +108,8 @@ public final class SimulatedSensorSource: SensorSource {
             guard requested.rateHz.isFinite, requested.rateHz > 0 else {
                 throw SimulatedSourceError(
                     .invalidRate,
-                    "plan asks the simulated device for \(requested.rateHz) Hz — ask for a rate above 0 Hz, or an empty sensor set to switch it off"
+                    "plan asks the simulated device for \(requested.rateHz) Hz — ask for a rate above 0 Hz, or an"
+                        + " empty sensor set to switch it off"
                 )
             }
             let supported = devices[0].supportedRates
@@ -150,24 +153,24 @@ public final class SimulatedSensorSource: SensorSource {
         logger.info("simulated acquisition stopped")
     }
 
-    // MARK: - Used by the acquisition thread
+    // MARK: - Used by the acquisition thread (AcquisitionLoop)
 
-    fileprivate var currentGeneration: Int { planGeneration.load(ordering: .acquiring) }
+    var currentGeneration: Int { planGeneration.load(ordering: .acquiring) }
 
-    fileprivate func currentPlan() -> (rateHz: Double, sensors: Set<SensorType>) {
+    func currentPlan() -> (rateHz: Double, sensors: Set<SensorType>) {
         state.withLock { ($0.plan.rateHz, $0.plan.sensors) }
     }
 
-    fileprivate var simulationTime: Double { state.withLock { $0.simulationTime } }
+    var simulationTime: Double { state.withLock { $0.simulationTime } }
 
-    fileprivate func park(_ imu: SimulatedIMU, simulationTime: Double) {
+    func park(_ imu: SimulatedIMU, simulationTime: Double) {
         state.withLock {
             $0.imu = imu
             $0.simulationTime = simulationTime
         }
     }
 
-    fileprivate func log(skipped: Int, lag: Double) {
+    func log(skipped: Int, lag: Double) {
         logger.warning(
             "simulated acquisition fell behind; skipped samples",
             metadata: ["simulation.skipped": "\(skipped)", "simulation.lag_s": "\(lag)"]
@@ -176,131 +179,5 @@ public final class SimulatedSensorSource: SensorSource {
 
     private static func format(_ hz: Double) -> String {
         hz == hz.rounded() ? String(Int(hz)) : String(hz)
-    }
-}
-
-/// The acquisition thread's state and body. The thread owns the simulator while it runs and hands it back
-/// to the source when it ends.
-private final class AcquisitionLoop: Sendable {
-    let source: SimulatedSensorSource
-    let sink: SampleSink
-    private let stopRequested = Atomic<Bool>(false)
-    private let payload: Mutex<(SimulatedIMU?, CheckedContinuation<Void, Error>?)>
-
-    /// Longest sleep between checks of the stop flag and the plan, s.
-    static let pollInterval = 0.05
-    /// A loop further behind than this (or 4 periods, if longer) skips ahead instead of catching up.
-    static let maximumLag = 0.5
-
-    init(source: SimulatedSensorSource, sink: SampleSink, imu: SimulatedIMU) {
-        self.source = source
-        self.sink = sink
-        payload = Mutex((imu, nil))
-    }
-
-    func stop() {
-        stopRequested.store(true, ordering: .releasing)
-    }
-
-    func start(_ continuation: CheckedContinuation<Void, Error>) {
-        payload.withLock { $0.1 = continuation }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let loop = Unmanaged<AcquisitionLoop>.fromOpaque(raw).takeRetainedValue()
-            loop.body()
-            return nil
-        }, context)
-        if status != 0 {
-            Unmanaged<AcquisitionLoop>.fromOpaque(context).release()
-            let imu = payload.withLock { $0.0.take() }
-            if let imu { source.park(imu, simulationTime: imu.truth.time) }
-            continuation.resume(
-                throwing: SimulatedSourceError(
-                    .threadStartFailed,
-                    "could not start the simulated acquisition thread (pthread_create error \(status)) — check the process's thread limit"
-                )
-            )
-            return
-        }
-        pthread_detach(thread)
-    }
-
-    private func body() {
-        guard var imu = payload.withLock({ $0.0.take() }) else { return }
-        // Simulation time = monotonic time − offset, fixed at the first sample so the simulation continues
-        // exactly where the previous run stopped.
-        var offset: Double? = nil
-        var generation = Int.min
-        var rateHz = 0.0
-        var sensors: Set<SensorType> = []
-        var anchor = 0.0
-        var k = 0
-        var lastDeadline: Double? = nil
-        var lastSimulationTime = source.simulationTime
-
-        while !stopRequested.load(ordering: .acquiring) {
-            let current = source.currentGeneration
-            if current != generation {
-                generation = current
-                let plan = source.currentPlan()
-                let wasOff = sensors.isEmpty
-                if plan.rateHz != rateHz || wasOff {
-                    // Re-anchor the deadline ladder at the last sample so the new period starts from it.
-                    if let last = lastDeadline, !wasOff {
-                        anchor = last
-                        k = 1
-                    } else {
-                        anchor = MonotonicClock.now()
-                        k = 0
-                    }
-                }
-                rateHz = plan.rateHz
-                sensors = plan.sensors
-            }
-            let now = MonotonicClock.now()
-            if sensors.isEmpty || rateHz <= 0 {
-                lastDeadline = nil
-                MonotonicClock.sleep(until: now + AcquisitionLoop.pollInterval)
-                continue
-            }
-            let period = 1 / rateHz
-            let deadline = anchor + Double(k) * period
-            if deadline > now {
-                MonotonicClock.sleep(until: min(deadline, now + AcquisitionLoop.pollInterval))
-                continue
-            }
-            let lag = now - deadline
-            if lag > max(AcquisitionLoop.maximumLag, 4 * period) {
-                // Far behind (the machine stalled): skip to now rather than flood the sink with a burst.
-                let skip = Int((lag / period).rounded(.down))
-                k += skip
-                source.log(skipped: skip, lag: lag)
-                sink.report(
-                    SourceFault(
-                        deviceID: SimulatedSensorSource.deviceID,
-                        message: "simulated acquisition fell \(lag) s behind and skipped \(skip) samples",
-                        recovered: true
-                    )
-                )
-                continue
-            }
-            if offset == nil {
-                // A later run resumes one period after the instant the previous run ended on.
-                offset = deadline - (lastSimulationTime > 0 ? lastSimulationTime + period : 0)
-            }
-            let time = max(deadline - (offset ?? deadline), lastSimulationTime)
-            var sample = imu.sample(at: time, sensors: sensors)
-            sample.timestamp = deadline
-            lastSimulationTime = time
-            lastDeadline = deadline
-            k += 1
-            sink.ingest(sample)
-        }
-
-        source.park(imu, simulationTime: lastSimulationTime)
-        let continuation = payload.withLock { $0.1.take() }
-        continuation?.resume()
     }
 }

@@ -5,6 +5,7 @@ public struct SimulatedSourceError: Error, Sendable, Equatable, CustomStringConv
         case unknownDevice
         case alreadyRunning
         case threadStartFailed
+        case unknownScenario
     }
 
     public var code: Code

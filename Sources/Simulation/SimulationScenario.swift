@@ -25,3 +25,17 @@ public enum SimulationScenario: String, CaseIterable, Sendable {
     /// out of the pocket or put down between them.
     case mixedDay = "mixed-day"
 }
+
+extension SimulationScenario {
+    /// The scenario named by a configuration string, or an error listing the valid names.
+    public init(configValue: String) throws {
+        guard let scenario = SimulationScenario(rawValue: configValue) else {
+            let names = SimulationScenario.allCases.map(\.rawValue).joined(separator: ", ")
+            throw SimulatedSourceError(
+                .unknownScenario,
+                "unknown simulation scenario '\(configValue)' — set source.simulated.scenario to one of: \(names)"
+            )
+        }
+        self = scenario
+    }
+}

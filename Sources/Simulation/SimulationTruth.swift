@@ -2,9 +2,10 @@ import MotionModel
 
 /// What really happened at one instant of a simulation, for scoring estimators.
 ///
-/// Frames: the world is North-West-Up (Core Motion's `xMagneticNorthZVertical` when `earthField` has no
-/// declination baked in: it is magnetic north only if the field's west component is zero); `attitude`
-/// maps device axes to world axes. Device-axis quantities are in Core Motion's units and signs.
+/// Frames: the world is North-West-Up with x at true (geographic) north, the frame of the `earthField`
+/// given to the simulator (Core Motion's `xTrueNorthZVertical`); `attitude` maps device axes to it.
+/// `magneticAttitude` is the same attitude in Core Motion's `xMagneticNorthZVertical` frame, x along the
+/// horizontal field. Device-axis quantities are in Core Motion's units and signs.
 public struct SimulationTruth: Sendable, Equatable {
     /// Simulation time, s.
     public var time: Double
@@ -15,8 +16,11 @@ public struct SimulationTruth: Sendable, Equatable {
     public var isTransition: Bool
     public var activity: SimulationActivity
 
-    /// Device → world (NWU).
+    /// Device → world (NWU, x true north).
     public var attitude: Quaternion
+    /// Device → NWU with x along the horizontal Earth field (magnetic north): `attitude` turned by the
+    /// declination.
+    public var magneticAttitude: Quaternion
     /// True angular velocity, rad/s, device axes (what a perfect gyroscope reads).
     public var rotationRate: Vector3
     /// Kinematic acceleration of the device, m/s², world axes (z up; gravity not included).
@@ -66,6 +70,7 @@ public struct SimulationTruth: Sendable, Equatable {
         isTransition = false
         activity = .stationary
         attitude = .identity
+        magneticAttitude = .identity
         rotationRate = .zero
         acceleration = .zero
         velocity = .zero

@@ -82,7 +82,8 @@ struct VehicleMotion: Sendable {
             ramp = 6
             plan = [(4, 45, .pi / 2), (6, 60, -.pi / 2), (5, 35, .pi / 2)]
             finalStop = 4
-            vertical = [11.3, 15.7, 19.1, 23.9].map { Tone(frequency: $0, amplitude: 0.35, phase: random.uniform(0, 2 * .pi)) }
+            vertical = [11.3, 15.7, 19.1, 23.9]
+                .map { Tone(frequency: $0, amplitude: 0.35, phase: random.uniform(0, 2 * .pi)) }
             lateral = [12.9, 17.3].map { Tone(frequency: $0, amplitude: 0.15, phase: random.uniform(0, 2 * .pi)) }
             engine = Tone(frequency: 25, amplitude: 0, phase: 0)
             pitch = []

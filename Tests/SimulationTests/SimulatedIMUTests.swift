@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import MotionModel
 import Testing
 @testable import Simulation
@@ -303,6 +308,31 @@ private let allSensors = Set(SensorType.allCases)
         #expect(second == 51)
         #expect(buffer[50].timestamp == 2)
         #expect(run.next() == nil)
+    }
+
+    @Test func magneticAttitudePutsTheFieldInTheNorthUpPlane() {
+        var run = SimulatedRecording(
+            imu: SimulatedIMU(scenario: .walking, seed: 3, errors: .ideal), rateHz: 20, duration: 30,
+            sensors: [.magnetometer]
+        )
+        let field = SimulatedIMU.defaultEarthField
+        let horizontal = (field.x * field.x + field.y * field.y).squareRoot()
+        while let (sample, truth) = run.next() {
+            let inMagneticFrame = truth.magneticAttitude.rotate(sample.magneticField!)
+            #expect(abs(inMagneticFrame.y) < 1e-9)
+            #expect(abs(inMagneticFrame.x - horizontal) < 1e-9)
+            #expect(abs(inMagneticFrame.z - field.z) < 1e-9)
+            // The two attitudes differ by the declination (4.3° east for the default field).
+            #expect(abs(truth.magneticAttitude.angle(to: truth.attitude) - atan2(1.6, 21.4)) < 1e-9)
+        }
+    }
+
+    @Test func scenarioNamesAreTheConfigurationStrings() throws {
+        #expect(SimulationScenario.allCases.map(\.rawValue) == [
+            "stationary", "walking", "running", "stairs-up", "stairs-down", "rotating", "cycling", "driving", "mixed-day",
+        ])
+        #expect(try SimulationScenario(configValue: "stairs-up") == .stairsUp)
+        #expect(throws: SimulatedSourceError.self) { try SimulationScenario(configValue: "swimming") }
     }
 
     @Test func isaPressureGradient() {
