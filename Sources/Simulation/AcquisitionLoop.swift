@@ -125,6 +125,7 @@ final class AcquisitionLoop: Sendable {
             lastSimulationTime = time
             lastDeadline = deadline
             k += 1
+            source.publish(imu.truth)
             sink.ingest(sample)
         }
 

@@ -39,6 +39,9 @@ public final class SimulatedSensorSource: SensorSource {
     }
 
     private let state: Mutex<State>
+    /// Written by the acquisition thread after every sample; separate from `state` so `apply` and the
+    /// per-sample update never wait on each other.
+    private let latestTruth: Mutex<SimulationTruth>
     /// Bumped by every `apply`, so the acquisition thread takes the lock only when the plan changed.
     private let planGeneration = Atomic<Int>(0)
     private let logger: Logger
@@ -84,14 +87,21 @@ public final class SimulatedSensorSource: SensorSource {
             options: options, nominalRateHz: rateHz
         )
         state = Mutex(State(imu: imu))
+        latestTruth = Mutex(imu.truth)
         var logger = logger
         logger[metadataKey: "agent.source"] = "simulated"
         self.logger = logger
     }
 
-    /// The simulator's truth at the last delivered sample (`nil` while a run owns the simulator).
-    public var truth: SimulationTruth? {
-        state.withLock { $0.imu?.truth }
+    /// The ground truth at the last delivered sample (at simulation time 0 before the first), for tests
+    /// and diagnostics that compare the agent's output with what really happened.
+    public var truth: SimulationTruth {
+        latestTruth.withLock { $0 }
+    }
+
+    /// Whether a `run` currently owns the simulator.
+    public var isRunning: Bool {
+        state.withLock { $0.imu == nil }
     }
 
     public func apply(_ plan: AcquisitionPlan) throws {
@@ -162,6 +172,11 @@ public final class SimulatedSensorSource: SensorSource {
     }
 
     var simulationTime: Double { state.withLock { $0.simulationTime } }
+
+    @inline(__always)
+    func publish(_ truth: SimulationTruth) {
+        latestTruth.withLock { $0 = truth }
+    }
 
     func park(_ imu: SimulatedIMU, simulationTime: Double) {
         state.withLock {

@@ -25,7 +25,7 @@ import MotionModel
 ///   accelerometer, gyroscope and barometer see the exact derivatives of the positions and attitudes in the
 ///   truth. Integrating the noise-free gyroscope reproduces the attitude; segments start and end at rest with
 ///   C² ramps, so chained segments (mixed-day, loops) are continuous in position, velocity and acceleration.
-/// - Gaits: vertical acceleration from a half-sine stance pulse (6 harmonics) with a −0.2 g trough walking and
+/// - Gaits: vertical acceleration from a half-sine stance pulse (6 harmonics) with a −0.25 g trough walking and
 ///   a −0.8 g trough (near free fall) running; forward surge per step, sideways sway per stride, a meandering
 ///   path. One step per foot strike, counted in the truth. Phone in the hand (walking, stairs: with pitch and
 ///   roll sway) or in a front trouser pocket (running: on the thigh, hip flexion swinging −12° … +52°).

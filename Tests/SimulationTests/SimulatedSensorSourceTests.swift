@@ -90,9 +90,11 @@ private func plan(_ rateHz: Double, _ sensors: Set<SensorType>) -> AcquisitionPl
         for (a, b) in zip(late, late.dropFirst()) { #expect(abs(b.timestamp - a.timestamp - 0.02) < 1e-6) }
         // Monotonic clock seconds, from after the run began to before the first delivery was seen.
         #expect(samples[0].timestamp >= started && samples[0].timestamp <= windowStart.time)
-        // The simulator is parked again, its time advanced with the clock (0 at the first sample).
-        let truth = try #require(source.truth)
+        // The truth follows the deliveries: simulation time advanced with the clock (0 at the first sample).
+        #expect(!source.isRunning)
+        let truth = source.truth
         #expect(abs(truth.time - (samples[samples.count - 1].timestamp - samples[0].timestamp)) < 1e-6)
+        #expect(truth.activity == .walking && truth.steps > 0)
     }
 
     @Test func aSecondConcurrentRunIsRefused() async throws {
@@ -101,11 +103,11 @@ private func plan(_ rateHz: Double, _ sensors: Set<SensorType>) -> AcquisitionPl
         try source.apply(plan(50, [.accelerometer]))
         let task = Task { try await source.run(into: sink) }
         // Wait until the first run owns the simulator.
-        while source.truth != nil { try await Task.sleep(for: .milliseconds(10)) }
+        while !source.isRunning { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: SimulatedSourceError.self) { try await source.run(into: sink) }
         task.cancel()
         try await task.value
-        #expect(source.truth != nil)
+        #expect(!source.isRunning)
     }
 
     @Test func cancellationBeforeStartReturnsPromptly() async throws {
@@ -116,6 +118,6 @@ private func plan(_ rateHz: Double, _ sensors: Set<SensorType>) -> AcquisitionPl
             try await source.run(into: CollectingSink())
         }
         try await task.value
-        #expect(source.truth != nil)
+        #expect(!source.isRunning)
     }
 }
