@@ -196,15 +196,18 @@ final class IIODeviceWorker: @unchecked Sendable {
         pending.append(sample)
     }
 
-    /// Hands the queued samples over under the source-wide delivery lock, so the sink sees one thread at a time.
+    /// Called after every successful refill or poll: reports a recovery first (the device answers again,
+    /// even if what it sent was garbage), hands the queued samples over under the source-wide delivery lock
+    /// so the sink sees one thread at a time, and publishes the counters.
     func flush() {
-        guard !pending.isEmpty else { return }
-        counters.samples += pending.count
-        delivery.lock.withLock { _ in
-            for sample in pending { sink.ingest(sample) }
-        }
-        pending.removeAll(keepingCapacity: true)
         markHealthy()
+        if !pending.isEmpty {
+            counters.samples += pending.count
+            delivery.lock.withLock { _ in
+                for sample in pending { sink.ingest(sample) }
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
         state.update(info.id) { [counters] status in
             status.counters = counters
             if status.state != .running { status.state = .running }

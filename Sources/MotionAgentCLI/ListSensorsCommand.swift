@@ -51,7 +51,8 @@ struct ListSensorsCommand: ParsableCommand {
             lines.append("    \(quantity.rawValue): \(rateText(perType))")
         }
         for channel in device.channels {
-            var line = "  \(channel.id.padding(toLength: 12, withPad: " ", startingAt: 0)) → \(channel.quantity.stream)"
+            let padded = channel.id + String(repeating: " ", count: max(0, 12 - channel.id.count))
+            var line = "  \(padded) → \(channel.quantity.stream)"
             if channel.quantity != .timestamp {
                 line += "; scale \(number(channel.scale)) \(channel.quantity.kernelUnit)/count"
                 if channel.offset != 0 { line += ", offset \(number(channel.offset))" }

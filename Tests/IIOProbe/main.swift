@@ -8,6 +8,7 @@
 //     hasIMU  0|1
 //   IIOProbe capture [--uri URI] --plan ID=RATE:sensor,sensor… [--want acc=N,gyro=N,mag=N,baro=N]
 //                    [--recoveries N] [--max-seconds S] [--override …] [--replan-after N --plan2 ID=RATE:…]
+//                    [--show FILE]…   (prints `file <path> <content>` before stopping)
 //     sample  <timestamp>  acc=x,y,z  gyro=…  mag=…  p=…  t=…
 //     fault   <device>  recovered=0|1  <message>
 //     status  <id>  state=…  rate=…  samples=…  nonfinite=…  saturated=…  backwards=…  errors=…  recoveries=…
@@ -29,6 +30,7 @@ struct Arguments {
     var maxSeconds = 20.0
     var overrides: [MountMatrixOverride] = []
     var replanAfter: Int?
+    var show: [String] = []
 
     init(_ argv: [String]) {
         var it = argv.makeIterator()
@@ -42,6 +44,7 @@ struct Arguments {
             case "--recoveries": recoveries = Int(value) ?? 0
             case "--max-seconds": maxSeconds = Double(value) ?? 20
             case "--replan-after": replanAfter = Int(value)
+            case "--show": show.append(value)
             case "--want":
                 for pair in value.split(separator: ",") {
                     let kv = pair.split(separator: "=")
@@ -175,6 +178,10 @@ func capture(_ args: Arguments) async throws -> Bool {
             break
         }
         try await Task.sleep(for: .milliseconds(20))
+    }
+    for path in args.show {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<missing>"
+        sink.emit("file\t\(path)\t\(text.trimmingCharacters(in: .whitespacesAndNewlines.union(["\0"])))")
     }
     run.cancel()
     _ = try? await run.value

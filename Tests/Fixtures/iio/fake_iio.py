@@ -18,7 +18,8 @@ outside. Inside that private mount namespace it:
      aligned to its storage size, the record padded to the largest element: the kernel's
      iio_compute_scan_bytes) at the device's sampling_frequency. Records come from the spec and are cycled;
      a timestamp element, when enabled, gets t0_ns + k * period (k counts records since start);
-  4. optionally starts `iiod -p PORT` on the tree, so `ip:127.0.0.1:PORT` serves the same devices;
+  4. optionally starts `iiod -p PORT` on the tree, so `ip:127.0.0.1:PORT` serves the same devices (PORT 0
+     picks a free port and replaces `{IIOD_PORT}` in COMMAND);
   5. runs COMMAND, relays its exit status, and stops everything.
 
 Spec (JSON):
@@ -250,11 +251,11 @@ class Writer(threading.Thread):
         """The device is unbound: its directory disappears, then it comes back freshly probed (disabled)."""
         grave = os.path.join(GRAVE, self.dev["id"])
         shutil.move(self.dir, grave)
+        write_file(os.path.join(grave, "buffer", "enable"), "0")
+        for el in self.scan:
+            write_file(os.path.join(grave, "scan_elements", el["name"] + "_en"), "0")
         self.stop.wait(seconds)
         shutil.move(grave, self.dir)
-        write_file(os.path.join(self.dir, "buffer", "enable"), "0")
-        for el in self.scan:
-            write_file(os.path.join(self.dir, "scan_elements", el["name"] + "_en"), "0")
 
     def run(self):
         vanish = self.dev.get("vanish")
@@ -309,10 +310,23 @@ def inside(spec_path, iiod_port, command):
     for w in writers:
         w.start()
     iiod = None
+    if iiod_port == 0:
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            iiod_port = probe.getsockname()[1]
+    command = [arg.replace("{IIOD_PORT}", str(iiod_port)) for arg in command]
     if iiod_port:
         iiod = subprocess.Popen(["iiod", "-p", str(iiod_port)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        time.sleep(0.3)
+        import socket
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and iiod.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", iiod_port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
         if iiod.poll() is not None:
             die_setup("iiod exited at start (is the port %s free? is the iiod package installed?)" % iiod_port)
     try:
@@ -320,11 +334,9 @@ def inside(spec_path, iiod_port, command):
     finally:
         stop.set()
         if iiod:
-            iiod.terminate()
-            try:
-                iiod.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                iiod.kill()
+            # iiod lingers on SIGTERM while clients wind down; the tree is throw-away, so kill it.
+            iiod.kill()
+            iiod.wait()
         for w in writers:
             w.join(timeout=2)
     return status
@@ -338,7 +350,7 @@ def main():
     split = args.index("--")
     options, command = args[:split], args[split + 1:]
     spec_path = options[0]
-    iiod_port = None
+    iiod_port = None  # 0: pick a free port; "{IIOD_PORT}" in COMMAND is replaced by it
     if "--iiod-port" in options:
         iiod_port = int(options[options.index("--iiod-port") + 1])
     if os.environ.get("FAKE_IIO_INSIDE") != "1":
