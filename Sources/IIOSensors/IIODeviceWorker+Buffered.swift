@@ -91,6 +91,19 @@ extension IIODeviceWorker {
             let step = iio_buffer_step(buffer)
             guard step > 0, let start = iio_buffer_start(buffer), let end = iio_buffer_end(buffer) else { continue }
             let count = (end - start) / step
+            // Without in_timestamp, the samples of this refill were taken between the previous refill's last
+            // sample and now: spread them evenly over that span, which stays monotonic and follows the
+            // hardware's true rate. After a gap (start, stall, lost data) anchor at the nominal period instead.
+            let span = refillTime - lastTimestamp
+            let interpolatedStep: Double
+            let interpolatedStart: Double
+            if span > 0 && span < 3 * Double(count) * period {
+                interpolatedStep = span / Double(count)
+                interpolatedStart = lastTimestamp + interpolatedStep
+            } else {
+                interpolatedStep = period
+                interpolatedStart = refillTime - Double(count - 1) * period
+            }
             for (i, slot) in slots.enumerated() {
                 firsts[i] = UnsafeRawPointer(iio_buffer_first(buffer, slot.channel)!)
             }
@@ -112,7 +125,7 @@ extension IIODeviceWorker {
                 let timestamp =
                     hasTimestamp
                     ? Double(values.timestampNs) * 1e-9 + clock.offset
-                    : refillTime - Double(count - 1 - k) * period
+                    : interpolatedStart + Double(k) * interpolatedStep
                 if let sample = assemble(&values, timestamp: timestamp, matrices: resolved) {
                     enqueue(sample)
                 }

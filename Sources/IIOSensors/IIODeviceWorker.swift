@@ -27,7 +27,7 @@ final class IIODeviceWorker: @unchecked Sendable {
     // Thread-confined state.
     var counters = IIOCounters()
     private var failure: String?
-    private var lastTimestamp = -Double.infinity
+    var lastTimestamp = -Double.infinity
     let scratch = UnsafeMutableRawPointer.allocate(byteCount: ScanSlot.scratchBytes, alignment: 8)
     private var pending: ContiguousArray<IMUSample> = []
 

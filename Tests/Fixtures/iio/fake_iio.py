@@ -160,20 +160,20 @@ def create_device(dev):
             os.mkfifo(fifo, 0o660)
 
 
-def current_rate(dev_dir, scan):
-    """The device's sampling_frequency, or the first per-type one (bmi160 has in_accel_/in_anglvel_)."""
+def current_rate(dev_dir, enabled):
+    """The device's sampling_frequency, or the fastest per-type one among the enabled elements (bmi160 has
+    in_accel_ and in_anglvel_sampling_frequency; its buffer runs at the faster)."""
     value = read_file(os.path.join(dev_dir, "sampling_frequency"))
-    if value is None:
-        for el in scan:
-            kind = el["name"].split("_")[1]
-            value = read_file(os.path.join(dev_dir, "in_%s_sampling_frequency" % kind))
-            if value is not None:
-                break
-    try:
-        rate = float(value)
-        return rate if rate > 0 else 100.0
-    except (TypeError, ValueError):
-        return 100.0
+    candidates = [value] if value is not None else [
+        read_file(os.path.join(dev_dir, "in_%s_sampling_frequency" % el["name"].split("_")[1])) for el in enabled]
+    rates = []
+    for text in candidates:
+        try:
+            rates.append(float(text))
+        except (TypeError, ValueError):
+            pass
+    rates = [r for r in rates if r > 0]
+    return max(rates) if rates else 100.0
 
 
 class Writer(threading.Thread):
@@ -270,7 +270,7 @@ class Writer(threading.Thread):
             if size == 0:
                 self.stop.wait(0.005)
                 continue
-            rate = current_rate(self.dir, self.scan)
+            rate = current_rate(self.dir, [entry[1] for entry in layout])
             period_ns = int(round(1e9 / rate))
             start = time.monotonic()
             written_since_start = 0
