@@ -16,6 +16,8 @@ public struct IIOChannelInfo: Sendable, Hashable {
     public var scanFormat: String?
     /// Whether `_raw` or (processed) `_input` can be polled.
     public var pollable: Bool
+    /// Whether the driver gives only the processed `_input` (already in kernel units; no scale applies).
+    public var isProcessed: Bool
 }
 
 /// A discovered IIO device with what the agent can take from it.

@@ -45,8 +45,13 @@ public enum IIODiscovery {
                     scale: IIOAttribute.double(IIOAttribute.channel(handle.pointer, "scale")) ?? 1,
                     offset: IIOAttribute.double(IIOAttribute.channel(handle.pointer, "offset")) ?? 0,
                     scanFormat: handle.scanFormat,
-                    pollable: pollable
+                    pollable: pollable,
+                    isProcessed: handle.hasProcessed && !handle.hasRaw
                 ))
+        }
+        let order = IIOQuantity.allCases
+        channels.sort {
+            (order.firstIndex(of: $0.quantity)!, $0.axis ?? 0) < (order.firstIndex(of: $1.quantity)!, $1.axis ?? 0)
         }
         for quantity in IIOQuantity.allCases {
             guard let sensor = quantity.sensor else { continue }

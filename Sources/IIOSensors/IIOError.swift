@@ -22,7 +22,8 @@ public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let reason = code == 0 ? message : "\(message) (\(code))"
+        // libiio's iio_strerror already ends in "(code)".
+        let reason = code == 0 || message.hasSuffix("(\(code))") ? message : "\(message) (\(code))"
         return fix.isEmpty ? "\(operation) failed: \(reason)" : "\(operation) failed: \(reason) — \(fix)"
     }
 }

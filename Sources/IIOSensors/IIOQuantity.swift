@@ -57,6 +57,18 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The channel type as sysfs spells it (`in_accel_x_raw`).
+    public var sysfsType: String {
+        switch self {
+        case .acceleration: "accel"
+        case .angularVelocity: "anglvel"
+        case .magneticField: "magn"
+        case .pressure: "pressure"
+        case .temperature: "temp"
+        case .timestamp: "timestamp"
+        }
+    }
+
     /// The kernel's unit, for listings.
     public var kernelUnit: String {
         switch self {

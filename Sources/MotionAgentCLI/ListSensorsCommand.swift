@@ -15,13 +15,8 @@ struct ListSensorsCommand: ParsableCommand {
     var uri: String = "local:"
 
     func run() throws {
-        let devices: [IIODeviceInfo]
-        do {
-            devices = try IIODiscovery.devices(uri: uri)
-        } catch {
-            throw ValidationError("\(error)")
-        }
-        print("libiio \(IIODiscovery.libraryVersion), context \(uri): \(devices.count) sensor device(s)")
+        let devices = try IIODiscovery.devices(uri: uri)
+        print("libiio \(IIODiscovery.libraryVersion), context \"\(uri)\": \(devices.count) sensor device(s)")
         if devices.isEmpty {
             print("No accelerometer, gyroscope, magnetometer or pressure channel found.")
             return
@@ -48,12 +43,14 @@ struct ListSensorsCommand: ParsableCommand {
         if let current = device.currentRateHz { rates += ", now \(number(current))" }
         lines.append(rates)
         for (quantity, perType) in device.rateByQuantity.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            lines.append("    \(quantity.rawValue): \(rateText(perType))")
+            lines.append("    in_\(quantity.sysfsType)_sampling_frequency: \(rateText(perType))")
         }
         for channel in device.channels {
             let padded = channel.id + String(repeating: " ", count: max(0, 12 - channel.id.count))
             var line = "  \(padded) → \(channel.quantity.stream)"
-            if channel.quantity != .timestamp {
+            if channel.isProcessed {
+                line += "; processed (_input, \(channel.quantity.kernelUnit))"
+            } else if channel.quantity != .timestamp {
                 line += "; scale \(number(channel.scale)) \(channel.quantity.kernelUnit)/count"
                 if channel.offset != 0 { line += ", offset \(number(channel.offset))" }
             }
