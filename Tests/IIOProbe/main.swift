@@ -9,6 +9,7 @@
 //   IIOProbe capture [--uri URI] --plan ID=RATE:sensor,sensor… [--want acc=N,gyro=N,mag=N,baro=N]
 //                    [--recoveries N] [--max-seconds S] [--override …] [--replan-after N --plan2 ID=RATE:…]
 //                    [--show FILE]…   (prints `file <path> <content>` before stopping)
+//                    [--quiet 1] [--duration S]   (benchmark: count only, run S seconds, print `cpu …`)
 //     sample  <timestamp>  acc=x,y,z  gyro=…  mag=…  p=…  t=…
 //     fault   <device>  recovered=0|1  <message>
 //     status  <id>  state=…  rate=…  samples=…  nonfinite=…  saturated=…  backwards=…  errors=…  recoveries=…
@@ -31,6 +32,8 @@ struct Arguments {
     var overrides: [MountMatrixOverride] = []
     var replanAfter: Int?
     var show: [String] = []
+    var quiet = false
+    var duration: Double?
 
     init(_ argv: [String]) {
         var it = argv.makeIterator()
@@ -45,6 +48,8 @@ struct Arguments {
             case "--max-seconds": maxSeconds = Double(value) ?? 20
             case "--replan-after": replanAfter = Int(value)
             case "--show": show.append(value)
+            case "--quiet": quiet = value == "1"
+            case "--duration": duration = Double(value)
             case "--want":
                 for pair in value.split(separator: ",") {
                     let kv = pair.split(separator: "=")
@@ -82,6 +87,9 @@ func parsePlan(_ specs: [String]) -> AcquisitionPlan {
 func vector(_ v: Vector3) -> String { "\(v.x),\(v.y),\(v.z)" }
 
 final class ProbeSink: SampleSink {
+    let quiet: Bool
+    init(quiet: Bool) { self.quiet = quiet }
+
     struct Counts {
         var acc = 0, gyro = 0, mag = 0, baro = 0, recovered = 0, total = 0
     }
@@ -96,6 +104,10 @@ final class ProbeSink: SampleSink {
     }
 
     func ingest(_ sample: IMUSample) {
+        if quiet {
+            counts.withLock { $0.total += 1 }
+            return
+        }
         var fields = ["sample", "\(sample.timestamp)"]
         if let a = sample.acceleration { fields.append("acc=\(vector(a))") }
         if let g = sample.rotationRate { fields.append("gyro=\(vector(g))") }
@@ -146,6 +158,14 @@ func list(_ args: Arguments) throws {
     print("hasIMU\t\(IIODiscovery.hasIMU(uri: args.uri) ? 1 : 0)")
 }
 
+/// User + system CPU seconds of this process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6 + Double(usage.ru_stime.tv_sec)
+        + Double(usage.ru_stime.tv_usec) * 1e-6
+}
+
 func capture(_ args: Arguments) async throws -> Bool {
     var logger = Logger(label: "iio-probe")
     logger.logLevel = .warning
@@ -154,7 +174,8 @@ func capture(_ args: Arguments) async throws -> Bool {
         retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: 0.5),
         logger: logger)
     try source.apply(parsePlan(args.plans))
-    let sink = ProbeSink()
+    let sink = ProbeSink(quiet: args.quiet)
+    let cpuStart = cpuSeconds()
     let run = Task { try await source.run(into: sink) }
     let start = Date()
     var replanned = false
@@ -164,6 +185,17 @@ func capture(_ args: Arguments) async throws -> Bool {
             && c.recovered >= args.recoveries
     }
     var ok = false
+    if let duration = args.duration {
+        // Benchmark mode: acquire for a fixed time and report the process's CPU use over it.
+        try await Task.sleep(for: .seconds(duration))
+        let cpu = cpuSeconds() - cpuStart
+        let wall = Date().timeIntervalSince(start)
+        let total = sink.counts.withLock { $0.total }
+        sink.emit("cpu\t\(cpu)\twall=\(wall)\tsamples=\(total)\tpercent=\(100 * cpu / wall)")
+        run.cancel()
+        _ = try? await run.value
+        return true
+    }
     while Date().timeIntervalSince(start) < args.maxSeconds {
         let counts = sink.counts.withLock { $0 }
         if let after = args.replanAfter, !replanned, counts.total >= after {

@@ -330,7 +330,11 @@ def inside(spec_path, iiod_port, command):
         if iiod.poll() is not None:
             die_setup("iiod exited at start (is the port %s free? is the iiod package installed?)" % iiod_port)
     try:
-        status = subprocess.call(command)
+        try:
+            status = subprocess.call(command)
+        except OSError as error:
+            sys.stderr.write("fake_iio: cannot run %s: %s\n" % (command[0], error))
+            status = 127
     finally:
         stop.set()
         if iiod:
