@@ -249,6 +249,29 @@ struct FakeIIOTests {
         #expect(first.allSatisfy { abs($0 - 1 / 1600.0) < 1e-9 }, "\(first)")
     }
 
+    @Test("a realtime current_timestamp_clock is mapped onto CLOCK_MONOTONIC, the time base all devices share")
+    func realtimeClock() throws {
+        func now(_ clock: clockid_t) -> Double {
+            var ts = timespec()
+            clock_gettime(clock, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+        }
+        var accel = FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]], clock: "realtime")
+        accel.t0_ns = Int64(now(CLOCK_REALTIME) * 1e9)
+        let before = now(CLOCK_MONOTONIC)
+        let result = try run(FakeIIOSpec(devices: [accel]), [
+            "capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=5",
+        ])
+        let after = now(CLOCK_MONOTONIC)
+        #expect(result.status == 0, "\(result.stderr)")
+        let times = ProbeOutput(result).samples.map(\.timestamp)
+        #expect(times.count >= 5)
+        // Sampled during the run, so on the monotonic clock they fall inside it.
+        #expect(times.allSatisfy { $0 >= before - 1 && $0 <= after + 1 }, "\(times.prefix(3)) not in \(before)…\(after)")
+        // 10 ms apart to the resolution of a double holding nanoseconds since 1970 (~0.24 µs).
+        #expect(zip(times.dropFirst(), times).allSatisfy { abs($0 - $1 - 0.01) < 1e-6 })
+    }
+
     @Test("garbage: timestamps going backwards are dropped and counted; NaN is dropped and counted")
     func garbage() throws {
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
