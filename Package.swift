@@ -81,6 +81,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Test-only: runs IIOSensors inside the fake IIO tree's private mount namespace (Tests/Fixtures/iio).
+        .executableTarget(
+            name: "IIOProbe",
+            dependencies: ["IIOSensors", "AgentCore", "MotionModel", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/IIOProbe",
+            swiftSettings: strict
+        ),
+
         // Shared fixtures: a real mosquitto launcher, a fake IIO sysfs tree, process helpers.
         .target(
             name: "TestSupport",

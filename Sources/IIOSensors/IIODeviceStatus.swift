@@ -1,0 +1,32 @@
+/// One device as status shows it.
+public struct IIODeviceStatus: Sendable, Hashable {
+    public enum State: Sendable, Hashable {
+        /// No stream needs it: buffer disabled.
+        case off
+        /// Being configured (first start or after a plan change).
+        case starting
+        /// Delivering samples.
+        case running
+        /// Failing; retried with back-off. The message names the error.
+        case failing(String)
+    }
+
+    public var id: String
+    public var name: String
+    public var state: State
+    /// What the plan asked for, Hz.
+    public var requestedRateHz: Double
+    /// What the hardware runs at: the lowest supported rate at or above the request (clamped to the maximum),
+    /// as read back from `sampling_frequency` once written; nil while off.
+    public var effectiveRateHz: Double?
+    public var counters: IIOCounters
+
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+        state = .off
+        requestedRateHz = 0
+        effectiveRateHz = nil
+        counters = IIOCounters()
+    }
+}

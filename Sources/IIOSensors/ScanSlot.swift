@@ -1,0 +1,80 @@
+internal import CLibIIO
+
+/// One channel the acquisition reads, prepared once per session so the per-sample loop only converts and
+/// scales.
+struct ScanSlot {
+    enum Role: Equatable {
+        case acceleration(Int)
+        case angularVelocity(Int)
+        case magneticField(Int)
+        case pressure
+        case temperature
+        case timestamp
+    }
+
+    let channel: OpaquePointer
+    let role: Role
+    let scale: Double
+    let offset: Double
+    /// Bytes `iio_channel_convert` writes for one element (storage bits / 8).
+    let bytes: Int
+    let isSigned: Bool
+    /// The raw counts at which the sensor clipped; nil when not checked (timestamps, 64-bit, unknown format).
+    let rawLimits: ClosedRange<Int64>?
+    /// For polling: whether to read `raw` (scaled here) or `input` (already scaled by the driver).
+    let pollsRaw: Bool
+
+    init?(handle: IIOChannelHandle, role: Role, forBuffer: Bool) {
+        channel = handle.pointer
+        self.role = role
+        scale = role == .timestamp ? 1 : IIOAttribute.double(IIOAttribute.channel(handle.pointer, "scale")) ?? 1
+        offset = role == .timestamp ? 0 : IIOAttribute.double(IIOAttribute.channel(handle.pointer, "offset")) ?? 0
+        pollsRaw = handle.hasRaw
+        if forBuffer {
+            guard let format = iio_channel_get_data_format(handle.pointer)?.pointee,
+                [8, 16, 32, 64].contains(format.length),
+                Int(format.length / 8) * Int(max(format.repeat, 1)) <= ScanSlot.scratchBytes
+            else { return nil }
+            bytes = Int(format.length / 8)
+            isSigned = format.is_signed
+            let bits = Int64(format.bits)
+            if role == .timestamp || bits >= 63 || bits < 2 {
+                rawLimits = nil
+            } else if format.is_signed {
+                rawLimits = (-(Int64(1) << (bits - 1)))...((Int64(1) << (bits - 1)) - 1)
+            } else {
+                // An unsigned count of 0 is a legitimate reading for many sensors; only the top clips.
+                rawLimits = Int64.min...((Int64(1) << bits) - 1)
+            }
+        } else {
+            guard pollsRaw || handle.hasProcessed else { return nil }
+            bytes = 8
+            isSigned = true
+            rawLimits = nil
+        }
+    }
+
+    /// Room for one converted element (repeat included).
+    static let scratchBytes = 64
+
+    /// Demultiplexes one element at `source` (le/be, sign, bits, shift: `iio_channel_convert`) into a count.
+    @inline(__always)
+    func raw(at source: UnsafeRawPointer, scratch: UnsafeMutableRawPointer) -> Int64 {
+        iio_channel_convert(channel, scratch, source)
+        switch (bytes, isSigned) {
+        case (1, true): return Int64(scratch.load(as: Int8.self))
+        case (1, false): return Int64(scratch.load(as: UInt8.self))
+        case (2, true): return Int64(scratch.load(as: Int16.self))
+        case (2, false): return Int64(scratch.load(as: UInt16.self))
+        case (4, true): return Int64(scratch.load(as: Int32.self))
+        case (4, false): return Int64(scratch.load(as: UInt32.self))
+        default: return scratch.load(as: Int64.self)
+        }
+    }
+
+    /// (raw + offset) × scale, in the kernel's unit.
+    @inline(__always)
+    func value(raw: Int64) -> Double {
+        (Double(raw) + offset) * scale
+    }
+}
