@@ -68,6 +68,7 @@ final class AcquisitionLoop: Sendable {
         var k = 0
         var lastDeadline: Double? = nil
         var lastSimulationTime = source.simulationTime
+        var recovering = false
 
         while !stopRequested.load(ordering: .acquiring) {
             let current = source.currentGeneration
@@ -110,9 +111,10 @@ final class AcquisitionLoop: Sendable {
                     SourceFault(
                         deviceID: SimulatedSensorSource.deviceID,
                         message: "simulated acquisition fell \(lag) s behind and skipped \(skip) samples",
-                        recovered: true
+                        recovered: false
                     )
                 )
+                recovering = true
                 continue
             }
             if offset == nil {
@@ -127,6 +129,16 @@ final class AcquisitionLoop: Sendable {
             k += 1
             source.publish(imu.truth)
             sink.ingest(sample)
+            if recovering {
+                recovering = false
+                sink.report(
+                    SourceFault(
+                        deviceID: SimulatedSensorSource.deviceID,
+                        message: "simulated acquisition is back on time",
+                        recovered: true
+                    )
+                )
+            }
         }
 
         source.park(imu, simulationTime: lastSimulationTime)
