@@ -169,19 +169,47 @@ public final class MosquittoClient: BrokerClient {
         payload: [UInt8],
         correlationData: [UInt8]?
     ) throws(BrokerError) {
+        try publishWithProperties(
+            topic: topic, payload: payload, responseTopic: nil, correlationData: correlationData,
+            operation: "publish response")
+    }
+
+    /// Publishes an MQTT 5 request: the receiver answers on `responseTopic` with `correlationData` (QoS 1).
+    /// On MQTT 3.1.1 the properties do not exist and a plain QoS 1 message is sent.
+    public func publishRequest(
+        topic: String,
+        payload: [UInt8],
+        responseTopic: String,
+        correlationData: [UInt8]
+    ) throws(BrokerError) {
+        try publishWithProperties(
+            topic: topic, payload: payload, responseTopic: responseTopic, correlationData: correlationData,
+            operation: "publish request")
+    }
+
+    private func publishWithProperties(
+        topic: String,
+        payload: [UInt8],
+        responseTopic: String?,
+        correlationData: [UInt8]?,
+        operation: String
+    ) throws(BrokerError) {
         guard payload.count <= Self.maximumPayloadBytes else { throw Self.payloadTooLarge }
         let core = self.core
         let rc = try core.locked.withLock { (state) throws(BrokerError) -> Int32 in
             guard core.phase == .connected, let handle = state.handle else {
-                throw Self.notConnected(operation: "publish response")
+                throw Self.notConnected(operation: operation)
             }
             try Self.checkQueueRoom(state.outstanding, qos: 1, limit: core.maxQueuedMessages)
             var messageID: Int32 = 0
             let rc: Int32
             if state.protocolVersion == .v5 {
                 let properties = MosquittoProperties()
+                if let responseTopic {
+                    try properties.addString(MQTT_PROP_RESPONSE_TOPIC, responseTopic, operation: operation)
+                }
                 if let correlationData {
-                    try properties.addBinary(MQTT_PROP_CORRELATION_DATA, correlationData, operation: "publish response")
+                    try properties.addBinary(MQTT_PROP_CORRELATION_DATA, correlationData, operation: operation)
                 }
                 rc = topic.withCString { topicPointer in
                     payload.withUnsafeBytes { bytes in
@@ -203,7 +231,7 @@ public final class MosquittoClient: BrokerClient {
             if rc == MosquittoError.success { Self.record(messageID, qos: 1, in: &state.outstanding) }
             return rc
         }
-        guard rc == MosquittoError.success else { throw Self.libraryError(operation: "publish response", rc) }
+        guard rc == MosquittoError.success else { throw Self.libraryError(operation: operation, rc) }
     }
 
     /// Sends one SUBSCRIBE for all `filters`. Subscriptions of a clean session end with the connection:

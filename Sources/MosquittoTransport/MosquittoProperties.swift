@@ -35,6 +35,11 @@ final class MosquittoProperties {
         try Self.check(rc, operation: operation)
     }
 
+    func addString(_ identifier: mqtt5_property, _ value: String, operation: String) throws(BrokerError) {
+        let rc = mosquitto_property_add_string(&list, Int32(identifier.rawValue), value)
+        try Self.check(rc, operation: operation)
+    }
+
     private static func check(_ rc: Int32, operation: String) throws(BrokerError) {
         guard rc == MosquittoError.success else {
             throw BrokerError(operation: operation, code: Int(rc), message: MosquittoLibrary.errorText(rc))

@@ -4,6 +4,12 @@ import ArgumentParser
 struct MotionAgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-agent",
-        abstract: "Streams Core Motion-style motion data from a Linux IMU over MQTT."
+        abstract: "Streams Core Motion-style motion data from a Linux IMU over MQTT.",
+        discussion: "Without a subcommand, `run` is assumed.",
+        version: AgentVersionInfo.version,
+        subcommands: [
+            RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ControlCommandLine.self, SubscribeCommand.self,
+        ],
+        defaultSubcommand: RunCommand.self
     )
 }

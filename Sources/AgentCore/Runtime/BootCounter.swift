@@ -20,7 +20,8 @@ public enum BootCounter {
         let tmp = path + ".tmp"
         do {
             try "\(next)\n".write(toFile: tmp, atomically: false, encoding: .utf8)
-            _ = try fm.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: tmp))
+            // rename(2) replaces atomically: a crash leaves the old count or the new one, never neither.
+            guard rename(tmp, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             throw AgentError(
                 "cannot write \(path): \(error.localizedDescription) — make agent.state_dir writable for the agent's user"

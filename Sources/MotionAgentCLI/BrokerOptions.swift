@@ -1,0 +1,71 @@
+import AgentCore
+import ArgumentParser
+import Foundation
+
+/// Broker connection options shared by the operator commands (`ctl`, `sub`).
+struct BrokerOptions: ParsableArguments {
+    @Option(help: "Broker host.") var host = "127.0.0.1"
+    @Option(help: "Broker port.") var port = 1883
+    @Option(help: "MQTT protocol: v5 or v311.") var `protocol`: MQTTProtocolVersion = .v5
+    @Option(help: "Username.") var username: String?
+    @Option(help: "A file whose first line is the password (or set MOTION_AGENT_PASSWORD).") var passwordFile: String?
+    @Option(help: "CA certificate file (enables TLS).") var cafile: String?
+    @Option(help: "Client certificate file.") var cert: String?
+    @Option(help: "Client key file.") var key: String?
+    @Option(help: "The agents' topic root template (topics.root).") var root = "motion/{device}"
+
+    func connectOptions(clientID: String) throws -> BrokerConnectOptions {
+        var password: String?
+        if let file = passwordFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ValidationError("cannot read --password-file \(file): check the path and its permissions")
+            }
+            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+        } else if let env = ProcessInfo.processInfo.environment["MOTION_AGENT_PASSWORD"] {
+            password = env
+        }
+        let tls = (cafile != nil || cert != nil) ? BrokerTLS(caFile: cafile, certFile: cert, keyFile: key) : nil
+        return BrokerConnectOptions(
+            host: host,
+            port: port,
+            clientID: clientID,
+            protocolVersion: `protocol`,
+            keepaliveSeconds: 30,
+            cleanSession: true,
+            username: username,
+            password: password,
+            tls: tls
+        )
+    }
+
+    func rootTopic(device: String) -> String {
+        root.replacingOccurrences(of: "{device}", with: device)
+    }
+}
+
+extension MQTTProtocolVersion: ExpressibleByArgument {}
+
+/// Waits for the client's CONNACK, or throws the reason it failed.
+func awaitConnection(_ client: BrokerClient, timeout: Double) async throws {
+    let result = await withTaskGroup(of: String?.self) { group in
+        group.addTask {
+            for await event in client.events {
+                switch event {
+                case .connected: return nil
+                case .connectFailed(_, let reason, _): return reason
+                case .disconnected(let reason, _): return reason
+                default: continue
+                }
+            }
+            return "the connection closed"
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(timeout))
+            return "no answer from the broker within \(Int(timeout)) s"
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+    if let reason = result { throw ValidationError("cannot connect: \(reason)") }
+}

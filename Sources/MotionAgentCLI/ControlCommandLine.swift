@@ -1,0 +1,127 @@
+import AgentCore
+import ArgumentParser
+import Foundation
+import Logging
+import MosquittoTransport
+
+/// `motion-agent ctl`: publishes one command to a device, a group or the fleet and prints the replies.
+struct ControlCommandLine: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl",
+        abstract: "Send a control command to a device, a group or the whole fleet and print the replies.",
+        discussion: """
+            Arguments after the command are key=value pairs; numbers and true/false are sent as JSON numbers and
+            booleans. Examples:
+              motion-agent ctl --device imu-17 set-rate stream=gyroscope rate_hz=50
+              motion-agent ctl --fleet status
+              motion-agent ctl --group lab stop stream=magnetometer
+            Exit status: 0 when every reply was ok, 1 when one was not, 2 when no reply came in time.
+            """
+    )
+
+    @OptionGroup var broker: BrokerOptions
+    @Option(help: "The device to address (its device.id).") var device: String?
+    @Option(help: "A group to address (its members list it under control.groups).") var group: String?
+    @Flag(help: "Address every device.") var fleet = false
+    @Option(help: "The fleet control topic.") var fleetTopic = "motion/fleet/control"
+    @Option(help: "Seconds to wait for replies.") var timeout: Double = 5
+    @Argument(help: "The command, e.g. status, start, stop, set-rate.") var command: String
+    @Argument(help: "key=value arguments.") var arguments: [String] = []
+
+    func validate() throws {
+        let targets = [device != nil, group != nil, fleet].filter { $0 }.count
+        guard targets == 1 else { throw ValidationError("address exactly one of --device ID, --group NAME or --fleet") }
+    }
+
+    func run() async throws {
+        let id = UUID().uuidString.lowercased()
+        var object: [String: Any] = ["id": id, "command": command, "timestamp": Date().timeIntervalSince1970]
+        for pair in arguments {
+            guard let eq = pair.firstIndex(of: "=") else {
+                throw ValidationError("argument '\(pair)' is not key=value, e.g. stream=gyroscope")
+            }
+            let key = String(pair[..<eq])
+            let value = String(pair[pair.index(after: eq)...])
+            if value == "true" || value == "false" {
+                object[key] = value == "true"
+            } else if let n = Double(value) {
+                object[key] = n
+            } else {
+                object[key] = value
+            }
+        }
+        let payload = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let topic: String
+        if let device {
+            topic = broker.rootTopic(device: device) + "/control"
+        } else if let group {
+            topic = "motion/group/\(group)/control"
+        } else {
+            topic = fleetTopic
+        }
+
+        let client = MosquittoClient(logger: Logger(label: "motion-agent.ctl"))
+        let clientID = "motion-ctl-\(id.prefix(8))"
+        try client.connect(try broker.connectOptions(clientID: clientID))
+        try await awaitConnection(client, timeout: timeout)
+        // MQTT 5: replies come to our own response topic with our correlation data. 3.1.1: on every device's
+        // reply topic, matched by id.
+        let replyFilter = broker.protocol == .v5 ? "motion-ctl/\(clientID)/reply" : broker.rootTopic(device: "+") + "/control/reply"
+        try client.subscribe([replyFilter], qos: 1)
+        try await Task.sleep(for: .milliseconds(100))
+        if broker.protocol == .v5 {
+            try client.publishRequest(topic: topic, payload: Array(payload), responseTopic: replyFilter, correlationData: Array(id.utf8))
+        } else {
+            try payload.withUnsafeBytes { _ = try client.publish(topic: topic, payload: $0, qos: 1, retain: false) }
+        }
+
+        let single = device != nil
+        let (replies, allOK) = await withTaskGroup(of: (Int, Bool)?.self) { tasks in
+            tasks.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            tasks.addTask {
+                var replies = 0
+                var allOK = true
+                // Ends when the timeout cancels this task (the event stream finishes on cancellation).
+                for await event in client.events {
+                    guard case .message(let m) = event,
+                        let reply = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any],
+                        reply["id"] as? String == id
+                    else { continue }
+                    replies += 1
+                    let ok = reply["ok"] as? Bool ?? false
+                    allOK = allOK && ok
+                    let result = reply["result"].flatMap {
+                        try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .fragmentsAllowed])
+                    }
+                    print(
+                        [
+                            reply["device"] as? String ?? "?",
+                            ok ? "ok" : "FAILED",
+                            "\(reply["code"] ?? "?")",
+                            reply["message"] as? String ?? "",
+                            result.map { String(decoding: $0, as: UTF8.self) } ?? "",
+                        ].joined(separator: "\t"))
+                    if single { break }
+                }
+                return (replies, allOK)
+            }
+            var outcome: (Int, Bool)?
+            while let next = await tasks.next() {
+                if let counts = next {
+                    outcome = counts
+                }
+                tasks.cancelAll()
+            }
+            return outcome ?? (0, true)
+        }
+        await client.disconnect(flushTimeout: 1)
+        if replies == 0 {
+            printError("no reply within \(timeout) s on \(replyFilter): is the device connected, and does it read \(topic)?")
+            throw ExitCode(2)
+        }
+        if !allOK { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,48 @@
+import AgentConfig
+import AgentCore
+import ArgumentParser
+import Logging
+import MosquittoTransport
+import ServiceLifecycle
+
+/// `motion-agent run`: the daemon.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the agent: sample the IMU, compute, publish over MQTT until SIGTERM/SIGINT."
+    )
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() async throws {
+        let (configuration, path) = try options.load()
+        let logger = AgentLogging.bootstrap(level: configuration.agent.logLevel)
+        logger.info("configuration loaded from \(path)")
+
+        let stateDirectory: String
+        let password: String?
+        let source: SensorSource
+        do {
+            stateDirectory = try configuration.resolvedStateDirectory()
+            password = try configuration.mqtt.readPassword()
+            source = try SourceFactory.make(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(78)
+        }
+        let agent = MotionAgent(
+            configuration: configuration,
+            source: source,
+            broker: MosquittoClient(logger: logger),
+            stateDirectory: stateDirectory,
+            password: password,
+            logger: logger
+        )
+        let group = ServiceGroup(
+            services: [agent],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        try await group.run()
+    }
+}
