@@ -14,7 +14,7 @@ extension AgentConfiguration {
         do {
             return header + (try Yams.serialize(node: body, indent: 2, width: -1, allowUnicode: true))
         } catch {
-            // The tree holds only mappings and scalars built here, which libyaml's emitter always accepts;
+            // The tree holds only mappings, lists and scalars built here, which libyaml's emitter always accepts;
             // still, a configuration dump must not crash the agent.
             return header + "# could not render the configuration: \(error)\n"
         }
@@ -27,14 +27,24 @@ extension AgentConfiguration {
             case .section(let children):
                 value = node(for: children, in: configuration)
             case .field(let field):
-                switch field.render(configuration) {
-                case .text(let text): value = Node(text, .implicit, .doubleQuoted)
-                case .plain(let text): value = Node(text, .implicit, .plain)
-                case .null: value = Node("null", .implicit, .plain)
+                switch field.value {
+                case .scalar(_, let render):
+                    value = node(for: render(configuration))
+                case .list(_, let render):
+                    // Flow style (`[]`, `["a", "b"]`): an empty list stays visible as one.
+                    value = Node(render(configuration).map(node(for:)), .implicit, .flow)
                 }
             }
             return (Node(item.key), value)
         }
         return Node(pairs, .implicit, .block)
+    }
+
+    private static func node(for scalar: RenderedScalar) -> Node {
+        switch scalar {
+        case .text(let text): Node(text, .implicit, .doubleQuoted)
+        case .plain(let text): Node(text, .implicit, .plain)
+        case .null: Node("null", .implicit, .plain)
+        }
     }
 }

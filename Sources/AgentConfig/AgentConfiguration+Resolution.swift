@@ -93,3 +93,23 @@ extension MQTTSettings {
         }
     }
 }
+
+extension ControlSettings {
+    /// The HMAC key that signs commands: the bytes of `control.hmac_key_file` without one trailing line
+    /// break, at least 16 of them; `nil` when no key file is set (commands are not signed). The loader
+    /// already read it once, so this fails only if the file changed since.
+    public func readHMACKey() throws(ConfigurationError) -> [UInt8]? {
+        guard let hmacKeyFile else { return nil }
+        switch FileAccess.key(at: hmacKeyFile) {
+        case .success(let key): return key
+        case .failure(let problem):
+            throw ConfigurationError(
+                kind: problem.kind,
+                keyPath: "control.hmac_key_file",
+                value: hmacKeyFile,
+                problem: problem.problem,
+                allowed: ConfigurationSchema.hmacKeyAllowed
+            )
+        }
+    }
+}

@@ -13,12 +13,18 @@ import MotionModel
 /// Extend, don't rename: other issues and users rely on these keys.
 public struct AgentConfiguration: Sendable, Equatable {
     public var device = DeviceSettings()
+    public var location = LocationSettings()
     public var agent = AgentSettings()
     public var source = SourceSettings()
     public var mqtt = MQTTSettings()
     public var topics = TopicSettings()
+    public var control = ControlSettings()
+    public var outbox = OutboxSettings()
     /// One entry per stream name; a stream missing from the file keeps its defaults.
     public var streams: [StreamName: StreamSettings] = StreamName.defaultSettings
+    public var pedometer = PedometerSettings()
+    public var altimeter = AltimeterSettings()
+    public var submersion = SubmersionSettings()
 
     public init() {}
 }
@@ -58,6 +64,23 @@ public struct DeviceSettings: Sendable, Equatable {
 
 public enum LogLevelSetting: String, Sendable, Equatable, CaseIterable, Codable {
     case trace, debug, info, notice, warning, error, critical
+}
+
+/// Where the device is, for the World Magnetic Model: the declination that turns magnetic north into true
+/// north, and the field strength and inclination a calibrated magnetometer should read. Unset by default:
+/// a device does not know where it is installed.
+public struct LocationSettings: Sendable, Equatable {
+    /// Degrees north, −90…90. Set together with `longitude`, or neither.
+    public var latitude: Double? = nil
+    /// Degrees east, −180…180.
+    public var longitude: Double? = nil
+    /// Metres above the WGS 84 ellipsoid, −1000…10000; used only when a location is configured.
+    public var altitudeM: Double = 0
+
+    public init() {}
+
+    /// Latitude and longitude are both set (the loader refuses one without the other).
+    public var isConfigured: Bool { latitude != nil && longitude != nil }
 }
 
 public struct AgentSettings: Sendable, Equatable {
@@ -165,6 +188,86 @@ public struct TLSSettings: Sendable, Equatable {
 public struct TopicSettings: Sendable, Equatable {
     /// Every topic is under this root; `{device}` is replaced by `device.id`.
     public var root: String = "motion/{device}"
+
+    public init() {}
+}
+
+/// The control plane: which topics the agent takes commands from besides `{root}/control`, and the limits
+/// that keep bad, stale, replayed or unauthorized commands from changing the device.
+public struct ControlSettings: Sendable, Equatable {
+    /// Commands for every device of the fleet; a topic without wildcards.
+    public var fleetTopic: String = "motion/fleet/control"
+    /// Group names, each one topic level; the agent also subscribes `motion/group/<name>/control`.
+    public var groups: [String] = []
+    /// Changes made by commands are saved in the state directory and survive restarts.
+    public var persist: Bool = true
+    /// Commands older than this are refused when the clock is synchronized, seconds (0…86400); 0 accepts
+    /// any age.
+    public var maxAgeSeconds: Int = 300
+    /// Token bucket for commands: refill rate, commands per second (> 0, ≤ 1000), and bucket size (1…10000).
+    public var rateLimitPerSecond: Double = 10
+    public var rateLimitBurst: Int = 20
+    /// A file holding the HMAC key; when set, unsigned or wrongly signed commands are refused. Read with
+    /// `readHMACKey()`.
+    public var hmacKeyFile: String? = nil
+    /// Larger command payloads are refused unparsed, bytes (256…65536).
+    public var maxPayloadBytes: Int = 8192
+
+    public init() {}
+
+    /// `maxAgeSeconds` as a duration; `nil` when the age check is off (0).
+    public var maxAge: Duration? { maxAgeSeconds == 0 ? nil : .seconds(maxAgeSeconds) }
+}
+
+/// Bounds of the outbox between the streams and the MQTT client; past either, the oldest messages are
+/// dropped (and counted).
+public struct OutboxSettings: Sendable, Equatable {
+    /// Bytes (65536…1073741824); default 8 MiB.
+    public var maxBytes: Int = 8_388_608
+    /// Seconds (1…604800, a week); default one hour.
+    public var maxAgeSeconds: Int = 3600
+
+    public init() {}
+
+    public var maxAge: Duration { .seconds(maxAgeSeconds) }
+}
+
+public struct PedometerSettings: Sendable, Equatable {
+    /// The user's height, metres (0.5…2.5); stride length, and so distance, derives from it.
+    public var userHeightM: Double = 1.75
+    /// How long step counts and activity segments are kept for history queries, days (1…365).
+    public var historyRetentionDays: Int = 7
+
+    public init() {}
+}
+
+public struct AltimeterSettings: Sendable, Equatable {
+    /// The sea-level pressure for absolute altitude, kPa (80…110); 101.325 is the ICAO standard atmosphere.
+    public var seaLevelPressureKPa: Double = 101.325
+
+    public init() {}
+}
+
+/// The water the device dives in: its density turns pressure into depth.
+public enum WaterKind: String, Sendable, Equatable, CaseIterable, Codable {
+    case fresh
+    case salt
+
+    /// kg/m³: fresh water at 25 °C is 997.0 (CRC Handbook); 1025 is the usual mean density of surface
+    /// sea water, as dive computers use for their salt-water setting.
+    public var densityKgPerM3: Double {
+        switch self {
+        case .fresh: 997
+        case .salt: 1025
+        }
+    }
+}
+
+public struct SubmersionSettings: Sendable, Equatable {
+    public var water: WaterKind = .fresh
+    /// The depth the device is rated for, metres (1…1000); states approachingMaxDepth and pastMaxDepth
+    /// refer to it.
+    public var maxDepthM: Double = 40
 
     public init() {}
 }

@@ -8,13 +8,15 @@ extension ConfigurationDecoder {
             // Trimmed: env files written on Windows or by `echo` often carry a stray \r or space.
             guard let text = environment[override.variable]?.trimmingCharacters(in: .whitespacesAndNewlines),
                 !text.isEmpty,
-                let field = ConfigurationSchema.field(at: override.keyPath)
+                let field = ConfigurationSchema.field(at: override.keyPath),
+                // Overrides replace single values; a list has no one-line spelling worth inventing.
+                case .scalar(let decode, _) = field.value
             else { continue }
             variables[override.keyPath] = override.variable
             refused.remove(override.keyPath)
             // Paths from the environment are relative to the working directory, as any process's are.
             let workingDirectory = FileManager.default.currentDirectoryPath
-            if let problem = field.decode(text, FieldContext(baseDirectory: workingDirectory), &configuration) {
+            if let problem = decode(text, FieldContext(baseDirectory: workingDirectory), &configuration) {
                 report(
                     problem.kind,
                     keyPath: override.keyPath,
@@ -32,6 +34,8 @@ extension ConfigurationDecoder {
         checkCredentials()
         checkTLS()
         checkReconnectDelays()
+        checkLocation()
+        checkHMACKey()
     }
 
     private mutating func checkReplay() {
@@ -133,6 +137,40 @@ extension ConfigurationDecoder {
             allowed: "reconnect_min_delay ≤ reconnect_max_delay",
             line: lines["mqtt.reconnect_min_delay"] ?? lines["mqtt.reconnect_max_delay"]
         )
+    }
+
+    /// Half a location is a mistake (a line lost in an edit), not a request for a default: refuse it. A
+    /// refused or misspelt key of the section (`lat:`) is already reported, and is the likely cause.
+    private mutating func checkLocation() {
+        guard !refused.contains(where: { $0.hasPrefix("location.") }) else { return }
+        let halves: [(given: String, value: Double?, missing: String, other: Double?)] = [
+            ("latitude", configuration.location.latitude, "longitude", configuration.location.longitude),
+            ("longitude", configuration.location.longitude, "latitude", configuration.location.latitude),
+        ]
+        for half in halves where half.other == nil {
+            guard let value = half.value else { continue }
+            report(
+                .conflict,
+                keyPath: "location." + half.given,
+                value: ConfigurationField.formatNumber(value),
+                problem: "is set without location.\(half.missing)",
+                allowed: "set both location.latitude and location.longitude, or neither"
+            )
+        }
+    }
+
+    /// The key is read now so that a missing or short key stops the agent at start, not at the first command.
+    private mutating func checkHMACKey() {
+        guard let file = configuration.control.hmacKeyFile, !refused.contains("control.hmac_key_file") else { return }
+        if case .failure(let problem) = FileAccess.key(at: file) {
+            report(
+                problem.kind,
+                keyPath: "control.hmac_key_file",
+                value: file,
+                problem: problem.problem,
+                allowed: ConfigurationSchema.hmacKeyAllowed
+            )
+        }
     }
 
     private mutating func checkReadable(_ path: String, keyPath: String) {

@@ -89,25 +89,92 @@ struct ConfigurationDecoder {
 
     private mutating func read(_ node: Node, into field: ConfigurationField, keyPath: String) {
         if Self.isNull(node) { return }  // `port:` with no value: the default.
-        guard case .scalar(let scalar) = node else {
-            report(
-                .wrongType,
-                keyPath: keyPath,
-                value: nil,
-                problem: Self.notA("single value", node),
-                allowed: field.allowed
-            )
+        switch field.value {
+        case .scalar(let decode, _):
+            guard case .scalar(let scalar) = node else {
+                report(
+                    .wrongType,
+                    keyPath: keyPath,
+                    value: nil,
+                    problem: Self.notA("single value", node),
+                    allowed: field.allowed
+                )
+                return
+            }
+            if let problem = decode(scalar.string, context, &configuration) {
+                report(
+                    problem.kind,
+                    keyPath: keyPath,
+                    value: scalar.string,
+                    problem: problem.problem,
+                    allowed: field.allowed,
+                    suggestion: problem.suggestion
+                )
+            }
+        case .list(let decode, _):
+            readList(node, decode: decode, allowed: field.allowed, keyPath: keyPath)
+        }
+    }
+
+    /// Reads a list; a problem with an element names it `key[index]` (0-based, as yq and jq count) at the
+    /// element's own line, and any problem keeps the whole option at its default.
+    private mutating func readList(
+        _ node: Node,
+        decode: ConfigurationField.ListDecoder,
+        allowed: String,
+        keyPath: String
+    ) {
+        guard case .sequence(let sequence) = node else {
+            // A single name without brackets reads as text here; say how to write it as a list.
+            let problem =
+                if case .scalar = node {
+                    "is a single value, not a list (write [\(Self.written(node) ?? "")], or one `- name` per line)"
+                } else {
+                    Self.notA("list", node)
+                }
+            report(.wrongType, keyPath: keyPath, value: Self.written(node), problem: problem, allowed: allowed)
             return
         }
-        if let problem = field.decode(scalar.string, context, &configuration) {
+        let elements = Array(sequence)
+        var texts: [String] = []
+        // The element index of each text, to name and place a problem `decode` finds.
+        var positions: [Int] = []
+        var malformed = false
+        for (index, element) in elements.enumerated() {
+            if case .scalar(let scalar) = element, !Self.isNull(element) {
+                texts.append(scalar.string)
+                positions.append(index)
+                continue
+            }
+            malformed = true
             report(
-                problem.kind,
-                keyPath: keyPath,
-                value: scalar.string,
-                problem: problem.problem,
-                allowed: field.allowed,
-                suggestion: problem.suggestion
+                Self.isNull(element) ? .invalidValue : .wrongType,
+                keyPath: "\(keyPath)[\(index)]",
+                value: Self.written(element),
+                problem: Self.isNull(element) ? "is an empty list element" : Self.notA("single value", element),
+                allowed: allowed,
+                line: element.mark?.line
             )
+        }
+        // The well-formed elements are checked too, so one load reports every problem of the list.
+        var decoded = configuration
+        let problems = decode(texts, &decoded)
+        for element in problems {
+            let index = positions[element.index]
+            report(
+                element.problem.kind,
+                keyPath: "\(keyPath)[\(index)]",
+                value: texts[element.index],
+                problem: element.problem.problem,
+                allowed: allowed,
+                suggestion: element.problem.suggestion,
+                line: elements[index].mark?.line
+            )
+        }
+        if malformed || !problems.isEmpty {
+            refused.insert(keyPath)
+        } else {
+            configuration = decoded
         }
     }
 

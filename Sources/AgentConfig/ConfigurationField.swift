@@ -31,12 +31,46 @@ struct FieldContext {
     var baseDirectory: String?
 }
 
+/// What is wrong with one element of a list, by its 0-based index.
+struct ElementProblem: Equatable {
+    var index: Int
+    var problem: FieldProblem
+}
+
 /// One leaf of config.yaml: what it accepts (in words, for errors), how to read and check a value written
-/// as text, and how to write the current value back. Builders below cover every value type the schema uses.
+/// as text (or a list of them), and how to write the current value back. Builders below cover every value
+/// type the schema uses.
 struct ConfigurationField {
+    /// Reads one value written as text into the configuration; returns the problem instead, if any.
+    typealias ScalarDecoder = (_ text: String, _ context: FieldContext, _ configuration: inout AgentConfiguration)
+        -> FieldProblem?
+    /// Reads a list's elements into the configuration; returns one problem per refused element and leaves
+    /// the setting unchanged when there is any.
+    typealias ListDecoder = (_ elements: [String], _ configuration: inout AgentConfiguration) -> [ElementProblem]
+
+    enum Value {
+        /// One value, written as text.
+        case scalar(decode: ScalarDecoder, render: (_ configuration: AgentConfiguration) -> RenderedScalar)
+        /// A YAML list of values written as text; a list in the file replaces the default list as a whole.
+        case list(decode: ListDecoder, render: (_ configuration: AgentConfiguration) -> [RenderedScalar])
+    }
+
     let allowed: String
-    let decode: (_ text: String, _ context: FieldContext, _ configuration: inout AgentConfiguration) -> FieldProblem?
-    let render: (_ configuration: AgentConfiguration) -> RenderedScalar
+    let value: Value
+
+    init(allowed: String, value: Value) {
+        self.allowed = allowed
+        self.value = value
+    }
+
+    /// A single-valued field.
+    init(
+        allowed: String,
+        decode: @escaping ScalarDecoder,
+        render: @escaping (_ configuration: AgentConfiguration) -> RenderedScalar
+    ) {
+        self.init(allowed: allowed, value: .scalar(decode: decode, render: render))
+    }
 }
 
 extension ConfigurationField {
@@ -134,6 +168,57 @@ extension ConfigurationField {
                 return nil
             },
             render: { .plain(String($0[keyPath: keyPath])) }
+        )
+    }
+
+    /// An optional finite number accepted by `accepts`; left empty it stays `nil` (the default).
+    static func optionalNumber(
+        _ keyPath: WritableKeyPath<AgentConfiguration, Double?>,
+        allowed: String,
+        accepts: @escaping (Double) -> Bool
+    ) -> ConfigurationField {
+        ConfigurationField(
+            allowed: allowed,
+            decode: { text, _, configuration in
+                guard let value = parseNumber(text) else { return .wrongType("a number") }
+                guard value.isFinite, accepts(value) else { return .outOfRange }
+                configuration[keyPath: keyPath] = value
+                return nil
+            },
+            render: { $0[keyPath: keyPath].map { .plain(formatNumber($0)) } ?? .null }
+        )
+    }
+
+    /// A list of distinct texts, each checked by `check`. The names in it stand for things (groups), so a
+    /// name written twice is a mistake worth reporting rather than a harmless repeat.
+    static func textList(
+        _ keyPath: WritableKeyPath<AgentConfiguration, [String]>,
+        allowed: String,
+        check: @escaping (String) -> FieldProblem?
+    ) -> ConfigurationField {
+        ConfigurationField(
+            allowed: allowed,
+            value: .list(
+                decode: { elements, configuration in
+                    var problems: [ElementProblem] = []
+                    var seen: Set<String> = []
+                    for (index, text) in elements.enumerated() {
+                        if let problem = check(text) {
+                            problems.append(ElementProblem(index: index, problem: problem))
+                        } else if !seen.insert(text).inserted {
+                            problems.append(
+                                ElementProblem(
+                                    index: index,
+                                    problem: FieldProblem(kind: .invalidValue, problem: "is already in the list")
+                                )
+                            )
+                        }
+                    }
+                    if problems.isEmpty { configuration[keyPath: keyPath] = elements }
+                    return problems
+                },
+                render: { $0[keyPath: keyPath].map(RenderedScalar.text) }
+            )
         )
     }
 

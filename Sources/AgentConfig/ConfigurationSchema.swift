@@ -26,6 +26,10 @@ enum ConfigurationSchema {
 
     static let pemFile = "the path of a readable PEM file"
 
+    static let hmacKeyAllowed =
+        "the path of a readable file holding the key, at least 16 bytes after its trailing line break is removed "
+        + "(e.g. made by openssl rand -hex 32)"
+
     static var root: [Item] {
         [
             .section(
@@ -39,6 +43,40 @@ enum ConfigurationSchema {
                             check: TopicTemplate.checkDeviceID
                         )
                     )
+                ]
+            ),
+            .section(
+                "location",
+                [
+                    .field(
+                        "latitude",
+                        .optionalNumber(
+                            \.location.latitude,
+                            allowed: "a number from -90 to 90 (degrees north); leave empty for no location"
+                        ) {
+                            abs($0) <= 90
+                        }
+                    ),
+                    .field(
+                        "longitude",
+                        .optionalNumber(
+                            \.location.longitude,
+                            allowed: "a number from -180 to 180 (degrees east); leave empty for no location"
+                        ) {
+                            abs($0) <= 180
+                        }
+                    ),
+                    // Where devices are installed: from the Dead Sea shore (about -430 m) with margin to
+                    // high mountain stations; WMM2025 itself holds from -1 km to 850 km.
+                    .field(
+                        "altitude_m",
+                        .number(
+                            \.location.altitudeM,
+                            allowed: "a number from -1000 to 10000 (metres above the WGS 84 ellipsoid)"
+                        ) {
+                            $0 >= -1000 && $0 <= 10000
+                        }
+                    ),
                 ]
             ),
             .section(
@@ -222,6 +260,53 @@ enum ConfigurationSchema {
                 ]
             ),
             .section(
+                "control",
+                [
+                    .field(
+                        "fleet_topic",
+                        .text(
+                            \.control.fleetTopic,
+                            allowed: "topic levels joined by /, without + # or empty levels, not starting with $, "
+                                + "without {device}",
+                            check: TopicTemplate.checkFleetTopic
+                        )
+                    ),
+                    .field(
+                        "groups",
+                        .textList(
+                            \.control.groups,
+                            allowed: "a list of distinct group names, each 1–64 characters without / + # "
+                                + "(e.g. [line-2, calibration-rig])",
+                            check: TopicTemplate.checkLevel
+                        )
+                    ),
+                    .field("persist", .flag(\.control.persist)),
+                    .field("max_age_s", .integer(\.control.maxAgeSeconds, range: 0...86400, unit: "seconds; 0: off")),
+                    .field(
+                        "rate_limit_per_s",
+                        .number(\.control.rateLimitPerSecond, allowed: "a number > 0 and ≤ 1000 (commands per second)")
+                        {
+                            $0 > 0 && $0 <= 1000
+                        }
+                    ),
+                    .field("rate_limit_burst", .integer(\.control.rateLimitBurst, range: 1...10000, unit: "commands")),
+                    .field("hmac_key_file", .path(\.control.hmacKeyFile, allowed: hmacKeyAllowed)),
+                    // MQTT allows 256 MB payloads; commands are small JSON objects, and the limit bounds
+                    // what one message can make the agent parse.
+                    .field(
+                        "max_payload_bytes",
+                        .integer(\.control.maxPayloadBytes, range: 256...65536, unit: "bytes")
+                    ),
+                ]
+            ),
+            .section(
+                "outbox",
+                [
+                    .field("max_bytes", .integer(\.outbox.maxBytes, range: 65536...1_073_741_824, unit: "bytes")),
+                    .field("max_age_s", .integer(\.outbox.maxAgeSeconds, range: 1...604800, unit: "seconds")),
+                ]
+            ),
+            .section(
                 "streams",
                 StreamName.allCases.map { name in
                     .section(
@@ -239,6 +324,46 @@ enum ConfigurationSchema {
                         ]
                     )
                 }
+            ),
+            .section(
+                "pedometer",
+                [
+                    .field(
+                        "user_height_m",
+                        .number(\.pedometer.userHeightM, allowed: "a number from 0.5 to 2.5 (metres)") {
+                            $0 >= 0.5 && $0 <= 2.5
+                        }
+                    ),
+                    .field(
+                        "history_retention_days",
+                        .integer(\.pedometer.historyRetentionDays, range: 1...365, unit: "days")
+                    ),
+                ]
+            ),
+            .section(
+                "altimeter",
+                [
+                    // The lowest sea-level pressure measured is 87.0 kPa (Typhoon Tip, 1979), the highest
+                    // 108.4 kPa (Agata, Siberia, 1968): the range covers both with margin.
+                    .field(
+                        "sea_level_pressure_kpa",
+                        .number(\.altimeter.seaLevelPressureKPa, allowed: "a number from 80 to 110 (kPa)") {
+                            $0 >= 80 && $0 <= 110
+                        }
+                    )
+                ]
+            ),
+            .section(
+                "submersion",
+                [
+                    .field("water", .choice(\.submersion.water)),
+                    .field(
+                        "max_depth_m",
+                        .number(\.submersion.maxDepthM, allowed: "a number from 1 to 1000 (metres)") {
+                            $0 >= 1 && $0 <= 1000
+                        }
+                    ),
+                ]
             ),
         ]
     }

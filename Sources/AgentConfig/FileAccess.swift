@@ -48,6 +48,55 @@ enum FileAccess {
         return .success(text)
     }
 
+    /// An HMAC key shorter than this is refused, bytes. RFC 2104 §3 discourages keys shorter than the hash's
+    /// output (32 bytes for HMAC-SHA256, the recommended length); 16 bytes (128 bits, AES-128's strength) is
+    /// the least accepted.
+    static let minimumKeyBytes = 16
+
+    /// Key files larger than this are refused unread, bytes: a key is a few dozen bytes, a large file here
+    /// is the wrong file.
+    static let maximumKeyFileBytes = 65536
+
+    /// The bytes of the key file at `path` without one trailing line break (`\n` or `\r\n`, as `echo` and
+    /// editors leave it), so `openssl rand -hex 32 > key` gives the 64 hex characters as the key.
+    static func key(at path: String) -> Result<[UInt8], FieldProblem> {
+        let descriptor: Int32
+        switch openRegularFile(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let opened): descriptor = opened
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= maximumKeyFileBytes {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return .failure(cannotRead(errno)) }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        if bytes.count > maximumKeyFileBytes {
+            return .failure(
+                FieldProblem(
+                    kind: .invalidValue,
+                    problem: "is larger than \(maximumKeyFileBytes) bytes, too large for a key file"
+                )
+            )
+        }
+        if bytes.last == 0x0A {
+            bytes.removeLast()
+            if bytes.last == 0x0D { bytes.removeLast() }
+        }
+        if bytes.count < minimumKeyBytes {
+            return .failure(
+                FieldProblem(
+                    kind: .invalidValue,
+                    problem: "holds a \(bytes.count)-byte key; an HMAC key needs at least \(minimumKeyBytes) bytes"
+                )
+            )
+        }
+        return .success(bytes)
+    }
+
     private static func openRegularFile(_ path: String) -> Result<Int32, FieldProblem> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 { return .failure(cannotRead(errno)) }

@@ -13,32 +13,56 @@ enum TopicTemplate {
     static func checkRoot(_ root: String) -> FieldProblem? {
         if root.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
         if let problem = checkPlaceholders(root) { return problem }
-        if root.contains("+") || root.contains("#") {
+        return checkTopic(root)
+    }
+
+    /// The problem with `control.fleet_topic`, if any: a topic name, the same for every device.
+    static func checkFleetTopic(_ topic: String) -> FieldProblem? {
+        if topic.contains(devicePlaceholder) {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "contains {device}, which is not replaced here: every device shares the fleet topic "
+                    + "(each device's own commands go to {root}/control)"
+            )
+        }
+        return checkTopic(topic)
+    }
+
+    /// The problem with a topic name to publish or subscribe literally, if any.
+    static func checkTopic(_ topic: String) -> FieldProblem? {
+        if topic.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if topic.contains("+") || topic.contains("#") {
             return FieldProblem(kind: .invalidValue, problem: "contains an MQTT wildcard (+ or #)")
         }
-        if root.hasPrefix("$") {
+        if topic.hasPrefix("$") {
             return FieldProblem(kind: .invalidValue, problem: "starts with $, which brokers reserve ($SYS)")
         }
-        if root.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+        if topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
             return FieldProblem(
                 kind: .invalidValue,
                 problem: "has an empty topic level (a leading, trailing or doubled /)"
             )
         }
-        return checkEncoding(root)
+        return checkEncoding(topic)
     }
 
     /// The problem with `device.id`, if any: it becomes one topic level.
     static func checkDeviceID(_ id: String) -> FieldProblem? {
-        if id.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
-        if id.count > 64 { return FieldProblem(kind: .invalidValue, problem: "is longer than 64 characters") }
-        if id.contains(where: { "/+#".contains($0) }) {
-            return FieldProblem(kind: .invalidValue, problem: "contains / + or #, which would change the topic levels")
-        }
+        if let problem = checkLevel(id) { return problem }
         if id.contains("{") || id.contains("}") {
             return FieldProblem(kind: .invalidValue, problem: "contains { or }, which would read as a placeholder")
         }
-        return checkEncoding(id)
+        return nil
+    }
+
+    /// The problem with a name that becomes exactly one topic level (a device id, a control group), if any.
+    static func checkLevel(_ name: String) -> FieldProblem? {
+        if name.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if name.count > 64 { return FieldProblem(kind: .invalidValue, problem: "is longer than 64 characters") }
+        if name.contains(where: { "/+#".contains($0) }) {
+            return FieldProblem(kind: .invalidValue, problem: "contains / + or #, which would change the topic levels")
+        }
+        return checkEncoding(name)
     }
 
     /// The problem with an `mqtt.client_id` template, if any.

@@ -28,8 +28,12 @@ import Testing
         let cert = try directory.write("client.pem", "PEM\n")
         let key = try directory.write("client.key", "PEM\n")
         let recording = try directory.write("walk.csv", "t\n")
+        let hmacKey = try directory.write("control key", "0123456789abcdef\n")
         var configuration = AgentConfiguration()
         configuration.device.id = "0042"
+        configuration.location.latitude = -90
+        configuration.location.longitude = 179.99999999
+        configuration.location.altitudeM = -0.5
         configuration.agent.stateDir = directory.path + "/state"
         configuration.agent.logLevel = .trace
         configuration.source.kind = .replay
@@ -60,6 +64,21 @@ import Testing
         configuration.mqtt.reconnectMaxDelay = 0.1
         configuration.mqtt.maxInflight = 65535
         configuration.topics.root = "Gerät/\"quoted\"/{device}/yes"
+        configuration.control.fleetTopic = "fleet/no/1e3"
+        configuration.control.groups = ["yes", "123", "~", "a: b", "Gerät", "[x]"]
+        configuration.control.persist = false
+        configuration.control.maxAgeSeconds = 86400
+        configuration.control.rateLimitPerSecond = 0.001
+        configuration.control.rateLimitBurst = 1
+        configuration.control.hmacKeyFile = hmacKey
+        configuration.control.maxPayloadBytes = 256
+        configuration.outbox.maxBytes = 65536
+        configuration.outbox.maxAgeSeconds = 1
+        configuration.pedometer.userHeightM = 1.8300000000000001
+        configuration.pedometer.historyRetentionDays = 1
+        configuration.altimeter.seaLevelPressureKPa = 102.1
+        configuration.submersion.water = .salt
+        configuration.submersion.maxDepthM = 1.5
         configuration.streams[.accelerometer] = StreamSettings(enabled: false, rateHz: 0.001, qos: 2, retain: true)
         configuration.streams[.magnetometer] = StreamSettings(enabled: true, rateHz: 1000, qos: 1, retain: false)
         try expectRoundTrip(configuration)
@@ -69,6 +88,13 @@ import Testing
     func awkwardTextRoundTrips(_ text: String) throws {
         var configuration = AgentConfiguration()
         configuration.mqtt.username = text
+        try expectRoundTrip(configuration)
+    }
+
+    @Test(arguments: [[], ["line-2"], ["null", "no", "0x10", "- item", "'", "\\", " padded ", "a, b", "{x}"]])
+    func groupListsRoundTrip(_ groups: [String]) throws {
+        var configuration = AgentConfiguration()
+        configuration.control.groups = groups
         try expectRoundTrip(configuration)
     }
 
@@ -82,6 +108,9 @@ import Testing
         #expect(yaml.contains("port: 1884"))
         #expect(yaml.contains("rate_hz: 25"))
         #expect(yaml.contains("password_file: null"))
+        #expect(yaml.contains("latitude: null"))
+        #expect(yaml.contains("groups: []"))
+        #expect(yaml.contains("sea_level_pressure_kpa: 101.325"))
         try expectRoundTrip(configuration)
     }
 

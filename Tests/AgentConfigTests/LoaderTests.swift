@@ -7,6 +7,7 @@ import Testing
     @Test(arguments: [
         "", "\n", "# only a comment\n", "---\n",
         "device:\nagent:\nsource:\n  simulated:\nmqtt:\n  tls:\nstreams:\n  gyroscope:\n",
+        "location:\n  latitude:\n  longitude: ~\ncontrol:\n  groups:\noutbox:\npedometer:\naltimeter:\nsubmersion:\n",
     ])
     func emptyFilesAndSectionsMeanDefaults(_ yaml: String) throws {
         #expect(try ConfigurationLoader.decode(yaml: yaml) == AgentConfiguration())
@@ -24,9 +25,11 @@ import Testing
         let password = try directory.write("password", "s3cret\n")
         let ca = try directory.write("ca.pem", "-----BEGIN CERTIFICATE-----\n")
         let recording = try directory.write("walk.csv", "timestamp\n")
+        let key = try directory.write("control.key", "0123456789abcdef0123456789abcdef\n")
         let yaml = """
             device:
               id: bench-7
+            location: {latitude: -33.9, longitude: 151.2, altitude_m: 58}
             agent:
               state_dir: /var/tmp/motion
               log_level: debug
@@ -55,13 +58,36 @@ import Testing
               max_inflight: 1
             topics:
               root: plant/line-2/{device}/imu
+            control:
+              fleet_topic: plant/all/commands
+              groups:
+                - line-2
+                - "0042"
+              persist: off
+              max_age_s: 0
+              rate_limit_per_s: 0.5
+              rate_limit_burst: 10000
+              hmac_key_file: \(key)
+              max_payload_bytes: 65536
+            outbox: {max_bytes: 1_073_741_824, max_age_s: 604800}
             streams:
               accelerometer: {enabled: false, rate_hz: 1000, qos: 2, retain: true}
               gyroscope: {rate_hz: 0.1}
+            pedometer:
+              user_height_m: 0.5
+              history_retention_days: 365
+            altimeter:
+              sea_level_pressure_kpa: 80
+            submersion:
+              water: salt
+              max_depth_m: 1000
             """
         let configuration = try ConfigurationLoader.decode(yaml: yaml)
         var expected = AgentConfiguration()
         expected.device.id = "bench-7"
+        expected.location.latitude = -33.9
+        expected.location.longitude = 151.2
+        expected.location.altitudeM = 58
         expected.agent.stateDir = "/var/tmp/motion"
         expected.agent.logLevel = .debug
         expected.source.kind = .replay
@@ -90,11 +116,87 @@ import Testing
         expected.mqtt.reconnectMaxDelay = 3600
         expected.mqtt.maxInflight = 1
         expected.topics.root = "plant/line-2/{device}/imu"
+        expected.control.fleetTopic = "plant/all/commands"
+        expected.control.groups = ["line-2", "0042"]
+        expected.control.persist = false
+        expected.control.maxAgeSeconds = 0
+        expected.control.rateLimitPerSecond = 0.5
+        expected.control.rateLimitBurst = 10000
+        expected.control.hmacKeyFile = key
+        expected.control.maxPayloadBytes = 65536
+        expected.outbox.maxBytes = 1_073_741_824
+        expected.outbox.maxAgeSeconds = 604800
+        expected.pedometer.userHeightM = 0.5
+        expected.pedometer.historyRetentionDays = 365
+        expected.altimeter.seaLevelPressureKPa = 80
+        expected.submersion.water = .salt
+        expected.submersion.maxDepthM = 1000
         expected.streams[.accelerometer] = StreamSettings(enabled: false, rateHz: 1000, qos: 2, retain: true)
         expected.streams[.gyroscope]?.rateHz = 0.1
         #expect(configuration == expected)
         #expect(configuration.resolvedClientID == "imu-bench-7")
         #expect(configuration.resolvedTopicRoot == "plant/line-2/bench-7/imu")
+        #expect(configuration.location.isConfigured)
+        #expect(try configuration.control.readHMACKey() == Array("0123456789abcdef0123456789abcdef".utf8))
+    }
+
+    @Test(arguments: ["control:\n  groups: []\n", "control:\n  groups: [ ]\n"])
+    func anEmptyListMeansNoGroups(_ yaml: String) throws {
+        #expect(try ConfigurationLoader.decode(yaml: yaml).control.groups == [])
+    }
+
+    @Test func aListInTheFileReplacesTheDefaultListWhole() throws {
+        let block = try ConfigurationLoader.decode(yaml: "control:\n  groups:\n    - b\n    - a\n")
+        let flow = try ConfigurationLoader.decode(yaml: "control:\n  groups: [b, a]\n")
+        #expect(block.control.groups == ["b", "a"])
+        #expect(flow == block)
+    }
+
+    @Test func aLocationNeedsLatitudeAndLongitudeButNotAltitude() throws {
+        let configuration = try ConfigurationLoader.decode(yaml: "location:\n  latitude: 0\n  longitude: 0\n")
+        #expect(configuration.location.isConfigured)
+        #expect(configuration.location.altitudeM == 0)
+        // An altitude alone configures nothing, and is no error: it waits for a latitude and longitude.
+        let altitudeOnly = try ConfigurationLoader.decode(yaml: "location:\n  altitude_m: 200\n")
+        #expect(!altitudeOnly.location.isConfigured)
+    }
+
+    @Test func aHalfLocationIsOneConflictNamingTheMissingKey() throws {
+        let error = try #require(decodingError("\nlocation:\n  latitude: 48.2\n"))
+        #expect(error.errors.count == 1)
+        #expect(
+            error.description
+                == "config.yaml:3: location.latitude: 48.2 is set without location.longitude"
+                + " — allowed: set both location.latitude and location.longitude, or neither"
+        )
+    }
+
+    @Test(arguments: [
+        ("short\n", "holds a 5-byte key"),
+        ("0123456789abcde\n", "holds a 15-byte key"),
+        ("0123456789abcde\r\n", "holds a 15-byte key"),
+        ("", "holds a 0-byte key"),
+    ])
+    func aShortHMACKeyIsRefusedAtLoad(_ contents: String, _ problem: String) throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("control.key", contents)
+        let file = try directory.write("config.yaml", "control:\n  hmac_key_file: control.key\n")
+        let error = try #require(loadingError(file))
+        #expect(error.errors.count == 1, "\(error)")
+        #expect(error.kind == .invalidValue)
+        #expect(error.keyPath == "control.hmac_key_file")
+        #expect(error.value == directory.path + "/control.key")
+        #expect(error.line == 2)
+        #expect(error.problem.hasPrefix(problem), "\(error)")
+    }
+
+    @Test func anOversizedHMACKeyFileIsRefusedAtLoad() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("control.key", String(repeating: "k", count: 65537))
+        let file = try directory.write("config.yaml", "control:\n  hmac_key_file: control.key\n")
+        let error = try #require(loadingError(file))
+        #expect(error.kind == .invalidValue)
+        #expect(error.problem.contains("larger than 65536 bytes"), "\(error)")
     }
 
     @Test(arguments: [

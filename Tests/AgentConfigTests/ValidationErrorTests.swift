@@ -89,6 +89,61 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             kind: .unknownKey,
             suggestion: "ca_file"
         ),
+        InvalidCase(
+            yaml: "location:\n  lat: 48.2\n  longitude: 16.4\n",
+            keyPath: "location.lat",
+            value: "lat",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "latitude"
+        ),
+        InvalidCase(
+            yaml: "control:\n  group: [a]\n",
+            keyPath: "control.group",
+            value: "group",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "groups"
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_age: 60\n",
+            keyPath: "outbox.max_age",
+            value: "max_age",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "max_age_s"
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_bytes: 1024\n",
+            keyPath: "control.max_bytes",
+            value: "max_bytes",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "outbox.max_bytes"
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  user_height: 1.8\n",
+            keyPath: "pedometer.user_height",
+            value: "user_height",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "user_height_m"
+        ),
+        InvalidCase(
+            yaml: "altimeter:\n  sea_level_pressure: 101\n",
+            keyPath: "altimeter.sea_level_pressure",
+            value: "sea_level_pressure",
+            line: 2,
+            kind: .unknownKey,
+            suggestion: "sea_level_pressure_kpa"
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  density: 1025\n",
+            keyPath: "submersion.density",
+            value: "density",
+            line: 2,
+            kind: .unknownKey
+        ),
     ]
 
     static let wrongTypes: [InvalidCase] = [
@@ -128,6 +183,118 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             kind: .wrongType
         ),
         InvalidCase(yaml: "streams: [accelerometer]\n", keyPath: "streams", value: nil, line: 1, kind: .wrongType),
+        InvalidCase(
+            yaml: "location:\n  latitude: north\n  longitude: 16.4\n",
+            keyPath: "location.latitude",
+            value: "north",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "location:\n  latitude: 48.2\n  longitude: [16, 22]\n",
+            keyPath: "location.longitude",
+            value: nil,
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "location:\n  altitude_m: high\n",
+            keyPath: "location.altitude_m",
+            value: "high",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  persist: sometimes\n",
+            keyPath: "control.persist",
+            value: "sometimes",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_age_s: 1.5\n",
+            keyPath: "control.max_age_s",
+            value: "1.5",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_per_s: many\n",
+            keyPath: "control.rate_limit_per_s",
+            value: "many",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_burst: 2.5\n",
+            keyPath: "control.rate_limit_burst",
+            value: "2.5",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_payload_bytes: 8k\n",
+            keyPath: "control.max_payload_bytes",
+            value: "8k",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic:\n    name: x\n",
+            keyPath: "control.fleet_topic",
+            value: nil,
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_bytes: 8MiB\n",
+            keyPath: "outbox.max_bytes",
+            value: "8MiB",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_age_s: 1.5\n",
+            keyPath: "outbox.max_age_s",
+            value: "1.5",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  user_height_m: tall\n",
+            keyPath: "pedometer.user_height_m",
+            value: "tall",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  history_retention_days: 7.5\n",
+            keyPath: "pedometer.history_retention_days",
+            value: "7.5",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "altimeter:\n  sea_level_pressure_kpa: standard\n",
+            keyPath: "altimeter.sea_level_pressure_kpa",
+            value: "standard",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  max_depth_m: deep\n",
+            keyPath: "submersion.max_depth_m",
+            value: "deep",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "pedometer: 1.75\n",
+            keyPath: "pedometer",
+            value: "1.75",
+            line: 1,
+            kind: .wrongType
+        ),
     ]
 
     static let outOfRange: [InvalidCase] = [
@@ -257,6 +424,188 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             yaml: "mqtt:\n  reconnect_max_delay: 7200\n",
             keyPath: "mqtt.reconnect_max_delay",
             value: "7200",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  latitude: 90.5\n  longitude: 0\n",
+            keyPath: "location.latitude",
+            value: "90.5",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  latitude: -91\n  longitude: 0\n",
+            keyPath: "location.latitude",
+            value: "-91",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  latitude: 0\n  longitude: 180.01\n",
+            keyPath: "location.longitude",
+            value: "180.01",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  latitude: 0\n  longitude: .nan\n",
+            keyPath: "location.longitude",
+            value: ".nan",
+            line: 3,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  altitude_m: 10001\n",
+            keyPath: "location.altitude_m",
+            value: "10001",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "location:\n  altitude_m: -1001\n",
+            keyPath: "location.altitude_m",
+            value: "-1001",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_age_s: -1\n",
+            keyPath: "control.max_age_s",
+            value: "-1",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_age_s: 86401\n",
+            keyPath: "control.max_age_s",
+            value: "86401",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_per_s: 0\n",
+            keyPath: "control.rate_limit_per_s",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_per_s: 1000.5\n",
+            keyPath: "control.rate_limit_per_s",
+            value: "1000.5",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_burst: 0\n",
+            keyPath: "control.rate_limit_burst",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  rate_limit_burst: 10001\n",
+            keyPath: "control.rate_limit_burst",
+            value: "10001",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_payload_bytes: 255\n",
+            keyPath: "control.max_payload_bytes",
+            value: "255",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "control:\n  max_payload_bytes: 65537\n",
+            keyPath: "control.max_payload_bytes",
+            value: "65537",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_bytes: 65535\n",
+            keyPath: "outbox.max_bytes",
+            value: "65535",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_bytes: 1073741825\n",
+            keyPath: "outbox.max_bytes",
+            value: "1073741825",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_age_s: 0\n",
+            keyPath: "outbox.max_age_s",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "outbox:\n  max_age_s: 604801\n",
+            keyPath: "outbox.max_age_s",
+            value: "604801",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  user_height_m: 0.49\n",
+            keyPath: "pedometer.user_height_m",
+            value: "0.49",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  user_height_m: 175\n",
+            keyPath: "pedometer.user_height_m",
+            value: "175",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  history_retention_days: 0\n",
+            keyPath: "pedometer.history_retention_days",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "pedometer:\n  history_retention_days: 366\n",
+            keyPath: "pedometer.history_retention_days",
+            value: "366",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "altimeter:\n  sea_level_pressure_kpa: 1013.25\n",
+            keyPath: "altimeter.sea_level_pressure_kpa",
+            value: "1013.25",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "altimeter:\n  sea_level_pressure_kpa: 79.9\n",
+            keyPath: "altimeter.sea_level_pressure_kpa",
+            value: "79.9",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  max_depth_m: 0.5\n",
+            keyPath: "submersion.max_depth_m",
+            value: "0.5",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  max_depth_m: 1001\n",
+            keyPath: "submersion.max_depth_m",
+            value: "1001",
             line: 2,
             kind: .outOfRange
         ),
@@ -415,6 +764,70 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             line: 2,
             kind: .invalidValue
         ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: motion/fleet/#\n",
+            keyPath: "control.fleet_topic",
+            value: "motion/fleet/#",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: motion/+/control\n",
+            keyPath: "control.fleet_topic",
+            value: "motion/+/control",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: $SYS/control\n",
+            keyPath: "control.fleet_topic",
+            value: "$SYS/control",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: motion//control\n",
+            keyPath: "control.fleet_topic",
+            value: "motion//control",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: \"\"\n",
+            keyPath: "control.fleet_topic",
+            value: "",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  fleet_topic: motion/{device}/control\n",
+            keyPath: "control.fleet_topic",
+            value: "motion/{device}/control",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  hmac_key_file: \"\"\n",
+            keyPath: "control.hmac_key_file",
+            value: "",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  water: saltwater\n",
+            keyPath: "submersion.water",
+            value: "saltwater",
+            line: 2,
+            kind: .invalidValue,
+            suggestion: "salt"
+        ),
+        InvalidCase(
+            yaml: "submersion:\n  water: brackish\n",
+            keyPath: "submersion.water",
+            value: "brackish",
+            line: 2,
+            kind: .invalidValue
+        ),
     ]
 
     static let crossChecks: [InvalidCase] = [
@@ -467,9 +880,131 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             line: 2,
             kind: .conflict
         ),
+        InvalidCase(
+            yaml: "location:\n  latitude: 48.2\n",
+            keyPath: "location.latitude",
+            value: "48.2",
+            line: 2,
+            kind: .conflict
+        ),
+        InvalidCase(
+            yaml: "location:\n  longitude: 16.37\n  altitude_m: 200\n",
+            keyPath: "location.longitude",
+            value: "16.37",
+            line: 2,
+            kind: .conflict
+        ),
+        InvalidCase(
+            yaml: "control:\n  hmac_key_file: /nonexistent/control.key\n",
+            keyPath: "control.hmac_key_file",
+            value: "/nonexistent/control.key",
+            line: 2,
+            kind: .fileUnavailable
+        ),
+        InvalidCase(
+            yaml: "control:\n  hmac_key_file: /tmp\n",
+            keyPath: "control.hmac_key_file",
+            value: "/tmp",
+            line: 2,
+            kind: .fileUnavailable
+        ),
     ]
 
-    @Test(arguments: unknownKeys + wrongTypes + outOfRange + invalidValues + crossChecks)
+    static let lists: [InvalidCase] = [
+        InvalidCase(
+            yaml: "control:\n  groups: line-2\n",
+            keyPath: "control.groups",
+            value: "line-2",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups: 7\n",
+            keyPath: "control.groups",
+            value: "7",
+            line: 2,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    line: 2\n",
+            keyPath: "control.groups",
+            value: nil,
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - line-2\n    - [a, b]\n",
+            keyPath: "control.groups[1]",
+            value: nil,
+            line: 4,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - name: line-2\n",
+            keyPath: "control.groups[0]",
+            value: nil,
+            line: 3,
+            kind: .wrongType
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups: [line-2, ~]\n",
+            keyPath: "control.groups[1]",
+            value: "~",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - line-2\n    - null\n",
+            keyPath: "control.groups[1]",
+            value: "null",
+            line: 4,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups: [\"\"]\n",
+            keyPath: "control.groups[0]",
+            value: "",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - line-2\n    - line/3\n",
+            keyPath: "control.groups[1]",
+            value: "line/3",
+            line: 4,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups: [a, b, \"c+\"]\n",
+            keyPath: "control.groups[2]",
+            value: "c+",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups: [\"#all\"]\n",
+            keyPath: "control.groups[0]",
+            value: "#all",
+            line: 2,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - ggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggg\n",
+            keyPath: "control.groups[0]",
+            value: "ggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggg",
+            line: 3,
+            kind: .invalidValue
+        ),
+        InvalidCase(
+            yaml: "control:\n  groups:\n    - a\n    - b\n    - a\n",
+            keyPath: "control.groups[2]",
+            value: "a",
+            line: 5,
+            kind: .invalidValue
+        ),
+    ]
+
+    @Test(arguments: unknownKeys + wrongTypes + outOfRange + invalidValues + crossChecks + lists)
     func reportsTheKeyValueAndLine(_ invalid: InvalidCase) throws {
         let error = try #require(decodingError(invalid.yaml))
         #expect(error.errors.count == 1, "\(error)")
@@ -499,6 +1034,29 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
                 == "config.yaml:3: streams.accelerometer.rate: \"rate\" is not a known key in streams.accelerometer"
                 + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain"
         )
+    }
+
+    @Test func describesAListElementWithItsIndexAndLine() throws {
+        let error = try #require(decodingError("control:\n  groups:\n    - line-2\n    - line/3\n"))
+        #expect(
+            error.description
+                == "config.yaml:4: control.groups[1]: \"line/3\" contains / + or #, which would change the topic levels"
+                + " — allowed: a list of distinct group names, each 1–64 characters without / + #"
+                + " (e.g. [line-2, calibration-rig])"
+        )
+    }
+
+    @Test func reportsEveryBadElementOfAList() throws {
+        let yaml = "control:\n  groups:\n    - ok\n    - a/b\n    - \"\"\n    - fine\n    - {x: 1}\n"
+        let error = try #require(decodingError(yaml))
+        #expect(error.errors.map(\.keyPath) == ["control.groups[1]", "control.groups[2]", "control.groups[4]"])
+        #expect(error.errors.map(\.line) == [4, 5, 7])
+        #expect(error.errors.map(\.kind) == [.invalidValue, .invalidValue, .wrongType])
+    }
+
+    @Test func aScalarWhereAListBelongsSaysHowToWriteTheList() throws {
+        let error = try #require(decodingError("control:\n  groups: line-2, lab\n"))
+        #expect(error.problem == "is a single value, not a list (write [line-2, lab], or one `- name` per line)")
     }
 
     @Test func reportsEveryProblemInFileOrder() throws {
