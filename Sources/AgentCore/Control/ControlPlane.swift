@@ -17,6 +17,8 @@ public final class ControlPlane: Sendable {
         /// Sustained commands per second, and the burst allowed above it.
         public var ratePerSecond: Double = 10
         public var burst: Double = 20
+        /// The largest command accepted, bytes (`control.max_payload_bytes`).
+        public var maxPayloadBytes: Int = ControlRequest.maximumSize
         /// How many recent command ids are remembered for de-duplication.
         public var rememberedIDs: Int = 1024
         public init() {}
@@ -93,7 +95,7 @@ public final class ControlPlane: Sendable {
             return fail(ControlFailure(code: 429, id: nil, "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"))
         }
         let request: ControlRequest
-        switch ControlRequest.parse(message.payload) {
+        switch ControlRequest.parse(message.payload, maximumSize: settings.maxPayloadBytes) {
         case .failure(let f): return fail(f)
         case .success(let r): request = r
         }

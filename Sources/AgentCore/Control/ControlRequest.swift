@@ -9,12 +9,12 @@ public struct ControlRequest: Sendable, Equatable {
     /// Unix seconds the operator stamped the command with, if any; old commands are refused.
     public var issuedAt: Double?
 
-    /// The largest command accepted, bytes. A command is a few hundred bytes; anything bigger is a mistake or
+    /// The default largest command, bytes. A command is a few hundred bytes; anything bigger is a mistake or
     /// an attack, and parsing it would cost the device memory.
     public static let maximumSize = 8192
 
     /// Parses a payload, or says precisely what is wrong with it (code 400 or 404).
-    public static func parse(_ payload: [UInt8]) -> Result<ControlRequest, ControlFailure> {
+    public static func parse(_ payload: [UInt8], maximumSize: Int = maximumSize) -> Result<ControlRequest, ControlFailure> {
         guard payload.count <= maximumSize else {
             return .failure(ControlFailure(code: 400, id: nil, "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"))
         }

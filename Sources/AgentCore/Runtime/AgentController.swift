@@ -191,7 +191,7 @@ public final class AgentController: Sendable {
                     name: d.name,
                     sensors: d.sensors.map(\.rawValue).sorted(),
                     rateHz: plan.isOff ? 0 : plan.rateHz,
-                    supportedRatesHz: d.supportedRates.description,
+                    supportedRatesHz: d.supportedRates.sysfsText,
                     error: deviceErrors[d.id]
                 )
             },
@@ -205,8 +205,9 @@ public final class AgentController: Sendable {
     }
 }
 
-extension SupportedRates: CustomStringConvertible {
-    public var description: String {
+extension SupportedRates {
+    /// As sysfs writes it: a list of rates, or `[min step max]`.
+    public var sysfsText: String {
         switch self {
         case .list(let rates): rates.sorted().map { formatHz($0) }.joined(separator: " ")
         case .range(let min, let step, let max): "[\(formatHz(min)) \(formatHz(step)) \(formatHz(max))]"

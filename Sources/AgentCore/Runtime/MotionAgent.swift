@@ -60,7 +60,7 @@ public final class MotionAgent: Service, Sendable {
             hub: hub,
             topics: topics,
             topicTable: topicTable,
-            persistencePath: stateDirectory + "/streams.json",
+            persistencePath: configuration.control.persist ? stateDirectory + "/streams.json" : nil,
             logger: logger
         )
         publisher = OutboxPublisher(
@@ -71,14 +71,21 @@ public final class MotionAgent: Service, Sendable {
             logger: logger
         )
         let bootCount = self.bootCount
+        var controlSettings = ControlPlane.Settings()
+        controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
+        controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
+        controlSettings.burst = Double(configuration.control.rateLimitBurst)
+        controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
         control = ControlPlane(
             controller: controller,
             topics: topics,
             deviceID: configuration.device.id,
+            settings: controlSettings,
             statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
             logger: logger
         )
-        controlTopics = [topics.control, "motion/fleet/control"]
+        controlTopics = [topics.control, configuration.control.fleetTopic]
+            + configuration.control.groups.map { TopicScheme.groupControl($0) }
         faultBox.target = { [controller, logger] fault in
             controller.recordFault(fault)
             if fault.recovered {

@@ -16,4 +16,6 @@ public struct TopicScheme: Sendable, Hashable {
     public var status: String { "\(root)/status" }
     public var control: String { "\(root)/control" }
     public var controlReply: String { "\(root)/control/reply" }
+    /// A group's command topic, shared by every member (`control.groups`).
+    public static func groupControl(_ group: String) -> String { "motion/group/\(group)/control" }
 }
