@@ -190,6 +190,7 @@ public final class AgentController: Sendable {
                     id: d.id,
                     name: d.name,
                     sensors: d.sensors.map(\.rawValue).sorted(),
+                    activeSensors: plan.sensors.map(\.rawValue).sorted(),
                     rateHz: plan.isOff ? 0 : plan.rateHz,
                     supportedRatesHz: d.supportedRates.sysfsText,
                     error: deviceErrors[d.id]

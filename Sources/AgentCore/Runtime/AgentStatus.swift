@@ -24,6 +24,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         public var id: String
         public var name: String
         public var sensors: [String]
+        /// The sensors switched on now: only those some active stream needs.
+        public var activeSensors: [String]
         /// 0 when switched off.
         public var rateHz: Double
         public var supportedRatesHz: String

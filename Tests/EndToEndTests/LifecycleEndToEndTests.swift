@@ -1,0 +1,111 @@
+import AgentCore
+import Foundation
+import Testing
+import TestSupport
+
+/// Birth, will, clean shutdown, a broker that is down at start, and a config error — with the real binary.
+@Suite(.serialized) struct LifecycleEndToEndTests {
+    static func statuses(_ s: TestSubscriber, _ device: String) -> [[String: Any]] {
+        s.messages(on: "motion/\(device)/status").map(payloadJSON)
+    }
+
+    @Test func birthIsRetainedAndTheWillAnnouncesAKilledAgent() async throws {
+        let broker = try await MosquittoBroker.started()
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-will", port: broker.port))
+        try await subscriber.waitUntil(timeout: 20, "the birth") { $0.contains { payloadJSON($0)["state"] as? String == "online" } }
+        let birth = try #require(Self.statuses(subscriber, "e2e-will").first { $0["state"] as? String == "online" })
+        #expect(birth["agentVersion"] as? String == AgentVersion.version)
+        #expect(birth["schemaVersion"] as? Int == AgentVersion.schemaVersion)
+        let boot = try #require(birth["bootCount"] as? Int)
+        let sensors = try #require(birth["sensors"] as? [String: Bool])
+        #expect(sensors["isAccelerometerAvailable"] == true && sensors["isGyroAvailable"] == true)
+        #expect((birth["streams"] as? [String: Any])?.keys.sorted() == ["accelerometer", "gyroscope", "magnetometer"])
+
+        // A late subscriber gets the birth because it is retained.
+        let late = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
+        try await late.waitFor(count: 1, timeout: 5)
+        #expect(late.messages.first?.retain == true)
+        #expect(payloadJSON(late.messages[0])["state"] as? String == "online")
+        await late.close()
+
+        agent.runner.kill()  // SIGKILL: no goodbye, the broker must publish the will
+        try await subscriber.waitUntil(timeout: 15, "the will") { $0.contains { payloadJSON($0)["state"] as? String == "offline" } }
+        let will = try #require(Self.statuses(subscriber, "e2e-will").last)
+        #expect(will["reason"] as? String == "connection lost")
+        #expect(will["bootCount"] as? Int == boot, "the will carries the boot count of its run")
+
+        // The next run's birth has the next boot count (state directory kept).
+        let again = try AgentProcess(
+            config: try String(contentsOfFile: agent.configPath, encoding: .utf8),
+            arguments: ["run", "--config", agent.configPath]
+        )
+        defer { again.runner.kill() }
+        try await subscriber.waitUntil(timeout: 20, "a second birth") { messages in
+            messages.filter { payloadJSON($0)["state"] as? String == "online" }.count >= 2
+        }
+        let second = try #require(Self.statuses(subscriber, "e2e-will").last { $0["state"] as? String == "online" })
+        #expect(second["bootCount"] as? Int == boot + 1)
+        await subscriber.close()
+    }
+
+    @Test func sigtermSaysGoodbyeAndExitsZero() async throws {
+        let broker = try await MosquittoBroker.started()
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-term/#"])
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-term", port: broker.port))
+        try await subscriber.waitFor(count: 20, on: "motion/e2e-term/accelerometer", timeout: 20)
+        agent.runner.terminate()
+        let code = await agent.runner.waitForExit(timeout: 15)
+        #expect(code == 0, "exit status \(String(describing: code)); stderr: \(agent.runner.standardError)")
+        try await subscriber.waitUntil(timeout: 5, "the goodbye") { messages in
+            messages.contains { payloadJSON($0)["state"] as? String == "offline" }
+        }
+        let goodbye = try #require(Self.statuses(subscriber, "e2e-term").last)
+        #expect(goodbye["reason"] as? String == "shutdown", "a clean stop is not reported as a lost connection")
+        // After the goodbye nothing more arrives from this device.
+        let count = subscriber.messages.count
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(subscriber.messages.count == count)
+        await subscriber.close()
+    }
+
+    @Test func anAgentStartedBeforeItsBrokerConnectsWhenTheBrokerComesUp() async throws {
+        let broker = try MosquittoBroker()  // configured, not started: its port is free
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-late", port: broker.port))
+        defer { agent.runner.kill() }
+        #expect(await agent.runner.waitForOutput(containing: "Connection refused", timeout: 15))
+        try await Task.sleep(for: .seconds(1))
+        #expect(agent.runner.isRunning, "the agent keeps running while the broker is down")
+        try await broker.start()
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-late/#"])
+        try await subscriber.waitFor(count: 10, on: "motion/e2e-late/accelerometer", timeout: 20)
+        #expect(Self.statuses(subscriber, "e2e-late").first?["state"] as? String == "online")
+        await subscriber.close()
+    }
+
+    @Test func anInvalidConfigStopsTheAgentWithTheKeyAndLine() async throws {
+        let agent = try AgentProcess(config: """
+            device:
+              id: e2e-bad
+            streams:
+              accelerometer:
+                rate_hz: 5000
+            """)
+        let code = await agent.runner.waitForExit(timeout: 15)
+        #expect(code == 78, "EX_CONFIG")
+        let stderr = agent.runner.standardError
+        #expect(stderr.contains("streams.accelerometer.rate_hz"), "\(stderr)")
+        #expect(stderr.contains("config.yaml:5"), "the line of the bad value: \(stderr)")
+        #expect(stderr.contains("5000"))
+    }
+
+    @Test func checkConfigPrintsTheEffectiveConfiguration() async throws {
+        let path = NSTemporaryDirectory() + "check-\(UUID().uuidString.prefix(8)).yaml"
+        try "device:\n  id: e2e-check\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let check = ProcessRunner(executable: AgentProcess.executable, arguments: ["check-config", path])
+        try check.start()
+        #expect(await check.waitForExit(timeout: 10) == 0)
+        #expect(check.standardOutput.contains("id: \"e2e-check\""))
+        #expect(check.standardOutput.contains("rate_hz: 50"))
+    }
+}
