@@ -1,0 +1,146 @@
+import MotionModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Core Motion's device motion from raw samples: calibrates the magnetometer, runs `AttitudeFilter`, and
+/// expresses the result in the requested `AttitudeReferenceFrame` with Core Motion's conventions.
+///
+/// One `DeviceMotion` per accepted gyroscope sample; accelerometer and magnetometer samples arriving
+/// without a gyroscope reading are held and used with the next one. Frames:
+/// - `xArbitraryZVertical`: the filter's 6-axis attitude, turned so yaw is 0 at the first output (and
+///   again whenever this frame is selected).
+/// - `xArbitraryCorrectedZVertical`: the 9-axis attitude turned so yaw is 0 at the first output that
+///   used the magnetometer (and again whenever selected).
+/// - `xMagneticNorthZVertical`: 9-axis, North-West-Up: `q_NWU = q_z(−90°) ⊗ q_ENU`.
+/// - `xTrueNorthZVertical`: `q_z(−declination) ⊗ q_NWU` with `declinationDegrees` (east positive) from
+///   the World Magnetic Model, supplied by the caller.
+///
+/// The filter runs all the time with the magnetometer when there is one, so the frame can be switched
+/// at run time without a transient.
+public struct DeviceMotionEstimator: Sendable {
+    public private(set) var filter: AttitudeFilter
+    public private(set) var calibrator: MagnetometerCalibrator
+
+    /// The frame of the attitude in the outputs; may be changed between samples.
+    public var referenceFrame: AttitudeReferenceFrame {
+        didSet {
+            if referenceFrame != oldValue { yawCaptured = false }
+        }
+    }
+
+    /// Magnetic declination, degrees east of true north, for `xTrueNorthZVertical`.
+    public var declinationDegrees: Double
+
+    var pendingAcceleration: Vector3?
+    var pendingMagneticField: Vector3?
+    var lastAcceleration: Vector3?
+    var lastMagneticField: Vector3?
+    var yawOffset = 0.0
+    var yawCaptured = false
+
+    /// - Parameters:
+    ///   - sampleInterval: expected seconds between gyroscope samples (1 / rate); the filter adapts to the
+    ///     measured intervals.
+    public init(
+        referenceFrame: AttitudeReferenceFrame = .xArbitraryZVertical,
+        sampleInterval: Double,
+        parameters: AttitudeFilterParameters = .default,
+        declinationDegrees: Double = 0
+    ) {
+        self.filter = AttitudeFilter(sampleInterval: sampleInterval, parameters: parameters)
+        self.calibrator = MagnetometerCalibrator()
+        self.referenceFrame = referenceFrame
+        self.declinationDegrees = declinationDegrees
+    }
+
+    // MARK: - Persistence
+
+    public var persistentState: DeviceMotionEstimatorState {
+        DeviceMotionEstimatorState(filter: filter.persistentState, magnetometer: calibrator.persistentState)
+    }
+
+    public mutating func restore(_ state: DeviceMotionEstimatorState) {
+        filter.restore(state.filter)
+        calibrator.restore(state.magnetometer)
+    }
+
+    // MARK: - Update
+
+    /// Feeds one sample (Core Motion's units and signs, see `IMUSample`); returns the device motion when
+    /// the sample carried an accepted gyroscope reading, nil otherwise.
+    public mutating func update(_ sample: IMUSample) -> DeviceMotion? {
+        if let a = sample.acceleration, a.isFinite {
+            pendingAcceleration = a
+            lastAcceleration = a
+        }
+        if let m = sample.magneticField, m.isFinite, m.squaredNorm > 0, sample.timestamp.isFinite {
+            let calibrated = calibrator.update(m, timestamp: sample.timestamp)
+            pendingMagneticField = calibrated
+            lastMagneticField = calibrated
+        }
+        guard let gyroscope = sample.rotationRate else { return nil }
+
+        // The filter wants VQF's specific force in m/s²: f = −a · g0.
+        let force = pendingAcceleration.map { $0 * -standardGravity }
+        let used = filter.update(
+            timestamp: sample.timestamp, gyroscope: gyroscope, specificForce: force, magneticField: pendingMagneticField)
+        guard used.contains(.gyroscope) else { return nil }
+        if used.contains(.accelerometer) { pendingAcceleration = nil }
+        if used.contains(.magnetometer) { pendingMagneticField = nil }
+
+        let q6 = filter.quaternion6D
+        let attitude: Quaternion
+        switch referenceFrame {
+        case .xArbitraryZVertical:
+            if !yawCaptured {
+                yawOffset = q6.yaw
+                yawCaptured = true
+            }
+            attitude = Quaternion.aboutZ(-yawOffset) * q6
+        case .xArbitraryCorrectedZVertical:
+            let north = northWestUp
+            if !yawCaptured {
+                yawOffset = north.yaw
+                // Until a magnetometer sample has been used the 9D heading is still the 6D one.
+                yawCaptured = used.contains(.magnetometer)
+            }
+            attitude = Quaternion.aboutZ(-yawOffset) * north
+        case .xMagneticNorthZVertical:
+            attitude = northWestUp
+        case .xTrueNorthZVertical:
+            attitude = Quaternion.aboutZ(-declinationDegrees * .pi / 180) * northWestUp
+        }
+
+        let gravity = q6.inverseRotate(Vector3(0, 0, -1))
+        let user = lastAcceleration.map { $0 - gravity } ?? .zero
+        let heading: Double
+        if referenceFrame.isNorthReferenced {
+            // The yaw of the z-x′-y″ sequence is the direction of the device's y axis minus 90°,
+            // counter-clockwise; a compass heading is clockwise.
+            var h = 270 - attitude.yaw * 180 / .pi
+            h = h.truncatingRemainder(dividingBy: 360)
+            if h < 0 { h += 360 }
+            heading = h >= 360 ? 0 : h
+        } else {
+            heading = -1
+        }
+        return DeviceMotion(
+            timestamp: sample.timestamp,
+            attitude: attitude,
+            rotationRate: gyroscope - filter.gyroscopeBias,
+            gravity: gravity,
+            userAcceleration: user,
+            magneticField: lastMagneticField ?? .zero,
+            magneticFieldAccuracy: lastMagneticField == nil ? .uncalibrated : calibrator.accuracy,
+            heading: heading,
+            referenceFrame: referenceFrame
+        )
+    }
+
+    /// The 9-axis attitude in North-West-Up.
+    var northWestUp: Quaternion { Quaternion.aboutZ(-.pi / 2) * filter.quaternion9D }
+}
