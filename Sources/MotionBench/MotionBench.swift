@@ -8,7 +8,8 @@ struct MotionBench: ParsableCommand {
         commandName: "motion-bench",
         abstract: "Measures MotionAgent's estimators, pipeline and publishing; prints tables.",
         subcommands: [
-            QuaternionThroughput.self
+            QuaternionThroughput.self,
+            StepAccuracy.self,
         ]
     )
 }
