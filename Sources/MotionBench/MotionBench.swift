@@ -10,6 +10,7 @@ struct MotionBench: ParsableCommand {
         subcommands: [
             QuaternionThroughput.self,
             StepAccuracy.self,
+            ActivityAccuracy.self,
         ]
     )
 }
