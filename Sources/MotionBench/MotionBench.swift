@@ -10,6 +10,8 @@ struct MotionBench: ParsableCommand {
         subcommands: [
             QuaternionThroughput.self,
             BroadAccuracy.self,
+            StepAccuracy.self,
+            ActivityAccuracy.self,
         ]
     )
 }

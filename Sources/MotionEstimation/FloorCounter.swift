@@ -1,0 +1,91 @@
+/// Floors climbed and descended on foot, from barometric height change while the user is stepping.
+///
+/// Height comes from the smoothed pressure through the standard atmosphere. A floor counts when the height
+/// has moved `floorHeight` from an anchor while stepping; the anchor then moves by one floor (hysteresis:
+/// noise of a few decimetres never adds a floor). While not stepping, or while height changes faster than
+/// stairs allow (a lift, ≥ 1 m/s, against ≈ 0.2–0.5 m/s on stairs), the anchor follows the height, so
+/// height changed by a lift or the weather never becomes floors, and a pause on a landing loses nothing.
+public struct FloorCounter: Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// Height of one floor, m (Core Motion counts about 3 m, roughly ten stairs).
+        public var floorHeight: Double
+        /// Time constant of the pressure smoothing, s.
+        public var pressureTimeConstant: Double
+        /// Time constant of the vertical-speed estimate, s.
+        public var verticalSpeedTimeConstant: Double
+        /// Fastest vertical speed still counted as stairs, m/s.
+        public var maximumStairSpeed: Double
+        /// Height change counts as stepping when the last step is at most this old, s.
+        public var stepAttributionWindow: Double
+
+        public init(
+            floorHeight: Double,
+            pressureTimeConstant: Double,
+            verticalSpeedTimeConstant: Double,
+            maximumStairSpeed: Double,
+            stepAttributionWindow: Double
+        ) {
+            self.floorHeight = floorHeight
+            self.pressureTimeConstant = pressureTimeConstant
+            self.verticalSpeedTimeConstant = verticalSpeedTimeConstant
+            self.maximumStairSpeed = maximumStairSpeed
+            self.stepAttributionWindow = stepAttributionWindow
+        }
+
+        public static let defaults = Settings(
+            floorHeight: 3.0,
+            pressureTimeConstant: 1.0,
+            verticalSpeedTimeConstant: 2.0,
+            maximumStairSpeed: 0.8,
+            stepAttributionWindow: 1.5
+        )
+    }
+
+    public let settings: Settings
+    public private(set) var floorsAscended = 0
+    public private(set) var floorsDescended = 0
+    /// Smoothed height relative to the first pressure sample, m.
+    public private(set) var height = 0.0
+    /// Smoothed vertical speed, m/s.
+    public private(set) var verticalSpeed = 0.0
+    private var referenceKPa: Double?
+    private var smoothedKPa = 0.0
+    private var anchor = 0.0
+    private var lastTimestamp = 0.0
+
+    public init(settings: Settings = .defaults) {
+        self.settings = settings
+    }
+
+    /// Feeds one pressure sample (kPa) and whether the user is stepping now.
+    public mutating func update(timestamp: Double, pressureKPa: Double, stepping: Bool) {
+        guard pressureKPa.isFinite, pressureKPa > 0 else { return }
+        guard let reference = referenceKPa else {
+            referenceKPa = pressureKPa
+            smoothedKPa = pressureKPa
+            lastTimestamp = timestamp
+            return
+        }
+        let dt = timestamp - lastTimestamp
+        guard dt > 0 else { return }
+        lastTimestamp = timestamp
+        smoothedKPa += dt / (settings.pressureTimeConstant + dt) * (pressureKPa - smoothedKPa)
+        let newHeight = StandardAtmosphere.altitude(pressureKPa: smoothedKPa, referenceKPa: reference)
+        let speed = (newHeight - height) / dt
+        verticalSpeed += dt / (settings.verticalSpeedTimeConstant + dt) * (speed - verticalSpeed)
+        let climbed = newHeight - height
+        height = newHeight
+        guard stepping, abs(verticalSpeed) <= settings.maximumStairSpeed else {
+            anchor += climbed
+            return
+        }
+        while height - anchor >= settings.floorHeight {
+            floorsAscended += 1
+            anchor += settings.floorHeight
+        }
+        while anchor - height >= settings.floorHeight {
+            floorsDescended += 1
+            anchor -= settings.floorHeight
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import MotionModel
+
+/// Core Motion's pedometer: steps, distance, cadence, pace, pause/resume events and floors, from
+/// accelerometer samples (and barometer samples, for floors), one sample per `update`.
+///
+/// Everything is cumulative since the first sample, which is what the agent snapshots for its history:
+/// the steps between two snapshots are the difference of their `numberOfSteps`.
+public struct Pedometer: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var stepDetector: StepDetector.Settings
+        /// The user's height, m; step length scales with it.
+        public var userHeight: Double
+        /// Step length per unit of height at zero cadence (the intercept of the linear model), m/m.
+        public var stepLengthIntercept: Double
+        /// How step length per unit of height grows with cadence, (m/m) per (steps/s).
+        public var stepLengthSlope: Double
+        /// Bounds on step length per unit of height, m/m (a shuffle to a sprint).
+        public var stepLengthRange: ClosedRange<Double>
+        public var floors: FloorCounter.Settings
+
+        public init(
+            stepDetector: StepDetector.Settings,
+            userHeight: Double,
+            stepLengthIntercept: Double,
+            stepLengthSlope: Double,
+            stepLengthRange: ClosedRange<Double>,
+            floors: FloorCounter.Settings
+        ) {
+            self.stepDetector = stepDetector
+            self.userHeight = userHeight
+            self.stepLengthIntercept = stepLengthIntercept
+            self.stepLengthSlope = stepLengthSlope
+            self.stepLengthRange = stepLengthRange
+            self.floors = floors
+        }
+
+        /// Step length = height × (0.09 + 0.17 × cadence): 0.40 × height at 1.85 steps/s, the usual walking
+        /// rule of thumb (step ≈ 0.41–0.42 × height), growing linearly with step frequency as in the
+        /// frequency-based models of Weinberg (2002) and Renaudin et al. (2012); 0.60 × height at 3 steps/s.
+        public static let defaults = Settings(
+            stepDetector: .defaults,
+            userHeight: 1.70,
+            stepLengthIntercept: 0.09,
+            stepLengthSlope: 0.17,
+            stepLengthRange: 0.20...0.90,
+            floors: .defaults
+        )
+    }
+
+    public let settings: Settings
+    public private(set) var detector: StepDetector
+    public private(set) var floorCounter: FloorCounter
+    /// The first sample's time, s.
+    public private(set) var startDate: Double?
+    /// The latest sample's time, s.
+    public private(set) var endDate: Double?
+    /// Distance since start, m.
+    public private(set) var distance = 0.0
+    /// Time spent walking or running since start, s (between the first and last step of each walk).
+    public private(set) var activeTime = 0.0
+    private var hasBarometer = false
+
+    public init(settings: Settings = .defaults) {
+        self.settings = settings
+        detector = StepDetector(settings: settings.stepDetector)
+        floorCounter = FloorCounter(settings: settings.floors)
+    }
+
+    public var numberOfSteps: Int { detector.stepCount }
+    public var isWalking: Bool { detector.isWalking }
+
+    /// Steps per second over the last few steps; nil when not walking.
+    public var currentCadence: Double? {
+        detector.isWalking && detector.stepPeriod > 0 ? 1 / detector.stepPeriod : nil
+    }
+
+    /// Seconds per metre over the last few steps; nil when not walking.
+    public var currentPace: Double? {
+        guard let cadence = currentCadence else { return nil }
+        return 1 / (cadence * stepLength(cadence: cadence))
+    }
+
+    /// Seconds per metre over all the time spent walking; nil before the first walk.
+    public var averageActivePace: Double? {
+        distance > 0 && activeTime > 0 ? activeTime / distance : nil
+    }
+
+    /// Step length at a cadence, m.
+    public func stepLength(cadence: Double) -> Double {
+        let perHeight = settings.stepLengthIntercept + settings.stepLengthSlope * cadence
+        let bounded = min(max(perHeight, settings.stepLengthRange.lowerBound), settings.stepLengthRange.upperBound)
+        return settings.userHeight * bounded
+    }
+
+    /// Everything since the first sample, as Core Motion reports it.
+    public var data: PedometerData {
+        PedometerData(
+            startDate: startDate ?? 0,
+            endDate: endDate ?? 0,
+            numberOfSteps: numberOfSteps,
+            distance: distance,
+            floorsAscended: hasBarometer ? floorCounter.floorsAscended : nil,
+            floorsDescended: hasBarometer ? floorCounter.floorsDescended : nil,
+            currentPace: currentPace,
+            currentCadence: currentCadence,
+            averageActivePace: averageActivePace
+        )
+    }
+
+    /// Feeds one sample; returns a pause or resume event when walking stops or starts.
+    @discardableResult
+    public mutating func update(_ sample: IMUSample) -> PedometerEvent? {
+        if startDate == nil { startDate = sample.timestamp }
+        endDate = sample.timestamp
+        var event: PedometerEvent?
+        if let a = sample.acceleration {
+            let previousStep = detector.lastStepTime
+            let u = detector.update(timestamp: sample.timestamp, acceleration: a)
+            if u.newSteps > 0, detector.stepPeriod > 0 {
+                let cadence = 1 / detector.stepPeriod
+                distance += Double(u.newSteps) * stepLength(cadence: cadence)
+                if let start = u.walkStarted {
+                    activeTime += sample.timestamp - start
+                } else if previousStep.isFinite {
+                    activeTime += u.lastStepTime.map { $0 - previousStep } ?? 0
+                }
+            }
+            if let start = u.walkStarted { event = PedometerEvent(date: start, type: .resume) }
+            if let stop = u.walkStopped { event = PedometerEvent(date: stop, type: .pause) }
+        }
+        if let p = sample.pressureKPa {
+            hasBarometer = true
+            let stepping = detector.isWalking
+                && sample.timestamp - detector.lastStepTime <= settings.floors.stepAttributionWindow
+            floorCounter.update(timestamp: sample.timestamp, pressureKPa: p, stepping: stepping)
+        }
+        return event
+    }
+}
