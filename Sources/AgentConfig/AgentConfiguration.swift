@@ -22,6 +22,8 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var outbox = OutboxSettings()
     /// One entry per stream name; a stream missing from the file keeps its defaults.
     public var streams: [StreamName: StreamSettings] = StreamName.defaultSettings
+    /// Settings only device motion has (`streams.device-motion.reference_frame`).
+    public var deviceMotion = DeviceMotionSettings()
     public var pedometer = PedometerSettings()
     public var altimeter = AltimeterSettings()
     public var submersion = SubmersionSettings()
@@ -34,6 +36,14 @@ public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Compa
     case accelerometer
     case gyroscope
     case magnetometer
+    case deviceMotion = "device-motion"
+    case pedometer
+    case activity
+    case altimeter
+    case submersion
+
+    /// The streams that publish a sensor's samples as they come, without estimation.
+    public var isRawSensor: Bool { self == .accelerometer || self == .gyroscope || self == .magnetometer }
 
     public static func < (a: StreamName, b: StreamName) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -44,6 +54,14 @@ public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Compa
             .accelerometer: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
             .gyroscope: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
             .magnetometer: StreamSettings(enabled: true, rateHz: 25, qos: 0, retain: false),
+            .deviceMotion: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
+            // Event streams: rate_hz caps how often a changing value is published; state-like, so retained
+            // at QoS 1 (a new dashboard sees the current count and activity at once).
+            .pedometer: StreamSettings(enabled: true, rateHz: 1, qos: 1, retain: true),
+            .activity: StreamSettings(enabled: true, rateHz: 1, qos: 1, retain: true),
+            .altimeter: StreamSettings(enabled: true, rateHz: 1, qos: 0, retain: false),
+            // Off by default: most boards are not water-rated, and a barometer in a sealed case reads depth wrong.
+            .submersion: StreamSettings(enabled: false, rateHz: 1, qos: 1, retain: true),
         ]
     }
 }
@@ -287,4 +305,12 @@ public struct StreamSettings: Sendable, Equatable {
         self.qos = qos
         self.retain = retain
     }
+}
+
+public struct DeviceMotionSettings: Sendable, Equatable {
+    /// The attitude's reference frame, Core Motion's `CMAttitudeReferenceFrame`. Frames other than
+    /// xArbitraryZVertical need a magnetometer; xTrueNorthZVertical also needs `location`.
+    public var referenceFrame: AttitudeReferenceFrame = .xArbitraryZVertical
+
+    public init() {}
 }

@@ -321,7 +321,8 @@ enum ConfigurationSchema {
                             ),
                             .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
                             .field("retain", .flag(\.[stream: name].retain)),
-                        ]
+                        ] + (name == .deviceMotion
+                            ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
                     )
                 }
             ),

@@ -75,9 +75,9 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             suggestion: "accelerometer"
         ),
         InvalidCase(
-            yaml: "streams:\n  barometer:\n    enabled: true\n",
-            keyPath: "streams.barometer",
-            value: "barometer",
+            yaml: "streams:\n  compass:\n    enabled: true\n",
+            keyPath: "streams.compass",
+            value: "compass",
             line: 2,
             kind: .unknownKey
         ),

@@ -26,6 +26,9 @@ import Testing
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let source = try ReplaySensorSource(path: path, realtime: false, loop: false)
         let hub = SensorHub(outbox: Outbox())
+        let catalog = StreamCatalog(
+            configuration: AgentConfiguration(), topics: TopicScheme(root: "motion/dev1"), topicTable: TopicTable(),
+            declinationDegrees: nil)
         let controller = AgentController(
             configuration: AgentConfiguration(),
             source: source,
@@ -33,6 +36,7 @@ import Testing
             topics: TopicScheme(root: "motion/dev1"),
             topicTable: TopicTable(),
             persistencePath: persistencePath,
+            streamFactory: { [catalog] in catalog.make($0, $1) },
             logger: Logger(label: "test")
         )
         try controller.start()

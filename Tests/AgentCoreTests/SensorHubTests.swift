@@ -8,10 +8,10 @@ import Testing
     @Test func rawStreamsEncodeTheirFieldAtTheirRate() throws {
         let outbox = Outbox()
         let hub = SensorHub(outbox: outbox)
-        let accel = RawSensorStream(name: .accelerometer, settings: StreamSettings(enabled: true, rateHz: 50, qos: 1, retain: false))
-        let mag = RawSensorStream(name: .magnetometer, settings: StreamSettings(enabled: true, rateHz: 10, qos: 0, retain: true))
-        accel.configure(settings: accel.settings, hardwareRateHz: 200, topicID: 3)
-        mag.configure(settings: mag.settings, hardwareRateHz: 200, topicID: 4)
+        let accel = try #require(RawSensorStream(name: .accelerometer, settings: StreamSettings(enabled: true, rateHz: 50, qos: 1, retain: false)))
+        let mag = try #require(RawSensorStream(name: .magnetometer, settings: StreamSettings(enabled: true, rateHz: 10, qos: 0, retain: true)))
+        accel.configure(settings: accel.settings, sensorRatesHz: [.accelerometer: 200], topicID: 3)
+        mag.configure(settings: mag.settings, sensorRatesHz: [.magnetometer: 200], topicID: 4)
         hub.setStreams([accel, mag])
         for i in 0..<400 {
             hub.ingest(IMUSample(
@@ -45,11 +45,11 @@ import Testing
         #expect(field == ["x": 21.4, "y": -1.6, "z": -44])
     }
 
-    @Test func nonFiniteReadingsAreCountedAndNotPublished() {
+    @Test func nonFiniteReadingsAreCountedAndNotPublished() throws {
         let outbox = Outbox()
         let hub = SensorHub(outbox: outbox)
-        let gyro = RawSensorStream(name: .gyroscope, settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false))
-        gyro.configure(settings: gyro.settings, hardwareRateHz: 100, topicID: 0)
+        let gyro = try #require(RawSensorStream(name: .gyroscope, settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false)))
+        gyro.configure(settings: gyro.settings, sensorRatesHz: [.gyroscope: 100], topicID: 0)
         hub.setStreams([gyro])
         hub.ingest(IMUSample(timestamp: 1, rotationRate: Vector3(.nan, 0, 0)))
         hub.ingest(IMUSample(timestamp: 1.01, rotationRate: Vector3(0, 0, 1)))
@@ -57,11 +57,11 @@ import Testing
         #expect(outbox.snapshot.enqueued == 1)
     }
 
-    @Test func stoppedStreamsPublishNothing() {
+    @Test func stoppedStreamsPublishNothing() throws {
         let outbox = Outbox()
         let hub = SensorHub(outbox: outbox)
-        let accel = RawSensorStream(name: .accelerometer, settings: StreamSettings(enabled: false, rateHz: 50, qos: 0, retain: false))
-        accel.configure(settings: accel.settings, hardwareRateHz: 100, topicID: 0)
+        let accel = try #require(RawSensorStream(name: .accelerometer, settings: StreamSettings(enabled: false, rateHz: 50, qos: 0, retain: false)))
+        accel.configure(settings: accel.settings, sensorRatesHz: [.accelerometer: 100], topicID: 0)
         hub.setStreams([accel])
         for i in 0..<100 { hub.ingest(IMUSample(timestamp: Double(i) / 100, acceleration: Vector3(0, 0, -1))) }
         #expect(outbox.snapshot.enqueued == 0)

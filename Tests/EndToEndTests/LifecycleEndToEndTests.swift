@@ -1,3 +1,4 @@
+import AgentConfig
 import AgentCore
 import Foundation
 import Testing
@@ -20,7 +21,7 @@ import TestSupport
         let boot = try #require(birth["bootCount"] as? Int)
         let sensors = try #require(birth["sensors"] as? [String: Bool])
         #expect(sensors["isAccelerometerAvailable"] == true && sensors["isGyroAvailable"] == true)
-        #expect((birth["streams"] as? [String: Any])?.keys.sorted() == ["accelerometer", "gyroscope", "magnetometer"])
+        #expect((birth["streams"] as? [String: Any])?.keys.sorted() == StreamName.allCases.map(\.rawValue).sorted())
 
         // A late subscriber gets the birth because it is retained.
         let late = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])

@@ -104,6 +104,10 @@ import TestSupport
                   accelerometer: {enabled: true, rate_hz: 400}
                   gyroscope: {enabled: false}
                   magnetometer: {enabled: false}
+                  device-motion: {enabled: false}
+                  pedometer: {enabled: false}
+                  activity: {enabled: false}
+                  altimeter: {enabled: false}
                 """))
         defer { agent.runner.kill() }
         try await subscriber.waitFor(count: 250, on: "motion/e2e-clamp/accelerometer", timeout: 20)

@@ -23,6 +23,8 @@ public final class AgentController: Sendable {
     private let deviceID: String
     /// Where control-plane changes persist across restarts; nil when they should not.
     private let persistencePath: String?
+    /// Builds the stream object for each name (raw streams, estimators).
+    private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
 
     public init(
         configuration: AgentConfiguration,
@@ -31,8 +33,10 @@ public final class AgentController: Sendable {
         topics: TopicScheme,
         topicTable: TopicTable,
         persistencePath: String? = nil,
+        streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
         logger: Logger
     ) {
+        self.streamFactory = streamFactory
         self.persistencePath = persistencePath
         self.source = source
         self.hub = hub
@@ -54,7 +58,7 @@ public final class AgentController: Sendable {
     public func start() throws {
         loadPersisted()
         let settings = state.withLock { $0.settings }
-        let streams: [any MotionStream] = StreamName.allCases.map { RawSensorStream(name: $0, settings: settings[$0]!) }
+        let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
         hub.setStreams(streams)
         try replan()
     }
@@ -123,12 +127,12 @@ public final class AgentController: Sendable {
         let devices = source.devices
         let (settings, result) = state.withLock { s -> ([StreamName: StreamSettings], RatePlanner.Result) in
             var demands: [SensorType: Double] = [:]
-            let streams = hub.withStreams { streams in
-                streams.map { ($0.name, $0.requiredSensors) }
+            let current = s.settings
+            let perStream = hub.withStreams { streams in
+                streams.compactMap { stream in current[stream.name].map { stream.sensorDemandsHz(settings: $0) } }
             }
-            for (name, sensors) in streams {
-                guard let setting = s.settings[name], setting.enabled else { continue }
-                for sensor in sensors { demands[sensor] = max(demands[sensor] ?? 0, setting.rateHz) }
+            for streamDemands in perStream {
+                for (sensor, rate) in streamDemands { demands[sensor] = max(demands[sensor] ?? 0, rate) }
             }
             s.planned = RatePlanner.plan(devices: devices, demandsHz: demands)
             return (s.settings, s.planned)
@@ -137,9 +141,7 @@ public final class AgentController: Sendable {
         let topicIDs = Dictionary(uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) })
         hub.withStreams { streams in
             for stream in streams {
-                // A stream reading several sensors runs at the slowest of them.
-                let rate = stream.requiredSensors.map { result.sensorRatesHz[$0] ?? 0 }.min() ?? 0
-                stream.configure(settings: settings[stream.name]!, hardwareRateHz: rate, topicID: topicIDs[stream.name]!)
+                stream.configure(settings: settings[stream.name]!, sensorRatesHz: result.sensorRatesHz, topicID: topicIDs[stream.name]!)
             }
         }
         for (id, plan) in result.plan.devices.sorted(by: { $0.key < $1.key }) {

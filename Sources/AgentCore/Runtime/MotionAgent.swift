@@ -53,6 +53,14 @@ public final class MotionAgent: Service, Sendable {
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
         outbox = Outbox(capacityBytes: options.outboxBytes)
         let faultBox = FaultForwarder()
+        var declination: Double?
+        do {
+            declination = try StreamCatalog.declination(for: configuration.location, on: WallClock.realtimeNow())
+        } catch {
+            logger.error("no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable")
+        }
+        let catalog = StreamCatalog(
+            configuration: configuration, topics: topics, topicTable: topicTable, declinationDegrees: declination)
         hub = SensorHub(outbox: outbox, faults: { faultBox.forward($0) })
         controller = AgentController(
             configuration: configuration,
@@ -61,6 +69,7 @@ public final class MotionAgent: Service, Sendable {
             topics: topics,
             topicTable: topicTable,
             persistencePath: configuration.control.persist ? stateDirectory + "/streams.json" : nil,
+            streamFactory: { [catalog] in catalog.make($0, $1) },
             logger: logger
         )
         publisher = OutboxPublisher(

@@ -1,20 +1,23 @@
 import AgentConfig
 import MotionModel
 
-/// What the hub needs from a published stream: which sensors it reads and at what rate, and a per-sample
-/// entry point that decides, encodes and queues. Implementations are classes owned by the hub and called only
-/// under the hub's lock, so they keep mutable state (sequence numbers, decimators, buffers) without locks of
-/// their own — which is why they may declare `@unchecked Sendable`.
+/// What the hub needs from a published stream: which sensors it reads and how fast, and a per-sample entry
+/// point that estimates, decides, encodes and queues. Implementations are classes owned by the hub and called
+/// only under the hub's lock, so they keep mutable state (sequence numbers, decimators, estimators, buffers)
+/// without locks of their own — which is why they may declare `@unchecked Sendable`.
 public protocol MotionStream: AnyObject, Sendable {
     var name: StreamName { get }
-    /// Sensors this stream needs switched on.
+    /// Sensors without which the stream cannot deliver at all (for availability in status).
     var requiredSensors: Set<SensorType> { get }
     var settings: StreamSettings { get }
     /// The rate the stream actually delivers at, after clamping to the hardware; 0 while stopped.
     var effectiveRateHz: Double { get }
 
-    /// Applies new settings and the hardware rate the planner chose for the stream's sensors.
-    func configure(settings: StreamSettings, hardwareRateHz: Double, topicID: Int)
+    /// The rate the stream needs from each sensor with its current settings: its publication rate for raw
+    /// streams, the estimator's working rate for derived ones. Empty when the stream is stopped.
+    func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double]
+    /// Applies new settings and the rates the planner chose for the sensors (absent: off or missing).
+    func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int)
     /// Sees every sample from the hub; publishes when due.
     func consume(_ sample: IMUSample, context: inout StreamContext)
 }
@@ -37,5 +40,17 @@ public struct StreamContext: ~Copyable {
         buffer.withBytes { bytes in
             _ = outbox.enqueue(topicID: topicID, qos: settings.qos, retain: settings.retain, payload: bytes)
         }
+    }
+
+    /// Starts a message with the fields every stream carries: `{"seq":…,"timestamp":…,"time":…`.
+    public mutating func beginMessage(seq: UInt64, timestamp: Double) {
+        let wall = clock.wallTime(of: timestamp)
+        buffer.reset()
+        buffer.raw("{\"seq\":")
+        buffer.unsigned(seq)
+        buffer.raw(",\"timestamp\":")
+        buffer.number(timestamp, decimals: 6)
+        buffer.raw(",\"time\":")
+        buffer.number(wall, decimals: 6)
     }
 }

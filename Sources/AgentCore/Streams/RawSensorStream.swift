@@ -15,7 +15,8 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
     private let field: StaticString
     private let decimals: Int
 
-    public init(name: StreamName, settings: StreamSettings) {
+    /// Nil for names that are not raw sensor streams.
+    public init?(name: StreamName, settings: StreamSettings) {
         self.name = name
         self.settings = settings
         switch name {
@@ -31,12 +32,19 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
             sensor = .magnetometer
             field = "\"magneticField\":"
             decimals = 3  // nT
+        default:
+            return nil
         }
     }
 
     public var requiredSensors: Set<SensorType> { [sensor] }
 
-    public func configure(settings: StreamSettings, hardwareRateHz: Double, topicID: Int) {
+    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+        settings.enabled ? [sensor: settings.rateHz] : [:]
+    }
+
+    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+        let hardwareRateHz = sensorRatesHz[sensor] ?? 0
         self.settings = settings
         self.topicID = topicID
         effectiveRateHz = settings.enabled && hardwareRateHz > 0 ? min(settings.rateHz, hardwareRateHz) : 0
@@ -61,14 +69,7 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         }
         guard decimator.accept(sample.timestamp) else { return }
         seq += 1
-        let wall = context.clock.wallTime(of: sample.timestamp)
-        context.buffer.reset()
-        context.buffer.raw("{\"seq\":")
-        context.buffer.unsigned(seq)
-        context.buffer.raw(",\"timestamp\":")
-        context.buffer.number(sample.timestamp, decimals: 6)
-        context.buffer.raw(",\"time\":")
-        context.buffer.number(wall, decimals: 6)
+        context.beginMessage(seq: seq, timestamp: sample.timestamp)
         context.buffer.byte(UInt8(ascii: ","))
         context.buffer.raw(field)
         context.buffer.vector(value, decimals: decimals)

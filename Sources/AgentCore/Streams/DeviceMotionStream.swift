@@ -1,0 +1,148 @@
+import AgentConfig
+import MotionEstimation
+import MotionModel
+
+/// `{root}/device-motion`: Core Motion's `CMDeviceMotion` — attitude in the selected reference frame,
+/// bias-free rotation rate, gravity, user acceleration, calibrated magnetic field and heading.
+///
+/// The estimator sees every gyroscope sample at the estimation rate (at least `minimumEstimationRateHz`,
+/// whatever the publication rate), because an orientation filter's accuracy depends on how densely it
+/// integrates; the stream publishes at its own rate.
+public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
+    public let name = StreamName.deviceMotion
+    public private(set) var settings: StreamSettings
+    public private(set) var effectiveRateHz: Double = 0
+    public private(set) var estimator: DeviceMotionEstimator
+
+    /// Core Motion fuses at 100 Hz or more whatever interval an app asks for; so do we.
+    public static let minimumEstimationRateHz = 100.0
+
+    private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var topicID = -1
+    private var seq: UInt64 = 0
+    private var estimationRateHz = 0.0
+
+    public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
+        self.settings = settings
+        estimator = DeviceMotionEstimator(
+            referenceFrame: referenceFrame,
+            sampleInterval: 1 / Self.minimumEstimationRateHz,
+            declinationDegrees: declinationDegrees
+        )
+    }
+
+    public var requiredSensors: Set<SensorType> {
+        estimator.referenceFrame.needsMagnetometer ? [.accelerometer, .gyroscope, .magnetometer] : [.accelerometer, .gyroscope]
+    }
+
+    public var referenceFrame: AttitudeReferenceFrame {
+        get { estimator.referenceFrame }
+        set { estimator.referenceFrame = newValue }
+    }
+
+    public var declinationDegrees: Double {
+        get { estimator.declinationDegrees }
+        set { estimator.declinationDegrees = newValue }
+    }
+
+    /// Gyroscope bias and magnetometer calibration, to persist across restarts.
+    public var persistentState: DeviceMotionEstimatorState { estimator.persistentState }
+
+    public func restore(_ state: DeviceMotionEstimatorState) {
+        estimator.restore(state)
+    }
+
+    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+        guard settings.enabled else { return [:] }
+        let rate = max(settings.rateHz, Self.minimumEstimationRateHz)
+        var demands: [SensorType: Double] = [.gyroscope: rate, .accelerometer: rate]
+        // The magnetometer only when the frame uses it: an arbitrary-yaw frame does not need it powered.
+        if estimator.referenceFrame.needsMagnetometer { demands[.magnetometer] = min(rate, 100) }
+        return demands
+    }
+
+    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+        self.settings = settings
+        self.topicID = topicID
+        let gyroRate = sensorRatesHz[.gyroscope] ?? 0
+        let haveAccel = sensorRatesHz[.accelerometer] != nil
+        let haveMag = !estimator.referenceFrame.needsMagnetometer || sensorRatesHz[.magnetometer] != nil
+        let running = settings.enabled && gyroRate > 0 && haveAccel && haveMag
+        effectiveRateHz = running ? min(settings.rateHz, gyroRate) : 0
+        decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: gyroRate)
+        estimationRateHz = gyroRate
+    }
+
+    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+        guard effectiveRateHz > 0 else { return }
+        // Every sample feeds the estimator; only due ones are published.
+        guard let motion = estimator.update(sample), decimator.accept(motion.timestamp) else { return }
+        seq += 1
+        context.beginMessage(seq: seq, timestamp: motion.timestamp)
+        Self.encode(motion, into: &context.buffer)
+        context.buffer.byte(UInt8(ascii: "}"))
+        context.publishBuffer(topicID: topicID, settings: settings)
+    }
+
+    /// The CMDeviceMotion fields, after the common ones.
+    static func encode(_ m: DeviceMotion, into b: inout JSONBuffer) {
+        let q = m.attitude
+        let r = RotationMatrix(q)
+        b.raw(",\"attitude\":{\"quaternion\":{\"x\":")
+        b.number(q.x, decimals: 7)
+        b.raw(",\"y\":")
+        b.number(q.y, decimals: 7)
+        b.raw(",\"z\":")
+        b.number(q.z, decimals: 7)
+        b.raw(",\"w\":")
+        b.number(q.w, decimals: 7)
+        b.raw("},\"rotationMatrix\":{\"m11\":")
+        b.number(r.m11, decimals: 7)
+        b.raw(",\"m12\":")
+        b.number(r.m12, decimals: 7)
+        b.raw(",\"m13\":")
+        b.number(r.m13, decimals: 7)
+        b.raw(",\"m21\":")
+        b.number(r.m21, decimals: 7)
+        b.raw(",\"m22\":")
+        b.number(r.m22, decimals: 7)
+        b.raw(",\"m23\":")
+        b.number(r.m23, decimals: 7)
+        b.raw(",\"m31\":")
+        b.number(r.m31, decimals: 7)
+        b.raw(",\"m32\":")
+        b.number(r.m32, decimals: 7)
+        b.raw(",\"m33\":")
+        b.number(r.m33, decimals: 7)
+        b.raw("},\"roll\":")
+        b.number(q.roll, decimals: 6)
+        b.raw(",\"pitch\":")
+        b.number(q.pitch, decimals: 6)
+        b.raw(",\"yaw\":")
+        b.number(q.yaw, decimals: 6)
+        b.raw("},\"rotationRate\":")
+        b.vector(m.rotationRate, decimals: 6)
+        b.raw(",\"gravity\":")
+        b.vector(m.gravity, decimals: 6)
+        b.raw(",\"userAcceleration\":")
+        b.vector(m.userAcceleration, decimals: 6)
+        b.raw(",\"magneticField\":{\"field\":")
+        b.vector(m.magneticField, decimals: 3)
+        b.raw(",\"accuracy\":")
+        switch m.magneticFieldAccuracy {
+        case .uncalibrated: b.raw("\"uncalibrated\"")
+        case .low: b.raw("\"low\"")
+        case .medium: b.raw("\"medium\"")
+        case .high: b.raw("\"high\"")
+        }
+        b.raw("},\"heading\":")
+        b.number(m.heading, decimals: 3)
+        b.raw(",\"referenceFrame\":")
+        switch m.referenceFrame {
+        case .xArbitraryZVertical: b.raw("\"xArbitraryZVertical\"")
+        case .xArbitraryCorrectedZVertical: b.raw("\"xArbitraryCorrectedZVertical\"")
+        case .xMagneticNorthZVertical: b.raw("\"xMagneticNorthZVertical\"")
+        case .xTrueNorthZVertical: b.raw("\"xTrueNorthZVertical\"")
+        }
+    }
+}

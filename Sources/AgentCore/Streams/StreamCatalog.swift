@@ -1,0 +1,67 @@
+import AgentConfig
+import MotionEstimation
+import MotionModel
+
+/// Builds the stream object behind each stream name from the configuration: raw sensor streams and the
+/// estimator streams, each with the settings its estimator needs.
+public struct StreamCatalog: Sendable {
+    public let configuration: AgentConfiguration
+    public let topics: TopicScheme
+    public let topicTable: TopicTable
+    /// Magnetic declination at the configured location, degrees east; nil without a location.
+    public let declinationDegrees: Double?
+
+    public init(configuration: AgentConfiguration, topics: TopicScheme, topicTable: TopicTable, declinationDegrees: Double?) {
+        self.configuration = configuration
+        self.topics = topics
+        self.topicTable = topicTable
+        self.declinationDegrees = declinationDegrees
+    }
+
+    /// The declination from the World Magnetic Model at `location` today, or nil when no location is
+    /// configured or the model cannot answer (outside its years: the error says so in the log).
+    public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
+        guard let latitude = location.latitude, let longitude = location.longitude else { return nil }
+        let field = try WorldMagneticModel.wmm2025.field(
+            latitude: latitude,
+            longitude: longitude,
+            altitudeKm: location.altitudeM / 1000,
+            decimalYear: 1970 + date / (365.2425 * 86400)
+        )
+        return field.declinationDegrees
+    }
+
+    public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
+        switch name {
+        case .accelerometer, .gyroscope, .magnetometer:
+            // Raw names always build a raw stream.
+            return RawSensorStream(name: name, settings: settings)!
+        case .deviceMotion:
+            return DeviceMotionStream(
+                settings: settings,
+                referenceFrame: configuration.deviceMotion.referenceFrame,
+                declinationDegrees: declinationDegrees ?? 0
+            )
+        case .pedometer:
+            return PedometerStream(
+                settings: settings,
+                userHeightM: configuration.pedometer.userHeightM,
+                eventsTopicID: topicTable.id(for: topics.stream(.pedometer) + "/events")
+            )
+        case .activity:
+            return ActivityStream(settings: settings)
+        case .altimeter:
+            return AltimeterStream(
+                settings: settings,
+                seaLevelPressureKPa: configuration.altimeter.seaLevelPressureKPa,
+                absoluteTopicID: topicTable.id(for: topics.stream(.altimeter) + "/absolute")
+            )
+        case .submersion:
+            return SubmersionStream(
+                settings: settings,
+                waterDensity: configuration.submersion.water.densityKgPerM3,
+                maximumDepthM: configuration.submersion.maxDepthM
+            )
+        }
+    }
+}
