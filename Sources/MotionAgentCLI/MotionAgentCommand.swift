@@ -8,7 +8,8 @@ struct MotionAgentCommand: AsyncParsableCommand {
         discussion: "Without a subcommand, `run` is assumed.",
         version: AgentVersionInfo.version,
         subcommands: [
-            RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ControlCommandLine.self, SubscribeCommand.self,
+            RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self, ControlCommandLine.self,
+            SubscribeCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

@@ -1,4 +1,5 @@
 import AgentConfig
+import MotionModel
 
 /// The commands an operator can send, with their arguments already type-checked.
 public enum ControlCommand: Sendable, Equatable {
@@ -8,11 +9,16 @@ public enum ControlCommand: Sendable, Equatable {
     case setRate(StreamName, rateHz: Double)
     case setQoS(StreamName, qos: Int)
     case setRetain(StreamName, retain: Bool)
+    case setReferenceFrame(AttitudeReferenceFrame)
+    case resetPedometer
     case status
     case listStreams
     case ping
 
-    public static let names = ["start", "stop", "set-rate", "set-qos", "set-retain", "status", "list-streams", "ping"]
+    public static let names = [
+        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "status",
+        "list-streams", "ping",
+    ]
 
     static func argumentHelp(_ name: String) -> String {
         switch name {
@@ -20,6 +26,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "set-rate": "\"stream\" and one of \"rate_hz\" or \"interval_s\""
         case "set-qos": "\"stream\" and \"qos\" (0, 1 or 2)"
         case "set-retain": "\"stream\" and \"retain\" (true or false)"
+        case "set-reference-frame": "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
         default: "no arguments"
         }
     }
@@ -79,6 +86,18 @@ public enum ControlCommand: Sendable, Equatable {
                 case .success(nil): return .failure(ControlFailure(code: 400, id: nil, "set-retain needs \"retain\": true or false"))
                 }
             }
+        case "set-reference-frame":
+            switch args.string("frame") {
+            case .failure(let f): return .failure(f)
+            case .success(nil):
+                return .failure(ControlFailure(code: 400, id: nil, "set-reference-frame needs \"frame\": \(argumentHelp(name))"))
+            case .success(let f?):
+                guard let frame = AttitudeReferenceFrame(rawValue: f) else {
+                    return .failure(ControlFailure(code: 400, id: nil, "unknown frame \"\(f)\" — \(argumentHelp(name))"))
+                }
+                return .success(.setReferenceFrame(frame))
+            }
+        case "reset-pedometer": return .success(.resetPedometer)
         case "status": return .success(.status)
         case "list-streams": return .success(.listStreams)
         case "ping": return .success(.ping)

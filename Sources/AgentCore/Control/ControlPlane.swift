@@ -131,6 +131,7 @@ public final class ControlPlane: Sendable {
                 "qos": s.qos, "retain": s.retain, "available": s.available,
             ]
             if let e = s.error { r["error"] = e }
+            if let f = s.referenceFrame { r["referenceFrame"] = f }
             return r
         }
         switch command {
@@ -144,6 +145,11 @@ public final class ControlPlane: Sendable {
             return (streamResult(try controller.update(name) { $0.qos = qos }), true)
         case .setRetain(let name, let retain):
             return (streamResult(try controller.update(name) { $0.retain = retain }), true)
+        case .setReferenceFrame(let frame):
+            return (streamResult(try controller.setReferenceFrame(frame)), true)
+        case .resetPedometer:
+            try controller.resetPedometer()
+            return (["numberOfSteps": 0], false)
         case .status:
             let data = try JSONEncoder().encode(statusDocument())
             return (try JSONSerialization.jsonObject(with: data), false)

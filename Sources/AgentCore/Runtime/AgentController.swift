@@ -1,6 +1,7 @@
 import AgentConfig
 import Foundation
 import Logging
+import MotionEstimation
 import MotionModel
 import Synchronization
 
@@ -10,6 +11,7 @@ import Synchronization
 public final class AgentController: Sendable {
     private struct State {
         var settings: [StreamName: StreamSettings]
+        var referenceFrame: AttitudeReferenceFrame
         var planned: RatePlanner.Result
         var deviceErrors: [String: String] = [:]
     }
@@ -25,6 +27,8 @@ public final class AgentController: Sendable {
     private let persistencePath: String?
     /// Builds the stream object for each name (raw streams, estimators).
     private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
+    /// Whether the magnetic declination is known (xTrueNorthZVertical).
+    private let locationConfigured: Bool
 
     public init(
         configuration: AgentConfiguration,
@@ -34,8 +38,10 @@ public final class AgentController: Sendable {
         topicTable: TopicTable,
         persistencePath: String? = nil,
         streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
+        locationConfigured: Bool = false,
         logger: Logger
     ) {
+        self.locationConfigured = locationConfigured
         self.streamFactory = streamFactory
         self.persistencePath = persistencePath
         self.source = source
@@ -49,6 +55,7 @@ public final class AgentController: Sendable {
         state = Mutex(
             State(
                 settings: settings,
+                referenceFrame: configuration.deviceMotion.referenceFrame,
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
         )
@@ -59,6 +66,8 @@ public final class AgentController: Sendable {
         loadPersisted()
         let settings = state.withLock { $0.settings }
         let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
+        let frame = state.withLock { $0.referenceFrame }
+        for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
         hub.setStreams(streams)
         try replan()
     }
@@ -77,19 +86,61 @@ public final class AgentController: Sendable {
         return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
     }
 
+    /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
+    public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
+        let present = Set(source.devices.flatMap(\.sensors))
+        if let reason = AgentStatus.Availability.unavailableReason(frame, sensors: present, locationConfigured: locationConfigured) {
+            throw ControlFailure(code: 409, id: nil, reason)
+        }
+        state.withLock { $0.referenceFrame = frame }
+        hub.withStreams { streams in
+            for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
+        }
+        try replan()
+        persist()
+        return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
+    }
+
+    /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one).
+    public func resetPedometer() throws {
+        let found = hub.withStreams { streams in
+            for case let pedometer as PedometerStream in streams {
+                pedometer.reset()
+                return true
+            }
+            return false
+        }
+        if !found { throw ControlFailure(code: 409, id: nil, "the pedometer stream does not exist in this agent") }
+    }
+
+    /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
+    public func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
+        hub.withStreams { streams in
+            for case let motion as DeviceMotionStream in streams { return body(motion) }
+            return nil
+        }
+    }
+
     /// The stream settings as the control plane left them: applied over config.yaml at the next start.
     private struct PersistedStream: Codable {
         var enabled: Bool
         var rateHz: Double
         var qos: Int
         var retain: Bool
+        /// device-motion only.
+        var referenceFrame: AttitudeReferenceFrame?
     }
 
     private func persist() {
         guard let path = persistencePath else { return }
-        let settings = state.withLock { $0.settings }
+        let (settings, frame) = state.withLock { ($0.settings, $0.referenceFrame) }
         let persisted = Dictionary(uniqueKeysWithValues: settings.map {
-            ($0.key.rawValue, PersistedStream(enabled: $0.value.enabled, rateHz: $0.value.rateHz, qos: $0.value.qos, retain: $0.value.retain))
+            (
+                $0.key.rawValue,
+                PersistedStream(
+                    enabled: $0.value.enabled, rateHz: $0.value.rateHz, qos: $0.value.qos, retain: $0.value.retain,
+                    referenceFrame: $0.key == .deviceMotion ? frame : nil)
+            )
         })
         do {
             let encoder = JSONEncoder()
@@ -111,6 +162,7 @@ public final class AgentController: Sendable {
             for (key, p) in persisted {
                 guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos) else { continue }
                 s.settings[name] = StreamSettings(enabled: p.enabled, rateHz: p.rateHz, qos: p.qos, retain: p.retain)
+                if name == .deviceMotion, let frame = p.referenceFrame { s.referenceFrame = frame }
                 applied += 1
             }
         }
@@ -156,7 +208,9 @@ public final class AgentController: Sendable {
     public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices
         let present = Set(devices.flatMap(\.sensors))
-        let (settings, planned, deviceErrors) = state.withLock { ($0.settings, $0.planned, $0.deviceErrors) }
+        let (settings, planned, deviceErrors, frame) = state.withLock {
+            ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame)
+        }
         let effective = hub.withStreams { streams in
             Dictionary(uniqueKeysWithValues: streams.map { ($0.name, ($0.effectiveRateHz, $0.requiredSensors)) })
         }
@@ -173,7 +227,8 @@ public final class AgentController: Sendable {
                 retain: s.retain,
                 available: missing.isEmpty,
                 error: s.enabled && !missing.isEmpty
-                    ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil
+                    ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil,
+                referenceFrame: name == .deviceMotion ? frame.rawValue : nil
             )
         }
         return AgentStatus(
@@ -198,12 +253,7 @@ public final class AgentController: Sendable {
                     error: deviceErrors[d.id]
                 )
             },
-            sensors: AgentStatus.Availability(
-                isAccelerometerAvailable: present.contains(.accelerometer),
-                isGyroAvailable: present.contains(.gyroscope),
-                isMagnetometerAvailable: present.contains(.magnetometer),
-                isBarometerAvailable: present.contains(.barometer)
-            )
+            sensors: AgentStatus.Availability(sensors: present, locationConfigured: locationConfigured)
         )
     }
 }

@@ -18,6 +18,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         public var available: Bool
         /// Why the stream is not delivering, when it is enabled but cannot.
         public var error: String?
+        /// device-motion only: the attitude's reference frame.
+        public var referenceFrame: String?
     }
 
     public struct Device: Sendable, Codable, Equatable {
@@ -32,12 +34,70 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         public var error: String?
     }
 
-    /// Core Motion's availability flags, from the sensors found.
+    /// Core Motion's availability flags (CMMotionManager, CMPedometer, CMMotionActivityManager,
+    /// CMAltimeter), from the sensors found.
     public struct Availability: Sendable, Codable, Equatable {
         public var isAccelerometerAvailable: Bool
         public var isGyroAvailable: Bool
         public var isMagnetometerAvailable: Bool
         public var isBarometerAvailable: Bool
+        public var isDeviceMotionAvailable: Bool
+        public var isStepCountingAvailable: Bool
+        public var isDistanceAvailable: Bool
+        public var isFloorCountingAvailable: Bool
+        public var isPaceAvailable: Bool
+        public var isCadenceAvailable: Bool
+        public var isPedometerEventTrackingAvailable: Bool
+        public var isActivityAvailable: Bool
+        public var isRelativeAltitudeAvailable: Bool
+        public var isAbsoluteAltitudeAvailable: Bool
+        public var isSubmersionAvailable: Bool
+        /// CMMotionManager.availableAttitudeReferenceFrames(): what the sensors and `location` allow.
+        public var availableAttitudeReferenceFrames: [String]
+        /// Whether `location` is configured (xTrueNorthZVertical needs it for the declination).
+        public var isLocationConfigured: Bool
+
+        public init(sensors present: Set<SensorType>, locationConfigured: Bool) {
+            let accel = present.contains(.accelerometer)
+            let baro = present.contains(.barometer)
+            isAccelerometerAvailable = accel
+            isGyroAvailable = present.contains(.gyroscope)
+            isMagnetometerAvailable = present.contains(.magnetometer)
+            isBarometerAvailable = baro
+            isDeviceMotionAvailable = accel && isGyroAvailable
+            isStepCountingAvailable = accel
+            isDistanceAvailable = accel
+            isFloorCountingAvailable = accel && baro
+            isPaceAvailable = accel
+            isCadenceAvailable = accel
+            isPedometerEventTrackingAvailable = accel
+            isActivityAvailable = accel
+            isRelativeAltitudeAvailable = baro
+            isAbsoluteAltitudeAvailable = baro
+            isSubmersionAvailable = baro
+            isLocationConfigured = locationConfigured
+            availableAttitudeReferenceFrames = AttitudeReferenceFrame.allCases.filter { frame in
+                Availability.unavailableReason(frame, sensors: present, locationConfigured: locationConfigured) == nil
+            }.map(\.rawValue)
+        }
+
+        /// Why `frame` cannot be used here, or nil when it can.
+        public static func unavailableReason(
+            _ frame: AttitudeReferenceFrame,
+            sensors present: Set<SensorType>,
+            locationConfigured: Bool
+        ) -> String? {
+            if !present.contains(.accelerometer) || !present.contains(.gyroscope) {
+                return "device motion needs an accelerometer and a gyroscope, and this device lacks one"
+            }
+            if frame.needsMagnetometer && !present.contains(.magnetometer) {
+                return "\(frame.rawValue) needs a magnetometer and none was found — use xArbitraryZVertical"
+            }
+            if frame == .xTrueNorthZVertical && !locationConfigured {
+                return "xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in config.yaml"
+            }
+            return nil
+        }
     }
 
     public var state: State

@@ -70,6 +70,7 @@ public final class MotionAgent: Service, Sendable {
             topicTable: topicTable,
             persistencePath: configuration.control.persist ? stateDirectory + "/streams.json" : nil,
             streamFactory: { [catalog] in catalog.make($0, $1) },
+            locationConfigured: declination != nil,
             logger: logger
         )
         publisher = OutboxPublisher(
@@ -113,6 +114,11 @@ public final class MotionAgent: Service, Sendable {
             metadata: ["agent.device": "\(configuration.device.id)", "agent.boot": "\(boot)", "agent.source": "\(source.summary)"]
         )
         try controller.start()
+        let estimatorStore = EstimatorStateStore(stateDirectory: stateDirectory, logger: logger)
+        if let saved = estimatorStore.load() {
+            _ = controller.withDeviceMotion { $0.restore(saved) }
+            logger.info("restored gyroscope bias and magnetometer calibration from \(estimatorStore.path)")
+        }
         publisher.start()
 
         let options = try connectOptions(bootCount: boot)
@@ -123,9 +129,16 @@ public final class MotionAgent: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.acquire() }
                 group.addTask { await self.superviseConnection(options: options) }
+                group.addTask {
+                    // What the estimators learned survives a crash, at most a minute old.
+                    while (try? await Task.sleep(for: .seconds(60))) != nil {
+                        if let state = self.controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
+                    }
+                }
             }
         }
 
+        if let state = controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
         logger.info("shutting down: draining the outbox")
         await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
         if broker.isConnected {

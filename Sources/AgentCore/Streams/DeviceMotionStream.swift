@@ -21,6 +21,8 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     private var topicID = -1
     private var seq: UInt64 = 0
     private var estimationRateHz = 0.0
+    /// Offline processing publishes one message per gyroscope sample, undecimated.
+    public var publishesEverySample = false
 
     public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
         self.settings = settings
@@ -76,7 +78,8 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard effectiveRateHz > 0 else { return }
         // Every sample feeds the estimator; only due ones are published.
-        guard let motion = estimator.update(sample), decimator.accept(motion.timestamp) else { return }
+        guard let motion = estimator.update(sample) else { return }
+        guard publishesEverySample || decimator.accept(motion.timestamp) else { return }
         seq += 1
         context.beginMessage(seq: seq, timestamp: motion.timestamp)
         Self.encode(motion, into: &context.buffer)

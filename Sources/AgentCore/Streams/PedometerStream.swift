@@ -38,6 +38,13 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
 
     public var requiredSensors: Set<SensorType> { [.accelerometer] }
 
+    /// Starts counting from zero; the next sample publishes the reset count.
+    public func reset() {
+        pedometer = Pedometer(settings: pedometer.settings)
+        lastPublishedSteps = -1
+        lastHeartbeat = -.infinity
+    }
+
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.accelerometer: Self.estimationRateHz, .barometer: Self.barometerRateHz] : [:]
     }
