@@ -19,8 +19,13 @@ import TestSupport
         #expect(birth["agentVersion"] as? String == AgentVersion.version)
         #expect(birth["schemaVersion"] as? Int == AgentVersion.schemaVersion)
         let boot = try #require(birth["bootCount"] as? Int)
-        let sensors = try #require(birth["sensors"] as? [String: Bool])
-        #expect(sensors["isAccelerometerAvailable"] == true && sensors["isGyroAvailable"] == true)
+        let sensors = try #require(birth["sensors"] as? [String: Any])
+        #expect(sensors["isAccelerometerAvailable"] as? Bool == true && sensors["isGyroAvailable"] as? Bool == true)
+        #expect(sensors["isDeviceMotionAvailable"] as? Bool == true && sensors["isStepCountingAvailable"] as? Bool == true)
+        #expect(
+            sensors["availableAttitudeReferenceFrames"] as? [String]
+                == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
+            "no location configured: no true north")
         #expect((birth["streams"] as? [String: Any])?.keys.sorted() == StreamName.allCases.map(\.rawValue).sorted())
 
         // A late subscriber gets the birth because it is retained.
