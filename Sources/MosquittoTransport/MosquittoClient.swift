@@ -115,6 +115,7 @@ public final class MosquittoClient: BrokerClient {
         let flushSeconds = flushTimeout.isFinite ? min(max(0, flushTimeout), 3600) : 0
         let deadline = ContinuousClock.now + .seconds(flushSeconds)
         let core = self.core
+        var bound: Task<Void, Never>?
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiterID = core.locked.withLock { state -> Int? in
                 guard core.phase != .idle else { return nil }
@@ -131,11 +132,12 @@ public final class MosquittoClient: BrokerClient {
             // The network thread needs at most the flush, 1 s to write DISCONNECT and one 100 ms loop turn.
             // Only a blocking TCP connect to an unreachable host (minutes of SYN retries) can hold it longer;
             // stop waiting then — the thread still disconnects and exits when the connect call returns.
-            Task {
+            bound = Task {
                 try? await Task.sleep(for: .seconds(flushSeconds + 3))
                 core.abandonWaiter(waiterID)
             }
         }
+        bound?.cancel()
     }
 
     public func publish(

@@ -2,21 +2,6 @@ import AgentCore
 import Logging
 import Synchronization
 
-/// Where a client is in its connection's life. Read without a lock (`isConnected`, callbacks); every move
-/// away from `.connected` and every start happens under `MosquittoClientCore.locked`, which is also held
-/// across each libmosquitto publish/subscribe call, so once a teardown holds the lock no caller is inside
-/// libmosquitto with a stale idea of the phase.
-enum ConnectionPhase: UInt8 {
-    /// No network thread; `connect` may start one.
-    case idle
-    /// A network thread is connecting (TCP, TLS, CONNACK).
-    case connecting
-    /// CONNACK accepted: publish and subscribe are allowed.
-    case connected
-    /// The connection ended; the network thread is tearing down and will report it.
-    case closing
-}
-
 /// State shared by the client object, its network thread and the libmosquitto callbacks.
 final class MosquittoClientCore: Sendable {
     let channel: BrokerEventChannel

@@ -31,20 +31,3 @@ enum MosquittoLibrary {
         String(cString: mosquitto_reason_string(code))
     }
 }
-
-/// `MOSQ_ERR_*` values as plain `Int32`s, the type every libmosquitto call returns.
-enum MosquittoError {
-    static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
-    static let noMemory = Int32(MOSQ_ERR_NOMEM.rawValue)
-    static let invalid = Int32(MOSQ_ERR_INVAL.rawValue)
-    static let noConnection = Int32(MOSQ_ERR_NO_CONN.rawValue)
-    static let connectionLost = Int32(MOSQ_ERR_CONN_LOST.rawValue)
-    static let tls = Int32(MOSQ_ERR_TLS.rawValue)
-    static let payloadSize = Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue)
-    static let errno = Int32(MOSQ_ERR_ERRNO.rawValue)
-    static let lookup = Int32(MOSQ_ERR_EAI.rawValue)
-    static let keepalive = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
-    static let tlsHandshake = Int32(MOSQ_ERR_TLS_HANDSHAKE.rawValue)
-    static let protocolError = Int32(MOSQ_ERR_PROTOCOL.rawValue)
-    static let connectionRefused = Int32(MOSQ_ERR_CONN_REFUSED.rawValue)
-}

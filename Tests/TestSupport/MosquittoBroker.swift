@@ -40,7 +40,10 @@ public final class MosquittoBroker: Sendable {
     }
 
     public let host = "127.0.0.1"
-    public let port: Int
+    /// Fixed once the broker first listened; `start()` may move an automatically chosen port before that.
+    public var port: Int { portValue.load(ordering: .relaxed) }
+    private let portValue: Atomic<Int>
+    private let portChosenAutomatically: Bool
     /// The temporary directory with mosquitto.conf, the password file and persistence.
     public let directory: String
     public let options: Options
@@ -56,7 +59,8 @@ public final class MosquittoBroker: Sendable {
             )
         }
         self.options = options
-        self.port = port ?? FreePort.find()
+        portValue = Atomic(port ?? FreePort.find())
+        portChosenAutomatically = port == nil
         let template = NSTemporaryDirectory() + "mosquitto-test-XXXXXX"
         var path = Array(template.utf8CString)
         guard mkdtemp(&path) != nil else {
@@ -92,6 +96,17 @@ public final class MosquittoBroker: Sendable {
             .joined(separator: "\n")
     }
 
+    /// Waits at most `timeout` seconds until the broker's log contains `text` (for example
+    /// "New client connected from" with a client id, since `connection_messages` is on).
+    public func waitForLog(containing text: String, timeout: Double = 10) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if log.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return log.contains(text)
+    }
+
     /// Connect options for a client of this broker.
     public func connectOptions(
         clientID: String,
@@ -117,6 +132,27 @@ public final class MosquittoBroker: Sendable {
 
     public func start(timeout: Double = 10) async throws {
         guard !isRunning else { return }
+        // Another test may bind the same free port first; until this broker has listened once, move on.
+        var attempts = 0
+        while true {
+            do {
+                try await launch(timeout: timeout)
+                hasListened.store(true, ordering: .relaxed)
+                return
+            } catch let error as FixtureError
+                where error.description.contains("Address already in use") && portChosenAutomatically
+                && !hasListened.load(ordering: .relaxed) && attempts < 5
+            {
+                attempts += 1
+                portValue.store(FreePort.find(), ordering: .relaxed)
+                try writeConfiguration()
+            }
+        }
+    }
+
+    private let hasListened = Atomic<Bool>(false)
+
+    private func launch(timeout: Double) async throws {
         let process = ProcessRunner(executable: Self.executable, arguments: ["-c", configurationPath])
         try process.start()
         running.withLock { $0 = process }
