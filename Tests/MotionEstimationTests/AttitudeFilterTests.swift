@@ -104,6 +104,17 @@ import Testing
         #expect(degrees(nwu.angle(to: sim.attitude)) < 1)
     }
 
+    /// Seeded with 100 Hz but fed 250 Hz: the filter measures the interval and retunes its low-passes.
+    @Test func adaptsToTheMeasuredRate() {
+        var sim = AttitudeSynthesizer(attitude: Quaternion(roll: 0.2, pitch: 0.1, yaw: 0.5), rateHz: 250)
+        var f = AttitudeFilter(sampleInterval: 0.01)
+        for _ in 0..<5000 { _ = Self.feed(&f, sim.step(rate: Vector3(0.1, -0.2, 0.3))) }
+        #expect(abs(f.coefficients.acc.interval - 0.004) < 0.0003)
+        #expect(abs(f.coefficients.kMag - AttitudeFilter.gainFromTau(9, 0.004)) < 1e-5)
+        let nwu = Quaternion.aboutZ(-.pi / 2) * f.quaternion9D
+        #expect(degrees(nwu.angle(to: sim.attitude)) < 1)
+    }
+
     @Test func persistentStateRoundTrips() throws {
         var sim = AttitudeSynthesizer(rateHz: 100)
         sim.gyroscopeBias = Vector3(0.01, 0.004, -0.008)

@@ -58,5 +58,10 @@ import Testing
         let after = Self.samples(hardIron: Vector3(-7, -1, 58), softIron: .identity, count: 2000, noise: 0.2)
         for (i, m) in (before + after).enumerated() { c.update(m, timestamp: Double(i) * 0.05) }
         #expect((c.hardIron - Vector3(-7, -1, 58)).norm < 1)
+        #expect(c.isConsistent)
+        // Taken off again: back to the calibration from before.
+        for (i, m) in before.prefix(400).enumerated() { c.update(m, timestamp: 200 + Double(i) * 0.05) }
+        #expect(c.hardIron.norm < 1)
+        #expect(c.isConsistent)
     }
 }
