@@ -20,7 +20,9 @@ import Darwin
 ///   the World Magnetic Model, supplied by the caller.
 ///
 /// The filter runs all the time with the magnetometer when there is one, so the frame can be switched
-/// at run time without a transient.
+/// at run time without a transient. Magnetometer samples are calibrated first; samples the calibrator
+/// finds off its sphere (`MagnetometerCalibrator.isConsistent` false: a magnet nearby, or a hard iron that
+/// changed and is being re-learnt) are reported in `magneticField` but do not steer the heading.
 public struct DeviceMotionEstimator: Sendable {
     public private(set) var filter: AttitudeFilter
     public private(set) var calibrator: MagnetometerCalibrator
@@ -33,13 +35,19 @@ public struct DeviceMotionEstimator: Sendable {
     }
 
     /// Magnetic declination, degrees east of true north, for `xTrueNorthZVertical`.
-    public var declinationDegrees: Double
+    public var declinationDegrees: Double {
+        didSet { trueFromMagnetic = Quaternion.aboutZ(-declinationDegrees * .pi / 180) }
+    }
+
+    /// q_z(−declination), kept so the per-sample path computes no trigonometry for it.
+    var trueFromMagnetic: Quaternion
 
     var pendingAcceleration: Vector3?
     var pendingMagneticField: Vector3?
     var lastAcceleration: Vector3?
     var lastMagneticField: Vector3?
-    var yawOffset = 0.0
+    /// q_z(−yaw at start) for the arbitrary frames, kept so the per-sample path computes no trigonometry.
+    var yawCorrection = Quaternion.identity
     var yawCaptured = false
 
     /// - Parameters:
@@ -55,6 +63,7 @@ public struct DeviceMotionEstimator: Sendable {
         self.calibrator = MagnetometerCalibrator()
         self.referenceFrame = referenceFrame
         self.declinationDegrees = declinationDegrees
+        self.trueFromMagnetic = Quaternion.aboutZ(-declinationDegrees * .pi / 180)
     }
 
     // MARK: - Persistence
@@ -79,7 +88,9 @@ public struct DeviceMotionEstimator: Sendable {
         }
         if let m = sample.magneticField, m.isFinite, m.squaredNorm > 0, sample.timestamp.isFinite {
             let calibrated = calibrator.update(m, timestamp: sample.timestamp)
-            pendingMagneticField = calibrated
+            // A sample off the calibrated sphere is disturbed or meets an outdated calibration: it is
+            // reported but does not steer the heading (VQF's own norm/dip test needs a reference first).
+            pendingMagneticField = calibrator.isConsistent ? calibrated : nil
             lastMagneticField = calibrated
         }
         guard let gyroscope = sample.rotationRate else { return nil }
@@ -97,22 +108,22 @@ public struct DeviceMotionEstimator: Sendable {
         switch referenceFrame {
         case .xArbitraryZVertical:
             if !yawCaptured {
-                yawOffset = q6.yaw
+                yawCorrection = Quaternion.aboutZ(-q6.yaw)
                 yawCaptured = true
             }
-            attitude = Quaternion.aboutZ(-yawOffset) * q6
+            attitude = yawCorrection * q6
         case .xArbitraryCorrectedZVertical:
             let north = northWestUp
             if !yawCaptured {
-                yawOffset = north.yaw
+                yawCorrection = Quaternion.aboutZ(-north.yaw)
                 // Until a magnetometer sample has been used the 9D heading is still the 6D one.
                 yawCaptured = used.contains(.magnetometer)
             }
-            attitude = Quaternion.aboutZ(-yawOffset) * north
+            attitude = yawCorrection * north
         case .xMagneticNorthZVertical:
             attitude = northWestUp
         case .xTrueNorthZVertical:
-            attitude = Quaternion.aboutZ(-declinationDegrees * .pi / 180) * northWestUp
+            attitude = trueFromMagnetic * northWestUp
         }
 
         let gravity = q6.inverseRotate(Vector3(0, 0, -1))
@@ -121,7 +132,10 @@ public struct DeviceMotionEstimator: Sendable {
         if referenceFrame.isNorthReferenced {
             // The yaw of the z-x′-y″ sequence is the direction of the device's y axis minus 90°,
             // counter-clockwise; a compass heading is clockwise.
-            var h = 270 - attitude.yaw * 180 / .pi
+            // yaw = atan2(−m12, m22) of the z-x′-y″ sequence, without the rest of the Euler angles.
+            let q = attitude
+            let yaw = atan2(2 * (q.w * q.z - q.x * q.y), 1 - 2 * (q.x * q.x + q.z * q.z))
+            var h = 270 - yaw * 180 / .pi
             h = h.truncatingRemainder(dividingBy: 360)
             if h < 0 { h += 360 }
             heading = h >= 360 ? 0 : h
@@ -142,5 +156,8 @@ public struct DeviceMotionEstimator: Sendable {
     }
 
     /// The 9-axis attitude in North-West-Up.
-    var northWestUp: Quaternion { Quaternion.aboutZ(-.pi / 2) * filter.quaternion9D }
+    var northWestUp: Quaternion { Self.northWestUpFromEastNorthUp * filter.quaternion9D }
+
+    /// q_z(−90°): East-North-Up to North-West-Up.
+    static let northWestUpFromEastNorthUp = Quaternion(w: 0.5.squareRoot(), x: 0, y: 0, z: -(0.5.squareRoot()))
 }

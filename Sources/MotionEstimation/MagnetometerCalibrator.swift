@@ -3,21 +3,31 @@ import MotionModel
 /// Online hard- and soft-iron calibration of the magnetometer.
 ///
 /// Samples are kept one per direction cell (`MagnetometerSampleBins`, 54 cells), refreshed at most once a
-/// second per cell. Every `refitInterval` seconds, when the set changed, a sphere (hard iron) is fitted,
-/// and an ellipsoid (hard and soft iron) once all six cube faces and 24 cells are covered; the ellipsoid is
-/// used when it fits better and its soft-iron correction is plausible (axis ratio ≤ 1.5).
+/// second per cell. The calibration starts as the identity. Every `refitInterval` seconds, when the cells
+/// changed, the current calibration is evaluated on them (relative RMS of the calibrated norm); only if
+/// it explains them worse than 4 % is a sphere (hard iron) fitted, and an ellipsoid (hard and soft iron)
+/// once all six cube faces and 24 cells are covered (used when it fits better and its axis ratio is
+/// ≤ 1.5). A new fit needs ≥ 12 cells on ≥ 4 faces, < 5 % residual and half the current residual. This
+/// hysteresis matters: refitting a good calibration only fits the noise and the place's field
+/// inhomogeneity, which moves the hard iron by µT and the heading by degrees (seen on BROAD).
 ///
 /// A hard iron that moves with the device (a magnet or a steel part attached to it) shifts the whole
 /// sphere. While calibrated samples stay off the fitted radius (relative residual, low-passed over 1 s,
-/// above 8 %), they are collected in a second, candidate set; when that set covers ≥ 12 cells on ≥ 4 faces
-/// and fits a sphere within 3 %, it replaces the calibration. A passing disturbance does not fit a sphere
-/// and never replaces it; the candidate set is dropped after 5 s of consistent samples.
+/// above 8 %; `isConsistent` is false then), they are collected in a second, candidate set; when that set
+/// covers ≥ 12 cells on ≥ 4 faces and fits a sphere within 3 %, it replaces the calibration. The replaced
+/// calibration is remembered: when the samples sit on its sphere again for 2 s (the magnet was taken off)
+/// it comes back at once. For 20 s after any change, every better sphere fit is taken, refining the quick
+/// first estimate. A passing disturbance does not fit a sphere and never replaces the calibration; the
+/// candidate set is dropped after 5 s of consistent samples.
 ///
-/// Accuracy (Core Motion's levels) from coverage and residual:
+/// Accuracy (Core Motion's levels) from coverage and residual, recomputed at each refit:
 /// - `low`: ≥ 8 cells on ≥ 3 faces, residual < 10 %;
 /// - `medium`: ≥ 16 cells on ≥ 5 faces, residual < 5 %;
 /// - `high`: ≥ 26 cells on 6 faces, residual < 2 %;
-/// and one level lower while the current samples disagree with the fit (residual EMA > 8 %).
+/// and one level lower while the current samples disagree with the calibration (`isConsistent` false).
+///
+/// Per sample the cost is a cell lookup and one calibrated norm; a refit (at most every `refitInterval`)
+/// solves at most a 9 × 9 system. Nothing is allocated.
 public struct MagnetometerCalibrator: Sendable {
     var bins = MagnetometerSampleBins()
     var candidate = MagnetometerSampleBins()
@@ -28,6 +38,15 @@ public struct MagnetometerCalibrator: Sendable {
     var binsChanged = false
     var residualAverage = 0.0
     var consistentTime = 0.0
+    /// The calibration before the last change, with its samples, to return to when the cause goes away
+    /// (a magnet taken off again).
+    var previous: (fit: MagnetometerFit, bins: MagnetometerSampleBins)?
+    var previousResidualAverage = 1.0
+    var previousConsistentTime = 0.0
+    /// For 20 s after a change of calibration every better fit is taken, so a quick first estimate from
+    /// few cells is refined as the cells fill with samples taken after the change.
+    var provisionalUntil = -Double.infinity
+    var isProvisional: Bool { lastTimestamp < provisionalUntil }
     var lastTimestamp = Double.nan
 
     /// Seconds between refits at most.
@@ -50,27 +69,42 @@ public struct MagnetometerCalibrator: Sendable {
     /// RMS relative residual of the calibration over the kept samples (infinity until evaluated).
     public var relativeResidual: Double { fit.relativeResidual }
 
+    /// False while the latest samples are off the calibrated sphere (relative residual low-passed over
+    /// 1 s above 8 %): the field is disturbed or the calibration is out of date, and its direction should
+    /// not steer the heading. True before the calibration could be evaluated.
+    public var isConsistent: Bool { !isEvaluated || residualAverage <= 0.08 }
+
     /// The calibrated field for `raw` (µT) without learning from it.
     @inline(__always)
     public func calibrate(_ raw: Vector3) -> Vector3 { fit.calibrate(raw) }
 
     public var accuracy: MagneticFieldAccuracy {
-        guard isEvaluated else { return .uncalibrated }
+        guard residualAverage > 0.08 else { return coverageAccuracy }
+        switch coverageAccuracy {
+        case .high: return .medium
+        case .medium: return .low
+        default: return .uncalibrated
+        }
+    }
+
+    /// The level from coverage and fit residual alone, recomputed at each refit.
+    var coverageAccuracy: MagneticFieldAccuracy = .uncalibrated
+
+    mutating func updateCoverageAccuracy() {
+        guard isEvaluated else {
+            coverageAccuracy = .uncalibrated
+            return
+        }
         let n = bins.count, faces = bins.faceCount, r = fit.relativeResidual
-        var level: MagneticFieldAccuracy
         if n >= 26, faces == 6, r < 0.02 {
-            level = .high
+            coverageAccuracy = .high
         } else if n >= 16, faces >= 5, r < 0.05 {
-            level = .medium
+            coverageAccuracy = .medium
         } else if n >= 8, faces >= 3, r < 0.10 {
-            level = .low
+            coverageAccuracy = .low
         } else {
-            level = .uncalibrated
+            coverageAccuracy = .uncalibrated
         }
-        if residualAverage > 0.08 {
-            level = level == .high ? .medium : (level == .medium ? .low : .uncalibrated)
-        }
-        return level
     }
 
     /// Learns from one raw sample (µT) taken at `timestamp` (s) and returns it calibrated. Non-finite or
@@ -89,6 +123,17 @@ public struct MagnetometerCalibrator: Sendable {
             residualAverage += min(dt, 1) * (r - residualAverage)
             if residualAverage > 0.08 {
                 consistentTime = 0
+                if let p = previous {
+                    let rp = abs(p.fit.calibrate(raw).norm - p.fit.radius) / p.fit.radius
+                    previousResidualAverage += min(dt, 1) * (rp - previousResidualAverage)
+                    previousConsistentTime = previousResidualAverage < 0.03 ? previousConsistentTime + dt : 0
+                    // 2 s of samples on the old sphere while off the current one: back to the old calibration.
+                    if previousConsistentTime > 2 {
+                        swapWithPrevious()
+                        updateCoverageAccuracy()
+                        return calibrate(raw)
+                    }
+                }
                 candidateSum += raw
                 candidateCount += 1
                 if candidate.insert(raw, center: candidateSum / candidateCount, timestamp: timestamp, refresh: 1) {
@@ -96,14 +141,33 @@ public struct MagnetometerCalibrator: Sendable {
                 }
             } else {
                 consistentTime += dt
+                previousResidualAverage = 1
+                previousConsistentTime = 0
                 if consistentTime > 5, candidate.count > 0 { dropCandidate() }
             }
         }
 
         if binsChanged, timestamp - lastFitTime >= refitInterval {
             refit(timestamp: timestamp)
+            updateCoverageAccuracy()
         }
         return calibrate(raw)
+    }
+
+    private mutating func replace(with newFit: MagnetometerFit, bins newBins: MagnetometerSampleBins) {
+        if isEvaluated { previous = (fit, bins) }
+        fit = newFit
+        bins = newBins
+        residualAverage = 0
+        previousResidualAverage = 1
+        previousConsistentTime = 0
+        provisionalUntil = lastTimestamp + 20
+        dropCandidate()
+    }
+
+    private mutating func swapWithPrevious() {
+        guard let p = previous else { return }
+        replace(with: p.fit, bins: p.bins)
     }
 
     private mutating func dropCandidate() {
@@ -118,10 +182,7 @@ public struct MagnetometerCalibrator: Sendable {
         if candidate.count >= 12, candidate.faceCount >= 4, let c = MagnetometerFit.sphere(candidate),
             c.relativeResidual < 0.03, c.radius > 10, c.radius < 200
         {
-            bins = candidate
-            fit = c
-            residualAverage = 0
-            dropCandidate()
+            replace(with: c, bins: candidate)
             return
         }
         guard bins.count >= 8, bins.faceCount >= 3, let current = MagnetometerFit.evaluate(fit, bins) else { return }
@@ -129,16 +190,22 @@ public struct MagnetometerCalibrator: Sendable {
         // Hysteresis: a calibration that explains the samples within 4 % is kept. Refitting a good one
         // only trades it for the fit of the noise and of the place's field inhomogeneity, which moves
         // the hard iron by a few µT and the heading by degrees.
-        guard current.relativeResidual > 0.04, var best = MagnetometerFit.sphere(bins), best.radius > 5, best.radius < 500
+        guard current.relativeResidual > 0.04 || isProvisional, var best = MagnetometerFit.sphere(bins), best.radius > 5, best.radius < 500
         else { return }
-        if bins.count >= 24, bins.faceCount == 6, let e = MagnetometerFit.ellipsoid(bins, around: best.offset),
+        // Soft iron only from a settled calibration: on the partial coverage right after a change the
+        // ellipsoid trades radius for residual and drifts.
+        if !isProvisional, bins.count >= 24, bins.faceCount == 6,
+            let e = MagnetometerFit.ellipsoid(bins, around: best.offset),
             e.relativeResidual < best.relativeResidual, Self.isPlausibleSoftIron(e.softIron)
         {
             best = e
         }
-        if best.relativeResidual < 0.5 * current.relativeResidual {
-            fit = best
-            residualAverage = 0
+        if isProvisional {
+            if best.relativeResidual < current.relativeResidual { fit = best }
+        } else if bins.count >= 12, bins.faceCount >= 4, best.relativeResidual < 0.05,
+            best.relativeResidual < 0.5 * current.relativeResidual
+        {
+            replace(with: best, bins: bins)
         }
     }
 
@@ -176,5 +243,8 @@ public struct MagnetometerCalibrator: Sendable {
         }
         dropCandidate()
         residualAverage = 0
+        previous = nil
+        provisionalUntil = -.infinity
+        updateCoverageAccuracy()
     }
 }
