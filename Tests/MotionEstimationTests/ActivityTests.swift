@@ -87,4 +87,46 @@ struct ActivityTests {
         }
         #expect(noGyro.activity.unknown)
     }
+
+    @Test("smoothing, hysteresis and the automotive hold at a red light")
+    func automotiveHold() throws {
+        let rows = try Self.rows().filter { $0.row % 5 == 0 }
+        // Held-out windows the model classifies confidently, one per class.
+        func window(_ c: ActivityModel.ActivityClass) throws -> ActivityModel.WindowStatistics {
+            try #require(rows.first { row in
+                let (predicted, p) = ActivityModel.classify(row.stats)
+                return row.label == c && predicted == c && p > 0.9
+            }).stats
+        }
+        let car = try window(.automotive), still = try window(.stationary), walk = try window(.walking)
+        var e = ActivityEstimator()
+        var t = 0.0
+        var changes: [MotionActivity] = []
+        func feed(_ w: ActivityModel.WindowStatistics, seconds: Int) {
+            for _ in 0..<seconds {
+                t += 1
+                if let c = e.update(window: w, at: t) { changes.append(c) }
+            }
+        }
+        feed(car, seconds: 60)
+        #expect(e.activity.automotive && !e.activity.stationary)
+        #expect(e.activity.confidence == .high)
+        // One odd window does not flip the state (smoothing and hysteresis).
+        feed(walk, seconds: 1)
+        #expect(e.activity.automotive && !e.activity.walking)
+        feed(car, seconds: 10)
+        // A red light: stationary and still automotive.
+        feed(still, seconds: 30)
+        #expect(e.activity.stationary && e.activity.automotive)
+        // Parked: after the hold only stationary remains.
+        feed(still, seconds: 200)
+        #expect(e.activity.stationary && !e.activity.automotive)
+        // Walking away clears it; the new segment starts with the window that tipped it (t = 301 + a few s
+        // of smoothing − the 5 s window).
+        feed(walk, seconds: 20)
+        #expect(e.activity.walking && !e.activity.stationary && !e.activity.automotive)
+        #expect(changes.first?.automotive == true)
+        let walkStart = try #require(changes.last { $0.walking }).startDate
+        #expect(walkStart >= 296 && walkStart <= 306)
+    }
 }
