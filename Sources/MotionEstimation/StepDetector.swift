@@ -13,16 +13,20 @@ import MotionModel
 ///    the minimum and `maximumStepInterval` whose longest/shortest ratio is at most `maximumIntervalRatio`,
 ///    while a fair share of the dynamic acceleration lies along gravity (`minimumVerticalFraction`: the
 ///    body's bounce; waving a phone moves it mostly sideways) and while the signal repeats itself from one
-///    stride to the next (`minimumStrideRegularity`: the normalised autocorrelation at a lag of two steps,
-///    Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion decorrelates within a period).
-///    Then it back-counts those steps; later candidates count at once, while both checks still hold, until
-///    no step comes for `stopTimeout`.
+///    step or stride to the next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag
+///    of one and of two steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion
+///    decorrelates within a period). Then it back-counts those steps; later candidates count at once, while
+///    both checks still hold, until no step comes for `stopTimeout`. A gap of about two step periods
+///    (`missedStepRatio`) inside a walk counts two steps: one footfall was too soft to cross the threshold.
+///
+/// `minimumThreshold` (0.06 g) is above a car's ride vibration on a rough road (≈ 0.8 m/s² rms, ISO 2631-1
+/// "fairly uncomfortable") and below the bounce of the slowest walk in the Oxford set (peaks 0.1–0.15 g).
 ///
 /// This is the windowed-peak scheme of Brajdic & Harle (UbiComp 2013) and Salvi et al. (EMBC 2018) made
 /// causal, with the regularity gate of commercial pedometers (a few steps before the first count).
 public struct StepDetector: Sendable {
     /// Detector settings; every number carries its unit. The defaults were chosen on half of the Oxford
-    /// step-counter walks and checked on the other half (BENCHMARKS.md, `motion-bench steps`).
+    /// step-counter walks and checked on the other half (`scripts/steps_benchmark.py`, `motion-bench steps`).
     public struct Settings: Sendable, Equatable {
         /// Low-pass cut-off on the acceleration magnitude, Hz. Walking and running cadences are 1–3.5 Hz.
         public var lowPassCutoff: Double
@@ -52,7 +56,7 @@ public struct StepDetector: Sendable {
         public var minimumVerticalFraction: Double
         /// Time constant of the gravity estimate and of the vertical-share averages, s.
         public var verticalTimeConstant: Double
-        /// Smallest normalised autocorrelation of the filtered magnitude at a lag of one stride (two steps).
+        /// Smallest normalised autocorrelation of the filtered magnitude at a lag of one step or one stride.
         public var minimumStrideRegularity: Double
         /// Length of signal the stride autocorrelation looks at, s.
         public var regularityWindow: Double
@@ -99,14 +103,14 @@ public struct StepDetector: Sendable {
 
         /// The shipped parameter set (one set for every placement and walker).
         public static let defaults = Settings(
-            lowPassCutoff: 2.5,
+            lowPassCutoff: 3.0,
             baselineTimeConstant: 1.0,
             thresholdTimeConstant: 2.0,
             thresholdFactor: 0.4,
             minimumThreshold: 0.06,
             rearmFraction: 0.3,
             minimumStepInterval: 0.25,
-            adaptiveIntervalFraction: 0.6,
+            adaptiveIntervalFraction: 0.7,
             maximumStepInterval: 1.5,
             confirmationSteps: 5,
             maximumIntervalRatio: 1.8,
@@ -121,7 +125,8 @@ public struct StepDetector: Sendable {
 
     /// What one sample changed.
     public struct Update: Sendable, Equatable {
-        /// Steps counted by this sample: 0, 1, or `confirmationSteps` when a walk is confirmed.
+        /// Steps counted by this sample: 0, 1, 2 (a missed step filled in), or `confirmationSteps` when a
+        /// walk is confirmed.
         public var newSteps = 0
         /// Set when this sample confirmed a walk: the time of its first (back-counted) step, s.
         public var walkStarted: Double?
@@ -158,7 +163,7 @@ public struct StepDetector: Sendable {
     private var momentCross = Vector3.zero
     private var verticalSettledAt = Double.infinity
     private var verticalSamples = 0.0
-    // The filtered magnitude resampled at `historyRate`, for the stride autocorrelation: fixed capacity.
+    // The filtered magnitude resampled at `historyRate`, for the autocorrelations: fixed capacity.
     private static let historyRate = 50.0  // Hz
     private var history: ContiguousArray<Double>
     private var historyNext = 0

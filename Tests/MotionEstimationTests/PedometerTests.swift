@@ -187,7 +187,7 @@ struct PedometerTests {
             previous = (a, b)
         }
         #expect(truth > 90)
-        // The shipped defaults are within 1 % on the whole walk; 5 % leaves room for the cut at 60 s.
+        // The shipped defaults are within about 1 % on the whole walk; 5 % leaves room for the cut at 60 s.
         let error = abs(Double(p.numberOfSteps - truth)) / Double(truth)
         #expect(error < 0.05, "counted \(p.numberOfSteps) of \(truth)")
     }
