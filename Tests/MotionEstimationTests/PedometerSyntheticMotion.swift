@@ -29,8 +29,9 @@ struct PedometerSyntheticMotion {
     /// reading is −up (gravity).
     static func walk(
         from start: Double, duration: Double, cadence: Double, amplitude: Double, rate: Double = 100,
-        noise: inout Noise
+        up: Vector3 = up, noise: inout Noise
     ) -> [IMUSample] {
+        let side = up.cross(abs(up.x) < 0.9 ? Vector3(1, 0, 0) : Vector3(0, 1, 0)).normalized
         var out: [IMUSample] = []
         let n = Int(duration * rate)
         for i in 0..<n {

@@ -36,6 +36,22 @@ struct PedometerTests {
         #expect(abs(p.distance - expected) < 0.05 * expected)
     }
 
+    @Test(
+        "the count does not depend on how the device is held",
+        arguments: [Vector3(0, 0, 1), Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0.6, -0.6, -0.53)]
+    )
+    func placements(up: Vector3) {
+        // Face up on a tray, upright in a shirt pocket, sideways in a trouser pocket, upside down at a tilt.
+        var noise = Synth.Noise(state: 99)
+        var p = Pedometer()
+        _ = Self.run(
+            Synth.walk(from: 0, duration: 40, cadence: 1.9, amplitude: 0.35, up: up.normalized, noise: &noise),
+            pedometer: &p
+        )
+        let truth = Synth.steps(duration: 40, cadence: 1.9)
+        #expect(abs(p.numberOfSteps - truth) <= 3, "counted \(p.numberOfSteps) of \(truth)")
+    }
+
     @Test("cadence and pace while walking, nil when stopped")
     func cadenceAndPace() throws {
         var noise = Synth.Noise(state: 7)
