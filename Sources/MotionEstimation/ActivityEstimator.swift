@@ -134,10 +134,6 @@ public struct ActivityEstimator: Sendable {
             a.merge(accRing[i])
             g.merge(gyroRing[i])
         }
-        return classify(acceleration: a, rotation: g, at: t)
-    }
-
-    private mutating func classify(acceleration a: Accumulator, rotation g: Accumulator, at t: Double) -> MotionActivity? {
         guard a.count > 0, g.count > 0 else {
             // The model needs both sensors; without a gyroscope the activity is unknown.
             return report(MotionActivity(startDate: t, unknown: true, confidence: .low), at: t)
@@ -146,6 +142,13 @@ public struct ActivityEstimator: Sendable {
             accelerationMean: a.mean, accelerationMin: a.min, accelerationMax: a.max, accelerationStd: a.std,
             rotationMean: g.mean, rotationMin: g.min, rotationMax: g.max, rotationStd: g.std
         )
+        return update(window: w, at: t)
+    }
+
+    /// Feeds one window's statistics directly, ending at `t` (s) — for recorded statistics such as TMD's,
+    /// or a window computed elsewhere; `update(_:)` calls it every `hop`. Returns the new activity when its
+    /// flags or confidence changed.
+    public mutating func update(window w: ActivityModel.WindowStatistics, at t: Double) -> MotionActivity? {
         lastWindow = w
         let p = ActivityModel.probabilities(w)
         if current == nil {

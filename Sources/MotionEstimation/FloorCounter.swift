@@ -5,6 +5,8 @@
 /// noise of a few decimetres never adds a floor). While not stepping, or while height changes faster than
 /// stairs allow (a lift, ≥ 1 m/s, against ≈ 0.2–0.5 m/s on stairs), the anchor follows the height, so
 /// height changed by a lift or the weather never becomes floors, and a pause on a landing loses nothing.
+/// The step detector confirms a walk a few steps late; `walkStarted(at:)` then restores the anchor from
+/// that moment (snapshots every 0.5 s over the last 16 s), so the first steps of a flight count too.
 public struct FloorCounter: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Height of one floor, m (Core Motion counts about 3 m, roughly ten stairs).
@@ -52,6 +54,11 @@ public struct FloorCounter: Sendable {
     private var smoothedKPa = 0.0
     private var anchor = 0.0
     private var lastTimestamp = 0.0
+    // (time, anchor) every `snapshotInterval`, a fixed ring allocated once.
+    private static let snapshotInterval = 0.5  // s
+    private var snapshots = ContiguousArray<(time: Double, anchor: Double)>(repeating: (-.infinity, 0), count: 32)
+    private var snapshotNext = 0
+    private var nextSnapshotTime = -Double.infinity
 
     public init(settings: Settings = .defaults) {
         self.settings = settings
@@ -75,10 +82,28 @@ public struct FloorCounter: Sendable {
         verticalSpeed += dt / (settings.verticalSpeedTimeConstant + dt) * (speed - verticalSpeed)
         let climbed = newHeight - height
         height = newHeight
+        if timestamp >= nextSnapshotTime {
+            nextSnapshotTime = timestamp + Self.snapshotInterval
+            snapshots[snapshotNext] = (timestamp, anchor)
+            snapshotNext = (snapshotNext + 1) % snapshots.count
+        }
         guard stepping, abs(verticalSpeed) <= settings.maximumStairSpeed else {
             anchor += climbed
             return
         }
+        countFloors()
+    }
+
+    /// The step detector confirmed a walk whose first step was at `time`: height gained since then counts.
+    public mutating func walkStarted(at time: Double) {
+        var best: (time: Double, anchor: Double)?
+        for s in snapshots where s.time <= time && s.time > (best?.time ?? -.infinity) { best = s }
+        guard let b = best else { return }
+        anchor = b.anchor
+        countFloors()
+    }
+
+    private mutating func countFloors() {
         while height - anchor >= settings.floorHeight {
             floorsAscended += 1
             anchor += settings.floorHeight

@@ -125,7 +125,10 @@ public struct Pedometer: Sendable {
                     activeTime += u.lastStepTime.map { $0 - previousStep } ?? 0
                 }
             }
-            if let start = u.walkStarted { event = PedometerEvent(date: start, type: .resume) }
+            if let start = u.walkStarted {
+                event = PedometerEvent(date: start, type: .resume)
+                floorCounter.walkStarted(at: start)
+            }
             if let stop = u.walkStopped { event = PedometerEvent(date: stop, type: .pause) }
         }
         if let p = sample.pressureKPa {

@@ -12,14 +12,21 @@ import MotionModel
 /// 3. A regularity gate confirms walking only after `confirmationSteps` candidates with intervals between
 ///    the minimum and `maximumStepInterval` whose longest/shortest ratio is at most `maximumIntervalRatio`,
 ///    while a fair share of the dynamic acceleration lies along gravity (`minimumVerticalFraction`: the
-///    body's bounce; waving a phone moves it mostly sideways). Then it back-counts those steps; later
-///    candidates count at once until no step comes for `stopTimeout`.
+///    body's bounce; waving a phone moves it mostly sideways) and while the signal repeats itself from one
+///    step or stride to the next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag
+///    of one and of two steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion
+///    decorrelates within a period). Then it back-counts those steps; later candidates count at once, while
+///    both checks still hold, until no step comes for `stopTimeout`. A gap of about two step periods
+///    (`missedStepRatio`) inside a walk counts two steps: one footfall was too soft to cross the threshold.
+///
+/// `minimumThreshold` (0.06 g) is above a car's ride vibration on a rough road (≈ 0.8 m/s² rms, ISO 2631-1
+/// "fairly uncomfortable") and below the bounce of the slowest walk in the Oxford set (peaks 0.1–0.15 g).
 ///
 /// This is the windowed-peak scheme of Brajdic & Harle (UbiComp 2013) and Salvi et al. (EMBC 2018) made
 /// causal, with the regularity gate of commercial pedometers (a few steps before the first count).
 public struct StepDetector: Sendable {
     /// Detector settings; every number carries its unit. The defaults were chosen on half of the Oxford
-    /// step-counter walks and checked on the other half (BENCHMARKS.md, `motion-bench steps`).
+    /// step-counter walks and checked on the other half (`scripts/steps_benchmark.py`, `motion-bench steps`).
     public struct Settings: Sendable, Equatable {
         /// Low-pass cut-off on the acceleration magnitude, Hz. Walking and running cadences are 1–3.5 Hz.
         public var lowPassCutoff: Double
@@ -49,6 +56,12 @@ public struct StepDetector: Sendable {
         public var minimumVerticalFraction: Double
         /// Time constant of the gravity estimate and of the vertical-share averages, s.
         public var verticalTimeConstant: Double
+        /// Smallest normalised autocorrelation of the filtered magnitude at a lag of one step or one stride.
+        public var minimumStrideRegularity: Double
+        /// Length of signal the stride autocorrelation looks at, s.
+        public var regularityWindow: Double
+        /// While walking, an interval this many step periods long counts as two steps (one missed).
+        public var missedStepRatio: ClosedRange<Double>
 
         public init(
             lowPassCutoff: Double,
@@ -64,7 +77,10 @@ public struct StepDetector: Sendable {
             maximumIntervalRatio: Double,
             stopTimeout: Double,
             minimumVerticalFraction: Double,
-            verticalTimeConstant: Double
+            verticalTimeConstant: Double,
+            minimumStrideRegularity: Double,
+            regularityWindow: Double,
+            missedStepRatio: ClosedRange<Double>
         ) {
             self.lowPassCutoff = lowPassCutoff
             self.baselineTimeConstant = baselineTimeConstant
@@ -80,30 +96,37 @@ public struct StepDetector: Sendable {
             self.stopTimeout = stopTimeout
             self.minimumVerticalFraction = minimumVerticalFraction
             self.verticalTimeConstant = verticalTimeConstant
+            self.minimumStrideRegularity = minimumStrideRegularity
+            self.regularityWindow = regularityWindow
+            self.missedStepRatio = missedStepRatio
         }
 
         /// The shipped parameter set (one set for every placement and walker).
         public static let defaults = Settings(
-            lowPassCutoff: 2.5,
+            lowPassCutoff: 3.0,
             baselineTimeConstant: 1.0,
             thresholdTimeConstant: 2.0,
             thresholdFactor: 0.4,
-            minimumThreshold: 0.03,
+            minimumThreshold: 0.06,
             rearmFraction: 0.3,
             minimumStepInterval: 0.25,
-            adaptiveIntervalFraction: 0.6,
+            adaptiveIntervalFraction: 0.7,
             maximumStepInterval: 1.5,
             confirmationSteps: 5,
             maximumIntervalRatio: 1.8,
             stopTimeout: 2.0,
-            minimumVerticalFraction: 0.15,
-            verticalTimeConstant: 2.0
+            minimumVerticalFraction: 0.2,
+            verticalTimeConstant: 2.0,
+            minimumStrideRegularity: 0.3,
+            regularityWindow: 4.0,
+            missedStepRatio: 1.7...2.4
         )
     }
 
     /// What one sample changed.
     public struct Update: Sendable, Equatable {
-        /// Steps counted by this sample: 0, 1, or `confirmationSteps` when a walk is confirmed.
+        /// Steps counted by this sample: 0, 1, 2 (a missed step filled in), or `confirmationSteps` when a
+        /// walk is confirmed.
         public var newSteps = 0
         /// Set when this sample confirmed a walk: the time of its first (back-counted) step, s.
         public var walkStarted: Double?
@@ -135,8 +158,17 @@ public struct StepDetector: Sendable {
     private var pending: ContiguousArray<Double>
     private var pendingCount = 0
     private var gravity = Vector3.zero
-    private var verticalPower = 0.0
-    private var horizontalPower = 0.0
+    // E[a²] per axis and E[yz], E[xz], E[xy]: the second moments behind `verticalFraction`.
+    private var momentDiagonal = Vector3.zero
+    private var momentCross = Vector3.zero
+    private var verticalSettledAt = Double.infinity
+    private var verticalSamples = 0.0
+    // The filtered magnitude resampled at `historyRate`, for the autocorrelations: fixed capacity.
+    private static let historyRate = 50.0  // Hz
+    private var history: ContiguousArray<Double>
+    private var historyNext = 0
+    private var historyFilled = 0
+    private var nextHistoryTime = -Double.infinity
 
     public init(settings: Settings = .defaults) {
         self.settings = settings
@@ -144,13 +176,9 @@ public struct StepDetector: Sendable {
         let startRMS = settings.minimumThreshold / max(settings.thresholdFactor, 1e-9)
         meanSquare = startRMS * startRMS
         pending = ContiguousArray(repeating: 0, count: max(settings.confirmationSteps, 1))
+        history = ContiguousArray(repeating: 0, count: max(Int(settings.regularityWindow * Self.historyRate), 16))
     }
 
-    /// The share of the dynamic acceleration's power along gravity over the last few seconds (0…1).
-    public var verticalFraction: Double {
-        let total = verticalPower + horizontalPower
-        return total > 0 ? verticalPower / total : 0
-    }
 
     /// Feeds one accelerometer sample (g, either sign convention; time in s).
     public mutating func update(timestamp: Double, acceleration: Vector3) -> Update {
@@ -173,6 +201,12 @@ public struct StepDetector: Sendable {
         baseline += dt / (settings.baselineTimeConstant + dt) * (y - baseline)
         let f = y - baseline
         meanSquare += dt / (settings.thresholdTimeConstant + dt) * (f * f - meanSquare)
+        if timestamp >= nextHistoryTime {
+            nextHistoryTime = max(nextHistoryTime + 1 / Self.historyRate, timestamp)
+            history[historyNext] = f
+            historyNext = (historyNext + 1) % history.count
+            historyFilled = min(historyFilled + 1, history.count)
+        }
         let threshold = max(settings.minimumThreshold, settings.thresholdFactor * meanSquare.squareRoot())
         if f < -settings.rearmFraction * threshold { armed = true }
 
@@ -193,29 +227,65 @@ public struct StepDetector: Sendable {
         _ = lowPass.update(acceleration.norm, dt: 0.01)
         baseline = acceleration.norm
         gravity = acceleration
+        momentDiagonal = Vector3(acceleration.x * acceleration.x, acceleration.y * acceleration.y, acceleration.z * acceleration.z)
+        momentCross = Vector3(acceleration.y * acceleration.z, acceleration.x * acceleration.z, acceleration.x * acceleration.y)
+        verticalSamples = 1
+        verticalSettledAt = timestamp + settings.verticalTimeConstant
+        historyFilled = 0
+        nextHistoryTime = timestamp
         armed = false
     }
 
+    /// Tracks the mean and the second moments of the acceleration vector. The vertical share is then
+    /// `ĝᵀCĝ / trace C` with C the covariance and ĝ the mean's direction (gravity), both from the same
+    /// window, so it never mixes a stale gravity estimate into the powers.
     private mutating func trackVertical(_ a: Vector3, dt: Double) {
-        let alpha = dt / (settings.verticalTimeConstant + dt)
+        // Until a time constant's worth of samples has come, average cumulatively (a bias-corrected start).
+        verticalSamples += 1
+        let alpha = max(dt / (settings.verticalTimeConstant + dt), 1 / verticalSamples)
         gravity += alpha * (a - gravity)
-        let g = gravity.norm
-        guard g > 0 else { return }
-        let dynamic = a - gravity
-        let vertical = dynamic.dot(gravity) / g
-        let horizontal2 = max(dynamic.squaredNorm - vertical * vertical, 0)
-        verticalPower += alpha * (vertical * vertical - verticalPower)
-        horizontalPower += alpha * (horizontal2 - horizontalPower)
+        momentDiagonal += alpha * (Vector3(a.x * a.x, a.y * a.y, a.z * a.z) - momentDiagonal)
+        momentCross += alpha * (Vector3(a.y * a.z, a.x * a.z, a.x * a.y) - momentCross)
+    }
+
+    /// The share of the dynamic acceleration's power along gravity over the last few seconds (0…1).
+    public var verticalFraction: Double {
+        let m = gravity
+        let g2 = m.squaredNorm
+        guard g2 > 0 else { return 0 }
+        // Covariance C = E[aaᵀ] − mmᵀ.
+        let cxx = momentDiagonal.x - m.x * m.x, cyy = momentDiagonal.y - m.y * m.y, czz = momentDiagonal.z - m.z * m.z
+        let cyz = momentCross.x - m.y * m.z, cxz = momentCross.y - m.x * m.z, cxy = momentCross.z - m.x * m.y
+        let trace = cxx + cyy + czz
+        guard trace > 0 else { return 0 }
+        let vertical = (m.x * m.x * cxx + m.y * m.y * cyy + m.z * m.z * czz
+            + 2 * (m.y * m.z * cyz + m.x * m.z * cxz + m.x * m.y * cxy)) / g2
+        return min(max(vertical / trace, 0), 1)
     }
 
     private mutating func candidate(at time: Double, into out: inout Update) {
         let interval = time - lastCandidateTime
         lastCandidateTime = time
         if isWalking {
-            if interval < settings.maximumStepInterval {
-                stepPeriod = stepPeriod > 0 ? stepPeriod + 0.2 * (interval - stepPeriod) : interval
+            guard gaitPlausible(period: stepPeriod, at: time) else {
+                // The motion stopped looking like steps (a vehicle after a false start, waving): end the walk
+                // here and let this candidate start a new confirmation.
+                isWalking = false
+                stepPeriod = 0
+                out.walkStopped = lastStepTime
+                pending[0] = time
+                pendingCount = 1
+                return
             }
-            count(1, lastAt: time, into: &out)
+            // A gap of about two step periods in a steady walk is a step too weak to cross the threshold
+            // (a soft footfall, a turn): count it rather than let the cadence estimate jump.
+            let ratio = stepPeriod > 0 ? interval / stepPeriod : 0
+            let missed = settings.missedStepRatio.contains(ratio) ? 1 : 0
+            let oneStep = interval / Double(1 + missed)
+            if oneStep < settings.maximumStepInterval {
+                stepPeriod = stepPeriod > 0 ? stepPeriod + 0.2 * (oneStep - stepPeriod) : oneStep
+            }
+            count(1 + missed, lastAt: time, into: &out)
             return
         }
         if pendingCount > 0, time - pending[pendingCount - 1] > settings.maximumStepInterval { pendingCount = 0 }
@@ -225,13 +295,45 @@ public struct StepDetector: Sendable {
         }
         pending[pendingCount] = time
         pendingCount += 1
-        guard pendingCount == pending.count, isRegular(), verticalFraction >= settings.minimumVerticalFraction
-        else { return }
+        guard pendingCount == pending.count, isRegular() else { return }
+        let period = pendingCount > 1 ? (time - pending[0]) / Double(pendingCount - 1) : 0
+        guard gaitPlausible(period: period, at: time) else { return }
         isWalking = true
-        stepPeriod = pendingCount > 1 ? (time - pending[0]) / Double(pendingCount - 1) : 0
+        stepPeriod = period
         out.walkStarted = pending[0]
         pendingCount = 0
         count(pending.count, lastAt: time, into: &out)
+    }
+
+    /// Whether the recent motion looks like gait: enough of it vertical, and repeating stride to stride.
+    private func gaitPlausible(period: Double, at time: Double) -> Bool {
+        time >= verticalSettledAt && verticalFraction >= settings.minimumVerticalFraction
+            && regularity(stepPeriod: period) >= settings.minimumStrideRegularity
+    }
+
+    /// The larger of the autocorrelations at one step and at one stride: a phone on the body's midline
+    /// repeats every step, one in a trouser pocket or a swinging hand only every stride.
+    public func regularity(stepPeriod: Double) -> Double {
+        max(autocorrelation(lag: stepPeriod), autocorrelation(lag: 2 * stepPeriod))
+    }
+
+    /// Normalised autocorrelation of the recent filtered magnitude at a lag in s (−1…1).
+    public func autocorrelation(lag seconds: Double) -> Double {
+        let lag = Int((seconds * Self.historyRate).rounded())
+        let n = historyFilled - lag
+        guard lag > 0, n >= lag / 2 else { return 0 }
+        var xy = 0.0, xx = 0.0, yy = 0.0
+        let count = history.count
+        // The newest sample sits just before `historyNext`.
+        for i in 0..<n {
+            let a = history[(historyNext - 1 - i + 2 * count) % count]
+            let b = history[(historyNext - 1 - i - lag + 2 * count) % count]
+            xy += a * b
+            xx += a * a
+            yy += b * b
+        }
+        let d = (xx * yy).squareRoot()
+        return d > 0 ? xy / d : 0
     }
 
     private func isRegular() -> Bool {

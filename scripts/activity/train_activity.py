@@ -96,11 +96,6 @@ def simulate(n, rng):
     return np.array(X), np.array(y)
 
 
-def merged(y):
-    """Scores on the TMD classes: stationary, walking, automotive (running/cycling predictions count as wrong)."""
-    return y
-
-
 def confusion(truth, pred, k=5):
     m = np.zeros((k, k), dtype=int)
     for a, b in zip(truth, pred):
