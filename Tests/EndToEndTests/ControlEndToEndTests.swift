@@ -1,0 +1,151 @@
+import AgentCore
+import Foundation
+import Testing
+import TestSupport
+
+/// Commands over a real broker to the real agent, through the operator CLI (`motion-agent ctl`) and raw MQTT:
+/// each command's effect on the live streams, replies on MQTT 5 and 3.1.1, fleet and group addressing, and
+/// persistence across a restart.
+@Suite(.serialized) struct ControlEndToEndTests {
+    /// Runs `motion-agent ctl` and returns its exit code and output lines.
+    static func ctl(_ broker: MosquittoBroker, _ arguments: [String], protocolVersion: String = "v5") async throws -> (Int32?, [String]) {
+        let runner = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["ctl", "--port", "\(broker.port)", "--protocol", protocolVersion, "--timeout", "4"] + arguments
+        )
+        try runner.start()
+        let code = await runner.waitForExit(timeout: 20)
+        return (code, runner.standardOutput.split(separator: "\n").map(String.init))
+    }
+
+    static func rate(_ messages: [InboundMessage]) -> Double {
+        let t = messages.compactMap { payloadJSON($0)["timestamp"] as? Double }
+        guard t.count > 2, let first = t.first, let last = t.last, last > first else { return 0 }
+        return Double(t.count - 1) / (last - first)
+    }
+
+    @Test func commandsChangeTheLiveStreamsAndAreAnswered() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-ctl", port: broker.port))
+        defer { agent.runner.kill() }
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-ctl/#"])
+        try await subscriber.waitFor(count: 20, on: "motion/e2e-ctl/accelerometer", timeout: 20)
+
+        // set-rate 20 → the subscriber measures 20 Hz ± 10 %.
+        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-ctl", "set-rate", "stream=accelerometer", "rate_hz=20"])
+        #expect(code == 0, "\(lines)")
+        let reply = try #require(lines.first)
+        #expect(reply.hasPrefix("e2e-ctl\tok\t200"), "\(reply)")
+        #expect(reply.contains("\"rateHz\":20"), "the reply gives the effective rate: \(reply)")
+        let mark = subscriber.messages.count
+        try await Task.sleep(for: .seconds(3))
+        let after = subscriber.messages.dropFirst(mark).filter { $0.topic == "motion/e2e-ctl/accelerometer" }
+        #expect(abs(Self.rate(Array(after.dropFirst(2))) - 20) <= 2, "measured \(Self.rate(Array(after))) Hz")
+        let status = try #require(subscriber.messages(on: "motion/e2e-ctl/status").last.map(payloadJSON))
+        #expect(((status["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["rateHz"] as? Double == 20,
+            "the retained status shows the change at once")
+
+        // stop → nothing more; start → it resumes.
+        let (stopCode, _) = try await Self.ctl(broker, ["--device", "e2e-ctl", "stop", "stream=accelerometer"])
+        #expect(stopCode == 0)
+        try await Task.sleep(for: .milliseconds(300))
+        let stoppedAt = subscriber.messages(on: "motion/e2e-ctl/accelerometer").count
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(subscriber.messages(on: "motion/e2e-ctl/accelerometer").count == stoppedAt, "stopped streams publish nothing")
+        let (startCode, _) = try await Self.ctl(broker, ["--device", "e2e-ctl", "start", "stream=accelerometer"])
+        #expect(startCode == 0)
+        try await subscriber.waitFor(count: stoppedAt + 10, on: "motion/e2e-ctl/accelerometer", timeout: 10)
+
+        // Reference frame: the device-motion payload says which frame; true north needs a location here.
+        let (frameCode, frameLines) = try await Self.ctl(
+            broker, ["--device", "e2e-ctl", "set-reference-frame", "frame=xMagneticNorthZVertical"])
+        #expect(frameCode == 0, "\(frameLines)")
+        try await subscriber.waitUntil(timeout: 10, "device motion in the magnetic-north frame") { messages in
+            messages.contains { m in
+                m.topic == "motion/e2e-ctl/device-motion"
+                    && payloadJSON(m)["referenceFrame"] as? String == "xMagneticNorthZVertical"
+            }
+        }
+        let north = try #require(subscriber.messages(on: "motion/e2e-ctl/device-motion").last.map(payloadJSON))
+        let heading = try #require(north["heading"] as? Double)
+        #expect(heading >= 0 && heading < 360)
+        let (refused, refusedLines) = try await Self.ctl(
+            broker, ["--device", "e2e-ctl", "set-reference-frame", "frame=xTrueNorthZVertical"])
+        #expect(refused == 1)
+        #expect(refusedLines.first?.contains("\t409\t") == true && refusedLines.first?.contains("location") == true, "\(refusedLines)")
+        await subscriber.close()
+    }
+
+    @Test func repliesOnMQTT311GoToTheReplyTopic() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-v311", port: broker.port, extra: "mqtt:\n  protocol: v311\n"
+            .replacingOccurrences(of: "mqtt:\n", with: "")))
+        defer { agent.runner.kill() }
+        let replies = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/control/reply"], protocolVersion: .v311)
+        let operatorClient = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/status"], protocolVersion: .v311)
+        try await operatorClient.waitFor(count: 1, timeout: 20)
+        let command = Array(#"{"id":"v311-1","command":"status"}"#.utf8)
+        _ = try command.withUnsafeBytes { try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false) }
+        try await replies.waitFor(count: 1, timeout: 10)
+        let reply = payloadJSON(replies.messages[0])
+        #expect(reply["id"] as? String == "v311-1" && reply["ok"] as? Bool == true && reply["code"] as? Int == 200)
+        #expect((reply["result"] as? [String: Any])?["state"] as? String == "online")
+
+        // Every bad-input class gets an error reply and changes nothing.
+        let bad: [(String, Int)] = [
+            ("{not json", 400), (#"{"id":"b2","command":"fly"}"#, 404),
+            (#"{"id":"b3","command":"set-rate","stream":"gyroscope","rate_hz":-4}"#, 400),
+            (#"{"id":"b4","command":"start","stream":"thermometer"}"#, 404),
+        ]
+        for (text, _) in bad {
+            _ = try Array(text.utf8).withUnsafeBytes { try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false) }
+        }
+        try await replies.waitFor(count: 1 + bad.count, timeout: 10)
+        let codes = replies.messages.dropFirst().map { payloadJSON($0)["code"] as? Int }
+        #expect(codes == bad.map { $0.1 })
+        await replies.close()
+        await operatorClient.close()
+    }
+
+    @Test func fleetAndGroupCommandsReachTheirMembers() async throws {
+        let broker = try await MosquittoBroker.started()
+        let a = try AgentProcess(config: AgentProcess.config(device: "fleet-a", port: broker.port, extra: "control:\n  groups: [lab]\n"))
+        let b = try AgentProcess(config: AgentProcess.config(device: "fleet-b", port: broker.port))
+        defer {
+            a.runner.kill()
+            b.runner.kill()
+        }
+        let births = try await TestSubscriber(broker: broker, filters: ["motion/+/status"])
+        try await births.waitFor(count: 2, timeout: 20)
+        let (fleetCode, fleetLines) = try await Self.ctl(broker, ["--fleet", "ping"])
+        #expect(fleetCode == 0)
+        #expect(Set(fleetLines.compactMap { $0.split(separator: "\t").first.map(String.init) }) == ["fleet-a", "fleet-b"], "\(fleetLines)")
+        let (groupCode, groupLines) = try await Self.ctl(broker, ["--group", "lab", "ping"])
+        #expect(groupCode == 0)
+        #expect(groupLines.compactMap { $0.split(separator: "\t").first.map(String.init) } == ["fleet-a"], "\(groupLines)")
+        await births.close()
+    }
+
+    @Test func changesPersistAcrossARestart() async throws {
+        let broker = try await MosquittoBroker.started()
+        let first = try AgentProcess(config: AgentProcess.config(device: "e2e-persist", port: broker.port))
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-persist/status"])
+        try await status.waitFor(count: 1, timeout: 20)
+        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-persist", "set-rate", "stream=magnetometer", "interval_s=0.2"])
+        #expect(code == 0, "\(lines)")
+        first.runner.terminate()
+        _ = await first.runner.waitForExit(timeout: 15)
+        let second = try AgentProcess(
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8),
+            arguments: ["run", "--config", first.configPath]
+        )
+        defer { second.runner.kill() }
+        try await status.waitUntil(timeout: 20, "the second birth") { messages in
+            messages.filter { payloadJSON($0)["state"] as? String == "online" }.count >= 2
+        }
+        let birth = try #require(status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON))
+        let magnetometer = (birth["streams"] as? [String: Any])?["magnetometer"] as? [String: Any]
+        #expect(magnetometer?["requestedRateHz"] as? Double == 5, "set-rate survived the restart")
+        await status.close()
+    }
+}
