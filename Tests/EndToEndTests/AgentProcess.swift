@@ -45,6 +45,7 @@ final class AgentProcess: Sendable {
         port: Int,
         scenario: String = "stationary",
         simulatedRateHz: Double = 200,
+        mqttProtocol: String = "v5",
         streams: String = "",
         extra: String = ""
     ) -> String {
@@ -63,6 +64,7 @@ final class AgentProcess: Sendable {
         mqtt:
           host: 127.0.0.1
           port: \(port)
+          protocol: \(mqttProtocol)
           keepalive: 5
           reconnect_min_delay: 0.2
           reconnect_max_delay: 1

@@ -78,12 +78,12 @@ import TestSupport
 
     @Test func repliesOnMQTT311GoToTheReplyTopic() async throws {
         let broker = try await MosquittoBroker.started()
-        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-v311", port: broker.port, extra: "mqtt:\n  protocol: v311\n"
-            .replacingOccurrences(of: "mqtt:\n", with: "")))
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-v311", port: broker.port, mqttProtocol: "v311"))
         defer { agent.runner.kill() }
         let replies = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/control/reply"], protocolVersion: .v311)
         let operatorClient = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/status"], protocolVersion: .v311)
         try await operatorClient.waitFor(count: 1, timeout: 20)
+        #expect(await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 5))
         let command = Array(#"{"id":"v311-1","command":"status"}"#.utf8)
         _ = try command.withUnsafeBytes { try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false) }
         try await replies.waitFor(count: 1, timeout: 10)
@@ -103,6 +103,9 @@ import TestSupport
         try await replies.waitFor(count: 1 + bad.count, timeout: 10)
         let codes = replies.messages.dropFirst().map { payloadJSON($0)["code"] as? Int }
         #expect(codes == bad.map { $0.1 })
+        // The operator CLI over 3.1.1 finds the reply by id on the device's reply topic.
+        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-v311", "ping"], protocolVersion: "v311")
+        #expect(code == 0 && lines.first?.hasPrefix("e2e-v311\tok\t200") == true, "\(lines)")
         await replies.close()
         await operatorClient.close()
     }
