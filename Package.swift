@@ -26,6 +26,11 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibIIO",
             pkgConfig: "libiio",
             providers: [.apt(["libiio-dev"])]
@@ -33,6 +38,8 @@ let package = Package(
 
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
+        // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
+        .target(name: "MotionHistory", dependencies: ["CSQLite", "MotionModel"], swiftSettings: strict),
         .target(
             name: "AgentConfig",
             dependencies: ["MotionModel", .product(name: "Yams", package: "Yams")],
@@ -41,7 +48,7 @@ let package = Package(
         .target(
             name: "AgentCore",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentConfig",
+                "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -103,6 +110,7 @@ let package = Package(
             dependencies: ["MotionEstimation", "Simulation", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
         .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore", "Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
