@@ -29,6 +29,8 @@ public final class AgentController: Sendable {
     private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
     /// Whether the magnetic declination is known (xTrueNorthZVertical).
     private let locationConfigured: Bool
+    /// The World Magnetic Model's horizontal field at the location is too weak for a compass.
+    private let headingUnusable: Bool
 
     public init(
         configuration: AgentConfiguration,
@@ -39,9 +41,11 @@ public final class AgentController: Sendable {
         persistencePath: String? = nil,
         streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
         locationConfigured: Bool = false,
+        headingUnusable: Bool = false,
         logger: Logger
     ) {
         self.locationConfigured = locationConfigured
+        self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
         self.persistencePath = persistencePath
         self.source = source
@@ -91,6 +95,11 @@ public final class AgentController: Sendable {
         let present = Set(source.devices.flatMap(\.sensors))
         if let reason = AgentStatus.Availability.unavailableReason(frame, sensors: present, locationConfigured: locationConfigured) {
             throw ControlFailure(code: 409, id: nil, reason)
+        }
+        if frame.isNorthReferenced && headingUnusable {
+            throw ControlFailure(
+                code: 409, id: nil,
+                "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical")
         }
         state.withLock { $0.referenceFrame = frame }
         hub.withStreams { streams in

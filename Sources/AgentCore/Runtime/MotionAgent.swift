@@ -1,6 +1,7 @@
 import AgentConfig
 import Foundation
 import Logging
+import MotionEstimation
 import MotionModel
 import ServiceLifecycle
 import Synchronization
@@ -53,14 +54,21 @@ public final class MotionAgent: Service, Sendable {
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
         outbox = Outbox(capacityBytes: options.outboxBytes)
         let faultBox = FaultForwarder()
-        var declination: Double?
+        var field: WorldMagneticModel.GeomagneticField?
         do {
-            declination = try StreamCatalog.declination(for: configuration.location, on: WallClock.realtimeNow())
+            field = try StreamCatalog.field(for: configuration.location, on: WallClock.realtimeNow())
         } catch {
             logger.error("no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable")
         }
+        let declination = field?.declinationDegrees
+        if let field, field.headingUsability != .normal {
+            logger.warning(
+                "the horizontal geomagnetic field at the configured location is \(Int(field.horizontalNanotesla)) nT: magnetic headings are \(field.headingUsability == .unusable ? "unusable (below 2000 nT)" : "degraded (below 6000 nT)")"
+            )
+        }
         let catalog = StreamCatalog(
-            configuration: configuration, topics: topics, topicTable: topicTable, declinationDegrees: declination)
+            configuration: configuration, topics: topics, topicTable: topicTable, declinationDegrees: declination,
+            headingUsability: field?.headingUsability)
         hub = SensorHub(outbox: outbox, faults: { faultBox.forward($0) })
         controller = AgentController(
             configuration: configuration,
@@ -71,6 +79,7 @@ public final class MotionAgent: Service, Sendable {
             persistencePath: configuration.control.persist ? stateDirectory + "/streams.json" : nil,
             streamFactory: { [catalog] in catalog.make($0, $1) },
             locationConfigured: declination != nil,
+            headingUnusable: field?.headingUsability == .unusable,
             logger: logger
         )
         publisher = OutboxPublisher(

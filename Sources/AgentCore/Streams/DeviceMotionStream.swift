@@ -23,6 +23,10 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     private var estimationRateHz = 0.0
     /// Offline processing publishes one message per gyroscope sample, undecimated.
     public var publishesEverySample = false
+    /// From the World Magnetic Model at the configured location; nil: judged from the measured field.
+    public var expectedHeadingUsability: WorldMagneticModel.HeadingUsability?
+    /// The horizontal component of the calibrated field, nT, smoothed over about two seconds.
+    public private(set) var measuredHorizontalNanotesla = Double.nan
 
     public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
         self.settings = settings
@@ -78,13 +82,43 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard effectiveRateHz > 0 else { return }
         // Every sample feeds the estimator; only due ones are published.
-        guard let motion = estimator.update(sample) else { return }
-        guard publishesEverySample || decimator.accept(motion.timestamp) else { return }
+        guard var motion = estimator.update(sample) else { return }
+        let due = publishesEverySample || decimator.accept(motion.timestamp)
+        let north = motion.referenceFrame.isNorthReferenced
+        if north { trackHorizontalField(motion) }
+        guard due else { return }
+        if north { limitHeading(&motion) }
         seq += 1
         context.beginMessage(seq: seq, timestamp: motion.timestamp)
         Self.encode(motion, into: &context.buffer)
         context.buffer.byte(UInt8(ascii: "}"))
         context.publishBuffer(topicID: topicID, settings: settings)
+    }
+
+    /// A compass needs a horizontal field: below 6000 nT the heading is downgraded (accuracy at most low),
+    /// below 2000 nT (near the magnetic poles, or inside steel) it is refused (−1). WMM2025's report gives the
+    /// thresholds ("blackout" and "caution" zones).
+    private func limitHeading(_ motion: inout DeviceMotion) {
+        let usability = expectedHeadingUsability
+            ?? (measuredHorizontalNanotesla.isNaN
+                ? .normal : WorldMagneticModel.HeadingUsability(horizontalNanotesla: measuredHorizontalNanotesla))
+        switch usability {
+        case .normal: break
+        case .degraded: motion.magneticFieldAccuracy = min(motion.magneticFieldAccuracy, .low)
+        case .unusable:
+            motion.heading = -1
+            motion.magneticFieldAccuracy = .uncalibrated
+        }
+    }
+
+    private func trackHorizontalField(_ motion: DeviceMotion) {
+        let m = motion.magneticField
+        let g = motion.gravity.normalized
+        let horizontal = (m - g * m.dot(g)).norm * 1000
+        guard horizontal.isFinite, motion.magneticFieldAccuracy != .uncalibrated else { return }
+        let alpha = min(1, 1 / (2 * max(estimationRateHz, 1)))
+        measuredHorizontalNanotesla = measuredHorizontalNanotesla.isNaN
+            ? horizontal : measuredHorizontalNanotesla + alpha * (horizontal - measuredHorizontalNanotesla)
     }
 
     /// The CMDeviceMotion fields, after the common ones.

@@ -10,25 +10,39 @@ public struct StreamCatalog: Sendable {
     public let topicTable: TopicTable
     /// Magnetic declination at the configured location, degrees east; nil without a location.
     public let declinationDegrees: Double?
+    /// How far a magnetic heading can be trusted at the configured location (WMM's horizontal field);
+    /// nil without a location, when the device judges from the field it measures.
+    public let headingUsability: WorldMagneticModel.HeadingUsability?
 
-    public init(configuration: AgentConfiguration, topics: TopicScheme, topicTable: TopicTable, declinationDegrees: Double?) {
+    public init(
+        configuration: AgentConfiguration,
+        topics: TopicScheme,
+        topicTable: TopicTable,
+        declinationDegrees: Double?,
+        headingUsability: WorldMagneticModel.HeadingUsability? = nil
+    ) {
         self.configuration = configuration
         self.topics = topics
         self.topicTable = topicTable
         self.declinationDegrees = declinationDegrees
+        self.headingUsability = headingUsability
     }
 
-    /// The declination from the World Magnetic Model at `location` today, or nil when no location is
-    /// configured or the model cannot answer (outside its years: the error says so in the log).
-    public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
+    /// The WMM field at `location` today, or nil without a location.
+    public static func field(for location: LocationSettings, on date: Double) throws -> WorldMagneticModel.GeomagneticField? {
         guard let latitude = location.latitude, let longitude = location.longitude else { return nil }
-        let field = try WorldMagneticModel.wmm2025.field(
+        return try WorldMagneticModel.wmm2025.field(
             latitude: latitude,
             longitude: longitude,
             altitudeKm: location.altitudeM / 1000,
             decimalYear: 1970 + date / (365.2425 * 86400)
         )
-        return field.declinationDegrees
+    }
+
+    /// The declination from the World Magnetic Model at `location` today, or nil when no location is
+    /// configured or the model cannot answer (outside its years: the error says so in the log).
+    public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
+        try field(for: location, on: date)?.declinationDegrees
     }
 
     public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
@@ -37,11 +51,13 @@ public struct StreamCatalog: Sendable {
             // Raw names always build a raw stream.
             return RawSensorStream(name: name, settings: settings)!
         case .deviceMotion:
-            return DeviceMotionStream(
+            let stream = DeviceMotionStream(
                 settings: settings,
                 referenceFrame: configuration.deviceMotion.referenceFrame,
                 declinationDegrees: declinationDegrees ?? 0
             )
+            stream.expectedHeadingUsability = headingUsability
+            return stream
         case .pedometer:
             return PedometerStream(
                 settings: settings,
