@@ -11,12 +11,13 @@ public enum ControlCommand: Sendable, Equatable {
     case setRetain(StreamName, retain: Bool)
     case setReferenceFrame(AttitudeReferenceFrame)
     case resetPedometer
+    case reloadConfig
     case status
     case listStreams
     case ping
 
     public static let names = [
-        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "status",
+        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "reload-config", "status",
         "list-streams", "ping",
     ]
 
@@ -98,6 +99,7 @@ public enum ControlCommand: Sendable, Equatable {
                 return .success(.setReferenceFrame(frame))
             }
         case "reset-pedometer": return .success(.resetPedometer)
+        case "reload-config": return .success(.reloadConfig)
         case "status": return .success(.status)
         case "list-streams": return .success(.listStreams)
         case "ping": return .success(.ping)

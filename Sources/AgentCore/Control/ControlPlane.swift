@@ -46,6 +46,7 @@ public final class ControlPlane: Sendable {
     private let clock: @Sendable () -> Double
     private let clockSynchronized: @Sendable () -> Bool
     private let statusDocument: @Sendable () -> AgentStatus
+    private let reloadConfiguration: @Sendable () throws -> [String: Any]
     private let logger: Logger
     private let state: Mutex<State>
 
@@ -57,8 +58,12 @@ public final class ControlPlane: Sendable {
         clock: @escaping @Sendable () -> Double = { WallClock.realtimeNow() },
         clockSynchronized: @escaping @Sendable () -> Bool = { true },
         statusDocument: @escaping @Sendable () -> AgentStatus,
+        reloadConfiguration: @escaping @Sendable () throws -> [String: Any] = {
+            throw ControlFailure(code: 409, id: nil, "this agent was started without a configuration file to reload")
+        },
         logger: Logger
     ) {
+        self.reloadConfiguration = reloadConfiguration
         self.controller = controller
         self.topics = topics
         self.deviceID = deviceID
@@ -150,6 +155,8 @@ public final class ControlPlane: Sendable {
         case .resetPedometer:
             try controller.resetPedometer()
             return (["numberOfSteps": 0], false)
+        case .reloadConfig:
+            return (try reloadConfiguration(), true)
         case .status:
             let data = try JSONEncoder().encode(statusDocument())
             return (try JSONSerialization.jsonObject(with: data), false)

@@ -90,6 +90,30 @@ public final class AgentController: Sendable {
         return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
     }
 
+    /// Takes the stream settings and the reference frame of a reloaded config.yaml (they replace what
+    /// commands changed). Returns the names of the streams that changed.
+    public func applyReloaded(_ configuration: AgentConfiguration) throws -> [String] {
+        var changed: [String] = []
+        let frameChanged = state.withLock { s -> Bool in
+            for name in StreamName.allCases {
+                let new = configuration.streams[name] ?? StreamName.defaultSettings[name]!
+                if s.settings[name] != new {
+                    s.settings[name] = new
+                    changed.append(name.rawValue)
+                }
+            }
+            return s.referenceFrame != configuration.deviceMotion.referenceFrame
+        }
+        if frameChanged {
+            _ = try setReferenceFrame(configuration.deviceMotion.referenceFrame)
+            if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
+        } else {
+            try replan()
+            persist()
+        }
+        return changed
+    }
+
     /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
     public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
         let present = Set(source.devices.flatMap(\.sensors))
