@@ -112,7 +112,10 @@ final class IIODeviceWorker: @unchecked Sendable {
         state.update(info.id) { $0.effectiveRateHz = rateHz }
         let handles = device.iioChannels
         let matrices = info.mountMatrices
-        if info.isBuffered {
+        // A triggered-buffer driver with no trigger to give it (ak8975 without an hrtimer trigger) cannot
+        // fill its buffer: read it by polling instead.
+        let triggerless = info.acceptsTrigger && info.trigger == nil
+        if info.isBuffered && !triggerless {
             try captureBuffered(
                 context: context, device: device, handles: handles, plan: plan, rateHz: rateHz,
                 matrices: matrices, generation: generation)

@@ -171,6 +171,23 @@ struct FakeIIOTests {
         #expect(out.status["iio:device0"]?["rate"] == "20.0")
     }
 
+    @Test("a triggered device with no trigger to use falls back to polling _raw")
+    func triggerlessFallsBackToPolling() throws {
+        var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
+        imu.trigger = nil
+        imu.attrs["trigger/current_trigger"] = ""
+        imu.attrs["in_accel_x_raw"] = "1234"
+        imu.attrs["in_accel_y_raw"] = "-2345"
+        imu.attrs["in_accel_z_raw"] = "16000"
+        let result = try run(FakeIIOSpec(devices: [imu]), [
+            "capture", "--plan", "iio:device0=50:accelerometer", "--want", "acc=3",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = ProbeOutput(result).samples
+        #expect(samples.count >= 3)
+        #expect(samples.allSatisfy { close($0.acceleration, Vector3(1234, -2345, 16000) * (0.000598 * -1 / Self.g)) })
+    }
+
     // MARK: - Rates
 
     @Test("rates: lowest supported at or above the request, clamped, written to sampling_frequency (list)")
