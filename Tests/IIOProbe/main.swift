@@ -9,6 +9,7 @@
 //   IIOProbe capture [--uri URI] --plan ID=RATE:sensor,sensor… [--want acc=N,gyro=N,mag=N,baro=N]
 //                    [--recoveries N] [--max-seconds S] [--override …] [--replan-after N --plan2 ID=RATE:…]
 //                    [--show FILE]…   (prints `file <path> <content>` before stopping)
+//                    [--refill-timeout S]   (default 3: how long a silent device may stay silent)
 //                    [--quiet 1] [--duration S]   (benchmark: count only, run S seconds, print `cpu …`)
 //     sample  <timestamp>  acc=x,y,z  gyro=…  mag=…  p=…  t=…
 //     fault   <device>  recovered=0|1  <message>
@@ -33,6 +34,9 @@ struct Arguments {
     var replanAfter: Int?
     var show: [String] = []
     var quiet = false
+    /// Seconds a refill may wait before the device counts as failing; generous by default so a loaded CI
+    /// machine does not produce spurious faults.
+    var refillTimeout = 3.0
     var duration: Double?
 
     init(_ argv: [String]) {
@@ -49,6 +53,7 @@ struct Arguments {
             case "--replan-after": replanAfter = Int(value)
             case "--show": show.append(value)
             case "--quiet": quiet = value == "1"
+            case "--refill-timeout": refillTimeout = Double(value) ?? 3
             case "--duration": duration = Double(value)
             case "--want":
                 for pair in value.split(separator: ",") {
@@ -171,7 +176,7 @@ func capture(_ args: Arguments) async throws -> Bool {
     logger.logLevel = .warning
     let source = try IIOSensorSource(
         uri: args.uri, mountMatrixOverrides: args.overrides,
-        retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: 0.5),
+        retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: args.refillTimeout),
         logger: logger)
     try source.apply(parsePlan(args.plans))
     let sink = ProbeSink(quiet: args.quiet)

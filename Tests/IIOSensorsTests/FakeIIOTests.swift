@@ -320,13 +320,13 @@ struct FakeIIOTests {
     @Test("a device that vanishes is reported, retried, and resumes by itself; the other keeps delivering")
     func vanishAndReturn() throws {
         var gyro = FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: [[1, 2, 3, 4]])
-        gyro.vanish(after: 30, seconds: 1.5)
+        gyro.vanish(after: 30, seconds: 2.5)
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[5, 6, 7, 8]]), gyro,
         ])
         let result = try run(spec, [
             "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
-            "--recoveries", "1", "--want", "gyro=50", "--max-seconds", "30",
+            "--recoveries", "1", "--want", "gyro=50", "--max-seconds", "30", "--refill-timeout", "1",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
