@@ -29,12 +29,18 @@ extension IIODeviceWorker {
         let period = 1 / max(rateHz, 0.001)
         var next = TimestampClock.monotonicNow()
         while !planChanged(since: generation) {
+            var saturated = false
             for slot in slots {
                 var ok: Int32
                 if slot.pollsRaw {
                     var raw: Int64 = 0
                     ok = iio_channel_attr_read_longlong(slot.channel, "raw", &raw)
-                    if ok == 0 { values.set(slot.role, slot.value(raw: raw)) }
+                    if ok == 0 {
+                        values.set(slot.role, slot.value(raw: raw))
+                        if let limits = slot.rawLimits, raw == limits.lowerBound || raw == limits.upperBound {
+                            saturated = true
+                        }
+                    }
                 } else {
                     var processed = 0.0
                     ok = iio_channel_attr_read_double(slot.channel, "input", &processed)
@@ -48,6 +54,7 @@ extension IIODeviceWorker {
                         fix: "the device stopped answering (unplugged or driver error)")
                 }
             }
+            if saturated { counters.saturated += 1 }
             if let sample = assemble(&values, timestamp: TimestampClock.monotonicNow(), matrices: resolved) {
                 enqueue(sample)
             }

@@ -171,21 +171,24 @@ struct FakeIIOTests {
         #expect(out.status["iio:device0"]?["rate"] == "20.0")
     }
 
-    @Test("a triggered device with no trigger to use falls back to polling _raw")
+    @Test("a triggered device with no trigger to use falls back to polling _raw (saturation still counted)")
     func triggerlessFallsBackToPolling() throws {
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
         imu.trigger = nil
         imu.attrs["trigger/current_trigger"] = ""
         imu.attrs["in_accel_x_raw"] = "1234"
         imu.attrs["in_accel_y_raw"] = "-2345"
-        imu.attrs["in_accel_z_raw"] = "16000"
+        imu.attrs["in_accel_z_raw"] = "32767"
         let result = try run(FakeIIOSpec(devices: [imu]), [
             "capture", "--plan", "iio:device0=50:accelerometer", "--want", "acc=3",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let samples = ProbeOutput(result).samples
+        let out = ProbeOutput(result)
+        let samples = out.samples
         #expect(samples.count >= 3)
-        #expect(samples.allSatisfy { close($0.acceleration, Vector3(1234, -2345, 16000) * (0.000598 * -1 / Self.g)) })
+        // accel_z reads the s16 maximum: clipped, counted, delivered.
+        #expect(out.status["iio:device0"]?["saturated"] == out.status["iio:device0"]?["samples"])
+        #expect(samples.allSatisfy { close($0.acceleration, Vector3(1234, -2345, 32767) * (0.000598 * -1 / Self.g)) })
     }
 
     // MARK: - Rates
