@@ -148,6 +148,35 @@ struct FakeIIOTests {
         #expect(out.status["iio:device0"]?["rate"] == "100.0")
     }
 
+    @Test("scan types: 12-bit left-justified signed (bmc150), unsigned big-endian with an offset")
+    func scanTypes() throws {
+        // Negative 12-bit counts exercise the sign extension after the shift.
+        let accelRecords: [[Int64]] = [[-2048, 2047, 1024], [-1, 0, -1000]]
+        let magRecords: [[Int64]] = [[65535, 0, 32768], [40000, 30000, 32769]]
+        let spec = FakeIIOSpec(devices: [
+            FakeIIOModels.bmc150(id: "iio:device0", records: accelRecords),
+            FakeIIOModels.unsignedMagnetometer(id: "iio:device1", records: magRecords),
+        ])
+        let result = try run(spec, [
+            "capture", "--plan", "iio:device0=125:accelerometer", "--plan", "iio:device1=50:magnetometer",
+            "--want", "acc=4,mag=4",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = ProbeOutput(result)
+        for (k, s) in out.samples.filter({ $0.acceleration != nil }).prefix(4).enumerated() {
+            let r = accelRecords[k % 2].map(Double.init)
+            #expect(close(s.acceleration, Vector3(r[0], r[1], r[2]) * (0.009582 * -1 / Self.g)), "accel \(k)")
+        }
+        for (k, s) in out.samples.filter({ $0.magneticField != nil }).prefix(4).enumerated() {
+            let r = magRecords[k % 2].map { (Double($0) - 32768) * 0.0009765625 * 100 }
+            #expect(close(s.magneticField, Vector3(r[0], r[1], r[2])), "mag \(k)")
+        }
+        // −2048 and 2047 are the 12-bit limits; 65535 and (unsigned) only the top counts as clipped.
+        #expect(out.status["iio:device0"]?["saturated"].flatMap(Int.init) ?? 0 >= 2)
+        #expect(out.status["iio:device1"]?["saturated"].flatMap(Int.init) ?? 0 >= 2)
+        #expect(out.status["iio:device1"]?["rate"] == "50.0")
+    }
+
     @Test("polled ak8975 and bmp280: per-axis scales, in_mount_matrix, Gauss → µT, kPa, m°C → °C")
     func polledDevices() throws {
         let spec = FakeIIOSpec(devices: [

@@ -116,4 +116,46 @@ public enum FakeIIOModels {
                 "in_temp_oversampling_ratio_available": "1 2 4 8 16",
             ])
     }
+
+    /// bmc150-accel (drivers/iio/accel/bmc150-accel-core): 12-bit counts left-justified in 16 bits
+    /// (`le:s12/16>>4`), triggered by its own `bmc150_accel-dev0` trigger; ±2 g = 0.009582 m/s²/count.
+    public static func bmc150(id: String, records: [[Int64]]) -> FakeIIODevice {
+        FakeIIODevice(
+            id: id, name: "bmc150_accel",
+            attrs: [
+                "in_accel_scale": "0.009582",
+                "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+                "sampling_frequency": "125",
+                "sampling_frequency_available": "15.620000 31.260000 62.500000 125 250 500 1000 2000",
+                "in_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
+            ],
+            trigger: "bmc150_accel-dev0",
+            scan: [
+                .init("in_accel_x", index: 0, type: "le:s12/16>>4"),
+                .init("in_accel_y", index: 1, type: "le:s12/16>>4"),
+                .init("in_accel_z", index: 2, type: "le:s12/16>>4"),
+                .init("in_timestamp", index: 3, type: "le:s64/64>>0"),
+            ],
+            records: records
+        )
+    }
+
+    /// A magnetometer reporting unsigned counts around a mid-scale zero (`in_magn_offset` = −32768), big-endian,
+    /// as memsic-style parts do: (raw − 32768) × 0.0009765625 G/count (1/1024 G).
+    public static func unsignedMagnetometer(id: String, records: [[Int64]]) -> FakeIIODevice {
+        FakeIIODevice(
+            id: id, name: "mmc-style",
+            attrs: [
+                "in_magn_scale": "0.0009765625", "in_magn_offset": "-32768",
+                "in_magn_x_raw": "32768", "in_magn_y_raw": "32768", "in_magn_z_raw": "32768",
+                "sampling_frequency": "50", "sampling_frequency_available": "[10 10 100]",
+            ],
+            scan: [
+                .init("in_magn_x", index: 0, type: "be:u16/16>>0"),
+                .init("in_magn_y", index: 1, type: "be:u16/16>>0"),
+                .init("in_magn_z", index: 2, type: "be:u16/16>>0"),
+            ],
+            records: records
+        )
+    }
 }
