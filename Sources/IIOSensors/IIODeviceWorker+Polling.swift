@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import MotionModel
 
 #if canImport(Glibc)
@@ -20,9 +20,11 @@ extension IIODeviceWorker {
         let slots = slots(handles: handles, plan: plan, forBuffer: false)
         guard slots.contains(where: { $0.role != .temperature }) else {
             throw IIOError(
-                operation: "poll \(info.id) (\(info.name))", code: EINVAL,
+                operation: "poll \(info.id) (\(info.name))",
+                code: EINVAL,
                 message: "no readable channel for \(plan.sensors.map(\.rawValue).sorted())",
-                fix: "the driver offers neither _raw nor _input for these sensors")
+                fix: "the driver offers neither _raw nor _input for these sensors"
+            )
         }
         var values = ScanValues(roles: slots)
         let resolved = ResolvedMatrices(matrices)
@@ -49,9 +51,11 @@ extension IIODeviceWorker {
                 if ok < 0 {
                     if planChanged(since: generation) { return }
                     throw IIOError(
-                        operation: "read \(String(cString: iio_channel_get_id(slot.channel))) of \(info.id) (\(info.name))",
+                        operation:
+                            "read \(String(cString: iio_channel_get_id(slot.channel))) of \(info.id) (\(info.name))",
                         errno: -ok,
-                        fix: "the device stopped answering (unplugged or driver error)")
+                        fix: "the device stopped answering (unplugged or driver error)"
+                    )
                 }
             }
             if saturated { counters.saturated += 1 }

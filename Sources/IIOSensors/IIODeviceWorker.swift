@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import Logging
 import MotionModel
 import Synchronization
@@ -96,7 +96,9 @@ final class IIODeviceWorker: @unchecked Sendable {
         failure = nil
         counters.recoveries += 1
         logger.notice("IIO device recovered", metadata: ["after": "\(previous)"])
-        sink.report(SourceFault(deviceID: info.id, message: "\(info.id) (\(info.name)) delivers again", recovered: true))
+        sink.report(
+            SourceFault(deviceID: info.id, message: "\(info.id) (\(info.name)) delivers again", recovered: true)
+        )
         state.update(info.id) { $0.state = .running }
     }
 
@@ -117,10 +119,23 @@ final class IIODeviceWorker: @unchecked Sendable {
         let triggerless = info.acceptsTrigger && info.trigger == nil
         if info.isBuffered && !triggerless {
             try captureBuffered(
-                context: context, device: device, handles: handles, plan: plan, rateHz: rateHz,
-                matrices: matrices, generation: generation)
+                context: context,
+                device: device,
+                handles: handles,
+                plan: plan,
+                rateHz: rateHz,
+                matrices: matrices,
+                generation: generation
+            )
         } else {
-            try poll(device: device, handles: handles, plan: plan, rateHz: rateHz, matrices: matrices, generation: generation)
+            try poll(
+                device: device,
+                handles: handles,
+                plan: plan,
+                rateHz: rateHz,
+                matrices: matrices,
+                generation: generation
+            )
         }
     }
 
@@ -132,9 +147,11 @@ final class IIODeviceWorker: @unchecked Sendable {
         let byName = all.filter { $0.iioDeviceName == info.name && !iio_device_is_trigger($0) }
         if byName.count == 1 { return byName[0] }
         throw IIOError(
-            operation: "find \(info.id) (\(info.name))", code: ENODEV,
+            operation: "find \(info.id) (\(info.name))",
+            code: ENODEV,
             message: "the device is gone from \(uri)",
-            fix: "check the sensor's wiring and driver (dmesg); the agent keeps retrying")
+            fix: "check the sensor's wiring and driver (dmesg); the agent keeps retrying"
+        )
     }
 
     /// The roles to read for a plan: the planned sensors' channels, temperature alongside, and the timestamp.
@@ -182,8 +199,9 @@ final class IIODeviceWorker: @unchecked Sendable {
             let c = values.temperature * IIOQuantity.temperature.agentUnitFactor
             if c.isFinite { sample.temperatureC = c } else { counters.nonFinite += 1 }
         }
-        guard sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil
-            || sample.pressureKPa != nil
+        guard
+            sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil
+                || sample.pressureKPa != nil
         else { return nil }
         return sample
     }

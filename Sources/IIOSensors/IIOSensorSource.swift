@@ -40,9 +40,11 @@ public final class IIOSensorSource: SensorSource {
         let found = try IIODiscovery.devices(uri: uri, mountMatrixOverrides: mountMatrixOverrides)
         guard !found.isEmpty else {
             throw IIOError(
-                operation: "find IIO sensors at \"\(uri)\"", code: 0,
+                operation: "find IIO sensors at \"\(uri)\"",
+                code: 0,
                 message: "no accelerometer, gyroscope, magnetometer or pressure channel was found",
-                fix: "check that the sensor drivers are loaded (iio_info -u \(uri)), or use source.kind: simulated")
+                fix: "check that the sensor drivers are loaded (iio_info -u \(uri)), or use source.kind: simulated"
+            )
         }
         self.uri = uri
         deviceInfos = found
@@ -57,7 +59,8 @@ public final class IIOSensorSource: SensorSource {
                     "iio.device": "\(info.id)", "iio.driver": "\(info.name)",
                     "sensors": "\(info.sensors.map(\.rawValue).sorted().joined(separator: ","))",
                     "rates": "\(info.supportedRates.summary)",
-                ])
+                ]
+            )
         }
     }
 
@@ -68,9 +71,11 @@ public final class IIOSensorSource: SensorSource {
     public func apply(_ plan: AcquisitionPlan) throws {
         for id in plan.devices.keys where !deviceInfos.contains(where: { $0.id == id }) {
             throw IIOError(
-                operation: "apply the acquisition plan", code: 0,
+                operation: "apply the acquisition plan",
+                code: 0,
                 message: "no IIO device \(id) at \"\(uri)\"",
-                fix: "use one of \(deviceInfos.map(\.id).joined(separator: ", "))")
+                fix: "use one of \(deviceInfos.map(\.id).joined(separator: ", "))"
+            )
         }
         var effective: [String: Double] = [:]
         for info in deviceInfos {
@@ -92,14 +97,24 @@ public final class IIOSensorSource: SensorSource {
     public func run(into sink: SampleSink) async throws {
         guard state.beginRun() else {
             throw IIOError(
-                operation: "run the IIO source", code: 0, message: "it is already running",
-                fix: "run one acquisition per source")
+                operation: "run the IIO source",
+                code: 0,
+                message: "it is already running",
+                fix: "run one acquisition per source"
+            )
         }
         defer { state.endRun() }
         let delivery = DeliveryGate()
         let workers = deviceInfos.map {
             IIODeviceWorker(
-                info: $0, uri: uri, state: state, sink: sink, delivery: delivery, retry: retry, logger: logger)
+                info: $0,
+                uri: uri,
+                state: state,
+                sink: sink,
+                delivery: delivery,
+                retry: retry,
+                logger: logger
+            )
         }
         activeWorkers.withLock { map in
             for worker in workers { map[worker.info.id] = worker }

@@ -70,7 +70,9 @@ struct Arguments {
                     MountMatrixOverride(
                         device: String(target[0]),
                         sensor: target.count > 1 ? SensorType(rawValue: String(target[1])) : nil,
-                        matrix: matrix))
+                        matrix: matrix
+                    )
+                )
             default: fatalError("unknown argument \(arg)")
             }
         }
@@ -82,7 +84,8 @@ func parsePlan(_ specs: [String]) -> AcquisitionPlan {
     for spec in specs {
         let idRest = spec.split(separator: "=", maxSplits: 1)
         let rateSensors = idRest[1].split(separator: ":", maxSplits: 1)
-        let sensors = rateSensors.count > 1
+        let sensors =
+            rateSensors.count > 1
             ? Set(rateSensors[1].split(separator: ",").compactMap { SensorType(rawValue: String($0)) }) : []
         plan.devices[String(idRest[0])] = DevicePlan(rateHz: Double(rateSensors[0]) ?? 0, sensors: sensors)
     }
@@ -157,7 +160,8 @@ func list(_ args: Arguments) throws {
                     "channel", device.id, channel.id, "quantity=\(channel.quantity.rawValue)",
                     "axis=\(channel.axis.map(String.init) ?? "-")", "scale=\(channel.scale)",
                     "offset=\(channel.offset)", "format=\(channel.scanFormat ?? "-")",
-                ].joined(separator: "\t"))
+                ].joined(separator: "\t")
+            )
         }
     }
     print("hasIMU\t\(IIODiscovery.hasIMU(uri: args.uri) ? 1 : 0)")
@@ -175,9 +179,11 @@ func capture(_ args: Arguments) async throws -> Bool {
     var logger = Logger(label: "iio-probe")
     logger.logLevel = .warning
     let source = try IIOSensorSource(
-        uri: args.uri, mountMatrixOverrides: args.overrides,
+        uri: args.uri,
+        mountMatrixOverrides: args.overrides,
         retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: args.refillTimeout),
-        logger: logger)
+        logger: logger
+    )
     try source.apply(parsePlan(args.plans))
     let sink = ProbeSink(quiet: args.quiet)
     let cpuStart = cpuSeconds()
@@ -230,7 +236,8 @@ func capture(_ args: Arguments) async throws -> Bool {
                 "rate=\(status.effectiveRateHz.map { "\($0)" } ?? "-")", "samples=\(c.samples)",
                 "nonfinite=\(c.nonFinite)", "saturated=\(c.saturated)", "backwards=\(c.timestampsBackwards)",
                 "errors=\(c.readErrors)", "recoveries=\(c.recoveries)",
-            ].joined(separator: "\t"))
+            ].joined(separator: "\t")
+        )
     }
     return ok
 }
