@@ -17,7 +17,7 @@ public final class IIOSensorSource: SensorSource {
     public let deviceInfos: [IIODeviceInfo]
     public let devices: [SensorDevice]
     public var summary: String {
-        "IIO \(uri): " + deviceInfos.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
+        "IIO at \"\(uri)\": " + deviceInfos.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
     }
 
     private let state: IIOSourceState
