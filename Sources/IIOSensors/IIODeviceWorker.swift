@@ -50,6 +50,8 @@ final class IIODeviceWorker: @unchecked Sendable {
         logger[metadataKey: "iio.device"] = "\(info.id)"
         logger[metadataKey: "iio.driver"] = "\(info.name)"
         self.logger = logger
+        // Counters run for the life of the source, across runs.
+        counters = state.counters(for: info.id)
         pending.reserveCapacity(1024)
     }
 
@@ -72,10 +74,11 @@ final class IIODeviceWorker: @unchecked Sendable {
                 delay = retry.initialDelay
             } catch {
                 counters.readErrors += 1
-                let message = "\(info.id) (\(info.name)): \(error)"
+                let text = "\(error)"
+                let message = text.contains(info.id) ? text : "\(info.id) (\(info.name)): \(text)"
                 if failure == nil {
                     logger.error("IIO device failed; retrying with back-off", metadata: ["error": "\(error)"])
-                    sink.report(SourceFault(deviceID: info.id, message: message, recovered: false))
+                    report(SourceFault(deviceID: info.id, message: message, recovered: false))
                 } else {
                     logger.debug("IIO device still failing", metadata: ["error": "\(error)"])
                 }
@@ -96,10 +99,15 @@ final class IIODeviceWorker: @unchecked Sendable {
         failure = nil
         counters.recoveries += 1
         logger.notice("IIO device recovered", metadata: ["after": "\(previous)"])
-        sink.report(
+        report(
             SourceFault(deviceID: info.id, message: "\(info.id) (\(info.name)) delivers again", recovered: true)
         )
         state.update(info.id) { $0.state = .running }
+    }
+
+    /// Faults go through the same gate as samples, so the sink never sees two callers at once.
+    private func report(_ fault: SourceFault) {
+        delivery.lock.withLock { _ in sink.report(fault) }
     }
 
     func planChanged(since generation: Int) -> Bool {

@@ -8,9 +8,15 @@ import MotionModel
 /// Samples are partial: each device delivers `IMUSample`s with only the fields it measures (inv_icm42600's
 /// accel device gives acceleration and temperature, its gyro device rotation rate and temperature), all
 /// timestamped on CLOCK_MONOTONIC seconds so samples from separate devices line up; the hub merges them.
-/// Devices with `in_timestamp` use it (converted from `current_timestamp_clock`); others are timestamped by
-/// spreading each refill backwards from its completion at the effective rate. Calls into the sink are
-/// serialised: one device's refill at a time, in timestamp order per device.
+/// Devices with `in_timestamp` use it (converted from `current_timestamp_clock`); others spread each refill
+/// evenly between the previous refill's last sample and this refill's completion (at the nominal period after
+/// a gap); polled devices are stamped when read. Calls into the sink (samples and faults) are serialised: one
+/// device's refill at a time, in timestamp order per device.
+///
+/// Faults: a device that fails (refill error or timeout, vanished from the context, refused rate) is reported
+/// once with `recovered: false`, retried with back-off on a fresh context (found again by id, or by name
+/// if it came back under another number), and reported with `recovered: true` when it delivers again; the
+/// other devices keep running. Garbage is counted in `status()` (see `IIOCounters`).
 public final class IIOSensorSource: SensorSource {
     public let uri: String
     /// The discovered devices with channels, scales, rates and mount matrices.
