@@ -15,17 +15,22 @@ enum AcquisitionThread {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(
-            &thread, nil,
+            &thread,
+            nil,
             { argument in
                 let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
                 body.run()
                 return nil
-            }, context)
+            },
+            context
+        )
         guard rc == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw IIOError(
-                operation: "start the acquisition thread \(name)", errno: rc,
-                fix: "the system is out of threads or memory")
+                operation: "start the acquisition thread \(name)",
+                errno: rc,
+                fix: "the system is out of threads or memory"
+            )
         }
         pthread_detach(thread)
     }

@@ -38,7 +38,8 @@ public struct IIODeviceInfo: Sendable, Hashable {
     public var currentRateHz: Double?
     /// Whether a kernel buffer (scan elements + `/dev/iio:deviceN`) is available.
     public var isBuffered: Bool
-    /// The trigger the device uses or will be given; nil for devices that need none (FIFO drivers).
+    /// The trigger the device uses or will be given; nil for devices that need none (FIFO drivers) and for
+    /// triggered devices with no trigger available, which are then polled.
     public var trigger: String?
     /// Whether the device has a `trigger/current_trigger` attribute at all.
     public var acceptsTrigger: Bool

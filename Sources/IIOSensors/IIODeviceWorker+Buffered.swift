@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import MotionModel
 
 #if canImport(Glibc)
@@ -25,9 +25,11 @@ extension IIODeviceWorker {
         let slots = slots(handles: handles, plan: plan, forBuffer: true)
         guard slots.contains(where: { $0.role != .timestamp && $0.role != .temperature }) else {
             throw IIOError(
-                operation: "enable the scan elements of \(info.id) (\(info.name))", code: EINVAL,
+                operation: "enable the scan elements of \(info.id) (\(info.name))",
+                code: EINVAL,
                 message: "no usable scan element for \(plan.sensors.map(\.rawValue).sorted())",
-                fix: "the driver's scan types are not supported (storage must be 8, 16, 32 or 64 bits)")
+                fix: "the driver's scan types are not supported (storage must be 8, 16, 32 or 64 bits)"
+            )
         }
         for handle in handles where handle.isScanElement { iio_channel_disable(handle.pointer) }
         for slot in slots { iio_channel_enable(slot.channel) }
@@ -40,8 +42,10 @@ extension IIODeviceWorker {
                 let rc = iio_device_set_trigger(device, trigger)
                 if rc < 0 {
                     throw IIOError(
-                        operation: "set trigger \(trigger.iioDeviceName) on \(info.id)", errno: Int32(-rc),
-                        fix: "set /sys/bus/iio/devices/\(info.id)/trigger/current_trigger by hand")
+                        operation: "set trigger \(trigger.iioDeviceName) on \(info.id)",
+                        errno: Int32(-rc),
+                        fix: "set /sys/bus/iio/devices/\(info.id)/trigger/current_trigger by hand"
+                    )
                 }
             }
         }
@@ -60,10 +64,12 @@ extension IIODeviceWorker {
         guard let buffer = iio_device_create_buffer(device, samples, false) else {
             let code = errno == 0 ? EIO : errno
             throw IIOError(
-                operation: "create a \(samples)-sample buffer on \(info.id) (\(info.name))", errno: code,
+                operation: "create a \(samples)-sample buffer on \(info.id) (\(info.name))",
+                errno: code,
                 fix: info.acceptsTrigger
                     ? "the device needs a trigger; set trigger/current_trigger (e.g. an hrtimer trigger)"
-                    : "check that /dev/\(info.id) exists and is readable by the agent")
+                    : "check that /dev/\(info.id) exists and is readable by the agent"
+            )
         }
         defer {
             control.unregisterBuffer()
@@ -83,8 +89,10 @@ extension IIODeviceWorker {
             if n < 0 {
                 if planChanged(since: generation) { return }
                 throw IIOError(
-                    operation: "refill the buffer of \(info.id) (\(info.name))", errno: Int32(-n),
-                    fix: "the device stopped delivering (unplugged, driver error or missing trigger)")
+                    operation: "refill the buffer of \(info.id) (\(info.name))",
+                    errno: Int32(-n),
+                    fix: "the device stopped delivering (unplugged, driver error or missing trigger)"
+                )
             }
             let refillTime = TimestampClock.monotonicNow()
             if hasTimestamp { clock.refresh() }

@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import MotionModel
 
 #if canImport(Glibc)
@@ -20,21 +20,29 @@ extension IIODeviceWorker {
         let slots = slots(handles: handles, plan: plan, forBuffer: false)
         guard slots.contains(where: { $0.role != .temperature }) else {
             throw IIOError(
-                operation: "poll \(info.id) (\(info.name))", code: EINVAL,
+                operation: "poll \(info.id) (\(info.name))",
+                code: EINVAL,
                 message: "no readable channel for \(plan.sensors.map(\.rawValue).sorted())",
-                fix: "the driver offers neither _raw nor _input for these sensors")
+                fix: "the driver offers neither _raw nor _input for these sensors"
+            )
         }
         var values = ScanValues(roles: slots)
         let resolved = ResolvedMatrices(matrices)
         let period = 1 / max(rateHz, 0.001)
         var next = TimestampClock.monotonicNow()
         while !planChanged(since: generation) {
+            var saturated = false
             for slot in slots {
                 var ok: Int32
                 if slot.pollsRaw {
                     var raw: Int64 = 0
                     ok = iio_channel_attr_read_longlong(slot.channel, "raw", &raw)
-                    if ok == 0 { values.set(slot.role, slot.value(raw: raw)) }
+                    if ok == 0 {
+                        values.set(slot.role, slot.value(raw: raw))
+                        if let limits = slot.rawLimits, raw == limits.lowerBound || raw == limits.upperBound {
+                            saturated = true
+                        }
+                    }
                 } else {
                     var processed = 0.0
                     ok = iio_channel_attr_read_double(slot.channel, "input", &processed)
@@ -43,11 +51,14 @@ extension IIODeviceWorker {
                 if ok < 0 {
                     if planChanged(since: generation) { return }
                     throw IIOError(
-                        operation: "read \(String(cString: iio_channel_get_id(slot.channel))) of \(info.id) (\(info.name))",
+                        operation:
+                            "read \(String(cString: iio_channel_get_id(slot.channel))) of \(info.id) (\(info.name))",
                         errno: -ok,
-                        fix: "the device stopped answering (unplugged or driver error)")
+                        fix: "the device stopped answering (unplugged or driver error)"
+                    )
                 }
             }
+            if saturated { counters.saturated += 1 }
             if let sample = assemble(&values, timestamp: TimestampClock.monotonicNow(), matrices: resolved) {
                 enqueue(sample)
             }

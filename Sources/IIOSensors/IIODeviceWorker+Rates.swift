@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 
 extension IIODeviceWorker {
     /// Writes the planned rate — the lowest supported rate at or above it, clamped to the maximum — to
@@ -9,7 +9,9 @@ extension IIODeviceWorker {
         let chosen = info.supportedRates.lowest(atLeast: plan.rateHz)
         guard info.hasRateAttribute else { return chosen }
         if info.rateByQuantity.isEmpty {
-            try write(rate: chosen, label: "sampling_frequency") { iio_device_attr_write(device, "sampling_frequency", $0) }
+            try write(rate: chosen, label: "sampling_frequency") {
+                iio_device_attr_write(device, "sampling_frequency", $0)
+            }
             return IIOAttribute.double(IIOAttribute.device(device, "sampling_frequency")) ?? chosen
         }
         var effective: Double = 0
@@ -34,8 +36,10 @@ extension IIODeviceWorker {
         let result = body(text)
         if result < 0 {
             throw IIOError(
-                operation: "write \(text) to \(label) of \(info.id) (\(info.name))", errno: Int32(-result),
-                fix: "the driver refused the rate; check sampling_frequency_available")
+                operation: "write \(text) to \(label) of \(info.id) (\(info.name))",
+                errno: Int32(-result),
+                fix: "the driver refused the rate; check sampling_frequency_available"
+            )
         }
     }
 }

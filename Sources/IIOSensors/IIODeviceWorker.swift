@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import Logging
 import MotionModel
 import Synchronization
@@ -50,6 +50,8 @@ final class IIODeviceWorker: @unchecked Sendable {
         logger[metadataKey: "iio.device"] = "\(info.id)"
         logger[metadataKey: "iio.driver"] = "\(info.name)"
         self.logger = logger
+        // Counters run for the life of the source, across runs.
+        counters = state.counters(for: info.id)
         pending.reserveCapacity(1024)
     }
 
@@ -72,10 +74,11 @@ final class IIODeviceWorker: @unchecked Sendable {
                 delay = retry.initialDelay
             } catch {
                 counters.readErrors += 1
-                let message = "\(info.id) (\(info.name)): \(error)"
+                let text = "\(error)"
+                let message = text.contains(info.id) ? text : "\(info.id) (\(info.name)): \(text)"
                 if failure == nil {
                     logger.error("IIO device failed; retrying with back-off", metadata: ["error": "\(error)"])
-                    sink.report(SourceFault(deviceID: info.id, message: message, recovered: false))
+                    report(SourceFault(deviceID: info.id, message: message, recovered: false))
                 } else {
                     logger.debug("IIO device still failing", metadata: ["error": "\(error)"])
                 }
@@ -96,8 +99,15 @@ final class IIODeviceWorker: @unchecked Sendable {
         failure = nil
         counters.recoveries += 1
         logger.notice("IIO device recovered", metadata: ["after": "\(previous)"])
-        sink.report(SourceFault(deviceID: info.id, message: "\(info.id) (\(info.name)) delivers again", recovered: true))
+        report(
+            SourceFault(deviceID: info.id, message: "\(info.id) (\(info.name)) delivers again", recovered: true)
+        )
         state.update(info.id) { $0.state = .running }
+    }
+
+    /// Faults go through the same gate as samples, so the sink never sees two callers at once.
+    private func report(_ fault: SourceFault) {
+        delivery.lock.withLock { _ in sink.report(fault) }
     }
 
     func planChanged(since generation: Int) -> Bool {
@@ -112,12 +122,28 @@ final class IIODeviceWorker: @unchecked Sendable {
         state.update(info.id) { $0.effectiveRateHz = rateHz }
         let handles = device.iioChannels
         let matrices = info.mountMatrices
-        if info.isBuffered {
+        // A triggered-buffer driver with no trigger to give it (ak8975 without an hrtimer trigger) cannot
+        // fill its buffer: read it by polling instead.
+        let triggerless = info.acceptsTrigger && info.trigger == nil
+        if info.isBuffered && !triggerless {
             try captureBuffered(
-                context: context, device: device, handles: handles, plan: plan, rateHz: rateHz,
-                matrices: matrices, generation: generation)
+                context: context,
+                device: device,
+                handles: handles,
+                plan: plan,
+                rateHz: rateHz,
+                matrices: matrices,
+                generation: generation
+            )
         } else {
-            try poll(device: device, handles: handles, plan: plan, rateHz: rateHz, matrices: matrices, generation: generation)
+            try poll(
+                device: device,
+                handles: handles,
+                plan: plan,
+                rateHz: rateHz,
+                matrices: matrices,
+                generation: generation
+            )
         }
     }
 
@@ -129,9 +155,11 @@ final class IIODeviceWorker: @unchecked Sendable {
         let byName = all.filter { $0.iioDeviceName == info.name && !iio_device_is_trigger($0) }
         if byName.count == 1 { return byName[0] }
         throw IIOError(
-            operation: "find \(info.id) (\(info.name))", code: ENODEV,
+            operation: "find \(info.id) (\(info.name))",
+            code: ENODEV,
             message: "the device is gone from \(uri)",
-            fix: "check the sensor's wiring and driver (dmesg); the agent keeps retrying")
+            fix: "check the sensor's wiring and driver (dmesg); the agent keeps retrying"
+        )
     }
 
     /// The roles to read for a plan: the planned sensors' channels, temperature alongside, and the timestamp.
@@ -179,8 +207,9 @@ final class IIODeviceWorker: @unchecked Sendable {
             let c = values.temperature * IIOQuantity.temperature.agentUnitFactor
             if c.isFinite { sample.temperatureC = c } else { counters.nonFinite += 1 }
         }
-        guard sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil
-            || sample.pressureKPa != nil
+        guard
+            sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil
+                || sample.pressureKPa != nil
         else { return nil }
         return sample
     }

@@ -1,5 +1,5 @@
-internal import CLibIIO
 import AgentCore
+internal import CLibIIO
 import MotionModel
 
 /// Finds the accelerometer, gyroscope, magnetometer, pressure and temperature channels a libiio context
@@ -47,7 +47,8 @@ public enum IIODiscovery {
                     scanFormat: handle.scanFormat,
                     pollable: pollable,
                     isProcessed: handle.hasProcessed && !handle.hasRaw
-                ))
+                )
+            )
         }
         let order = IIOQuantity.allCases
         channels.sort {

@@ -8,16 +8,22 @@ import MotionModel
 /// Samples are partial: each device delivers `IMUSample`s with only the fields it measures (inv_icm42600's
 /// accel device gives acceleration and temperature, its gyro device rotation rate and temperature), all
 /// timestamped on CLOCK_MONOTONIC seconds so samples from separate devices line up; the hub merges them.
-/// Devices with `in_timestamp` use it (converted from `current_timestamp_clock`); others are timestamped by
-/// spreading each refill backwards from its completion at the effective rate. Calls into the sink are
-/// serialised: one device's refill at a time, in timestamp order per device.
+/// Devices with `in_timestamp` use it (converted from `current_timestamp_clock`); others spread each refill
+/// evenly between the previous refill's last sample and this refill's completion (at the nominal period after
+/// a gap); polled devices are stamped when read. Calls into the sink (samples and faults) are serialised: one
+/// device's refill at a time, in timestamp order per device.
+///
+/// Faults: a device that fails (refill error or timeout, vanished from the context, refused rate) is reported
+/// once with `recovered: false`, retried with back-off on a fresh context (found again by id, or by name
+/// if it came back under another number), and reported with `recovered: true` when it delivers again; the
+/// other devices keep running. Garbage is counted in `status()` (see `IIOCounters`).
 public final class IIOSensorSource: SensorSource {
     public let uri: String
     /// The discovered devices with channels, scales, rates and mount matrices.
     public let deviceInfos: [IIODeviceInfo]
     public let devices: [SensorDevice]
     public var summary: String {
-        "IIO \(uri): " + deviceInfos.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
+        "IIO at \"\(uri)\": " + deviceInfos.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
     }
 
     private let state: IIOSourceState
@@ -40,9 +46,11 @@ public final class IIOSensorSource: SensorSource {
         let found = try IIODiscovery.devices(uri: uri, mountMatrixOverrides: mountMatrixOverrides)
         guard !found.isEmpty else {
             throw IIOError(
-                operation: "find IIO sensors at \"\(uri)\"", code: 0,
+                operation: "find IIO sensors at \"\(uri)\"",
+                code: 0,
                 message: "no accelerometer, gyroscope, magnetometer or pressure channel was found",
-                fix: "check that the sensor drivers are loaded (iio_info -u \(uri)), or use source.kind: simulated")
+                fix: "check that the sensor drivers are loaded (iio_info -u \(uri)), or use source.kind: simulated"
+            )
         }
         self.uri = uri
         deviceInfos = found
@@ -57,7 +65,8 @@ public final class IIOSensorSource: SensorSource {
                     "iio.device": "\(info.id)", "iio.driver": "\(info.name)",
                     "sensors": "\(info.sensors.map(\.rawValue).sorted().joined(separator: ","))",
                     "rates": "\(info.supportedRates.summary)",
-                ])
+                ]
+            )
         }
     }
 
@@ -68,9 +77,11 @@ public final class IIOSensorSource: SensorSource {
     public func apply(_ plan: AcquisitionPlan) throws {
         for id in plan.devices.keys where !deviceInfos.contains(where: { $0.id == id }) {
             throw IIOError(
-                operation: "apply the acquisition plan", code: 0,
+                operation: "apply the acquisition plan",
+                code: 0,
                 message: "no IIO device \(id) at \"\(uri)\"",
-                fix: "use one of \(deviceInfos.map(\.id).joined(separator: ", "))")
+                fix: "use one of \(deviceInfos.map(\.id).joined(separator: ", "))"
+            )
         }
         var effective: [String: Double] = [:]
         for info in deviceInfos {
@@ -92,14 +103,24 @@ public final class IIOSensorSource: SensorSource {
     public func run(into sink: SampleSink) async throws {
         guard state.beginRun() else {
             throw IIOError(
-                operation: "run the IIO source", code: 0, message: "it is already running",
-                fix: "run one acquisition per source")
+                operation: "run the IIO source",
+                code: 0,
+                message: "it is already running",
+                fix: "run one acquisition per source"
+            )
         }
         defer { state.endRun() }
         let delivery = DeliveryGate()
         let workers = deviceInfos.map {
             IIODeviceWorker(
-                info: $0, uri: uri, state: state, sink: sink, delivery: delivery, retry: retry, logger: logger)
+                info: $0,
+                uri: uri,
+                state: state,
+                sink: sink,
+                delivery: delivery,
+                retry: retry,
+                logger: logger
+            )
         }
         activeWorkers.withLock { map in
             for worker in workers { map[worker.info.id] = worker }

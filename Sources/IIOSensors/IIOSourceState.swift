@@ -46,6 +46,10 @@ final class IIOSourceState: Sendable {
         }
     }
 
+    func counters(for id: String) -> IIOCounters {
+        entries.withLock { $0[id]!.status.counters }
+    }
+
     func generation(for id: String) -> Int {
         entries.withLock { $0[id]!.generation }
     }

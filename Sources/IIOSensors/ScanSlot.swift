@@ -30,26 +30,28 @@ struct ScanSlot {
         scale = role == .timestamp ? 1 : IIOAttribute.double(IIOAttribute.channel(handle.pointer, "scale")) ?? 1
         offset = role == .timestamp ? 0 : IIOAttribute.double(IIOAttribute.channel(handle.pointer, "offset")) ?? 0
         pollsRaw = handle.hasRaw
+        let format = handle.isScanElement ? iio_channel_get_data_format(handle.pointer)?.pointee : nil
         if forBuffer {
-            guard let format = iio_channel_get_data_format(handle.pointer)?.pointee,
-                [8, 16, 32, 64].contains(format.length),
+            guard let format, [8, 16, 32, 64].contains(format.length),
                 Int(format.length / 8) * Int(max(format.repeat, 1)) <= ScanSlot.scratchBytes
             else { return nil }
             bytes = Int(format.length / 8)
             isSigned = format.is_signed
+        } else {
+            guard pollsRaw || handle.hasProcessed else { return nil }
+            bytes = 8
+            isSigned = true
+        }
+        // A polled `_raw` count has the same range as the channel's scan type, when the driver gives one.
+        if let format, role != .timestamp, forBuffer || pollsRaw, format.bits >= 2, format.bits < 63 {
             let bits = Int64(format.bits)
-            if role == .timestamp || bits >= 63 || bits < 2 {
-                rawLimits = nil
-            } else if format.is_signed {
+            if format.is_signed {
                 rawLimits = (-(Int64(1) << (bits - 1)))...((Int64(1) << (bits - 1)) - 1)
             } else {
                 // An unsigned count of 0 is a legitimate reading for many sensors; only the top clips.
                 rawLimits = Int64.min...((Int64(1) << bits) - 1)
             }
         } else {
-            guard pollsRaw || handle.hasProcessed else { return nil }
-            bytes = 8
-            isSigned = true
             rawLimits = nil
         }
     }

@@ -1,5 +1,5 @@
-import ArgumentParser
 import AgentCore
+import ArgumentParser
 import IIOSensors
 import MotionModel
 
@@ -34,7 +34,8 @@ struct ListSensorsCommand: ParsableCommand {
         var capture = device.isBuffered ? "buffered" : "polled (no buffer)"
         if device.isBuffered {
             capture += device.acceptsTrigger ? ", trigger \(device.trigger ?? "none available")" : ", no trigger needed"
-            capture += device.hasTimestamp
+            capture +=
+                device.hasTimestamp
                 ? ", timestamps (\(device.timestampClock ?? "realtime") clock)" : ", timestamps interpolated"
         }
         lines.append("  capture: \(capture)")
@@ -73,7 +74,8 @@ struct ListSensorsCommand: ParsableCommand {
         switch rates {
         case .list(let values): values.map(number).joined(separator: ", ")
         case .range(let min, let step, let max):
-            step > 0 ? "\(number(min)) to \(number(max)) in steps of \(number(step))" : "\(number(min)) to \(number(max))"
+            step > 0
+                ? "\(number(min)) to \(number(max)) in steps of \(number(step))" : "\(number(min)) to \(number(max))"
         }
     }
 }

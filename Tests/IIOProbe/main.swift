@@ -9,6 +9,7 @@
 //   IIOProbe capture [--uri URI] --plan ID=RATE:sensor,sensor… [--want acc=N,gyro=N,mag=N,baro=N]
 //                    [--recoveries N] [--max-seconds S] [--override …] [--replan-after N --plan2 ID=RATE:…]
 //                    [--show FILE]…   (prints `file <path> <content>` before stopping)
+//                    [--refill-timeout S]   (default 3: how long a silent device may stay silent)
 //                    [--quiet 1] [--duration S]   (benchmark: count only, run S seconds, print `cpu …`)
 //     sample  <timestamp>  acc=x,y,z  gyro=…  mag=…  p=…  t=…
 //     fault   <device>  recovered=0|1  <message>
@@ -33,6 +34,9 @@ struct Arguments {
     var replanAfter: Int?
     var show: [String] = []
     var quiet = false
+    /// Seconds a refill may wait before the device counts as failing; generous by default so a loaded CI
+    /// machine does not produce spurious faults.
+    var refillTimeout = 3.0
     var duration: Double?
 
     init(_ argv: [String]) {
@@ -49,6 +53,7 @@ struct Arguments {
             case "--replan-after": replanAfter = Int(value)
             case "--show": show.append(value)
             case "--quiet": quiet = value == "1"
+            case "--refill-timeout": refillTimeout = Double(value) ?? 3
             case "--duration": duration = Double(value)
             case "--want":
                 for pair in value.split(separator: ",") {
@@ -65,7 +70,9 @@ struct Arguments {
                     MountMatrixOverride(
                         device: String(target[0]),
                         sensor: target.count > 1 ? SensorType(rawValue: String(target[1])) : nil,
-                        matrix: matrix))
+                        matrix: matrix
+                    )
+                )
             default: fatalError("unknown argument \(arg)")
             }
         }
@@ -77,7 +84,8 @@ func parsePlan(_ specs: [String]) -> AcquisitionPlan {
     for spec in specs {
         let idRest = spec.split(separator: "=", maxSplits: 1)
         let rateSensors = idRest[1].split(separator: ":", maxSplits: 1)
-        let sensors = rateSensors.count > 1
+        let sensors =
+            rateSensors.count > 1
             ? Set(rateSensors[1].split(separator: ",").compactMap { SensorType(rawValue: String($0)) }) : []
         plan.devices[String(idRest[0])] = DevicePlan(rateHz: Double(rateSensors[0]) ?? 0, sensors: sensors)
     }
@@ -152,7 +160,8 @@ func list(_ args: Arguments) throws {
                     "channel", device.id, channel.id, "quantity=\(channel.quantity.rawValue)",
                     "axis=\(channel.axis.map(String.init) ?? "-")", "scale=\(channel.scale)",
                     "offset=\(channel.offset)", "format=\(channel.scanFormat ?? "-")",
-                ].joined(separator: "\t"))
+                ].joined(separator: "\t")
+            )
         }
     }
     print("hasIMU\t\(IIODiscovery.hasIMU(uri: args.uri) ? 1 : 0)")
@@ -170,9 +179,11 @@ func capture(_ args: Arguments) async throws -> Bool {
     var logger = Logger(label: "iio-probe")
     logger.logLevel = .warning
     let source = try IIOSensorSource(
-        uri: args.uri, mountMatrixOverrides: args.overrides,
-        retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: 0.5),
-        logger: logger)
+        uri: args.uri,
+        mountMatrixOverrides: args.overrides,
+        retryPolicy: IIORetryPolicy(initialDelay: 0.2, maximumDelay: 0.5, minimumRefillTimeout: args.refillTimeout),
+        logger: logger
+    )
     try source.apply(parsePlan(args.plans))
     let sink = ProbeSink(quiet: args.quiet)
     let cpuStart = cpuSeconds()
@@ -225,7 +236,8 @@ func capture(_ args: Arguments) async throws -> Bool {
                 "rate=\(status.effectiveRateHz.map { "\($0)" } ?? "-")", "samples=\(c.samples)",
                 "nonfinite=\(c.nonFinite)", "saturated=\(c.saturated)", "backwards=\(c.timestampsBackwards)",
                 "errors=\(c.readErrors)", "recoveries=\(c.recoveries)",
-            ].joined(separator: "\t"))
+            ].joined(separator: "\t")
+        )
     }
     return ok
 }

@@ -1,7 +1,7 @@
 import Foundation
 import MotionModel
-import Testing
 import TestSupport
+import Testing
 
 /// The whole chain against fake devices that libiio's local backend (and iiod) read exactly like hardware.
 /// They need root (or CAP_SYS_ADMIN) for a private mount namespace; without it they fail and say so.
@@ -14,7 +14,8 @@ struct FakeIIOTests {
         let result = try FakeIIO.run(spec, iiod: iiod, [probe] + arguments)
         #expect(
             result.status != 3,
-            "the fake IIO fixture could not be set up: \(result.stderr) — run the tests as root or with CAP_SYS_ADMIN")
+            "the fake IIO fixture could not be set up: \(result.stderr) — run the tests as root or with CAP_SYS_ADMIN"
+        )
         return result
     }
 
@@ -38,12 +39,19 @@ struct FakeIIOTests {
         ])
         let result = try run(spec, ["list"])
         #expect(result.status == 0, "\(result.stderr)")
-        let devices = Dictionary(uniqueKeysWithValues: result.lines("device").map { line in
-            (line[1], Dictionary(uniqueKeysWithValues: line.dropFirst(2).map { field in
-                let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
-                return (kv[0], kv.count > 1 ? kv[1] : "")
-            }))
-        })
+        let devices = Dictionary(
+            uniqueKeysWithValues: result.lines("device").map { line in
+                (
+                    line[1],
+                    Dictionary(
+                        uniqueKeysWithValues: line.dropFirst(2).map { field in
+                            let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
+                            return (kv[0], kv.count > 1 ? kv[1] : "")
+                        }
+                    )
+                )
+            }
+        )
         #expect(devices.count == 5)
         #expect(devices["iio:device0"]?["name"] == "bmi160")
         #expect(devices["iio:device0"]?["sensors"] == "accelerometer,gyroscope")
@@ -65,8 +73,12 @@ struct FakeIIOTests {
         #expect(devices["iio:device4"]?["sensors"] == "barometer")
         #expect(devices["iio:device4"]?["rates"] == "range(min: 0.1, step: 0.0, max: 100.0)")
         let channels = result.lines("channel")
-        #expect(channels.contains { $0[1] == "iio:device1" && $0[2] == "accel_x" && $0[5] == "scale=0.004788403"
-            && $0[7] == "format=be:s16/16>>0" })
+        #expect(
+            channels.contains {
+                $0[1] == "iio:device1" && $0[2] == "accel_x" && $0[5] == "scale=0.004788403"
+                    && $0[7] == "format=be:s16/16>>0"
+            }
+        )
         #expect(channels.contains { $0[1] == "iio:device1" && $0[2] == "temp" && $0[6] == "offset=3311.986611" })
         #expect(channels.contains { $0[1] == "iio:device3" && $0[2] == "magn_y" && $0[5] == "scale=0.003375" })
         #expect(result.lines("hasIMU").first?[1] == "1")
@@ -90,10 +102,13 @@ struct FakeIIOTests {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(records: Self.bmi160Records, accelMatrix: accelMatrix)
         ])
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=100:accelerometer,gyroscope", "--want", "acc=9",
-            "--show", "/sys/bus/iio/devices/iio:device0/trigger/current_trigger",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer,gyroscope", "--want", "acc=9",
+                "--show", "/sys/bus/iio/devices/iio:device0/trigger/current_trigger",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         #expect(out.samples.count >= 9)
@@ -103,7 +118,10 @@ struct FakeIIOTests {
             // Chip axes → board axes: (y, x, −z), then −(m/s²)/g.
             let accel = Vector3(r[4] * 0.000598, r[3] * 0.000598, -r[5] * 0.000598) * (-1 / Self.g)
             let gyro = Vector3(r[0] * 0.001065, r[1] * 0.001065, r[2] * 0.001065)
-            #expect(close(sample.acceleration, accel), "sample \(k): \(String(describing: sample.acceleration)) vs \(accel)")
+            #expect(
+                close(sample.acceleration, accel),
+                "sample \(k): \(String(describing: sample.acceleration)) vs \(accel)"
+            )
             #expect(close(sample.rotationRate, gyro), "sample \(k)")
             // The fake's timestamps are 1 s + k × 10 ms on CLOCK_MONOTONIC.
             #expect(close(sample.timestamp, Double(1_000_000_000 + Int64(k) * 10_000_000) * 1e-9), "sample \(k)")
@@ -123,10 +141,13 @@ struct FakeIIOTests {
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: accelRecords, matrix: matrix),
             FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: gyroRecords, matrix: matrix),
         ])
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
-            "--want", "acc=6,gyro=6",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
+                "--want", "acc=6,gyro=6",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         let accel = out.samples.filter { $0.acceleration != nil }
@@ -148,16 +169,51 @@ struct FakeIIOTests {
         #expect(out.status["iio:device0"]?["rate"] == "100.0")
     }
 
+    @Test("scan types: 12-bit left-justified signed (bmc150), unsigned big-endian with an offset")
+    func scanTypes() throws {
+        // Negative 12-bit counts exercise the sign extension after the shift.
+        let accelRecords: [[Int64]] = [[-2048, 2047, 1024], [-1, 0, -1000]]
+        let magRecords: [[Int64]] = [[65535, 0, 32768], [40000, 30000, 32769]]
+        let spec = FakeIIOSpec(devices: [
+            FakeIIOModels.bmc150(id: "iio:device0", records: accelRecords),
+            FakeIIOModels.unsignedMagnetometer(id: "iio:device1", records: magRecords),
+        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=125:accelerometer", "--plan", "iio:device1=50:magnetometer",
+                "--want", "acc=4,mag=4",
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = ProbeOutput(result)
+        for (k, s) in out.samples.filter({ $0.acceleration != nil }).prefix(4).enumerated() {
+            let r = accelRecords[k % 2].map(Double.init)
+            #expect(close(s.acceleration, Vector3(r[0], r[1], r[2]) * (0.009582 * -1 / Self.g)), "accel \(k)")
+        }
+        for (k, s) in out.samples.filter({ $0.magneticField != nil }).prefix(4).enumerated() {
+            let r = magRecords[k % 2].map { (Double($0) - 32768) * 0.0009765625 * 100 }
+            #expect(close(s.magneticField, Vector3(r[0], r[1], r[2])), "mag \(k)")
+        }
+        // −2048 and 2047 are the 12-bit limits; 65535 and (unsigned) only the top counts as clipped.
+        #expect(out.status["iio:device0"]?["saturated"].flatMap(Int.init) ?? 0 >= 2)
+        #expect(out.status["iio:device1"]?["saturated"].flatMap(Int.init) ?? 0 >= 2)
+        #expect(out.status["iio:device1"]?["rate"] == "50.0")
+    }
+
     @Test("polled ak8975 and bmp280: per-axis scales, in_mount_matrix, Gauss → µT, kPa, m°C → °C")
     func polledDevices() throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.ak8975(id: "iio:device0", raw: (120, -45, 300)),
             FakeIIOModels.bmp280(id: "iio:device1", pressureKPa: "101.325000000", temperatureMilliC: "23450"),
         ])
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=20:magnetometer", "--plan", "iio:device1=10:barometer",
-            "--want", "mag=3,baro=3",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=20:magnetometer", "--plan", "iio:device1=10:barometer",
+                "--want", "mag=3,baro=3",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         let chip = Vector3(120 * 0.003363, -45 * 0.003375, 300 * 0.003234)
@@ -171,6 +227,29 @@ struct FakeIIOTests {
         #expect(out.status["iio:device0"]?["rate"] == "20.0")
     }
 
+    @Test("a triggered device with no trigger to use falls back to polling _raw (saturation still counted)")
+    func triggerlessFallsBackToPolling() throws {
+        var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
+        imu.trigger = nil
+        imu.attrs["trigger/current_trigger"] = ""
+        imu.attrs["in_accel_x_raw"] = "1234"
+        imu.attrs["in_accel_y_raw"] = "-2345"
+        imu.attrs["in_accel_z_raw"] = "32767"
+        let result = try run(
+            FakeIIOSpec(devices: [imu]),
+            [
+                "capture", "--plan", "iio:device0=50:accelerometer", "--want", "acc=3",
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = ProbeOutput(result)
+        let samples = out.samples
+        #expect(samples.count >= 3)
+        // accel_z reads the s16 maximum: clipped, counted, delivered.
+        #expect(out.status["iio:device0"]?["saturated"] == out.status["iio:device0"]?["samples"])
+        #expect(samples.allSatisfy { close($0.acceleration, Vector3(1234, -2345, 32767) * (0.000598 * -1 / Self.g)) })
+    }
+
     // MARK: - Rates
 
     @Test("rates: lowest supported at or above the request, clamped, written to sampling_frequency (list)")
@@ -180,13 +259,17 @@ struct FakeIIOTests {
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device1", records: [[1, 2, 3, 4]]),
         ])
         let base = "/sys/bus/iio/devices/"
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=130:accelerometer,gyroscope", "--plan", "iio:device1=5000:accelerometer",
-            "--want", "acc=40",
-            "--show", base + "iio:device0/in_accel_sampling_frequency",
-            "--show", base + "iio:device0/in_anglvel_sampling_frequency",
-            "--show", base + "iio:device1/sampling_frequency",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=130:accelerometer,gyroscope", "--plan",
+                "iio:device1=5000:accelerometer",
+                "--want", "acc=40",
+                "--show", base + "iio:device0/in_accel_sampling_frequency",
+                "--show", base + "iio:device0/in_anglvel_sampling_frequency",
+                "--show", base + "iio:device1/sampling_frequency",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         #expect(out.files[base + "iio:device0/in_accel_sampling_frequency"] == "200")
@@ -202,9 +285,12 @@ struct FakeIIOTests {
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]], available: "[25 25 1600]")
         ])
         let path = "/sys/bus/iio/devices/iio:device0/sampling_frequency"
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=130:accelerometer", "--want", "acc=5", "--show", path,
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=130:accelerometer", "--want", "acc=5", "--show", path,
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         #expect(out.files[path] == "150")
@@ -218,11 +304,14 @@ struct FakeIIOTests {
             FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: [[1, 2, 3, 4]]),
         ])
         let base = "/sys/bus/iio/devices/"
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
-            "--replan-after", "10", "--plan2", "iio:device0=100:accelerometer", "--want", "acc=20",
-            "--show", base + "iio:device0/buffer/enable", "--show", base + "iio:device1/buffer/enable",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
+                "--replan-after", "10", "--plan2", "iio:device0=100:accelerometer", "--want", "acc=20",
+                "--show", base + "iio:device0/buffer/enable", "--show", base + "iio:device1/buffer/enable",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         #expect(out.files[base + "iio:device0/buffer/enable"] == "1")
@@ -259,15 +348,21 @@ struct FakeIIOTests {
         var accel = FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]], clock: "realtime")
         accel.t0_ns = Int64(now(CLOCK_REALTIME) * 1e9)
         let before = now(CLOCK_MONOTONIC)
-        let result = try run(FakeIIOSpec(devices: [accel]), [
-            "capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=5",
-        ])
+        let result = try run(
+            FakeIIOSpec(devices: [accel]),
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=5",
+            ]
+        )
         let after = now(CLOCK_MONOTONIC)
         #expect(result.status == 0, "\(result.stderr)")
         let times = ProbeOutput(result).samples.map(\.timestamp)
         #expect(times.count >= 5)
         // Sampled during the run, so on the monotonic clock they fall inside it.
-        #expect(times.allSatisfy { $0 >= before - 1 && $0 <= after + 1 }, "\(times.prefix(3)) not in \(before)…\(after)")
+        #expect(
+            times.allSatisfy { $0 >= before - 1 && $0 <= after + 1 },
+            "\(times.prefix(3)) not in \(before)…\(after)"
+        )
         // 10 ms apart to the resolution of a double holding nanoseconds since 1970 (~0.24 µs).
         #expect(zip(times.dropFirst(), times).allSatisfy { abs($0 - $1 - 0.01) < 1e-6 })
     }
@@ -279,10 +374,13 @@ struct FakeIIOTests {
         let spec = FakeIIOSpec(devices: [
             imu, FakeIIOModels.bmp280(id: "iio:device1", pressureKPa: "nan", temperatureMilliC: "21000"),
         ])
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=20:barometer",
-            "--want", "acc=30", "--max-seconds", "10",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=20:barometer",
+                "--want", "acc=30", "--max-seconds", "10",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         let times = out.samples.filter { $0.acceleration != nil }.map(\.timestamp)
@@ -303,14 +401,17 @@ struct FakeIIOTests {
     @Test("a device that vanishes is reported, retried, and resumes by itself; the other keeps delivering")
     func vanishAndReturn() throws {
         var gyro = FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: [[1, 2, 3, 4]])
-        gyro.vanish(after: 30, seconds: 1.5)
+        gyro.vanish(after: 30, seconds: 2.5)
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[5, 6, 7, 8]]), gyro,
         ])
-        let result = try run(spec, [
-            "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
-            "--recoveries", "1", "--want", "gyro=50", "--max-seconds", "30",
-        ])
+        let result = try run(
+            spec,
+            [
+                "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
+                "--recoveries", "1", "--want", "gyro=50", "--max-seconds", "30", "--refill-timeout", "1",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         let failed = try #require(out.faults.first { $0.device == "iio:device1" && !$0.recovered })
@@ -341,10 +442,14 @@ struct FakeIIOTests {
         let listing = try run(spec, iiod: true, ["list", "--uri", uri])
         #expect(listing.status == 0, "\(listing.stderr)")
         #expect(listing.lines("device").map { $0[2] } == ["name=bmi160", "name=ak8975"])
-        let result = try run(spec, iiod: true, [
-            "capture", "--uri", uri, "--plan", "iio:device0=100:accelerometer,gyroscope",
-            "--plan", "iio:device1=10:magnetometer", "--want", "acc=6,mag=2",
-        ])
+        let result = try run(
+            spec,
+            iiod: true,
+            [
+                "capture", "--uri", uri, "--plan", "iio:device0=100:accelerometer,gyroscope",
+                "--plan", "iio:device1=10:magnetometer", "--want", "acc=6,mag=2",
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         for (k, s) in out.samples.filter({ $0.acceleration != nil }).prefix(6).enumerated() {

@@ -45,8 +45,13 @@ struct IIOParsingTests {
         #expect(m.description == "0, -1, 0; -1, 0, 0; 0, 0, -1")
     }
 
-    @Test("mount matrix garbage is rejected", arguments: ["", "1, 0, 0; 0, 1, 0", "1, 0; 0, 1; 0, 0", "a, 0, 0; 0, 1, 0; 0, 0, 1",
-        "0, 0, 0; 0, 1, 0; 0, 0, 1", "nan, 0, 0; 0, 1, 0; 0, 0, 1"])
+    @Test(
+        "mount matrix garbage is rejected",
+        arguments: [
+            "", "1, 0, 0; 0, 1, 0", "1, 0; 0, 1; 0, 0", "a, 0, 0; 0, 1, 0; 0, 0, 1",
+            "0, 0, 0; 0, 1, 0; 0, 0, 1", "nan, 0, 0; 0, 1, 0; 0, 0, 1",
+        ]
+    )
     func mountMatrixGarbage(_ text: String) {
         #expect(MountMatrix(parsing: text) == nil)
     }

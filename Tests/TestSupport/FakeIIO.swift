@@ -41,8 +41,13 @@ public struct FakeIIODevice: Encodable, Sendable {
     public var pace: Bool
 
     public init(
-        id: String, name: String, attrs: [String: String], trigger: String? = nil,
-        scan: [ScanElement] = [], bufferAttrs: [String: String] = [:], records: [[Int64]] = [],
+        id: String,
+        name: String,
+        attrs: [String: String],
+        trigger: String? = nil,
+        scan: [ScanElement] = [],
+        bufferAttrs: [String: String] = [:],
+        records: [[Int64]] = [],
         t0Ns: Int64 = 1_000_000_000
     ) {
         self.id = id
@@ -99,8 +104,10 @@ public struct FakeIIOResult: Sendable {
 
     /// Tab-separated fields of the lines starting with `kind`.
     public func lines(_ kind: String) -> [[String]] {
-        stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-            .filter { $0.first == kind }
+        stdout.split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+        .filter { $0.first == kind }
     }
 }
 
@@ -131,18 +138,25 @@ public enum FakeIIO {
             return found
         }
         throw FakeIIOError(
-            description: "\(name) was not built (looked in \(candidates.joined(separator: ", "))); run `swift build` first")
+            description:
+                "\(name) was not built (looked in \(candidates.joined(separator: ", "))); run `swift build` first"
+        )
     }
 
     /// Runs `command` inside a fresh fake tree built from `spec`. `iiod: true` also serves the tree with iiod
     /// on a free port that replaces `{IIOD_PORT}` in `command`. `limit` (seconds) is a safety net against a
     /// hang, not a timing assertion.
     public static func run(
-        _ spec: FakeIIOSpec, iiod: Bool = false, limit: Double = 60, _ command: [String]
+        _ spec: FakeIIOSpec,
+        iiod: Bool = false,
+        limit: Double = 60,
+        _ command: [String]
     ) throws -> FakeIIOResult {
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) ?? which("python3") else {
+        guard
+            let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }) ?? which("python3")
+        else {
             throw FakeIIOError(description: "python3 is needed to build the fake IIO tree; install python3")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fake-iio-spec-\(UUID().uuidString)")
@@ -176,6 +190,8 @@ public enum FakeIIO {
 
     static func which(_ tool: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(tool)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -24,7 +24,8 @@ public enum FakeIIOModels {
         ]
         if withTimestamp { scan.append(.init("in_timestamp", index: 10, type: "le:s64/64>>0")) }
         return FakeIIODevice(
-            id: id, name: "bmi160",
+            id: id,
+            name: "bmi160",
             attrs: [
                 "in_accel_scale": "0.000598",
                 "in_accel_scale_available": "0.000598 0.001197 0.002394 0.004788",
@@ -61,7 +62,8 @@ public enum FakeIIOModels {
         let type = kind == .accel ? "accel" : "anglvel"
         let scale = kind == .accel ? "0.004788403" : "0.001065264"
         return FakeIIODevice(
-            id: id, name: kind == .accel ? "icm42605-accel" : "icm42605-gyro",
+            id: id,
+            name: kind == .accel ? "icm42605-accel" : "icm42605-gyro",
             attrs: [
                 "in_\(type)_scale": scale,
                 "in_\(type)_x_raw": "0", "in_\(type)_y_raw": "0", "in_\(type)_z_raw": "0",
@@ -90,15 +92,19 @@ public enum FakeIIOModels {
     /// per-axis scales from the fuse-ROM sensitivity adjustment, `(ASA + 128) × 3000 / 256` µG: ASA 0x9f,
     /// 0xa0, 0x94 give 0.003363, 0.003375, 0.003234 G/count. `in_mount_matrix` as the driver exposes it.
     public static func ak8975(
-        id: String, raw: (Int, Int, Int), matrix: String = "0, -1, 0; -1, 0, 0; 0, 0, -1"
+        id: String,
+        raw: (Int, Int, Int),
+        matrix: String = "0, -1, 0; -1, 0, 0; 0, 0, -1"
     ) -> FakeIIODevice {
         FakeIIODevice(
-            id: id, name: "ak8975",
+            id: id,
+            name: "ak8975",
             attrs: [
                 "in_magn_x_raw": "\(raw.0)", "in_magn_y_raw": "\(raw.1)", "in_magn_z_raw": "\(raw.2)",
                 "in_magn_x_scale": "0.003363", "in_magn_y_scale": "0.003375", "in_magn_z_scale": "0.003234",
                 "in_mount_matrix": matrix,
-            ])
+            ]
+        )
     }
 
     /// bmp280 (drivers/iio/pressure/bmp280): processed values only, polled: `in_pressure_input` in kPa
@@ -106,7 +112,8 @@ public enum FakeIIOModels {
     /// sampling_frequency.
     public static func bmp280(id: String, pressureKPa: String, temperatureMilliC: String) -> FakeIIODevice {
         FakeIIODevice(
-            id: id, name: "bmp280",
+            id: id,
+            name: "bmp280",
             attrs: [
                 "in_pressure_input": pressureKPa,
                 "in_temp_input": temperatureMilliC,
@@ -114,6 +121,51 @@ public enum FakeIIOModels {
                 "in_pressure_oversampling_ratio_available": "1 2 4 8 16",
                 "in_temp_oversampling_ratio": "2",
                 "in_temp_oversampling_ratio_available": "1 2 4 8 16",
-            ])
+            ]
+        )
+    }
+
+    /// bmc150-accel (drivers/iio/accel/bmc150-accel-core): 12-bit counts left-justified in 16 bits
+    /// (`le:s12/16>>4`), triggered by its own `bmc150_accel-dev0` trigger; ±2 g = 0.009582 m/s²/count.
+    public static func bmc150(id: String, records: [[Int64]]) -> FakeIIODevice {
+        FakeIIODevice(
+            id: id,
+            name: "bmc150_accel",
+            attrs: [
+                "in_accel_scale": "0.009582",
+                "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+                "sampling_frequency": "125",
+                "sampling_frequency_available": "15.620000 31.260000 62.500000 125 250 500 1000 2000",
+                "in_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
+            ],
+            trigger: "bmc150_accel-dev0",
+            scan: [
+                .init("in_accel_x", index: 0, type: "le:s12/16>>4"),
+                .init("in_accel_y", index: 1, type: "le:s12/16>>4"),
+                .init("in_accel_z", index: 2, type: "le:s12/16>>4"),
+                .init("in_timestamp", index: 3, type: "le:s64/64>>0"),
+            ],
+            records: records
+        )
+    }
+
+    /// A magnetometer reporting unsigned counts around a mid-scale zero (`in_magn_offset` = −32768), big-endian,
+    /// as memsic-style parts do: (raw − 32768) × 0.0009765625 G/count (1/1024 G).
+    public static func unsignedMagnetometer(id: String, records: [[Int64]]) -> FakeIIODevice {
+        FakeIIODevice(
+            id: id,
+            name: "mmc-style",
+            attrs: [
+                "in_magn_scale": "0.0009765625", "in_magn_offset": "-32768",
+                "in_magn_x_raw": "32768", "in_magn_y_raw": "32768", "in_magn_z_raw": "32768",
+                "sampling_frequency": "50", "sampling_frequency_available": "[10 10 100]",
+            ],
+            scan: [
+                .init("in_magn_x", index: 0, type: "be:u16/16>>0"),
+                .init("in_magn_y", index: 1, type: "be:u16/16>>0"),
+                .init("in_magn_z", index: 2, type: "be:u16/16>>0"),
+            ],
+            records: records
+        )
     }
 }
