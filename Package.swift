@@ -51,6 +51,7 @@ let package = Package(
                 "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -36,6 +36,7 @@ struct RunCommand: AsyncParsableCommand {
             broker: MosquittoClient(logger: logger),
             stateDirectory: stateDirectory,
             password: password,
+            configurationPath: path,
             logger: logger
         )
         let group = ServiceGroup(

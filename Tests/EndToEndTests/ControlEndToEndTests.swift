@@ -151,4 +151,36 @@ import TestSupport
         #expect(magnetometer?["requestedRateHz"] as? Double == 5, "set-rate survived the restart")
         await status.close()
     }
+
+    @Test func sighupAndReloadConfigApplyAValidFileAndKeepTheOldOneOnAnInvalidFile() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-reload", port: broker.port))
+        defer { agent.runner.kill() }
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-reload/status"])
+        try await status.waitFor(count: 1, timeout: 20)
+        func accelerometerRate() -> Double? {
+            let last = status.messages.last.map(payloadJSON)
+            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"] as? Double
+        }
+        #expect(accelerometerRate() == 50)
+
+        // SIGHUP with a changed file: the new rate applies without a restart.
+        let original = try String(contentsOfFile: agent.configPath, encoding: .utf8)
+        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: 10\n").write(toFile: agent.configPath, atomically: true, encoding: .utf8)
+        agent.runner.signal(SIGHUP)
+        try await status.waitUntil(timeout: 10, "the reloaded rate in status") { messages in
+            let last = messages.last.map(payloadJSON)
+            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"] as? Double == 10
+        }
+        #expect(agent.runner.isRunning)
+
+        // reload-config with an invalid file: 400 with the problem, nothing changes.
+        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: -3\n").write(toFile: agent.configPath, atomically: true, encoding: .utf8)
+        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-reload", "reload-config"])
+        #expect(code == 1)
+        #expect(lines.joined().contains("\t400\t") && lines.joined().contains("rate_hz"), "\(lines)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(accelerometerRate() == 10)
+        await status.close()
+    }
 }

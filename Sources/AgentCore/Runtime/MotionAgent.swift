@@ -4,6 +4,7 @@ import Logging
 import MotionEstimation
 import MotionModel
 import ServiceLifecycle
+import UnixSignals
 import Synchronization
 
 /// The running agent: source → hub → streams → outbox → broker, with the birth/will status, reconnects owned
@@ -21,6 +22,8 @@ public final class MotionAgent: Service, Sendable {
     private let broker: BrokerClient
     private let stateDirectory: String
     private let password: String?
+    /// The file `reload-config` and SIGHUP re-read; nil when the agent was built without one.
+    private let configurationPath: String?
     private let logger: Logger
     private let options: Options
 
@@ -41,9 +44,11 @@ public final class MotionAgent: Service, Sendable {
         broker: BrokerClient,
         stateDirectory: String,
         password: String?,
+        configurationPath: String? = nil,
         logger: Logger,
         options: Options = Options()
     ) {
+        self.configurationPath = configurationPath
         self.configuration = configuration
         self.source = source
         self.broker = broker
@@ -101,6 +106,9 @@ public final class MotionAgent: Service, Sendable {
             deviceID: configuration.device.id,
             settings: controlSettings,
             statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
+            reloadConfiguration: { [controller, configuration, configurationPath] in
+                try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
+            },
             logger: logger
         )
         controlTopics = [topics.control, configuration.control.fleetTopic]
@@ -138,6 +146,7 @@ public final class MotionAgent: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.acquire() }
                 group.addTask { await self.superviseConnection(options: options) }
+                group.addTask { await self.reloadOnHangup() }
                 group.addTask {
                     // What the estimators learned survives a crash, at most a minute old.
                     while (try? await Task.sleep(for: .seconds(60))) != nil {
@@ -227,6 +236,25 @@ public final class MotionAgent: Service, Sendable {
                 if outcome.stateChanged {
                     publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
                 }
+            }
+        }
+    }
+
+    /// SIGHUP re-reads config.yaml, like the reload-config command; an invalid file keeps the running
+    /// configuration and says why.
+    private func reloadOnHangup() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            do {
+                let result = try ConfigurationReload.perform(
+                    path: configurationPath, running: configuration, controller: controller)
+                logger.notice("SIGHUP: configuration reloaded: \(result["message"] ?? "")")
+                if broker.isConnected {
+                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                }
+            } catch let failure as ControlFailure {
+                logger.error("SIGHUP: \(failure.message)")
+            } catch {
+                logger.error("SIGHUP: reload failed: \(error)")
             }
         }
     }

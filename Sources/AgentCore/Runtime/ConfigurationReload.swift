@@ -1,0 +1,34 @@
+import AgentConfig
+
+/// Re-reads config.yaml for `reload-config` and SIGHUP. Stream settings and the reference frame apply at
+/// once; sections that shape connections or hardware (mqtt, source, device, topics…) need a restart, and the
+/// result says which. An invalid file changes nothing and the reply carries every problem.
+enum ConfigurationReload {
+    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any] {
+        guard let path else {
+            throw ControlFailure(code: 409, id: nil, "this agent was started without a configuration file to reload")
+        }
+        let new: AgentConfiguration
+        do {
+            new = try ConfigurationLoader.load(file: path)
+        } catch {
+            throw ControlFailure(code: 400, id: nil, "\(path) is invalid; the running configuration is kept:\n\(error)")
+        }
+        let changed = try controller.applyReloaded(new)
+        var restart: [String] = []
+        if new.device != running.device { restart.append("device") }
+        if new.agent != running.agent { restart.append("agent") }
+        if new.source != running.source { restart.append("source") }
+        if new.mqtt != running.mqtt { restart.append("mqtt") }
+        if new.topics != running.topics { restart.append("topics") }
+        if new.control != running.control { restart.append("control") }
+        if new.location != running.location { restart.append("location") }
+        if new.pedometer != running.pedometer { restart.append("pedometer") }
+        if new.altimeter != running.altimeter { restart.append("altimeter") }
+        if new.submersion != running.submersion { restart.append("submersion") }
+        if new.outbox != running.outbox { restart.append("outbox") }
+        var message = changed.isEmpty ? "no stream changed" : "applied to: \(changed.joined(separator: ", "))"
+        if !restart.isEmpty { message += "; restart the agent to apply: \(restart.joined(separator: ", "))" }
+        return ["changedStreams": changed, "needsRestart": restart, "message": message]
+    }
+}
