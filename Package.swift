@@ -36,6 +36,8 @@ let package = Package(
             providers: [.apt(["libiio-dev"])]
         ),
 
+        // adjtimex(2) for "is the clock synchronized?": Swift's Glibc module does not export <sys/timex.h>.
+        .target(name: "CSystemClock"),
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
         // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "AgentCore",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory",
+                "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory", "CSystemClock",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -271,6 +271,7 @@ public final class AgentController: Sendable {
             schemaVersion: AgentVersion.schemaVersion,
             bootCount: bootCount,
             time: WallClock.realtimeNow(),
+            clockSynchronized: ClockSynchronization.isSynchronized(),
             reason: reason,
             source: source.summary,
             streams: streams,

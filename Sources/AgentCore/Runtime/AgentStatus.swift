@@ -108,6 +108,9 @@ public struct AgentStatus: Sendable, Codable, Equatable {
     /// can tell the will of an earlier run from the current one.
     public var bootCount: UInt64
     public var time: Double
+    /// Whether the system clock is synchronized: when false, `time` fields may be far off (1970 on a board
+    /// without a real-time clock), while `timestamp` fields stay valid for intervals.
+    public var clockSynchronized: Bool?
     public var reason: String?
     public var source: String?
     public var streams: [String: Stream]?

@@ -105,6 +105,7 @@ public final class MotionAgent: Service, Sendable {
             topics: topics,
             deviceID: configuration.device.id,
             settings: controlSettings,
+            clockSynchronized: { ClockSynchronization.isSynchronized() },
             statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
             reloadConfiguration: { [controller, configuration, configurationPath] in
                 try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
