@@ -1,3 +1,5 @@
+internal import CSQLite
+
 extension HistoryDatabase {
     /// The schema, one migration per version: `PRAGMA user_version` counts the migrations applied, so a
     /// database written by an older agent is brought forward in one transaction at open. Append new
@@ -44,7 +46,7 @@ extension HistoryDatabase {
         guard let text = try connection.text("PRAGMA user_version", operation: "read the schema version"),
             let version = Int(text)
         else {
-            throw SQLiteError(operation: "read the schema version", code: 1, message: "no version returned")
+            throw SQLiteError(operation: "read the schema version", code: SQLITE_ERROR, message: "no version returned")
         }
         if version == schemaVersion { return }
         guard version < schemaVersion else {

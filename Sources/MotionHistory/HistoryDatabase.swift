@@ -1,3 +1,4 @@
+internal import CSQLite
 import MotionModel
 
 /// One open history file: its connection, its prepared statements and the few values cached between calls.
@@ -31,97 +32,104 @@ final class HistoryDatabase {
     /// - Parameter maxPageCount: caps the file at this many pages (`PRAGMA max_page_count`), for tests
     ///   that need SQLITE_FULL without filling a disk.
     init(path: String, maxPageCount: Int? = nil) throws {
-        connection = try SQLiteConnection(path: path)
-        // A file that is not a database fails here with SQLITE_NOTADB; damaged pages show up as lines other
-        // than "ok". quick_check is O(file size) without checking index contents: seconds at most on a week.
-        let check = try connection.texts("PRAGMA quick_check", operation: "check the database")
-        guard check == ["ok"] else {
-            throw SQLiteError(
-                operation: "check the database",
-                code: 11,  // SQLITE_CORRUPT
-                message: "quick_check reported " + check.prefix(3).joined(separator: "; ")
-            )
-        }
-        // WAL: a crash or power cut loses at most the last commits, never the file; NORMAL is durable
-        // enough in WAL mode (sqlite.org/pragma.html#pragma_synchronous) and avoids an fsync per write.
-        let mode = try connection.text("PRAGMA journal_mode=WAL", operation: "set WAL journal mode")
-        if mode?.lowercased() != "wal" {
-            throw SQLiteError(
-                operation: "set WAL journal mode",
-                code: 1,
-                message: "SQLite kept journal mode \(mode ?? "unknown")"
-            )
-        }
-        try connection.execute("PRAGMA synchronous=NORMAL", operation: "set synchronous=NORMAL")
-        if let maxPageCount {
-            _ = try connection.text("PRAGMA max_page_count=\(maxPageCount)", operation: "limit the page count")
-        }
-        try Self.migrate(connection)
+        let connection = try SQLiteConnection(path: path)
+        self.connection = connection
+        do {
+            // A file that is not a database fails here with SQLITE_NOTADB; damaged pages show up as lines other
+            // than "ok". quick_check is O(file size) without checking index contents: seconds at most on a week.
+            let check = try connection.texts("PRAGMA quick_check", operation: "check the database")
+            guard check == ["ok"] else {
+                throw SQLiteError(
+                    operation: "check the database",
+                    code: SQLITE_CORRUPT,
+                    message: "quick_check reported " + check.prefix(3).joined(separator: "; ")
+                )
+            }
+            // WAL: a crash or power cut loses at most the last commits, never the file; NORMAL is durable
+            // enough in WAL mode (sqlite.org/pragma.html#pragma_synchronous) and avoids an fsync per write.
+            let mode = try connection.text("PRAGMA journal_mode=WAL", operation: "set WAL journal mode")
+            if mode?.lowercased() != "wal" {
+                throw SQLiteError(
+                    operation: "set WAL journal mode",
+                    code: SQLITE_ERROR,
+                    message: "SQLite kept journal mode \(mode ?? "unknown")"
+                )
+            }
+            try connection.execute("PRAGMA synchronous=NORMAL", operation: "set synchronous=NORMAL")
+            if let maxPageCount {
+                _ = try connection.text("PRAGMA max_page_count=\(maxPageCount)", operation: "limit the page count")
+            }
+            try Self.migrate(connection)
 
-        insertInterval = try connection.prepare(
-            """
-            INSERT INTO pedometer_interval (session_id, start_time, end_time, steps, distance, floors_ascended,
-                floors_descended, active_time, total_steps, total_distance, total_floors_ascended,
-                total_floors_descended, total_active_time)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            """,
-            operation: "store a pedometer interval"
-        )
-        lastIntervalOfSession = try connection.prepare(
-            """
-            SELECT end_time, total_steps, total_distance, total_floors_ascended, total_floors_descended,
-                total_active_time
-            FROM pedometer_interval WHERE session_id = ?1 ORDER BY rowid DESC LIMIT 1
-            """,
-            operation: "read the session's last pedometer snapshot"
-        )
-        intervalsOverlapping = try connection.prepare(
-            """
-            SELECT start_time, end_time, steps, distance, floors_ascended, floors_descended, active_time
-            FROM pedometer_interval WHERE end_time >= ?1 AND start_time <= ?2
-            """,
-            operation: "read pedometer history"
-        )
-        insertSegment = try connection.prepare(
-            """
-            INSERT OR REPLACE INTO activity_segment
-                (start_time, stationary, walking, running, automotive, cycling, unknown, confidence)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """,
-            operation: "store an activity segment"
-        )
-        updateSegmentConfidence = try connection.prepare(
-            "UPDATE activity_segment SET confidence = ?2 WHERE start_time = ?1",
-            operation: "raise an activity segment's confidence"
-        )
-        lastSegmentRecorded = try connection.prepare(
-            """
-            SELECT start_time, stationary, walking, running, automotive, cycling, unknown, confidence
-            FROM activity_segment ORDER BY rowid DESC LIMIT 1
-            """,
-            operation: "read the last activity segment"
-        )
-        segmentsStarting = try connection.prepare(
-            """
-            SELECT start_time, stationary, walking, running, automotive, cycling, unknown, confidence
-            FROM activity_segment WHERE start_time >= ?1 AND start_time <= ?2 ORDER BY start_time
-            """,
-            operation: "read activity history"
-        )
-        deleteIntervals = try connection.prepare(
-            "DELETE FROM pedometer_interval WHERE end_time < ?1",
-            operation: "delete old pedometer history"
-        )
-        deleteSegments = try connection.prepare(
-            "DELETE FROM activity_segment WHERE start_time < ?1",
-            operation: "delete old activity history"
-        )
+            insertInterval = try connection.prepare(
+                """
+                INSERT INTO pedometer_interval (session_id, start_time, end_time, steps, distance, floors_ascended,
+                    floors_descended, active_time, total_steps, total_distance, total_floors_ascended,
+                    total_floors_descended, total_active_time)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                """,
+                operation: "store a pedometer interval"
+            )
+            lastIntervalOfSession = try connection.prepare(
+                """
+                SELECT end_time, total_steps, total_distance, total_floors_ascended, total_floors_descended,
+                    total_active_time
+                FROM pedometer_interval WHERE session_id = ?1 ORDER BY rowid DESC LIMIT 1
+                """,
+                operation: "read the session's last pedometer snapshot"
+            )
+            intervalsOverlapping = try connection.prepare(
+                """
+                SELECT start_time, end_time, steps, distance, floors_ascended, floors_descended, active_time
+                FROM pedometer_interval WHERE end_time >= ?1 AND start_time <= ?2
+                """,
+                operation: "read pedometer history"
+            )
+            insertSegment = try connection.prepare(
+                """
+                INSERT OR REPLACE INTO activity_segment
+                    (start_time, stationary, walking, running, automotive, cycling, unknown, confidence)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """,
+                operation: "store an activity segment"
+            )
+            updateSegmentConfidence = try connection.prepare(
+                "UPDATE activity_segment SET confidence = ?2 WHERE start_time = ?1",
+                operation: "raise an activity segment's confidence"
+            )
+            lastSegmentRecorded = try connection.prepare(
+                """
+                SELECT start_time, stationary, walking, running, automotive, cycling, unknown, confidence
+                FROM activity_segment ORDER BY rowid DESC LIMIT 1
+                """,
+                operation: "read the last activity segment"
+            )
+            segmentsStarting = try connection.prepare(
+                """
+                SELECT start_time, stationary, walking, running, automotive, cycling, unknown, confidence
+                FROM activity_segment WHERE start_time >= ?1 AND start_time <= ?2 ORDER BY start_time
+                """,
+                operation: "read activity history"
+            )
+            deleteIntervals = try connection.prepare(
+                "DELETE FROM pedometer_interval WHERE end_time < ?1",
+                operation: "delete old pedometer history"
+            )
+            deleteSegments = try connection.prepare(
+                "DELETE FROM activity_segment WHERE start_time < ?1",
+                operation: "delete old activity history"
+            )
 
-        lastSegmentRecorded.reset()
-        if try lastSegmentRecorded.step() {
-            lastSegment = Self.activity(from: lastSegmentRecorded)
+            lastSegmentRecorded.reset()
+            if try lastSegmentRecorded.step() {
+                lastSegment = Self.activity(from: lastSegmentRecorded)
+            }
+            lastSegmentRecorded.reset()
+        } catch {
+            // A file that fails at open is moved aside as it is: SQLite must not checkpoint or delete its WAL.
+            connection.keepWALOnClose()
+            throw error
         }
-        lastSegmentRecorded.reset()
     }
 
     // MARK: Pedometer

@@ -60,7 +60,8 @@ struct HistoryState {
     /// creates a new one. Returns whether a new database is open.
     @discardableResult
     mutating func setAside(reason: String, cause: String, reports: inout [String]) -> Bool {
-        // Closing first: SQLite must not write the old WAL into a file that has moved.
+        // Close first, keeping the WAL as it is: the moved files should be what failed, for inspection.
+        database?.connection.keepWALOnClose()
         database = nil
         let moved: String
         switch DatabaseFile.moveAside(path, reason: reason, now: DatabaseFile.wallClock()) {

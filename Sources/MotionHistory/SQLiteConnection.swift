@@ -38,6 +38,16 @@ final class SQLiteConnection {
     /// SQLite's message for the last failed call on this connection.
     var lastMessage: String { String(cString: sqlite3_errmsg(pointer)) }
 
+    /// Keeps the `-wal` and `-shm` files when this connection closes.
+    ///
+    /// The last connection to close normally checkpoints the WAL into the database and deletes it; a file
+    /// about to be moved aside as corrupt should keep its WAL as it was, for whoever inspects it
+    /// (sqlite3.h, SQLITE_FCNTL_PERSIST_WAL).
+    func keepWALOnClose() {
+        var on: Int32 = 1
+        _ = sqlite3_file_control(pointer, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    }
+
     /// Runs statements that return no rows we need (schema, pragmas that set, transactions).
     func execute(_ sql: String, operation: String) throws(SQLiteError) {
         var errorText: UnsafeMutablePointer<CChar>?
