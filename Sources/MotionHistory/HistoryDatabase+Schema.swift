@@ -70,7 +70,7 @@ extension HistoryDatabase {
         var found: Int
         var supported: Int
         var description: String {
-            "its schema version \(found) is newer than this agent's \(supported) (written by a newer agent)"
+            "its schema version \(found) is newer than this agent's \(supported)"
         }
     }
 }

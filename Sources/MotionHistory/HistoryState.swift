@@ -48,29 +48,52 @@ struct HistoryState {
 
     /// Why a failure makes the file worth moving aside, as the word in the moved file's name; nil when
     /// moving it would not help (permissions, a missing directory, a disk full before anything was written).
-    static func setAsideReason(_ error: any Error, duringOpen: Bool, hasWritten: Bool = false) -> String? {
-        if error is HistoryDatabase.NewerSchema { return "newer" }
+    static func setAsideReason(_ error: any Error, duringOpen: Bool, hasWritten: Bool = false) -> SetAsideReason? {
+        if error is HistoryDatabase.NewerSchema { return .newer }
         guard let error = error as? SQLiteError else { return nil }
-        if error.isCorruption { return "corrupt" }
-        if error.isFull, !duringOpen, hasWritten { return "full" }
+        if error.isCorruption { return .corrupt }
+        if error.isFull, !duringOpen, hasWritten { return .full }
         return nil
+    }
+
+    /// Why a file is moved aside; the raw value goes into the moved file's name.
+    enum SetAsideReason: String {
+        case corrupt
+        case full
+        case newer
+
+        var explanation: String {
+            switch self {
+            case .corrupt: "corrupt"
+            case .full: "full"
+            case .newer: "written by a newer agent"
+            }
+        }
+
+        func advice(moved: String) -> String {
+            switch self {
+            case .corrupt: "\(moved) keeps the earlier history for inspection (sqlite3 .recover); delete it when done"
+            case .full: "free disk space on its volume, and delete \(moved) once its history is not needed"
+            case .newer: "run the newer agent to read \(moved), or delete it"
+            }
+        }
     }
 
     /// Closes the database, renames the file (and its WAL companions) with `reason` and a timestamp, and
     /// creates a new one. Returns whether a new database is open.
     @discardableResult
-    mutating func setAside(reason: String, cause: String, reports: inout [String]) -> Bool {
+    mutating func setAside(reason: SetAsideReason, cause: String, reports: inout [String]) -> Bool {
         // Close first, keeping the WAL as it is: the moved files should be what failed, for inspection.
         database?.connection.keepWALOnClose()
         database = nil
         let moved: String
-        switch DatabaseFile.moveAside(path, reason: reason, now: DatabaseFile.wallClock()) {
+        switch DatabaseFile.moveAside(path, reason: reason.rawValue, now: DatabaseFile.wallClock()) {
         case .success(let target):
             moved = target
         case .failure(let failure):
             note(
                 failure:
-                    "the history database \(path) is unusable (\(cause)) and could not be moved aside: \(failure) — history is off; remove or repair the file and restart the agent",
+                    "the history database \(path) is unusable (\(cause)) and could not be moved aside: \(failure) — history is off until it can be moved; check the permissions of its directory, or remove the file",
                 reports: &reports
             )
             return false
@@ -86,20 +109,11 @@ struct HistoryState {
             return false
         }
         reports.append(
-            "the history database \(path) was \(Self.explain(reason)) (\(cause)); moved it aside to \(moved) and started a new one — earlier history is in the moved file, the agent goes on recording"
+            "the history database \(path) was \(reason.explanation) (\(cause)); moved it aside to \(moved) and started a new one — the agent goes on recording; \(reason.advice(moved: moved))"
         )
         failure = nil
         failuresSinceReport = 0
         return true
-    }
-
-    private static func explain(_ reason: String) -> String {
-        switch reason {
-        case "corrupt": "corrupt"
-        case "full": "full"
-        case "newer": "written by a newer agent"
-        default: reason
-        }
     }
 
     // MARK: Writes

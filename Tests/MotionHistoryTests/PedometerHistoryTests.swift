@@ -173,3 +173,29 @@ import Testing
         #expect(try store.queryPedometerData(from: 0, to: 10_000).numberOfSteps == 0)
     }
 }
+
+@Suite struct ConcurrentHistoryTests {
+    @Test func concurrentWritersAndReadersKeepEveryIncrement() async throws {
+        let fixture = HistoryFixture()
+        let store = try fixture.open()
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for index in 0...50 {
+                        store.recordPedometer(
+                            PedometerSnapshot(sessionID: "w\(writer)", time: 1_000 + Double(index), numberOfSteps: index * 2)
+                        )
+                        store.recordActivity(MotionActivity(startDate: 0, walking: index % 2 == 0), at: Double(writer * 1_000 + index))
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<20 {
+                        _ = try? store.queryPedometerData(from: 0, to: 2_000)
+                    }
+                }
+            }
+        }
+        #expect(try store.queryPedometerData(from: 0, to: 2_000).numberOfSteps == 4 * 100)
+        #expect(fixture.reports.all.isEmpty)
+    }
+}
