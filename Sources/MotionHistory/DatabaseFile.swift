@@ -28,7 +28,11 @@ enum DatabaseFile {
         for suffix in companions where exists(path + suffix) {
             if rename(path + suffix, target + suffix) != 0 {
                 return .failure(
-                    MoveAsideFailure(path: path + suffix, target: target + suffix, reason: String(cString: strerror(errno)))
+                    MoveAsideFailure(
+                        path: path + suffix,
+                        target: target + suffix,
+                        reason: String(cString: strerror(errno))
+                    )
                 )
             }
         }

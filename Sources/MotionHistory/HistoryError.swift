@@ -25,7 +25,8 @@ public struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable 
     static func invalidRetention(_ days: Int) -> HistoryError {
         HistoryError(
             code: .invalidRetention,
-            description: "history retention of \(days) days is not allowed — set pedometer.history_retention_days in config.yaml to 1–365"
+            description:
+                "history retention of \(days) days is not allowed — set pedometer.history_retention_days in config.yaml to 1–365"
         )
     }
 

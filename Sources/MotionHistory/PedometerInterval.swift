@@ -35,7 +35,10 @@ struct PedometerInterval: Equatable {
         start = min(previous.time, current.time)
         steps = Self.increment(Double(previous.numberOfSteps), Double(current.numberOfSteps))
         distance = Self.increment(previous.distance, current.distance)
-        floorsAscended = Self.increment(previous.floorsAscended.map(Double.init), current.floorsAscended.map(Double.init))
+        floorsAscended = Self.increment(
+            previous.floorsAscended.map(Double.init),
+            current.floorsAscended.map(Double.init)
+        )
         floorsDescended = Self.increment(
             previous.floorsDescended.map(Double.init),
             current.floorsDescended.map(Double.init)

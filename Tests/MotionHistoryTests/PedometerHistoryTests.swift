@@ -6,7 +6,9 @@ import Testing
 @Suite struct PedometerHistoryTests {
     /// A 30 s walk: 20 steps in each of the first two 10 s intervals, 10 in the third.
     private func recordWalk(_ store: HistoryStore, session: String = "a", at t0: Double = 1_000) {
-        let counters: [(Double, Int, Double, Double)] = [(0, 0, 0, 0), (10, 20, 14, 10), (20, 40, 28, 20), (30, 50, 35, 25)]
+        let counters: [(Double, Int, Double, Double)] = [
+            (0, 0, 0, 0), (10, 20, 14, 10), (20, 40, 28, 20), (30, 50, 35, 25),
+        ]
         for (offset, steps, distance, active) in counters {
             store.recordPedometer(
                 PedometerSnapshot(
@@ -76,7 +78,9 @@ import Testing
         }
         let second = try fixture.open()
         // Counters restart at zero in the new session.
-        second.recordPedometer(PedometerSnapshot(sessionID: "after-restart", time: 2_000, numberOfSteps: 0, distance: 0))
+        second.recordPedometer(
+            PedometerSnapshot(sessionID: "after-restart", time: 2_000, numberOfSteps: 0, distance: 0)
+        )
         second.recordPedometer(
             PedometerSnapshot(sessionID: "after-restart", time: 2_010, numberOfSteps: 30, distance: 21, activeTime: 10)
         )
@@ -183,9 +187,16 @@ import Testing
                 group.addTask {
                     for index in 0...50 {
                         store.recordPedometer(
-                            PedometerSnapshot(sessionID: "w\(writer)", time: 1_000 + Double(index), numberOfSteps: index * 2)
+                            PedometerSnapshot(
+                                sessionID: "w\(writer)",
+                                time: 1_000 + Double(index),
+                                numberOfSteps: index * 2
+                            )
                         )
-                        store.recordActivity(MotionActivity(startDate: 0, walking: index % 2 == 0), at: Double(writer * 1_000 + index))
+                        store.recordActivity(
+                            MotionActivity(startDate: 0, walking: index % 2 == 0),
+                            at: Double(writer * 1_000 + index)
+                        )
                     }
                 }
                 group.addTask {

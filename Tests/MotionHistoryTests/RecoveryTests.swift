@@ -36,7 +36,9 @@ import Testing
         #expect(moved == [aside, aside + "-shm", aside + "-wal"])
         // The garbage and the WAL are kept, untouched, for whoever wants to look at them.
         #expect(FileManager.default.contents(atPath: fixture.directory + "/" + aside) == Data(garbage))
-        #expect(FileManager.default.contents(atPath: fixture.directory + "/" + aside + "-wal") == Data("stale wal".utf8))
+        #expect(
+            FileManager.default.contents(atPath: fixture.directory + "/" + aside + "-wal") == Data("stale wal".utf8)
+        )
         let reports = fixture.reports.all
         #expect(reports.count == 1)
         #expect(reports.first?.contains(fixture.path) == true)
@@ -62,7 +64,11 @@ import Testing
         try write(Array(repeating: 0xA5, count: Int(size) - 4_096), to: fixture.path, at: 4_096)
 
         let store = try fixture.open()
-        #expect(fixture.files(startingWith: "history.sqlite.corrupt-").filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") }.count == 1)
+        #expect(
+            fixture.files(startingWith: "history.sqlite.corrupt-").filter {
+                !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal")
+            }.count == 1
+        )
         #expect(fixture.reports.all.contains { $0.contains(fixture.path) && $0.contains("started a new one") })
         #expect(try store.queryPedometerData(from: 0, to: 10_000).numberOfSteps == 0)
         try expectWorks(store)
@@ -75,7 +81,11 @@ import Testing
             try connection.execute("PRAGMA user_version = 99", operation: "pretend to be a newer agent")
         }
         let store = try fixture.open()
-        #expect(fixture.files(startingWith: "history.sqlite.newer-").filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") }.count == 1)
+        #expect(
+            fixture.files(startingWith: "history.sqlite.newer-").filter {
+                !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal")
+            }.count == 1
+        )
         #expect(fixture.reports.all.contains { $0.contains("written by a newer agent") })
         try expectWorks(store)
     }

@@ -9,7 +9,10 @@ import Testing
     private func recordDay(_ store: HistoryStore, at t0: Double, steps: Int) {
         store.recordPedometer(PedometerSnapshot(sessionID: "s\(t0)", time: t0, numberOfSteps: 0))
         store.recordPedometer(PedometerSnapshot(sessionID: "s\(t0)", time: t0 + 10, numberOfSteps: steps))
-        store.recordActivity(MotionActivity(startDate: 0, walking: t0.truncatingRemainder(dividingBy: 2 * day) == 0), at: t0)
+        store.recordActivity(
+            MotionActivity(startDate: 0, walking: t0.truncatingRemainder(dividingBy: 2 * day) == 0),
+            at: t0
+        )
     }
 
     @Test func pruningDeletesRowsOlderThanTheRetention() throws {
@@ -28,7 +31,9 @@ import Testing
         let kept = try store.queryPedometerData(from: 0, to: t0 + 3 * day)
         #expect(kept.numberOfSteps == 60)
         #expect(kept.startDate == t0 + day)
-        #expect(try store.queryActivityStarting(from: 0, to: t0 + 3 * day).map(\.startDate) == [t0 + day, t0 + 2 * day])
+        #expect(
+            try store.queryActivityStarting(from: 0, to: t0 + 3 * day).map(\.startDate) == [t0 + day, t0 + 2 * day]
+        )
         // A window entirely before the retained history is refused with a sentence that says so.
         do {
             _ = try store.queryPedometerData(from: t0, to: t0 + 10)
