@@ -39,7 +39,10 @@ struct HistoryState {
                 return .failure(failure)
             }
             guard setAside(reason: reason, cause: "\(error)", reports: &reports), let database else {
-                let failure = HistoryError.cannotOpen(path: path, reason: self.failure ?? "\(error)")
+                let failure = HistoryError.cannotOpen(
+                    path: path,
+                    reason: "\(error), and moving it aside or creating a new one failed (reported)"
+                )
                 return .failure(failure)
             }
             return .success(database)

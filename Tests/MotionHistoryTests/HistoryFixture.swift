@@ -9,7 +9,8 @@ final class HistoryFixture {
     let reports = ReportLog()
 
     init() {
-        let template = NSTemporaryDirectory() + "motion-history-XXXXXX"
+        // mkdtemp replaces the trailing six X with a unique suffix.
+        let template = NSTemporaryDirectory() + "motion-history-" + String(repeating: "X", count: 6)
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { fatalError("mkdtemp failed: errno \(errno)") }
         directory = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
