@@ -64,3 +64,32 @@ import Testing
         }
     }
 }
+
+@Suite struct HistoryQueryCommandTests {
+    @Test(arguments: [
+        (#"{"id":"q","command":"query-pedometer","from":1763700000,"to":1763703600}"#, 1_763_700_000.0, 1_763_703_600.0),
+        (#"{"id":"q","command":"query-activity","from":"2025-11-21T04:40:00Z","to":"2025-11-21T05:40:00.5Z"}"#,
+         1_763_700_000.0, 1_763_703_600.5),
+    ])
+    func timesAreUnixSecondsOrISO8601(text: String, from: Double, to: Double) throws {
+        let r = try ControlRequest.parse(Array(text.utf8)).get()
+        switch r.command {
+        case .queryPedometer(let a, let b), .queryActivity(let a, let b):
+            #expect(a == from && b == to)
+        default: Issue.record("\(r.command)")
+        }
+    }
+
+    @Test(arguments: [
+        #"{"id":"q","command":"query-pedometer","from":10}"#,
+        #"{"id":"q","command":"query-pedometer","from":"yesterday","to":10}"#,
+        #"{"id":"q","command":"query-activity","from":20,"to":10}"#,
+    ])
+    func badTimesAreRefused(text: String) {
+        if case .failure(let f) = ControlRequest.parse(Array(text.utf8)) {
+            #expect(f.code == 400)
+        } else {
+            Issue.record("accepted \(text)")
+        }
+    }
+}

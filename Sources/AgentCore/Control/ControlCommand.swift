@@ -1,4 +1,5 @@
 import AgentConfig
+import Foundation
 import MotionModel
 
 /// The commands an operator can send, with their arguments already type-checked.
@@ -12,12 +13,16 @@ public enum ControlCommand: Sendable, Equatable {
     case setReferenceFrame(AttitudeReferenceFrame)
     case resetPedometer
     case reloadConfig
+    /// Core Motion's queryPedometerData(from:to:), Unix seconds.
+    case queryPedometer(from: Double, to: Double)
+    /// Core Motion's queryActivityStarting(from:to:), Unix seconds.
+    case queryActivity(from: Double, to: Double)
     case status
     case listStreams
     case ping
 
     public static let names = [
-        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "reload-config", "status",
+        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "query-pedometer", "query-activity", "reload-config", "status",
         "list-streams", "ping",
     ]
 
@@ -27,8 +32,26 @@ public enum ControlCommand: Sendable, Equatable {
         case "set-rate": "\"stream\" and one of \"rate_hz\" or \"interval_s\""
         case "set-qos": "\"stream\" and \"qos\" (0, 1 or 2)"
         case "set-retain": "\"stream\" and \"retain\" (true or false)"
+        case "query-pedometer", "query-activity":
+            "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds"
         case "set-reference-frame": "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
         default: "no arguments"
+        }
+    }
+
+    /// A time argument: Unix seconds, or an ISO 8601 date-time string.
+    static func time(_ key: String, _ args: inout Arguments) -> Result<Double, ControlFailure> {
+        let help = "\"\(key)\" must be a time: ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds"
+        if case .success(let n?) = args.number(key) { return .success(n) }
+        switch args.string(key) {
+        case .success(let text?):
+            let formatter = ISO8601DateFormatter()
+            if let d = formatter.date(from: text) { return .success(d.timeIntervalSince1970) }
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let d = formatter.date(from: text) { return .success(d.timeIntervalSince1970) }
+            return .failure(ControlFailure(code: 400, id: nil, "\(help), not \"\(text)\""))
+        case .success(nil): return .failure(ControlFailure(code: 400, id: nil, "\(help); it is missing"))
+        case .failure: return .failure(ControlFailure(code: 400, id: nil, help))
         }
     }
 
@@ -100,6 +123,17 @@ public enum ControlCommand: Sendable, Equatable {
             }
         case "reset-pedometer": return .success(.resetPedometer)
         case "reload-config": return .success(.reloadConfig)
+        case "query-pedometer", "query-activity":
+            let from = time("from", &args)
+            let to = time("to", &args)
+            switch (from, to) {
+            case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
+            case (.success(let a), .success(let b)):
+                guard a <= b else {
+                    return .failure(ControlFailure(code: 400, id: nil, "\"from\" is after \"to\" — give the earlier time first"))
+                }
+                return .success(name == "query-pedometer" ? .queryPedometer(from: a, to: b) : .queryActivity(from: a, to: b))
+            }
         case "status": return .success(.status)
         case "list-streams": return .success(.listStreams)
         case "ping": return .success(.ping)

@@ -1,6 +1,7 @@
 import AgentConfig
 import Foundation
 import Logging
+import MotionHistory
 import Synchronization
 
 /// The control door: every command from the device, group and fleet control topics comes through here, is
@@ -47,6 +48,7 @@ public final class ControlPlane: Sendable {
     private let clockSynchronized: @Sendable () -> Bool
     private let statusDocument: @Sendable () -> AgentStatus
     private let reloadConfiguration: @Sendable () throws -> [String: Any]
+    private let history: HistoryRecorder?
     private let logger: Logger
     private let state: Mutex<State>
 
@@ -61,8 +63,10 @@ public final class ControlPlane: Sendable {
         reloadConfiguration: @escaping @Sendable () throws -> [String: Any] = {
             throw ControlFailure(code: 409, id: nil, "this agent was started without a configuration file to reload")
         },
+        history: HistoryRecorder? = nil,
         logger: Logger
     ) {
+        self.history = history
         self.reloadConfiguration = reloadConfiguration
         self.controller = controller
         self.topics = topics
@@ -154,7 +158,12 @@ public final class ControlPlane: Sendable {
             return (streamResult(try controller.setReferenceFrame(frame)), true)
         case .resetPedometer:
             try controller.resetPedometer()
+            history?.pedometerWasReset()
             return (["numberOfSteps": 0], false)
+        case .queryPedometer(let from, let to):
+            return (try withHistory { try $0.queryPedometer(from: from, to: to) }, false)
+        case .queryActivity(let from, let to):
+            return (try withHistory { try $0.queryActivity(from: from, to: to) }, false)
         case .reloadConfig:
             return (try reloadConfiguration(), true)
         case .status:
@@ -165,6 +174,21 @@ public final class ControlPlane: Sendable {
             return ((status.streams ?? [:]).mapValues { streamResult($0) }, false)
         case .ping:
             return (["time": clock()], false)
+        }
+    }
+
+    private func withHistory<R>(_ body: (HistoryRecorder) throws -> R) throws -> R {
+        guard let history else {
+            throw ControlFailure(code: 409, id: nil, "step and activity history is unavailable on this device — the agent's log says why")
+        }
+        do {
+            return try body(history)
+        } catch let e as HistoryError {
+            switch e.code {
+            case .invalidInterval: throw ControlFailure(code: 400, id: nil, e.description)
+            case .outsideRetention: throw ControlFailure(code: 409, id: nil, e.description)
+            default: throw ControlFailure(code: 500, id: nil, e.description)
+            }
         }
     }
 

@@ -148,8 +148,13 @@ public final class AgentController: Sendable {
 
     /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
     public func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
+        withStream(DeviceMotionStream.self, body)
+    }
+
+    /// Runs `body` on the stream of type `T` under the hub's lock, between two samples.
+    public func withStream<T: MotionStream, R: Sendable>(_ type: T.Type, _ body: (T) -> R) -> R? {
         hub.withStreams { streams in
-            for case let motion as DeviceMotionStream in streams { return body(motion) }
+            for case let stream as T in streams { return body(stream) }
             return nil
         }
     }

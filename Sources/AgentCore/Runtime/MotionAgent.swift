@@ -35,6 +35,7 @@ public final class MotionAgent: Service, Sendable {
     private let publisher: OutboxPublisher
     private let bootCount = SharedCounter()
     private let control: ControlPlane
+    private let history: HistoryRecorder?
     /// Topics the agent takes commands from: its own, the fleet's and its groups'.
     private let controlTopics: [String]
 
@@ -95,6 +96,13 @@ public final class MotionAgent: Service, Sendable {
             logger: logger
         )
         let bootCount = self.bootCount
+        let history = HistoryRecorder.open(
+            stateDirectory: stateDirectory,
+            retentionDays: configuration.pedometer.historyRetentionDays,
+            controller: controller,
+            logger: logger
+        )
+        self.history = history
         var controlSettings = ControlPlane.Settings()
         controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
@@ -110,6 +118,7 @@ public final class MotionAgent: Service, Sendable {
             reloadConfiguration: { [controller, configuration, configurationPath] in
                 try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
             },
+            history: history,
             logger: logger
         )
         controlTopics = [topics.control, configuration.control.fleetTopic]
@@ -148,6 +157,11 @@ public final class MotionAgent: Service, Sendable {
                 group.addTask { await self.acquire() }
                 group.addTask { await self.superviseConnection(options: options) }
                 group.addTask { await self.reloadOnHangup() }
+                if let history = self.history {
+                    group.addTask {
+                        while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
+                    }
+                }
                 group.addTask {
                     // What the estimators learned survives a crash, at most a minute old.
                     while (try? await Task.sleep(for: .seconds(60))) != nil {
@@ -158,6 +172,7 @@ public final class MotionAgent: Service, Sendable {
         }
 
         if let state = controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
+        history?.poll(force: true)
         logger.info("shutting down: draining the outbox")
         await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
         if broker.isConnected {

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Core Motion's historical queries as control commands, answered from the on-device history, across a restart
+/// and over a corrupt database.
+@Suite(.serialized) struct HistoryEndToEndTests {
+    static func query(_ broker: MosquittoBroker, _ device: String, _ command: String, from: Double, to: Double) async throws
+        -> [String: Any]
+    {
+        let (code, lines) = try await ControlEndToEndTests.ctl(
+            broker, ["--device", device, command, "from=\(Int(from))", "to=\(Int(to.rounded(.up)))"])
+        #expect(code == 0, "\(lines)")
+        let fields = lines.first?.split(separator: "\t", omittingEmptySubsequences: false) ?? []
+        guard fields.count >= 5, let data = fields[4].data(using: .utf8) else { return [:] }
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { return object }
+        if let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] { return ["segments": list] }
+        return [:]
+    }
+
+    @Test func stepsAndActivitiesSurviveARestartAndACorruptDatabaseIsReplaced() async throws {
+        let broker = try await MosquittoBroker.started()
+        let start = Date().timeIntervalSince1970 - 1
+        let first = try AgentProcess(config: AgentProcess.config(device: "e2e-history", port: broker.port, scenario: "walking"))
+        let pedometer = try await TestSubscriber(broker: broker, filters: ["motion/e2e-history/pedometer"])
+        // Walk until some steps are counted and a snapshot has been stored (every 10 s, and at pause/resume).
+        try await pedometer.waitUntil(timeout: 40, "20 steps") { messages in
+            messages.contains { (payloadJSON($0)["numberOfSteps"] as? Int ?? 0) >= 20 }
+        }
+        try await Task.sleep(for: .seconds(2))
+        first.runner.terminate()  // shutdown stores a last snapshot
+        #expect(await first.runner.waitForExit(timeout: 15) == 0)
+        let stopped = Date().timeIntervalSince1970
+        let lastLive = pedometer.messages.compactMap { payloadJSON($0)["numberOfSteps"] as? Int }.max() ?? 0
+
+        // A new run: the first run's steps are still in the history.
+        let second = try AgentProcess(
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8), arguments: ["run", "--config", first.configPath])
+        try await pedometer.waitFor(count: pedometer.messages.count + 1, timeout: 20)
+        let stored = try await Self.query(broker, "e2e-history", "query-pedometer", from: start, to: stopped)
+        let steps = stored["numberOfSteps"] as? Int ?? -1
+        #expect(steps >= lastLive - 2 && steps > 0, "history has \(steps) steps, the live stream last said \(lastLive)")
+        let activities = try await Self.query(broker, "e2e-history", "query-activity", from: start, to: Date().timeIntervalSince1970)
+        let segments = activities["segments"] as? [[String: Any]] ?? []
+        #expect(segments.contains { $0["walking"] as? Bool == true }, "\(segments)")
+        second.runner.terminate()
+        _ = await second.runner.waitForExit(timeout: 15)
+
+        // A corrupt database is moved aside and replaced; the agent keeps running and answers.
+        let database = first.directory + "/state/history.sqlite"
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: database))
+        let third = try AgentProcess(
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8), arguments: ["run", "--config", first.configPath])
+        defer { third.runner.kill() }
+        #expect(await third.runner.waitForOutput(containing: "corrupt", timeout: 15), "the log says the database was corrupt")
+        let after = try await Self.query(broker, "e2e-history", "query-pedometer", from: start, to: Date().timeIntervalSince1970)
+        #expect(after["numberOfSteps"] is Int)
+        let moved = try FileManager.default.contentsOfDirectory(atPath: first.directory + "/state").filter { $0.contains("corrupt") }
+        #expect(!moved.isEmpty, "the corrupt file was kept aside for inspection")
+        await pedometer.close()
+    }
+}
