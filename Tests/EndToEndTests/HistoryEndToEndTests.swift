@@ -44,7 +44,8 @@ import TestSupport
         let segments = activities["segments"] as? [[String: Any]] ?? []
         #expect(segments.contains { $0["walking"] as? Bool == true }, "\(segments)")
         second.runner.terminate()
-        _ = await second.runner.waitForExit(timeout: 15)
+        // The store checkpoints into the file as it closes: corrupt it only once that process is gone.
+        #expect(await second.runner.waitForExit(timeout: 30) == 0, "\(second.runner.standardError.suffix(2000))")
 
         // A corrupt database is moved aside and replaced; the agent keeps running and answers.
         let database = first.directory + "/state/history.sqlite"
@@ -52,7 +53,9 @@ import TestSupport
         let third = try AgentProcess(
             config: try String(contentsOfFile: first.configPath, encoding: .utf8), arguments: ["run", "--config", first.configPath])
         defer { third.runner.kill() }
-        #expect(await third.runner.waitForOutput(containing: "corrupt", timeout: 15), "the log says the database was corrupt")
+        #expect(
+            await third.runner.waitForOutput(containing: "corrupt", timeout: 15),
+            "the log says the database was corrupt: \(third.runner.standardError)")
         let after = try await Self.query(broker, "e2e-history", "query-pedometer", from: start, to: Date().timeIntervalSince1970)
         #expect(after["numberOfSteps"] is Int)
         let moved = try FileManager.default.contentsOfDirectory(atPath: first.directory + "/state").filter { $0.contains("corrupt") }
