@@ -40,6 +40,7 @@ public final class MotionAgent: Service, Sendable {
         broker: BrokerClient,
         stateDirectory: String,
         password: String?,
+        hmacKey: [UInt8]? = nil,
         logger: Logger,
         options: Options = Options()
     ) {
@@ -86,6 +87,7 @@ public final class MotionAgent: Service, Sendable {
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
         controlSettings.burst = Double(configuration.control.rateLimitBurst)
         controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
+        controlSettings.hmacKey = hmacKey
         control = ControlPlane(
             controller: controller,
             topics: topics,
