@@ -31,7 +31,12 @@ import Testing
         let controller: AgentController
         let plane: ControlPlane
         let clock: ManualClock
-        var status: AgentStatus { controller.status(state: .online, reason: nil, bootCount: 1) }
+        /// The device's state as the retained status shows it, without the moment it was taken.
+        var status: AgentStatus {
+            var s = controller.status(state: .online, reason: nil, bootCount: 1)
+            s.time = 0
+            return s
+        }
     }
 
     static func fixture(hmacKey: [UInt8]? = nil, rememberedNonces: Int = 8192, rememberedIDs: Int = 1_000_000) throws -> Fixture {
