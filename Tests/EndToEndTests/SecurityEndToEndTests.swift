@@ -240,6 +240,17 @@ import TestSupport
             operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= 20
         }
 
+        // Nor can it read this device's streams or control topic, though it reads its own control topic (the
+        // probe it publishes there coming back proves its subscriptions are in effect).
+        try intruder.client.subscribe(["motion/sec-dev/#", "motion/sec-other/control"], qos: 1)
+        try intruder.publish("motion/sec-other/control", Array("probe".utf8))
+        try await Self.until("the intruder's own control topic", timeout: 10) { !intruder.messages(on: "motion/sec-other/control").isEmpty }
+        let seen = operatorClient.messages(on: "motion/sec-dev/accelerometer").count
+        try await Self.until("more accelerometer samples", timeout: 10) {
+            operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= seen + 10
+        }
+        #expect(!intruder.messages.contains { $0.topic.hasPrefix("motion/sec-dev/") }, "another device's account read this device's topics")
+
         // A device cannot impersonate the operator through the ctl either.
         let (intruderCode, _) = try await Self.ctl(broker, secrets, user: "sec-other", ["--device", "sec-dev", "stop", "stream=accelerometer"])
         #expect(intruderCode == 2, "no reply: the broker dropped the command")
