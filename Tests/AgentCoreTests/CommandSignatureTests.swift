@@ -103,5 +103,6 @@ import Testing
         // l1's nonce and id are forgotten now, but its timestamp is at the ledger's floor: still refused.
         let replay = try #require(Self.handle(f, first))
         #expect(replay["code"] as? Int == 401 && replay["id"] as? String == "l1", "\(replay)")
+        #expect((replay["message"] as? String)?.contains("oldest command this device still remembers") == true, "\(replay)")
     }
 }

@@ -88,11 +88,17 @@ public struct CommandSignature: Sendable {
         guard let nonce = fields.nonce, Self.nonceBytes.contains(nonce.utf8.count) else {
             return .failure(Self.unauthorized(fields.id, "a signed command needs \"nonce\": a string of \(Self.nonceBytes.lowerBound)–\(Self.nonceBytes.upperBound) bytes never used before, e.g. 16 random bytes in hex"))
         }
-        return .success(Opened(command: command, id: fields.id, timestamp: timestamp, nonce: nonce))
+        return .success(Opened(command: command, id: Self.echoable(fields.id), timestamp: timestamp, nonce: nonce))
     }
 
     private static func unauthorized(_ id: String?, _ message: String) -> ControlFailure {
-        ControlFailure(code: 401, id: id.flatMap { $0.utf8.count <= 128 ? $0 : nil }, message)
+        ControlFailure(code: 401, id: echoable(id), message)
+    }
+
+    /// An unverified id is echoed in the reply only when it is a valid id (at most 128 bytes), so a refusal
+    /// never carries more than a command would.
+    private static func echoable(_ id: String?) -> String? {
+        id.flatMap { $0.utf8.count <= 128 ? $0 : nil }
     }
 
     /// The replay-guarding fields of a command, typed; nil when the bytes are not a JSON object. A field of

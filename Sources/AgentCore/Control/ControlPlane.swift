@@ -126,6 +126,8 @@ public final class ControlPlane: Sendable {
                     let window = Int(settings.signatureWindowSeconds)
                     let when = age >= 0 ? "\(Int(age)) s ago" : "\(Int(-age)) s ahead of the device clock"
                     return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped \(when); signed commands must be stamped within ±\(window) s of the device clock — check both clocks (NTP) and send it again with a fresh timestamp and nonce"))
+                case .forgotten:
+                    return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped before the oldest command this device still remembers (\(settings.rememberedNonces) nonces are kept), so it could be a replay — send it again with a fresh timestamp and nonce"))
                 case .replayed:
                     if let id = opened.id, isRemembered(id) {
                         logger.warning("signed control command \(id) arrived again with the same nonce (a replay or a QoS 1 redelivery): ignored", metadata: ["mqtt.topic": "\(message.topic)"])

@@ -8,9 +8,10 @@ struct NonceLedger: Sendable {
     enum Verdict: Equatable {
         case fresh
         case replayed
-        /// Outside the window, or at or below the floor; the associated value is the age in seconds
-        /// (negative for the future).
+        /// Outside the window; the associated value is the age in seconds (negative for the future).
         case stale(age: Double)
+        /// Inside the window but stamped at or before an entry forgotten for lack of room.
+        case forgotten
     }
 
     let windowSeconds: Double
@@ -32,13 +33,14 @@ struct NonceLedger: Sendable {
     mutating func admit(nonce: String, timestamp: Double, now: Double) -> Verdict {
         forget(before: now - windowSeconds)
         let age = now - timestamp
-        guard abs(age) <= windowSeconds, timestamp > floor else { return .stale(age: age) }
+        guard abs(age) <= windowSeconds else { return .stale(age: age) }
+        guard timestamp > floor else { return .forgotten }
         guard !seen.contains(nonce) else { return .replayed }
         if entries.count >= capacity {
             let oldest = entries.removeFirst()
             seen.remove(oldest.nonce)
             floor = max(floor, oldest.timestamp)
-            guard timestamp > floor else { return .stale(age: age) }
+            guard timestamp > floor else { return .forgotten }
         }
         var low = 0
         var high = entries.count
