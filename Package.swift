@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
@@ -51,6 +52,7 @@ let package = Package(
             name: "AgentCore",
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory", "CSystemClock",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -77,6 +79,7 @@ let package = Package(
             dependencies: [
                 "AgentCore", "AgentConfig", "Simulation", "IIOSensors", "MosquittoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

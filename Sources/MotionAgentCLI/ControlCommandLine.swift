@@ -1,3 +1,4 @@
+import AgentConfig
 import AgentCore
 import ArgumentParser
 import Foundation
@@ -15,6 +16,7 @@ struct ControlCommandLine: AsyncParsableCommand {
               motion-agent ctl --device imu-17 set-rate stream=gyroscope rate_hz=50
               motion-agent ctl --fleet status
               motion-agent ctl --group lab stop stream=magnetometer
+              motion-agent ctl --hmac-key-file fleet.key --device imu-17 status
             Exit status: 0 when every reply was ok, 1 when one was not, 2 when no reply came in time.
             """
     )
@@ -25,6 +27,8 @@ struct ControlCommandLine: AsyncParsableCommand {
     @Flag(help: "Address every device.") var fleet = false
     @Option(help: "The fleet control topic.") var fleetTopic = "motion/fleet/control"
     @Option(help: "Seconds to wait for replies.") var timeout: Double = 5
+    @Option(help: "Sign the command with the HMAC key in this file (the devices' control.hmac_key_file).")
+    var hmacKeyFile: String?
     @Argument(help: "The command, e.g. status, start, stop, set-rate.") var command: String
     @Argument(help: "key=value arguments.") var arguments: [String] = []
 
@@ -50,7 +54,10 @@ struct ControlCommandLine: AsyncParsableCommand {
                 object[key] = value
             }
         }
-        let payload = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var payload = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        if let hmacKeyFile {
+            payload = Data(try Self.sign(object, keyFile: hmacKeyFile))
+        }
         let topic: String
         if let device {
             topic = broker.rootTopic(device: device) + "/control"
@@ -123,5 +130,28 @@ struct ControlCommandLine: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if !allOK { throw ExitCode(1) }
+    }
+
+    /// The signed envelope of `command` with a fresh random nonce (docs/control.md, "Signed commands").
+    static func sign(_ command: [String: Any], keyFile: String) throws -> [UInt8] {
+        // The same reading rules as the agent's control.hmac_key_file, so both sides derive the same key.
+        var settings = ControlSettings()
+        settings.hmacKeyFile = keyFile
+        let key: [UInt8]
+        do {
+            guard let read = try settings.readHMACKey() else { throw ValidationError("no key file") }
+            key = read
+        } catch {
+            throw ValidationError("--hmac-key-file: \(error)")
+        }
+        var rng = SystemRandomNumberGenerator()
+        let nonce = (0..<16).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &rng)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+        var signed = command
+        signed["nonce"] = nonce
+        let bytes = try JSONSerialization.data(withJSONObject: signed, options: [.sortedKeys])
+        return CommandSignature(key: key).envelope(for: Array(bytes))
     }
 }

@@ -21,10 +21,12 @@ struct RunCommand: AsyncParsableCommand {
 
         let stateDirectory: String
         let password: String?
+        let hmacKey: [UInt8]?
         let source: SensorSource
         do {
             stateDirectory = try configuration.resolvedStateDirectory()
             password = try configuration.mqtt.readPassword()
+            hmacKey = try configuration.control.readHMACKey()
             source = try SourceFactory.make(configuration: configuration, logger: logger)
         } catch {
             logger.critical("\(error)")
@@ -37,6 +39,7 @@ struct RunCommand: AsyncParsableCommand {
             stateDirectory: stateDirectory,
             password: password,
             configurationPath: path,
+            hmacKey: hmacKey,
             logger: logger
         )
         let group = ServiceGroup(

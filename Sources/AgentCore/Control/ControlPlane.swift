@@ -11,6 +11,11 @@ import Synchronization
 /// streams, wrong types, absurd values (400/404), commands older than `maxAgeSeconds` when the clock is
 /// synchronized (409), and anything beyond the rate limit (429). Retained commands are ignored (they would
 /// re-apply at every reconnect); a redelivered command (same id, QoS 1) is applied once and not answered twice.
+///
+/// With an HMAC key (`Settings.hmacKey`) every command must come in a `CommandSignature` envelope: unsigned or
+/// tampered envelopes, timestamps outside the signature window and reused nonces are refused (401) before the
+/// command is even parsed. A byte-for-byte replay of an applied command cannot be told from a QoS 1
+/// redelivery, so, like one, it is logged and neither applied nor answered again.
 public final class ControlPlane: Sendable {
     public struct Settings: Sendable {
         /// Commands older than this (by their `timestamp`) are refused, seconds; 0 disables the check.
@@ -22,6 +27,14 @@ public final class ControlPlane: Sendable {
         public var maxPayloadBytes: Int = ControlRequest.maximumSize
         /// How many recent command ids are remembered for de-duplication.
         public var rememberedIDs: Int = 1024
+        /// The shared key of signed commands (`control.hmac_key_file`, at least 16 bytes); nil accepts
+        /// unsigned commands.
+        public var hmacKey: [UInt8]? = nil
+        /// How many nonces of signed commands are remembered at most (`NonceLedger`).
+        public var rememberedNonces: Int = 8192
+        /// Signed commands must be stamped within ± this of the device clock, seconds: `maxAgeSeconds`, or
+        /// 300 s when the age check is off, since replay protection needs a bounded window.
+        public var signatureWindowSeconds: Double { maxAgeSeconds > 0 ? maxAgeSeconds : 300 }
         public init() {}
     }
 
@@ -38,6 +51,7 @@ public final class ControlPlane: Sendable {
         var lastRefill: Double
         var recentIDs: [String] = []
         var recentSet: Set<String> = []
+        var nonces: NonceLedger?
     }
 
     private let controller: AgentController
@@ -51,6 +65,7 @@ public final class ControlPlane: Sendable {
     private let history: HistoryRecorder?
     private let logger: Logger
     private let state: Mutex<State>
+    private let signature: CommandSignature?
 
     public init(
         controller: AgentController,
@@ -76,7 +91,12 @@ public final class ControlPlane: Sendable {
         self.clockSynchronized = clockSynchronized
         self.statusDocument = statusDocument
         self.logger = logger
-        state = Mutex(State(tokens: settings.burst, lastRefill: clock()))
+        signature = settings.hmacKey.map(CommandSignature.init(key:))
+        var initial = State(tokens: settings.burst, lastRefill: clock())
+        if settings.hmacKey != nil {
+            initial.nonces = NonceLedger(windowSeconds: settings.signatureWindowSeconds, capacity: settings.rememberedNonces)
+        }
+        state = Mutex(initial)
     }
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
@@ -103,8 +123,31 @@ public final class ControlPlane: Sendable {
         guard takeToken() else {
             return fail(ControlFailure(code: 429, id: nil, "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"))
         }
+        var payload = message.payload
+        if let signature {
+            switch signature.open(message.payload, maximumSize: settings.maxPayloadBytes) {
+            case .failure(let f): return fail(f)
+            case .success(let opened):
+                switch admit(opened) {
+                case .fresh:
+                    payload = opened.command
+                case .stale(let age):
+                    let window = Int(settings.signatureWindowSeconds)
+                    let when = age >= 0 ? "\(Int(age)) s ago" : "\(Int(-age)) s ahead of the device clock"
+                    return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped \(when); signed commands must be stamped within ±\(window) s of the device clock — check both clocks (NTP) and send it again with a fresh timestamp and nonce"))
+                case .forgotten:
+                    return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped before the oldest command this device still remembers (\(settings.rememberedNonces) nonces are kept), so it could be a replay — send it again with a fresh timestamp and nonce"))
+                case .replayed:
+                    if let id = opened.id, isRemembered(id) {
+                        logger.warning("signed control command \(id) arrived again with the same nonce (a replay or a QoS 1 redelivery): ignored", metadata: ["mqtt.topic": "\(message.topic)"])
+                        return nil
+                    }
+                    return fail(ControlFailure(code: 401, id: opened.id, "the nonce \"\(opened.nonce)\" was already used: a replayed command is refused — sign every command with a new random nonce"))
+                }
+            }
+        }
         let request: ControlRequest
-        switch ControlRequest.parse(message.payload, maximumSize: settings.maxPayloadBytes) {
+        switch ControlRequest.parse(payload, maximumSize: settings.maxPayloadBytes) {
         case .failure(let f): return fail(f)
         case .success(let r): request = r
         }
@@ -201,6 +244,17 @@ public final class ControlPlane: Sendable {
             s.tokens -= 1
             return true
         }
+    }
+
+    private func admit(_ opened: CommandSignature.Opened) -> NonceLedger.Verdict {
+        let now = clock()
+        return state.withLock { s in
+            s.nonces?.admit(nonce: opened.nonce, timestamp: opened.timestamp, now: now) ?? .fresh
+        }
+    }
+
+    private func isRemembered(_ id: String) -> Bool {
+        state.withLock { $0.recentSet.contains(id) }
     }
 
     private func isDuplicate(_ id: String) -> Bool {

@@ -82,7 +82,8 @@ public struct ControlFailure: Error, Sendable, Equatable {
 /// can be refused.
 struct Arguments {
     private let object: [String: Any]
-    private var used: Set<String> = ["id", "command", "timestamp"]
+    /// Envelope keys every command may carry; `nonce` guards signed commands against replay (`NonceLedger`).
+    private var used: Set<String> = ["id", "command", "timestamp", "nonce"]
 
     init(_ object: [String: Any]) {
         self.object = object

@@ -46,6 +46,7 @@ public final class MotionAgent: Service, Sendable {
         stateDirectory: String,
         password: String?,
         configurationPath: String? = nil,
+        hmacKey: [UInt8]? = nil,
         logger: Logger,
         options: Options = Options()
     ) {
@@ -108,6 +109,7 @@ public final class MotionAgent: Service, Sendable {
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
         controlSettings.burst = Double(configuration.control.rateLimitBurst)
         controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
+        controlSettings.hmacKey = hmacKey
         control = ControlPlane(
             controller: controller,
             topics: topics,
