@@ -37,6 +37,10 @@ public final class MotionAgent: Service, Sendable {
     private let control: ControlPlane
     /// Topics the agent takes commands from: its own, the fleet's and its groups'.
     private let controlTopics: [String]
+    /// One element per device fault or recovery, so the status is republished with `devices[].error`
+    /// (the acquisition thread only yields; the task that publishes runs in `run`).
+    private let deviceFaults: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) =
+        AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     public init(
         configuration: AgentConfiguration,
@@ -113,8 +117,9 @@ public final class MotionAgent: Service, Sendable {
         )
         controlTopics = [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) }
-        faultBox.target = { [controller, logger] fault in
+        faultBox.target = { [controller, logger, deviceFaults] fault in
             controller.recordFault(fault)
+            deviceFaults.continuation.yield()
             if fault.recovered {
                 logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
             } else {
@@ -147,6 +152,12 @@ public final class MotionAgent: Service, Sendable {
                 group.addTask { await self.acquire() }
                 group.addTask { await self.superviseConnection(options: options) }
                 group.addTask { await self.reloadOnHangup() }
+                group.addTask {
+                    for await _ in self.deviceFaults.stream where self.broker.isConnected {
+                        self.publishStatus(
+                            self.controller.status(state: .online, reason: nil, bootCount: self.bootCount.value))
+                    }
+                }
                 group.addTask {
                     // What the estimators learned survives a crash, at most a minute old.
                     while (try? await Task.sleep(for: .seconds(60))) != nil {
