@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MotionModel
-import Synchronization
+import ServiceLifecycle
 
 /// `motion-agent record`: the configured source's calibrated samples, every sensor on, into a record/replay
 /// CSV for a fixed time, for `source.kind: replay` and `motion-agent process` to play back.
@@ -21,8 +21,6 @@ struct RecordCommand: AsyncParsableCommand {
 
     /// Above this the default rate does not go (`SupportedRates.highest(atMost:)` says why).
     static let defaultRateLimitHz = 200.0
-    /// How often the writer task takes the buffered samples (seconds).
-    static let drainPeriod = 0.1
 
     @Option(help: "How long to record, in seconds.")
     var duration: Double
@@ -66,49 +64,31 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         defer { try? handle.close() }
-        var writer = try RecordingWriter(output: handle)
-
-        let buffer = RecordingBuffer()
-        let finished = FinishFlag()
-        let acquisition = Task {
-            defer { finished.set() }
-            try await source.run(into: buffer)
-        }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + .seconds(duration)
-        var batch: [IMUSample] = []
-        batch.reserveCapacity(16384)
-        var faultCount = 0
-        func drain(final: Bool) throws {
-            for fault in buffer.drain(into: &batch) {
-                faultCount += fault.recovered ? 0 : 1
-                if fault.recovered {
-                    logger.notice("\(fault.deviceID) delivers again", metadata: ["iio.device": "\(fault.deviceID)"])
-                } else {
-                    logger.warning("\(fault.deviceID): \(fault.message)", metadata: ["iio.device": "\(fault.deviceID)"])
-                }
-            }
-            try writer.write(batch, final: final)
-            batch.removeAll(keepingCapacity: true)
-        }
-        while clock.now < deadline && !finished.isSet {
-            try? await Task.sleep(until: min(deadline, clock.now + .seconds(Self.drainPeriod)), clock: clock)
-            try drain(final: false)
-        }
-        acquisition.cancel()
-        let outcome = await acquisition.result
-        try drain(final: true)
-        let elapsed = clock.now - start
-        if case .failure(let error) = outcome, !(error is CancellationError) {
+        let session = RecordingSession(source: source, duration: duration, output: handle, logger: logger)
+        // SIGINT (Ctrl-C) and SIGTERM end the recording early; the rows held so far are still written.
+        // The session returning (its time is up, or the replay ended) is the normal end, not a failure.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: session, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        do {
+            try await group.run()
+        } catch {
             printError("recording stopped: \(error)")
             throw ExitCode(74)
         }
+        guard let outcome = session.outcome else {
+            printError("recording stopped before it wrote its last rows")
+            throw ExitCode(74)
+        }
         let rates = plan.devices.keys.sorted().map { "\($0) at \(Self.hz(plan.devices[$0]!.rateHz)) Hz" }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        var summary = String(format: "recorded %.1f s to %@: ", seconds, output) + writer.summary
+        var summary = String(format: "recorded %.1f s to %@: ", outcome.seconds, output) + outcome.summary
         summary += " (" + rates.joined(separator: ", ") + ")"
-        if faultCount > 0 { summary += "; \(faultCount) device fault(s), see the log" }
+        if outcome.interrupted { summary += "; stopped early by a signal" }
+        if outcome.faults > 0 { summary += "; \(outcome.faults) device fault(s), see the log" }
         printError(summary)
     }
 
@@ -126,11 +106,4 @@ struct RecordCommand: AsyncParsableCommand {
     private static func hz(_ v: Double) -> String {
         v == v.rounded() ? String(Int(v)) : String(v)
     }
-}
-
-/// Set once the acquisition task ends (a replay reaching its end), read by the writer loop.
-private final class FinishFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }

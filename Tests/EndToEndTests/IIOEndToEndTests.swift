@@ -434,5 +434,19 @@ import TestSupport
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 20) == 0)
         await subscriber.close()
+
+        // Recording the replay as fast as it plays gives the same rows, byte for byte: every value survives
+        // the text round trip.
+        let fast = directory + "/replay-fast.yaml"
+        try "source:\n  kind: replay\n  replay:\n    file: \(csv)\n    speed: fast\n"
+            .write(toFile: fast, atomically: true, encoding: .utf8)
+        let copy = directory + "/copy.csv"
+        let rerecord = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["record", "--duration", "30", "--output", copy, "--config", fast]
+        )
+        try rerecord.start()
+        #expect(await rerecord.waitForExit(timeout: 60) == 0, "\(rerecord.standardError)")
+        #expect(try String(contentsOfFile: copy, encoding: .utf8) == String(contentsOfFile: csv, encoding: .utf8))
     }
 }

@@ -17,7 +17,10 @@ public struct RecordingWriter {
     public private(set) var late = 0
 
     private let output: FileHandle
-    private var held: [IMUSample] = []
+    /// Samples waiting for the window, with their arrival number: rows with equal timestamps (two devices
+    /// sampled at the same instant) keep their arrival order, so a replayed file is recorded identically.
+    private var held: [(arrival: Int, sample: IMUSample)] = []
+    private var arrivals = 0
     private var newest = -Double.infinity
     private var lastWritten = -Double.infinity
 
@@ -35,23 +38,24 @@ public struct RecordingWriter {
                 late += 1
                 continue
             }
-            held.append(sample)
+            held.append((arrivals, sample))
+            arrivals += 1
             newest = max(newest, sample.timestamp)
         }
         guard !held.isEmpty else { return }
-        held.sort { $0.timestamp < $1.timestamp }
+        held.sort { ($0.sample.timestamp, $0.arrival) < ($1.sample.timestamp, $1.arrival) }
         let cutoff = final ? Double.infinity : newest - reorderWindow
-        let ready = held.firstIndex { $0.timestamp > cutoff } ?? held.endIndex
+        let ready = held.firstIndex { $0.sample.timestamp > cutoff } ?? held.endIndex
         guard ready > 0 else { return }
         var text = ""
         text.reserveCapacity(ready * 120)
-        for sample in held[..<ready] {
+        for (_, sample) in held[..<ready] {
             text += RecordingFormat.format(sample)
             text += "\n"
             rows += 1
             for sensor in SensorType.allCases where sample.has(sensor) { counts[sensor, default: 0] += 1 }
         }
-        lastWritten = held[ready - 1].timestamp
+        lastWritten = held[ready - 1].sample.timestamp
         held.removeFirst(ready)
         try output.write(contentsOf: Data(text.utf8))
     }
