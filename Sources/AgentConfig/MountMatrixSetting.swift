@@ -55,7 +55,8 @@ public struct MountMatrixSetting: Sendable, Hashable {
                 return .failure(
                     FieldProblem(
                         kind: .invalidValue,
-                        problem: "names the sensor \"\(suffix)\", which is not accelerometer, gyroscope or magnetometer",
+                        problem:
+                            "names the sensor \"\(suffix)\", which is not accelerometer, gyroscope or magnetometer",
                         suggestion: EditDistance.closest(to: suffix, among: vectorSensors.map(\.rawValue))
                     )
                 )

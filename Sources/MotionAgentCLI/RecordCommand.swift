@@ -11,7 +11,8 @@ import ServiceLifecycle
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record the configured sensor source's calibrated samples (every sensor on) into a record/replay CSV.",
+        abstract:
+            "Record the configured sensor source's calibrated samples (every sensor on) into a record/replay CSV.",
         discussion: """
             Columns: timestamp,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,mag_x,mag_y,mag_z,pressure,temperature \
             (s, g in Core Motion's sign convention, rad/s, µT, kPa, °C); one row per sample a device delivers, \
@@ -26,9 +27,15 @@ struct RecordCommand: AsyncParsableCommand {
     var duration: Double
     @Option(help: "The CSV file to write (replaced if it exists).")
     var output: String
-    @Option(help: "The configuration file for source.* (default: ./config.yaml, then /etc/motion-agent/config.yaml, else built-in defaults).")
+    @Option(
+        help:
+            "The configuration file for source.* (default: ./config.yaml, then /etc/motion-agent/config.yaml, else built-in defaults)."
+    )
     var config: String?
-    @Option(help: "The sampling rate to ask every device for, Hz; each runs at the lowest rate it supports at or above it, clamped to its maximum. Default: the highest rate ≤ 200 Hz each supports.")
+    @Option(
+        help:
+            "The sampling rate to ask every device for, Hz; each runs at the lowest rate it supports at or above it, clamped to its maximum. Default: the highest rate ≤ 200 Hz each supports."
+    )
     var rate: Double?
 
     func validate() throws {
@@ -52,7 +59,8 @@ struct RecordCommand: AsyncParsableCommand {
         }
         var plan = AcquisitionPlan()
         for device in source.devices {
-            let rateHz = rate.map { device.supportedRates.lowest(atLeast: $0) }
+            let rateHz =
+                rate.map { device.supportedRates.lowest(atLeast: $0) }
                 ?? device.supportedRates.highest(atMost: Self.defaultRateLimitHz)
             plan.devices[device.id] = DevicePlan(rateHz: rateHz, sensors: device.sensors)
         }

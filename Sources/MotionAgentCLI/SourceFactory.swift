@@ -82,7 +82,11 @@ enum SourceFactory {
             return MountMatrixOverride(
                 device: setting.device,
                 sensor: setting.sensor,
-                matrix: MountMatrix(rows: Vector3(v[0], v[1], v[2]), Vector3(v[3], v[4], v[5]), Vector3(v[6], v[7], v[8]))
+                matrix: MountMatrix(
+                    rows: Vector3(v[0], v[1], v[2]),
+                    Vector3(v[3], v[4], v[5]),
+                    Vector3(v[6], v[7], v[8])
+                )
             )
         }
     }

@@ -70,7 +70,9 @@ import Testing
     }
 
     @Test func suggestsTheSensorName() throws {
-        let error = try #require(decodingError("source:\n  iio:\n    mount_matrix: [\"bmi160:gyro=1,0,0;0,1,0;0,0,1\"]\n"))
+        let error = try #require(
+            decodingError("source:\n  iio:\n    mount_matrix: [\"bmi160:gyro=1,0,0;0,1,0;0,0,1\"]\n")
+        )
         #expect(error.suggestion == "gyroscope")
     }
 
@@ -115,7 +117,8 @@ import Testing
     }
 
     @Test func aRefusedListKeepsTheDefaultAndReportsEveryBadEntry() throws {
-        let yaml = "source:\n  iio:\n    mount_matrix:\n      - \"a=1,0,0;0,1,0;0,0,1\"\n      - \"b\"\n      - \"c=1\"\n"
+        let yaml =
+            "source:\n  iio:\n    mount_matrix:\n      - \"a=1,0,0;0,1,0;0,0,1\"\n      - \"b\"\n      - \"c=1\"\n"
         let error = try #require(decodingError(yaml))
         #expect(error.errors.map(\.keyPath) == ["source.iio.mount_matrix[1]", "source.iio.mount_matrix[2]"])
     }

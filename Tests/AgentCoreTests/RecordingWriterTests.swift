@@ -22,7 +22,10 @@ import Testing
             temperatureC: 24.996_4
         ),
         IMUSample(timestamp: 12_345.683_901_234, acceleration: Vector3(0.004_788_403 * 2, 0, -1)),
-        IMUSample(timestamp: 12_345.683_901_234, rotationRate: Vector3(0.001_065_264, -0.002_130_528, .leastNonzeroMagnitude)),
+        IMUSample(
+            timestamp: 12_345.683_901_234,
+            rotationRate: Vector3(0.001_065_264, -0.002_130_528, .leastNonzeroMagnitude)
+        ),
         IMUSample(timestamp: 12_345.69, magneticField: Vector3(-3.375, 3.363, 3.234)),
         IMUSample(timestamp: 12_345.7, pressureKPa: 98.765_432_1, temperatureC: -5.5),
         IMUSample(timestamp: 12_345.71, temperatureC: 30.25),
@@ -64,9 +67,12 @@ import Testing
         let (path, handle) = try temporaryFile()
         var writer = try RecordingWriter(output: handle, reorderWindow: 0.1)
         try writer.write([IMUSample(timestamp: 1, acceleration: .zero), IMUSample(timestamp: 2, acceleration: .zero)])
-        try writer.write([
-            IMUSample(timestamp: 0.5, rotationRate: .zero), IMUSample(timestamp: .nan, rotationRate: .zero),
-        ], final: true)
+        try writer.write(
+            [
+                IMUSample(timestamp: 0.5, rotationRate: .zero), IMUSample(timestamp: .nan, rotationRate: .zero),
+            ],
+            final: true
+        )
         try handle.close()
         #expect(writer.late == 2)
         #expect(try Recording(contentsOf: path).samples.map(\.timestamp) == [1, 2])

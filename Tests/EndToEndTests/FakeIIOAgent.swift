@@ -47,9 +47,10 @@ final class FakeIIOAgent: Sendable {
     }
 
     static func python() throws -> String {
-        guard let path = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        })
+        guard
+            let path = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
         else { throw FakeIIOAgentError(description: "python3 is needed to build the fake IIO tree; install python3") }
         return path
     }

@@ -1,8 +1,8 @@
 import AgentCore
 import Foundation
 import MotionModel
-import Testing
 import TestSupport
+import Testing
 
 /// The real agent binary on fake IIO devices (Tests/Fixtures/iio/fake_iio.py: sysfs and /dev/iio:deviceN as the
 /// kernel presents them, read through the real libiio), the real mosquitto, a real subscriber: raw counts in,
@@ -54,10 +54,18 @@ import TestSupport
     static let gyroRates = "12.500000 25.000000 50.000000 100.000000"
 
     /// icm42600 accel (iio:device0) and gyro (iio:device1), ak8975 (iio:device2, polled), bmp280 (iio:device3).
-    static func board(t0Ns: Int64 = monotonicNowNs(), accelVanish: (after: Int, seconds: Double)? = nil)
+    static func board(
+        t0Ns: Int64 = monotonicNowNs(),
+        accelVanish: (after: Int, seconds: Double)? = nil
+    )
         -> FakeIIOSpec
     {
-        var accel = FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: accelRecords, available: accelRates)
+        var accel = FakeIIOModels.icm42600(
+            kind: .accel,
+            id: "iio:device0",
+            records: accelRecords,
+            available: accelRates
+        )
         accel.t0_ns = t0Ns
         if let vanish = accelVanish { accel.vanish(after: vanish.after, seconds: vanish.seconds) }
         var gyro = FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: gyroRecords, available: gyroRates)
@@ -247,7 +255,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/config.yaml"
         try Self.config(
-            device: "iio-unknown", port: 1, iio: "    devices: [bmi160]", streams: ""
+            device: "iio-unknown",
+            port: 1,
+            iio: "    devices: [bmi160]",
+            streams: ""
         ).write(toFile: config, atomically: true, encoding: .utf8)
         let result = try FakeIIO.run(Self.board(), [AgentProcess.executable, "run", "--config", config])
         #expect(result.status == 78, "\(result.stderr)")
@@ -268,7 +279,8 @@ import TestSupport
         let agent = try FakeIIOAgent(
             spec: Self.board(accelVanish: (after: 100, seconds: 2)),
             config: Self.config(
-                device: device, port: broker.port,
+                device: device,
+                port: broker.port,
                 streams: """
                     streams:
                       accelerometer: {enabled: true, rate_hz: 50}
@@ -279,7 +291,8 @@ import TestSupport
                       activity: {enabled: false}
                       altimeter: {enabled: false}
                       submersion: {enabled: false}
-                    """)
+                    """
+            )
         )
         let statusTopic = "motion/\(device)/status"
         @Sendable func accelError(_ m: InboundMessage) -> String? {
@@ -340,7 +353,11 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/record.yaml"
-        try "source:\n  kind: iio\n  iio:\n    uri: \"local:\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "source:\n  kind: iio\n  iio:\n    uri: \"local:\"\n".write(
+            toFile: config,
+            atomically: true,
+            encoding: .utf8
+        )
         let csv = directory + "/board.csv"
 
         // Default rate: the highest each device lists at or below 200 Hz (accel 200, gyro its maximum 100).
@@ -377,7 +394,10 @@ import TestSupport
         let slow = directory + "/slow.csv"
         let slowResult = try FakeIIO.run(
             Self.board(),
-            [AgentProcess.executable, "record", "--duration", "1", "--rate", "30", "--output", slow, "--config", config]
+            [
+                AgentProcess.executable, "record", "--duration", "1", "--rate", "30", "--output", slow, "--config",
+                config,
+            ]
         )
         #expect(slowResult.status == 0, "\(slowResult.stderr)")
         #expect(try Recording(contentsOf: slow).rateHz(of: .accelerometer) == 50)
@@ -410,12 +430,15 @@ import TestSupport
                   activity: {enabled: false}
                   altimeter: {enabled: false}
                   submersion: {enabled: false}
-                """)
+                """
+        )
         defer { agent.runner.kill() }
         try await subscriber.waitFor(count: 200, on: "motion/\(device)/accelerometer", timeout: 30)
         try await subscriber.waitFor(count: 5, on: "motion/\(device)/magnetometer", timeout: 30)
         let byTime = Dictionary(
-            accelRows.map { ($0.timestamp, $0.acceleration!) }, uniquingKeysWith: { first, _ in first })
+            accelRows.map { ($0.timestamp, $0.acceleration!) },
+            uniquingKeysWith: { first, _ in first }
+        )
         let times = byTime.keys.sorted()
         for m in subscriber.messages(on: "motion/\(device)/accelerometer") {
             let object = payloadJSON(m)

@@ -8,9 +8,20 @@ import Testing
 @Suite struct DeviceFilterTests {
     static func device(_ id: String, _ name: String, _ sensors: Set<SensorType>) -> IIODeviceInfo {
         IIODeviceInfo(
-            id: id, name: name, channels: [], sensors: sensors, supportedRates: .list([100]), rateByQuantity: [:],
-            hasRateAttribute: true, currentRateHz: 100, isBuffered: false, trigger: nil, acceptsTrigger: false,
-            timestampClock: nil, mountMatrices: [:], mountMatrixSources: [:]
+            id: id,
+            name: name,
+            channels: [],
+            sensors: sensors,
+            supportedRates: .list([100]),
+            rateByQuantity: [:],
+            hasRateAttribute: true,
+            currentRateHz: 100,
+            isBuffered: false,
+            trigger: nil,
+            acceptsTrigger: false,
+            timestampClock: nil,
+            mountMatrices: [:],
+            mountMatrixSources: [:]
         )
     }
 
@@ -36,7 +47,11 @@ import Testing
 
     @Test func anUnknownNameIsAnErrorListingWhatWasFound() {
         #expect {
-            _ = try IIOSensorSource.select(["iio:device0", "bmi270", "iio:device7"], from: Self.found, uri: "ip:10.0.0.5")
+            _ = try IIOSensorSource.select(
+                ["iio:device0", "bmi270", "iio:device7"],
+                from: Self.found,
+                uri: "ip:10.0.0.5"
+            )
         } throws: { error in
             "\(error)"
                 == "select the IIO devices iio:device0, bmi270, iio:device7 failed: no sensor device bmi270, "

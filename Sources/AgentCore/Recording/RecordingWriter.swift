@@ -62,7 +62,8 @@ public struct RecordingWriter {
 
     /// "1234 rows: accelerometer 1000, gyroscope 1000, magnetometer 200, barometer 34".
     public var summary: String {
-        var text = "\(rows) rows: "
+        var text =
+            "\(rows) rows: "
             + SensorType.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
         if late > 0 { text += "; \(late) late samples left out" }
         return text

@@ -154,8 +154,8 @@ public final class MotionAgent: Service, Sendable {
                 group.addTask { await self.reloadOnHangup() }
                 group.addTask {
                     for await _ in self.deviceFaults.stream where self.broker.isConnected {
-                        self.publishStatus(
-                            self.controller.status(state: .online, reason: nil, bootCount: self.bootCount.value))
+                        let boot = self.bootCount.value
+                        self.publishStatus(self.controller.status(state: .online, reason: nil, bootCount: boot))
                     }
                 }
                 group.addTask {
