@@ -77,7 +77,10 @@ enum SourceFactory {
                     + "— run motion-agent check-config to see which"
             )
         }
-        return parsed.map { setting in
+        // The IIO source takes the first entry that matches; an entry naming the sensor is more specific than
+        // one for the whole device, so it goes first and wins (config.yaml says so).
+        let ordered = parsed.filter { $0.sensor != nil } + parsed.filter { $0.sensor == nil }
+        return ordered.map { setting in
             let v = setting.values
             return MountMatrixOverride(
                 device: setting.device,

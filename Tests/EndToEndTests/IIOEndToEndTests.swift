@@ -219,10 +219,11 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let device = "iio-select"
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
-        // One device by driver name, one by id; the magnetometer's matrix swaps x and y instead of the driver's.
+        // One device by driver name, one by id. Two overrides match the magnetometer: the one naming the sensor
+        // wins over the device-wide identity listed first, and swaps x and y instead of the driver's matrix.
         let iio = """
                 devices: [icm42605-gyro, "iio:device2"]
-                mount_matrix: ["ak8975:magnetometer=0, 1, 0; 1, 0, 0; 0, 0, 1"]
+                mount_matrix: ["iio:device2=1, 0, 0; 0, 1, 0; 0, 0, 1", "ak8975:magnetometer=0, 1, 0; 1, 0, 0; 0, 0, 1"]
             """
         let agent = try FakeIIOAgent(
             spec: Self.board(),
