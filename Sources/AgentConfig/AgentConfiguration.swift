@@ -146,6 +146,12 @@ public struct SimulatedSourceSettings: Sendable, Equatable {
 public struct IIOSourceSettings: Sendable, Equatable {
     /// libiio context URI: `local:`, `ip:HOST`, `usb:`, `serial:`.
     public var uri: String = "local:"
+    /// The IIO devices this agent uses, by id (`iio:device2`) or driver name (`ak8975`); empty: every device
+    /// found. Several IMUs on one host run one agent each, each selecting its own devices here.
+    public var devices: [String] = []
+    /// Mount-matrix overrides as written in config.yaml, `DEVICE[:SENSOR]=x0, y0, z0; x1, y1, z1; x2, y2, z2`,
+    /// already checked at load; `mountMatrixOverrides` gives them parsed.
+    public var mountMatrix: [String] = []
 
     public init() {}
 }

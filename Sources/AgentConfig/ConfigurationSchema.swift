@@ -137,27 +137,7 @@ enum ConfigurationSchema {
                             ),
                         ]
                     ),
-                    .section(
-                        "iio",
-                        [
-                            .field(
-                                "uri",
-                                .text(
-                                    \.source.iio.uri,
-                                    allowed: "a libiio context URI: " + iioSchemes.joined(separator: ", ")
-                                        + " (e.g. ip:192.168.1.20)"
-                                ) { uri in
-                                    iioSchemes.contains(where: uri.hasPrefix)
-                                        ? nil
-                                        : FieldProblem(
-                                            kind: .invalidValue,
-                                            problem: "is not a libiio context URI",
-                                            suggestion: EditDistance.closest(to: uri, among: iioSchemes)
-                                        )
-                                }
-                            )
-                        ]
-                    ),
+                    iioSection,
                     .section(
                         "replay",
                         [
@@ -367,6 +347,53 @@ enum ConfigurationSchema {
                 ]
             ),
         ]
+    }
+
+    /// An IIO device id or driver name: sysfs names hold no spaces, slashes or `=`.
+    static func checkIIODevice(_ name: String) -> FieldProblem? {
+        if name.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
+        if name.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "=" }) {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "contains a space, / or =, which no IIO device id or driver name has"
+            )
+        }
+        return nil
+    }
+
+    /// `source.iio`, apart so the type checker takes `root` in reasonable time.
+    static var iioSection: Item {
+        .section(
+            "iio",
+            [
+                .field(
+                    "uri",
+                    .text(
+                        \.source.iio.uri,
+                        allowed: "a libiio context URI: " + iioSchemes.joined(separator: ", ")
+                            + " (e.g. ip:192.168.1.20)"
+                    ) { uri in
+                        iioSchemes.contains(where: uri.hasPrefix)
+                            ? nil
+                            : FieldProblem(
+                                kind: .invalidValue,
+                                problem: "is not a libiio context URI",
+                                suggestion: EditDistance.closest(to: uri, among: iioSchemes)
+                            )
+                    }
+                ),
+                .field(
+                    "devices",
+                    .textList(
+                        \.source.iio.devices,
+                        allowed: "a list of distinct IIO device ids or driver names "
+                            + "(e.g. [iio:device0, ak8975]); empty for every device found",
+                        check: checkIIODevice
+                    )
+                ),
+                .field("mount_matrix", .mountMatrixList(\.source.iio.mountMatrix)),
+            ]
+        )
     }
 
     static func checkHost(_ host: String) -> FieldProblem? {

@@ -33,17 +33,22 @@ public final class IIOSensorSource: SensorSource {
     /// Opens the context once to discover the devices.
     /// - Parameters:
     ///   - uri: libiio context URI (`local:`, `ip:HOST[:PORT]`, `usb:…`, `serial:…`).
-    ///   - mountMatrixOverrides: matrices that win over the drivers' (config `source.iio` overrides).
+    ///   - deviceFilter: the devices to use, by id (`iio:device2`) or driver name (`ak8975`, which selects
+    ///     every device of that driver); empty: all found (config `source.iio.devices`). The others are
+    ///     neither opened nor shown.
+    ///   - mountMatrixOverrides: matrices that win over the drivers' (config `source.iio.mount_matrix`).
     ///   - retryPolicy: back-off after a device fault.
-    /// - Throws: `IIOError` when the context cannot be opened or offers no accelerometer, gyroscope,
-    ///   magnetometer or pressure channel.
+    /// - Throws: `IIOError` when the context cannot be opened, offers no accelerometer, gyroscope,
+    ///   magnetometer or pressure channel, or a name in `deviceFilter` matches none of them.
     public init(
         uri: String = "local:",
+        deviceFilter: [String] = [],
         mountMatrixOverrides: [MountMatrixOverride] = [],
         retryPolicy: IIORetryPolicy = .standard,
         logger: Logger
     ) throws(IIOError) {
-        let found = try IIODiscovery.devices(uri: uri, mountMatrixOverrides: mountMatrixOverrides)
+        let all = try IIODiscovery.devices(uri: uri, mountMatrixOverrides: mountMatrixOverrides)
+        let found = try Self.select(deviceFilter, from: all, uri: uri)
         guard !found.isEmpty else {
             throw IIOError(
                 operation: "find IIO sensors at \"\(uri)\"",
@@ -68,6 +73,23 @@ public final class IIOSensorSource: SensorSource {
                 ]
             )
         }
+    }
+
+    /// The devices `filter` names, in discovery order; every device when it is empty.
+    static func select(_ filter: [String], from all: [IIODeviceInfo], uri: String) throws(IIOError) -> [IIODeviceInfo] {
+        guard !filter.isEmpty else { return all }
+        let unknown = filter.filter { name in !all.contains { $0.id == name || $0.name == name } }
+        guard unknown.isEmpty else {
+            let offered = all.isEmpty ? "none" : all.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+            throw IIOError(
+                operation: "select the IIO devices \(filter.joined(separator: ", "))",
+                code: 0,
+                message: "no sensor device \(unknown.joined(separator: ", ")) at \"\(uri)\"; found: \(offered)",
+                fix: "correct source.iio.devices in config.yaml (ids or driver names; motion-agent list-sensors "
+                    + "shows them), or leave it empty to use every device"
+            )
+        }
+        return all.filter { info in filter.contains { $0 == info.id || $0 == info.name } }
     }
 
     /// Stores the plan and wakes each device whose plan changed; its thread writes the rate (the lowest

@@ -4,6 +4,7 @@ import Foundation
 import IIOSensors
 import Logging
 import MotionEstimation
+import MotionModel
 import Simulation
 
 /// Chooses the sensor source from `source.kind`: IIO hardware, the simulator, or a replayed recording.
@@ -56,8 +57,40 @@ enum SourceFactory {
     }
 
     private static func iio(_ s: IIOSourceSettings, logger: Logger) throws -> SensorSource {
-        let source = try IIOSensorSource(uri: s.uri, logger: logger)
+        let source = try IIOSensorSource(
+            uri: s.uri,
+            deviceFilter: s.devices,
+            mountMatrixOverrides: mountMatrixOverrides(s),
+            logger: logger
+        )
         logger.info("sensor source: \(source.summary)")
         return source
+    }
+
+    /// `source.iio.mount_matrix` as the IIO source takes it. The loader has checked every entry, so one
+    /// that does not parse here was set in code, and is refused rather than silently dropped.
+    static func mountMatrixOverrides(_ s: IIOSourceSettings) throws -> [MountMatrixOverride] {
+        let parsed = s.mountMatrixOverrides
+        guard parsed.count == s.mountMatrix.count else {
+            throw AgentError(
+                "source.iio.mount_matrix has an entry that is not DEVICE[:SENSOR]=x0, y0, z0; x1, y1, z1; x2, y2, z2 "
+                    + "— run motion-agent check-config to see which"
+            )
+        }
+        // The IIO source takes the first entry that matches; an entry naming the sensor is more specific than
+        // one for the whole device, so it goes first and wins (config.yaml says so).
+        let ordered = parsed.filter { $0.sensor != nil } + parsed.filter { $0.sensor == nil }
+        return ordered.map { setting in
+            let v = setting.values
+            return MountMatrixOverride(
+                device: setting.device,
+                sensor: setting.sensor,
+                matrix: MountMatrix(
+                    rows: Vector3(v[0], v[1], v[2]),
+                    Vector3(v[3], v[4], v[5]),
+                    Vector3(v[6], v[7], v[8])
+                )
+            )
+        }
     }
 }

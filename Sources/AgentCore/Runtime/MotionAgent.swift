@@ -38,6 +38,10 @@ public final class MotionAgent: Service, Sendable {
     private let history: HistoryRecorder?
     /// Topics the agent takes commands from: its own, the fleet's and its groups'.
     private let controlTopics: [String]
+    /// One element per device fault or recovery, so the status is republished with `devices[].error`
+    /// (the acquisition thread only yields; the task that publishes runs in `run`).
+    private let deviceFaults: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) =
+        AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     public init(
         configuration: AgentConfiguration,
@@ -125,8 +129,9 @@ public final class MotionAgent: Service, Sendable {
         )
         controlTopics = [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) }
-        faultBox.target = { [controller, logger] fault in
+        faultBox.target = { [controller, logger, deviceFaults] fault in
             controller.recordFault(fault)
+            deviceFaults.continuation.yield()
             if fault.recovered {
                 logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
             } else {
@@ -162,6 +167,12 @@ public final class MotionAgent: Service, Sendable {
                 if let history = self.history {
                     group.addTask {
                         while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
+                    }
+                }
+                group.addTask {
+                    for await _ in self.deviceFaults.stream where self.broker.isConnected {
+                        let boot = self.bootCount.value
+                        self.publishStatus(self.controller.status(state: .online, reason: nil, bootCount: boot))
                     }
                 }
                 group.addTask {
