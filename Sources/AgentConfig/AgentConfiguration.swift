@@ -304,13 +304,32 @@ public struct StreamSettings: Sendable, Equatable {
     /// 0, 1 or 2.
     public var qos: Int
     public var retain: Bool
+    /// Samples per message (Core Motion's batched sensor data): 1 publishes every sample on its own; more
+    /// packs that many into one message, so high rates cost the broker fewer messages. 1–1000; only the
+    /// sample streams (accelerometer, gyroscope, magnetometer, device-motion) batch.
+    public var batch: Int
+    /// How a batch is encoded: JSON (`{"batch": [...]}`) or the compact little-endian binary layout of
+    /// docs/payloads.md. Unbatched messages are always JSON.
+    public var encoding: StreamEncoding
 
-    public init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool) {
+    public init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool, batch: Int = 1, encoding: StreamEncoding = .json) {
         self.enabled = enabled
         self.rateHz = rateHz
         self.qos = qos
         self.retain = retain
+        self.batch = batch
+        self.encoding = encoding
     }
+}
+
+public enum StreamEncoding: String, Sendable, Equatable, CaseIterable, Codable {
+    case json
+    case binary
+}
+
+extension StreamName {
+    /// The streams that publish one message per sample and can therefore batch samples.
+    public var canBatch: Bool { isRawSensor || self == .deviceMotion }
 }
 
 public struct DeviceMotionSettings: Sendable, Equatable {

@@ -301,8 +301,13 @@ enum ConfigurationSchema {
                             ),
                             .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
                             .field("retain", .flag(\.[stream: name].retain)),
-                        ] + (name == .deviceMotion
-                            ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
+                        ] + (name.canBatch
+                            ? [
+                                .field("batch", .integer(\.[stream: name].batch, range: 1...1000, unit: "samples")),
+                                .field("encoding", .choice(\.[stream: name].encoding)),
+                            ] : [])
+                            + (name == .deviceMotion
+                                ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
                     )
                 }
             ),

@@ -1032,7 +1032,7 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
         #expect(
             error.description
                 == "config.yaml:3: streams.accelerometer.rate: \"rate\" is not a known key in streams.accelerometer"
-                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain"
+                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain, batch, encoding"
         )
     }
 

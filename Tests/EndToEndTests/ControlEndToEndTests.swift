@@ -183,4 +183,45 @@ import TestSupport
         #expect(accelerometerRate() == 10)
         await status.close()
     }
+
+    @Test func setBatchPacksSamplesIntoBinaryOrJSONMessages() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-batch", port: broker.port))
+        defer { agent.runner.kill() }
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-batch/accelerometer"])
+        try await subscriber.waitFor(count: 5, timeout: 20)
+        let (code, lines) = try await Self.ctl(
+            broker, ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=20", "encoding=binary"])
+        #expect(code == 0 && lines.first?.contains("\"batch\":20") == true, "\(lines)")
+        try await subscriber.waitUntil(timeout: 10, "two binary batches") { messages in
+            messages.filter { $0.payload.starts(with: Array("MAB".utf8)) }.count >= 2
+        }
+        let binary = subscriber.messages.filter { $0.payload.starts(with: Array("MAB".utf8)) }
+        let full = binary.dropLast()  // the last one may still be filling when the encoding switches
+        for m in full {
+            #expect(Int(m.payload[6]) | Int(m.payload[7]) << 8 == 20)
+            #expect(m.payload.count == 16 + 20 * 28)
+        }
+        let (jsonCode, _) = try await Self.ctl(
+            broker, ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=5", "encoding=json"])
+        #expect(jsonCode == 0)
+        try await subscriber.waitUntil(timeout: 10, "a JSON batch of 5") { messages in
+            messages.contains { (payloadJSON($0)["batch"] as? [Any])?.count == 5 }
+        }
+        // Sample seq runs on across the encodings: no sample was lost in the switches.
+        var seqs: [Int] = []
+        for m in subscriber.messages {
+            if m.payload.starts(with: Array("MAB".utf8)) {
+                let first = (0..<8).reduce(0) { $0 | Int(m.payload[8 + $1]) << (8 * $1) }
+                let count = Int(m.payload[6]) | Int(m.payload[7]) << 8
+                seqs += Array(first..<(first + count))
+            } else if let batch = payloadJSON(m)["batch"] as? [[String: Any]] {
+                seqs += batch.compactMap { $0["seq"] as? Int }
+            } else if let seq = payloadJSON(m)["seq"] as? Int {
+                seqs.append(seq)
+            }
+        }
+        #expect(seqs == Array(1...seqs.count), "continuous sample seq across single, binary and JSON batches")
+        await subscriber.close()
+    }
 }

@@ -10,6 +10,8 @@ public enum ControlCommand: Sendable, Equatable {
     case setRate(StreamName, rateHz: Double)
     case setQoS(StreamName, qos: Int)
     case setRetain(StreamName, retain: Bool)
+    /// Samples per message, and their encoding (nil keeps the current one).
+    case setBatch(StreamName, batch: Int, encoding: StreamEncoding?)
     case setReferenceFrame(AttitudeReferenceFrame)
     case resetPedometer
     case reloadConfig
@@ -22,7 +24,7 @@ public enum ControlCommand: Sendable, Equatable {
     case ping
 
     public static let names = [
-        "start", "stop", "set-rate", "set-qos", "set-retain", "set-reference-frame", "reset-pedometer", "query-pedometer", "query-activity", "reload-config", "status",
+        "start", "stop", "set-rate", "set-qos", "set-retain", "set-batch", "set-reference-frame", "reset-pedometer", "query-pedometer", "query-activity", "reload-config", "status",
         "list-streams", "ping",
     ]
 
@@ -32,6 +34,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "set-rate": "\"stream\" and one of \"rate_hz\" or \"interval_s\""
         case "set-qos": "\"stream\" and \"qos\" (0, 1 or 2)"
         case "set-retain": "\"stream\" and \"retain\" (true or false)"
+        case "set-batch": "\"stream\" (accelerometer, gyroscope, magnetometer or device-motion), \"batch\" (1–1000 samples per message) and optionally \"encoding\" (json or binary)"
         case "query-pedometer", "query-activity":
             "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds"
         case "set-reference-frame": "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
@@ -108,6 +111,29 @@ public enum ControlCommand: Sendable, Equatable {
                 case .failure(let f): return .failure(f)
                 case .success(let r?): return .success(.setRetain(s, retain: r))
                 case .success(nil): return .failure(ControlFailure(code: 400, id: nil, "set-retain needs \"retain\": true or false"))
+                }
+            }
+        case "set-batch":
+            return stream().flatMap { s in
+                guard s.canBatch else {
+                    return .failure(ControlFailure(code: 400, id: nil, "\(s.rawValue) does not batch — \(argumentHelp(name))"))
+                }
+                let encoding: StreamEncoding?
+                switch args.string("encoding") {
+                case .failure(let f): return .failure(f)
+                case .success(nil): encoding = nil
+                case .success(let e?):
+                    guard let parsed = StreamEncoding(rawValue: e) else {
+                        return .failure(ControlFailure(code: 400, id: nil, "encoding \"\(e)\" — allowed: json or binary"))
+                    }
+                    encoding = parsed
+                }
+                switch args.number("batch") {
+                case .failure(let f): return .failure(f)
+                case .success(let n?) where n >= 1 && n <= 1000 && n == n.rounded():
+                    return .success(.setBatch(s, batch: Int(n), encoding: encoding))
+                case .success(let n):
+                    return .failure(ControlFailure(code: 400, id: nil, "batch \(n.map { "\($0)" } ?? "missing") — allowed: a whole number of samples per message from 1 to 1000"))
                 }
             }
         case "set-reference-frame":

@@ -184,6 +184,8 @@ public final class ControlPlane: Sendable {
             ]
             if let e = s.error { r["error"] = e }
             if let f = s.referenceFrame { r["referenceFrame"] = f }
+            r["batch"] = s.batch
+            r["encoding"] = s.encoding
             return r
         }
         switch command {
@@ -197,6 +199,11 @@ public final class ControlPlane: Sendable {
             return (streamResult(try controller.update(name) { $0.qos = qos }), true)
         case .setRetain(let name, let retain):
             return (streamResult(try controller.update(name) { $0.retain = retain }), true)
+        case .setBatch(let name, let batch, let encoding):
+            return (streamResult(try controller.update(name) {
+                $0.batch = batch
+                if let encoding { $0.encoding = encoding }
+            }), true)
         case .setReferenceFrame(let frame):
             return (streamResult(try controller.setReferenceFrame(frame)), true)
         case .resetPedometer:

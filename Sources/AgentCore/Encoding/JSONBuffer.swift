@@ -24,6 +24,12 @@ public struct JSONBuffer: ~Copyable {
         bytes.append(b)
     }
 
+    /// Appends bytes as they are (already valid JSON).
+    @inline(__always)
+    public mutating func append(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw)
+    }
+
     /// Appends ASCII text known at compile time (keys, punctuation) without escaping.
     @inline(__always)
     public mutating func raw(_ s: StaticString) {

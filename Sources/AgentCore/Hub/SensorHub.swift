@@ -43,6 +43,15 @@ public final class SensorHub: SampleSink {
 
     public var counters: Counters { state.withLock { $0.counters } }
 
+    /// Publishes every stream's held-back samples (partial batches), then runs `body` on the streams — all
+    /// between two samples, so no sample is lost or sent under the old settings after the new ones apply.
+    public func flushThenReconfigure(_ body: ([any MotionStream]) -> Void) {
+        state.withLock { state in
+            for stream in state.streams { stream.flush(context: &state.context) }
+            body(state.streams)
+        }
+    }
+
     public func ingest(_ sample: IMUSample) {
         state.withLock { state in
             var sample = sample

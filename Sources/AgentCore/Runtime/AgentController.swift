@@ -134,6 +134,11 @@ public final class AgentController: Sendable {
         return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
     }
 
+    /// Publishes partial batches (at shutdown).
+    public func flushBatches() {
+        hub.flushThenReconfigure { _ in }
+    }
+
     /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one).
     public func resetPedometer() throws {
         let found = hub.withStreams { streams in
@@ -167,6 +172,8 @@ public final class AgentController: Sendable {
         var retain: Bool
         /// device-motion only.
         var referenceFrame: AttitudeReferenceFrame?
+        var batch: Int?
+        var encoding: StreamEncoding?
     }
 
     private func persist() {
@@ -177,7 +184,8 @@ public final class AgentController: Sendable {
                 $0.key.rawValue,
                 PersistedStream(
                     enabled: $0.value.enabled, rateHz: $0.value.rateHz, qos: $0.value.qos, retain: $0.value.retain,
-                    referenceFrame: $0.key == .deviceMotion ? frame : nil)
+                    referenceFrame: $0.key == .deviceMotion ? frame : nil,
+                    batch: $0.value.batch, encoding: $0.value.encoding)
             )
         })
         do {
@@ -199,7 +207,9 @@ public final class AgentController: Sendable {
         state.withLock { s in
             for (key, p) in persisted {
                 guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos) else { continue }
-                s.settings[name] = StreamSettings(enabled: p.enabled, rateHz: p.rateHz, qos: p.qos, retain: p.retain)
+                s.settings[name] = StreamSettings(
+                    enabled: p.enabled, rateHz: p.rateHz, qos: p.qos, retain: p.retain,
+                    batch: min(max(p.batch ?? 1, 1), 1000), encoding: p.encoding ?? .json)
                 if name == .deviceMotion, let frame = p.referenceFrame { s.referenceFrame = frame }
                 applied += 1
             }
@@ -229,7 +239,7 @@ public final class AgentController: Sendable {
         }
         try source.apply(result.plan)
         let topicIDs = Dictionary(uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) })
-        hub.withStreams { streams in
+        hub.flushThenReconfigure { streams in
             for stream in streams {
                 stream.configure(settings: settings[stream.name]!, sensorRatesHz: result.sensorRatesHz, topicID: topicIDs[stream.name]!)
             }
@@ -266,7 +276,9 @@ public final class AgentController: Sendable {
                 available: missing.isEmpty,
                 error: s.enabled && !missing.isEmpty
                     ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil,
-                referenceFrame: name == .deviceMotion ? frame.rawValue : nil
+                referenceFrame: name == .deviceMotion ? frame.rawValue : nil,
+                batch: s.batch,
+                encoding: s.encoding.rawValue
             )
         }
         return AgentStatus(

@@ -20,6 +20,9 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         public var error: String?
         /// device-motion only: the attitude's reference frame.
         public var referenceFrame: String?
+        /// Samples per message and the batch encoding (json, binary).
+        public var batch: Int
+        public var encoding: String
     }
 
     public struct Device: Sendable, Codable, Equatable {

@@ -186,6 +186,7 @@ public final class MotionAgent: Service, Sendable {
 
         if let state = controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
         history?.poll(force: true)
+        controller.flushBatches()
         logger.info("shutting down: draining the outbox")
         await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
         if broker.isConnected {

@@ -18,6 +18,7 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     public static let minimumEstimationRateHz = 100.0
 
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var batcher = SampleBatcher(kind: .deviceMotion)
     private var topicID = -1
     private var seq: UInt64 = 0
     private var estimationRateHz = 0.0
@@ -70,6 +71,7 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
+        batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 900)
         let gyroRate = sensorRatesHz[.gyroscope] ?? 0
         let haveAccel = sensorRatesHz[.accelerometer] != nil
         let haveMag = !estimator.referenceFrame.needsMagnetometer || sensorRatesHz[.magnetometer] != nil
@@ -89,10 +91,58 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         guard due else { return }
         if north { limitHeading(&motion) }
         seq += 1
+        if !batcher.isSingle && batcher.encoding == .binary {
+            let wall = context.clock.wallTime(of: motion.timestamp)
+            batcher.addBinary(seq: seq, topicID: topicID, settings: settings, context: &context) { b in
+                Self.encodeBinary(motion, wallTime: wall, into: &b)
+            }
+            return
+        }
         context.beginMessage(seq: seq, timestamp: motion.timestamp)
         Self.encode(motion, into: &context.buffer)
         context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        if batcher.isSingle {
+            context.publishBuffer(topicID: topicID, settings: settings)
+        } else {
+            batcher.addJSON(seq: seq, topicID: topicID, settings: settings, context: &context)
+        }
+    }
+
+    public func flush(context: inout StreamContext) {
+        batcher.flush(topicID: topicID, settings: settings, context: &context)
+    }
+
+    /// The 88-byte binary record (layout in `SampleBatcher`).
+    static func encodeBinary(_ m: DeviceMotion, wallTime: Double, into b: inout [UInt8]) {
+        BinaryRecord.append(m.timestamp, to: &b)
+        BinaryRecord.append(wallTime, to: &b)
+        BinaryRecord.append(Float(m.attitude.x), to: &b)
+        BinaryRecord.append(Float(m.attitude.y), to: &b)
+        BinaryRecord.append(Float(m.attitude.z), to: &b)
+        BinaryRecord.append(Float(m.attitude.w), to: &b)
+        BinaryRecord.append(m.rotationRate, to: &b)
+        BinaryRecord.append(m.gravity, to: &b)
+        BinaryRecord.append(m.userAcceleration, to: &b)
+        BinaryRecord.append(m.magneticField, to: &b)
+        BinaryRecord.append(Float(m.heading), to: &b)
+        let accuracy: UInt8 =
+            switch m.magneticFieldAccuracy {
+            case .uncalibrated: 0
+            case .low: 1
+            case .medium: 2
+            case .high: 3
+            }
+        let frame: UInt8 =
+            switch m.referenceFrame {
+            case .xArbitraryZVertical: 0
+            case .xArbitraryCorrectedZVertical: 1
+            case .xMagneticNorthZVertical: 2
+            case .xTrueNorthZVertical: 3
+            }
+        b.append(accuracy)
+        b.append(frame)
+        b.append(0)
+        b.append(0)
     }
 
     /// A compass needs a horizontal field: below 6000 nT the heading is downgraded (accuracy at most low),

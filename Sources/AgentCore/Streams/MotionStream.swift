@@ -20,6 +20,12 @@ public protocol MotionStream: AnyObject, Sendable {
     func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int)
     /// Sees every sample from the hub; publishes when due.
     func consume(_ sample: IMUSample, context: inout StreamContext)
+    /// Publishes what is held back (a partial batch) before a reconfiguration or shutdown.
+    func flush(context: inout StreamContext)
+}
+
+extension MotionStream {
+    public func flush(context: inout StreamContext) {}
 }
 
 /// What a stream writes into: the outbox, the shared encoding buffer and the wall clock.

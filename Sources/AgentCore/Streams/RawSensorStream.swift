@@ -14,6 +14,7 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
     private var seq: UInt64 = 0
     private let field: StaticString
     private let decimals: Int
+    private var batcher: SampleBatcher
 
     /// Nil for names that are not raw sensor streams.
     public init?(name: StreamName, settings: StreamSettings) {
@@ -21,14 +22,17 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         self.settings = settings
         switch name {
         case .accelerometer:
+            batcher = SampleBatcher(kind: .accelerometer)
             sensor = .accelerometer
             field = "\"acceleration\":"
             decimals = 6  // µg resolution: below any MEMS accelerometer's noise floor
         case .gyroscope:
+            batcher = SampleBatcher(kind: .gyroscope)
             sensor = .gyroscope
             field = "\"rotationRate\":"
             decimals = 6  // µrad/s
         case .magnetometer:
+            batcher = SampleBatcher(kind: .magnetometer)
             sensor = .magnetometer
             field = "\"magneticField\":"
             decimals = 3  // nT
@@ -46,6 +50,7 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
     public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         let hardwareRateHz = sensorRatesHz[sensor] ?? 0
         self.settings = settings
+        batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 140)
         self.topicID = topicID
         effectiveRateHz = settings.enabled && hardwareRateHz > 0 ? min(settings.rateHz, hardwareRateHz) : 0
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: hardwareRateHz)
@@ -69,11 +74,28 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         }
         guard decimator.accept(sample.timestamp) else { return }
         seq += 1
+        if !batcher.isSingle && batcher.encoding == .binary {
+            let wall = context.clock.wallTime(of: sample.timestamp)
+            batcher.addBinary(seq: seq, topicID: topicID, settings: settings, context: &context) { b in
+                BinaryRecord.append(sample.timestamp, to: &b)
+                BinaryRecord.append(wall, to: &b)
+                BinaryRecord.append(value, to: &b)
+            }
+            return
+        }
         context.beginMessage(seq: seq, timestamp: sample.timestamp)
         context.buffer.byte(UInt8(ascii: ","))
         context.buffer.raw(field)
         context.buffer.vector(value, decimals: decimals)
         context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        if batcher.isSingle {
+            context.publishBuffer(topicID: topicID, settings: settings)
+        } else {
+            batcher.addJSON(seq: seq, topicID: topicID, settings: settings, context: &context)
+        }
+    }
+
+    public func flush(context: inout StreamContext) {
+        batcher.flush(topicID: topicID, settings: settings, context: &context)
     }
 }

@@ -1,0 +1,103 @@
+import AgentConfig
+import AgentCore
+import Foundation
+import MotionModel
+import Simulation
+import Testing
+
+/// Batched streams: N samples per message, in JSON and in the binary layout of `SampleBatcher`.
+@Suite struct BatchingTests {
+    private func drain(_ outbox: Outbox) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        while outbox.withOldest(timeout: 0, { m in
+            out.append(Array(m.payload))
+            return .published
+        }) {}
+        return out
+    }
+
+    private func readU16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+    private func readU64(_ b: [UInt8], _ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[i + $1]) << (8 * $1) } }
+    private func readF64(_ b: [UInt8], _ i: Int) -> Double { Double(bitPattern: readU64(b, i)) }
+    private func readF32(_ b: [UInt8], _ i: Int) -> Float {
+        Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(b[i + $1]) << (8 * $1) })
+    }
+
+    @Test func jsonBatchesCarryEverySampleInOrder() throws {
+        let outbox = Outbox()
+        let hub = SensorHub(outbox: outbox)
+        let accel = try #require(RawSensorStream(
+            name: .accelerometer, settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 10)))
+        accel.configure(settings: accel.settings, sensorRatesHz: [.accelerometer: 100], topicID: 0)
+        hub.setStreams([accel])
+        for i in 0..<105 { hub.ingest(IMUSample(timestamp: Double(i) / 100, acceleration: Vector3(0, Double(i), -1))) }
+        let full = drain(outbox)
+        #expect(full.count == 10, "105 samples in batches of 10: 10 full messages, 5 held back")
+        // A reconfiguration (or shutdown) publishes the partial batch: nothing is lost.
+        hub.flushThenReconfigure { _ in }
+        let all = full + drain(outbox)
+        var seqs: [Int] = []
+        for message in all {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(message)) as? [String: Any])
+            let batch = try #require(object["batch"] as? [[String: Any]])
+            for sample in batch {
+                seqs.append(sample["seq"] as! Int)
+                let a = try #require(sample["acceleration"] as? [String: Double])
+                #expect(a["y"] == Double(sample["seq"] as! Int - 1))
+            }
+        }
+        #expect(seqs == Array(1...105))
+    }
+
+    @Test func binaryBatchesFollowTheDocumentedLayout() throws {
+        let outbox = Outbox()
+        let hub = SensorHub(outbox: outbox)
+        let gyro = try #require(RawSensorStream(
+            name: .gyroscope,
+            settings: StreamSettings(enabled: true, rateHz: 200, qos: 0, retain: false, batch: 50, encoding: .binary)))
+        gyro.configure(settings: gyro.settings, sensorRatesHz: [.gyroscope: 200], topicID: 0)
+        hub.setStreams([gyro])
+        for i in 0..<100 { hub.ingest(IMUSample(timestamp: 10 + Double(i) / 200, rotationRate: Vector3(0.5, -0.25, Double(i)))) }
+        let messages = drain(outbox)
+        #expect(messages.count == 2)
+        for (m, message) in messages.enumerated() {
+            #expect(Array(message[0..<3]) == Array("MAB".utf8))
+            #expect(message[3] == 1 && message[4] == 2, "version 1, kind gyroscope")
+            let count = readU16(message, 6)
+            #expect(count == 50)
+            #expect(readU64(message, 8) == UInt64(m * 50 + 1), "seq of the first sample")
+            #expect(message.count == 16 + count * 28)
+            for k in 0..<count {
+                let r = 16 + k * 28
+                let i = m * 50 + k
+                #expect(readF64(message, r) == 10 + Double(i) / 200)
+                #expect(readF32(message, r + 16) == 0.5 && readF32(message, r + 20) == -0.25)
+                #expect(readF32(message, r + 24) == Float(i))
+            }
+        }
+    }
+
+    @Test func deviceMotionBatchesInBinary() throws {
+        let outbox = Outbox(capacityBytes: 16 << 20)
+        let hub = SensorHub(outbox: outbox)
+        let motion = DeviceMotionStream(
+            settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 25, encoding: .binary),
+            referenceFrame: .xArbitraryZVertical,
+            declinationDegrees: 0
+        )
+        motion.configure(settings: motion.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
+        hub.setStreams([motion])
+        for (sample, _) in SimulatedRecording(imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal), rateHz: 100, duration: 2.49) {
+            hub.ingest(sample)
+        }
+        let messages = drain(outbox)
+        #expect(messages.count == 10)
+        let m = try #require(messages.last)
+        #expect(m[4] == 4 && readU16(m, 6) == 25 && m.count == 16 + 25 * 88)
+        let r = 16 + 24 * 88
+        let q = (readF32(m, r + 16), readF32(m, r + 20), readF32(m, r + 24), readF32(m, r + 28))
+        #expect(abs(q.0 * q.0 + q.1 * q.1 + q.2 * q.2 + q.3 * q.3 - 1) < 1e-5)
+        #expect(readF32(m, r + 52) < -0.99, "gravity z, face up")
+        #expect(readF32(m, r + 80) == -1, "no heading in an arbitrary frame")
+    }
+}
