@@ -40,7 +40,7 @@ cp -r "$here/inventory/group_vars" "$work/inventory/"
 cp "$here/inventory/group_vars/motion_agents/vault.yml.example" "$work/inventory/group_vars/motion_agents/vault.yml"
 echo "check-vault-password" > "$work/vault-pass"
 "$bin/ansible-vault" encrypt --vault-password-file "$work/vault-pass" "$work/inventory/group_vars/motion_agents/vault.yml" >/dev/null
-grep -q '^\$ANSIBLE_VAULT' "$work/inventory/group_vars/motion_agents/vault.yml" || fail "ansible-vault did not encrypt vault.yml"
+grep -q '^.ANSIBLE_VAULT;' "$work/inventory/group_vars/motion_agents/vault.yml" || fail "ansible-vault did not encrypt vault.yml"
 cat > "$work/inventory/hosts.ini" <<EOF
 [motion_agents]
 press-01.plant.example ansible_connection=local ansible_python_interpreter=$(command -v python3) motion_agent_groups='["line-2", "calibration-rig"]'

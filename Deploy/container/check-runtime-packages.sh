@@ -15,13 +15,13 @@ binary="${1:-}"
 fail() { printf 'check-runtime-packages: %s\n' "$*" >&2; exit 1; }
 
 # The package names between the runtime stage's "runtime-packages" and "end-runtime-packages" markers.
-packages=$(sed -n '/^# runtime-packages/,/^# end-runtime-packages/p' "$dockerfile" \
+mapfile -t packages < <(sed -n '/^# runtime-packages/,/^# end-runtime-packages/p' "$dockerfile" \
     | sed -n '/apt-get install/,/rm -rf/p' \
-    | tr ' \\' '\n\n' | grep -E '^[a-z0-9][a-z0-9.+-]+$' \
+    | tr -s ' \134' '\n' | grep -E '^[a-z0-9][a-z0-9.+-]+$' \
     | grep -vxE 'apt-get|install|rm|update|DEBIAN_FRONTEND=noninteractive' || true)
-[ -n "$packages" ] || fail "found no package list between '# runtime-packages' and '# end-runtime-packages' in $dockerfile"
+[ "${#packages[@]}" -gt 0 ] || fail "found no package list between '# runtime-packages' and '# end-runtime-packages' in $dockerfile"
 
-for p in $packages; do
+for p in "${packages[@]}"; do
     candidate=$(apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ {print $2}')
     if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
         fail "the runtime stage installs '$p', which Debian 12 does not have (apt-cache policy $p shows no candidate; run apt-get update first)"
@@ -34,9 +34,9 @@ done
 
 # Packages available in the image: the runtime packages, their dependencies, and debian:12-slim's essentials.
 available=$( {
-    printf '%s\n' $packages
+    printf '%s\n' "${packages[@]}"
     apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
-        --no-enhances $packages 2>/dev/null | sed -n 's/^ *\(Pre\)\{0,1\}Depends: //p; /^[a-z0-9]/p'
+        --no-enhances "${packages[@]}" 2>/dev/null | sed -n 's/^ *\(Pre\)\{0,1\}Depends: //p; /^[a-z0-9]/p'
     dpkg-query -W -f='${Package} ${Essential}\n' | awk '$2 == "yes" {print $1}'
 } | sed 's/[<>]//g; s/:.*//' | sort -u)
 
