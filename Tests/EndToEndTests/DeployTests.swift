@@ -82,6 +82,88 @@ import TestSupport
         }
     }
 
+    /// The system calls the unit's `SystemCallFilter=` allows: its @groups expanded by systemd-analyze.
+    static func allowedSystemCalls(unit: String) async throws -> Set<String> {
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        let filter = try #require(text.split(separator: "\n").first { $0.hasPrefix("SystemCallFilter=") })
+        var allowed: Set<String> = []
+        var pending = filter.dropFirst("SystemCallFilter=".count).split(separator: " ").map(String.init)
+        var expanded: Set<String> = []
+        while let item = pending.popLast() {
+            guard item.hasPrefix("@") else {
+                allowed.insert(item)
+                continue
+            }
+            guard expanded.insert(item).inserted else { continue }
+            let listing = try await run(systemdAnalyze, ["syscall-filter", item])
+            #expect(listing.code == 0, "systemd-analyze syscall-filter \(item): \(listing.errors)")
+            // The group's own name, then its members indented (nested groups start with @), then comments.
+            for line in listing.output.split(separator: "\n").dropFirst() {
+                let name = line.trimmingCharacters(in: .whitespaces)
+                guard line.hasPrefix(" "), !name.isEmpty, !name.hasPrefix("#") else { continue }
+                if name.hasPrefix("@") { pending.append(name) } else { allowed.insert(name) }
+            }
+        }
+        return allowed
+    }
+
+    /// Every system call the agent makes while it connects, streams, answers a command and shuts down is one the
+    /// unit's seccomp filter allows, so `SystemCallErrorNumber=EPERM` never fails a call the agent needs. strace
+    /// follows all threads; the run uses the simulated IMU (the IIO path is not traced here).
+    @Test func theAgentsSystemCallsPassTheUnitsFilter() async throws {
+        try Self.requireSystemdAnalyze()
+        let strace = "/usr/bin/strace"
+        guard FileManager.default.isExecutableFile(atPath: strace) else {
+            throw Failure(description: "\(strace) is missing: run `apt-get install -y strace`")
+        }
+        let unit = try Self.unitForVerification()
+        let directory = URL(fileURLWithPath: unit).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let allowed = try await Self.allowedSystemCalls(unit: unit)
+        #expect(allowed.contains("read") && allowed.contains("clock_adjtime") && !allowed.contains("reboot"))
+
+        let broker = try await MosquittoBroker.started()
+        let configPath = directory + "/config.yaml"
+        try AgentProcess.config(device: "strace-1", port: broker.port, extra: "control:\n  groups: [traced]\n")
+            .replacingOccurrences(of: "state_dir: state", with: "state_dir: \(directory)/state")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let trace = directory + "/trace"
+        let traced = ProcessRunner(
+            executable: strace,
+            arguments: ["-f", "-qq", "-o", trace, AgentProcess.executable, "run", "--config", configPath])
+        try traced.start()
+        defer { traced.kill() }
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/strace-1/#"])
+        try await subscriber.waitFor(count: 20, on: "motion/strace-1/accelerometer", timeout: 30)
+        let ping = try await Self.run(
+            AgentProcess.executable, ["ctl", "--port", "\(broker.port)", "--timeout", "10", "--device", "strace-1", "ping"])
+        #expect(ping.code == 0, "\(ping.output)\(ping.errors)")
+        // SIGTERM to the agent itself (strace's child), for the graceful shutdown path.
+        let children = try String(
+            contentsOfFile: "/proc/\(traced.processIdentifier)/task/\(traced.processIdentifier)/children", encoding: .utf8)
+        let agentPID = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+        kill(agentPID, SIGTERM)
+        #expect(await traced.waitForExit(timeout: 30) == 0, "\(traced.standardError)")
+        await subscriber.close()
+
+        // strace -f lines: "PID   name(args…) = result", "PID <... name resumed>…", "PID +++ exited…".
+        var used: Set<String> = []
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 1)
+            guard fields.count == 2 else { continue }
+            var call = fields[1].drop { $0 == " " }  // strace pads the pid column
+            if call.hasPrefix("<... ") { call = call.dropFirst(5) }
+            let name = call.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !name.isEmpty, call.dropFirst(name.count).first == "(" || call.hasPrefix(name + " resumed") {
+                used.insert(String(name))
+            }
+        }
+        #expect(used.contains("clock_adjtime") && used.contains("connect"), "the trace looks incomplete: \(used.sorted())")
+        // execve is strace starting the agent, before any filter would apply.
+        let refused = used.subtracting(allowed).subtracting(["execve"])
+        #expect(refused.isEmpty, "SystemCallFilter= would refuse \(refused.sorted()) (used: \(used.sorted()))")
+    }
+
     // MARK: - install.sh / uninstall.sh
 
     /// Every path under `root` (relative, directories with a trailing /) with its permission bits.
