@@ -155,6 +155,8 @@ public final class MotionAgent: Service, Sendable {
         }
         publisher.start()
 
+        let systemd = SystemdNotifier()
+        systemd.notify("READY=1\nSTATUS=acquiring from \(source.summary)")
         let options = try connectOptions(bootCount: boot)
         logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
         try? broker.connect(options)
@@ -164,6 +166,9 @@ public final class MotionAgent: Service, Sendable {
                 group.addTask { await self.acquire() }
                 group.addTask { await self.superviseConnection(options: options) }
                 group.addTask { await self.reloadOnHangup() }
+                if let interval = systemd.watchdogInterval {
+                    group.addTask { await self.keepWatchdogFed(systemd, every: interval) }
+                }
                 if let history = self.history {
                     group.addTask {
                         while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
@@ -185,6 +190,7 @@ public final class MotionAgent: Service, Sendable {
         }
 
         if let state = controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
+        systemd.notify("STOPPING=1")
         history?.poll(force: true)
         controller.flushBatches()
         logger.info("shutting down: draining the outbox")
@@ -267,6 +273,23 @@ public final class MotionAgent: Service, Sendable {
                     publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
                 }
             }
+        }
+    }
+
+    /// Feeds systemd's watchdog only while acquisition is alive: samples keep arriving whenever some sensor
+    /// is switched on. A wedged source thread stops the keep-alives and systemd restarts the agent.
+    private func keepWatchdogFed(_ systemd: SystemdNotifier, every interval: Double) async {
+        var lastSamples = hub.counters.samples
+        while await sleep(interval) {
+            let samples = hub.counters.samples
+            let anySensorOn = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
+                .devices?.contains { $0.rateHz > 0 } ?? false
+            if samples != lastSamples || !anySensorOn {
+                systemd.notify("WATCHDOG=1")
+            } else {
+                logger.error("no samples for \(String(format: "%.0f", interval)) s while sensors are on: not feeding the systemd watchdog")
+            }
+            lastSamples = samples
         }
     }
 
