@@ -326,4 +326,38 @@ import TestSupport
         #expect(Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true, "the replayed stop changed nothing")
         await operatorClient.close()
     }
+
+    @Test func clientCertificatesAreRequiredWhenTheBrokerAsksForThem() async throws {
+        let secrets = try await Secrets()
+        // A client certificate for the device, signed by the test CA.
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try await Secrets.openssl(["req"] + ec + ["-keyout", "sec-dev.key", "-out", "sec-dev.csr", "-subj", "/CN=sec-dev"], in: secrets.directory)
+        try await Secrets.openssl(
+            ["x509", "-req", "-in", "sec-dev.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "sec-dev.crt", "-days", "2"],
+            in: secrets.directory)
+        let lines = try Self.brokerLines(secrets).map { $0 == "require_certificate false" ? "require_certificate true" : $0 }
+        #expect(lines.contains("require_certificate true"))
+        let broker = try await MosquittoBroker.started(
+            options: MosquittoBroker.Options(allowAnonymous: false, users: Secrets.passwords, extraConfiguration: lines))
+
+        // Without a client certificate the broker ends the handshake; the agent says to check mqtt.tls.* and keeps
+        // trying, and never gets connected.
+        let refused = try AgentProcess(config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false))
+        defer { refused.runner.kill() }
+        #expect(await refused.runner.waitForOutput(containing: "mqtt.tls", timeout: 20), "\(refused.runner.standardError.suffix(1500))")
+        #expect(!refused.runner.standardError.contains("connected to the broker"))
+        #expect(refused.runner.isRunning)
+        refused.runner.kill()
+
+        // With its certificate and key (mqtt.tls.cert_file / key_file) it connects and streams.
+        let config = Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false).replacingOccurrences(
+            of: "    ca_file: \(secrets.caFile)\n",
+            with: "    ca_file: \(secrets.caFile)\n    cert_file: \(secrets.directory)/sec-dev.crt\n    key_file: \(secrets.directory)/sec-dev.key\n")
+        #expect(config.contains("cert_file"))
+        let agent = try AgentProcess(config: config)
+        defer { agent.runner.kill() }
+        let operatorClient = try await Client(broker, secrets, user: "operator")
+        #expect(operatorClient.isConnected == false, "the operator has no client certificate either")
+        #expect(await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 20), "\(agent.runner.standardError.suffix(1500))")
+    }
 }
