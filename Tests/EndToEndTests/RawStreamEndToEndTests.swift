@@ -83,6 +83,12 @@ import TestSupport
             #expect(abs(norm - expected) < 15, "µT: |B| \(norm) vs WMM \(expected)")
         }
 
+        // Messages say when the system clock is not synchronized, consistently with the status.
+        let status = try #require(subscriber.messages(on: "motion/e2e-raw/status").last.map(payloadJSON))
+        let synchronized = try #require(status["clockSynchronized"] as? Bool)
+        let flagged = accel.dropFirst(60).map { payloadJSON($0)["clockSynchronized"] as? Bool }
+        #expect(flagged.allSatisfy { synchronized ? $0 == nil : $0 == false }, "clock synchronized: \(synchronized)")
+
         // QoS and retain per stream: the gyroscope went QoS 1; the magnetometer is retained.
         #expect(gyro.allSatisfy { $0.qos == 1 })
         let late = try await TestSubscriber(broker: broker, filters: ["motion/e2e-raw/magnetometer"])

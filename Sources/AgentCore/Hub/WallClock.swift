@@ -12,6 +12,8 @@ import Darwin
 public struct WallClock: Sendable {
     private var offset: Double = 0
     private var lastRefresh: Double = -.infinity
+    /// Whether the system clock was synchronized at the last refresh (adjtimex, once a second).
+    public private(set) var isSynchronized = true
 
     public init() {}
 
@@ -33,6 +35,7 @@ public struct WallClock: Sendable {
         if now - lastRefresh > 1 {
             offset = Self.realtimeNow() - now
             lastRefresh = now
+            isSynchronized = ClockSynchronization.isSynchronized()
         }
         // A timestamp far from "now" on the monotonic clock belongs to some other clock.
         if abs(now - timestamp) > 60 { return now + offset }

@@ -48,7 +48,9 @@ public struct StreamContext: ~Copyable {
         }
     }
 
-    /// Starts a message with the fields every stream carries: `{"seq":…,"timestamp":…,"time":…`.
+    /// Starts a message with the fields every stream carries: `{"seq":…,"timestamp":…,"time":…` — and
+    /// `"clockSynchronized":false` while the system clock is not synchronized, so consumers can tell a board
+    /// that booted in 1970 from now.
     public mutating func beginMessage(seq: UInt64, timestamp: Double) {
         let wall = clock.wallTime(of: timestamp)
         buffer.reset()
@@ -58,5 +60,6 @@ public struct StreamContext: ~Copyable {
         buffer.number(timestamp, decimals: 6)
         buffer.raw(",\"time\":")
         buffer.number(wall, decimals: 6)
+        if !clock.isSynchronized { buffer.raw(",\"clockSynchronized\":false") }
     }
 }
