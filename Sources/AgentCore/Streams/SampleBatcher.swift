@@ -67,7 +67,15 @@ public struct SampleBatcher: ~Copyable {
     ) {
         if count == 0 {
             binary.removeAll(keepingCapacity: true)
-            binary.append(contentsOf: [0x4D, 0x41, 0x42, 1, kind.rawValue, 0, 0, 0])
+            // Appended byte by byte: an array literal here would be a heap allocation per batch.
+            binary.append(0x4D)
+            binary.append(0x41)
+            binary.append(0x42)
+            binary.append(1)
+            binary.append(kind.rawValue)
+            binary.append(0)
+            binary.append(0)
+            binary.append(0)
             BinaryRecord.append(seq, to: &binary)
         }
         write(&binary)
