@@ -43,6 +43,12 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var cpuSeconds: Double
         /// Resident memory (VmRSS), bytes.
         public var rssBytes: UInt64
+
+        public init(cpuPercent: Double, cpuSeconds: Double, rssBytes: UInt64) {
+            self.cpuPercent = cpuPercent
+            self.cpuSeconds = cpuSeconds
+            self.rssBytes = rssBytes
+        }
     }
 
     public var device: String

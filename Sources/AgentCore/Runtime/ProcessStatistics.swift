@@ -7,6 +7,11 @@ public struct ProcessStatistics: Sendable, Equatable {
     /// Resident set size, bytes.
     public var residentBytes: UInt64
 
+    public init(cpuSeconds: Double, residentBytes: UInt64) {
+        self.cpuSeconds = cpuSeconds
+        self.residentBytes = residentBytes
+    }
+
     /// Reads /proc/self/stat and /proc/self/status; nil where procfs is missing (not Linux).
     public static func current() -> ProcessStatistics? {
         guard let stat = read("/proc/self/stat"), let status = read("/proc/self/status"),
@@ -27,7 +32,7 @@ public struct ProcessStatistics: Sendable, Equatable {
 
     /// utime + stime (fields 14 and 15 of /proc/PID/stat, in clock ticks). The command name (field 2) is in
     /// parentheses and may itself hold spaces or parentheses, so fields are counted after the last `)`.
-    static func cpuTicks(stat: String) -> UInt64? {
+    public static func cpuTicks(stat: String) -> UInt64? {
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After ")": field 3 (state) is fields[0], so field n is fields[n - 3].
@@ -36,7 +41,7 @@ public struct ProcessStatistics: Sendable, Equatable {
     }
 
     /// `VmRSS:   12345 kB` of /proc/PID/status (the kernel's "kB" is KiB).
-    static func residentBytes(status: String) -> UInt64? {
+    public static func residentBytes(status: String) -> UInt64? {
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let parts = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let value = parts.first.flatMap({ UInt64($0) }) else { return nil }
