@@ -139,7 +139,15 @@ import TestSupport
         let command = "\(AgentProcess.executable) watch --port \(broker.port) \(device)"
         let (started, _) = try await tmux(["new-session", "-d", "-s", "watch", "-x", "160", "-y", "40", command])
         #expect(started == 0)
-        defer { Task { _ = try? await tmux(["kill-server"]) } }
+        defer {
+            // Synchronous, so a failing test leaves no tmux server (and no watch process) behind.
+            let kill = Process()
+            kill.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+            kill.arguments = ["-L", socket, "kill-server"]
+            kill.standardError = FileHandle.nullDevice
+            if (try? kill.run()) != nil { kill.waitUntilExit() }
+            unlink("/tmp/tmux-\(getuid())/\(socket)")
+        }
         var screen = ""
         for _ in 0..<50 {
             try await Task.sleep(for: .milliseconds(200))
