@@ -27,6 +27,8 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var pedometer = PedometerSettings()
     public var altimeter = AltimeterSettings()
     public var submersion = SubmersionSettings()
+    public var metrics = MetricsSettings()
+    public var homeAssistant = HomeAssistantSettings()
 
     public init() {}
 }

@@ -351,6 +351,35 @@ enum ConfigurationSchema {
                     ),
                 ]
             ),
+            .section(
+                "metrics",
+                [
+                    .field("interval_s", .integer(\.metrics.intervalS, range: 0...3600, unit: "seconds; 0: off")),
+                    .field(
+                        "prometheus_file",
+                        .path(
+                            \.metrics.prometheusFile,
+                            allowed: "a file path in a writable directory (e.g. "
+                                + "/var/lib/node_exporter/textfile_collector/motion-agent.prom); leave empty for none"
+                        )
+                    ),
+                ]
+            ),
+            .section(
+                "home_assistant",
+                [
+                    .field("enabled", .flag(\.homeAssistant.enabled)),
+                    .field(
+                        "discovery_prefix",
+                        .text(
+                            \.homeAssistant.discoveryPrefix,
+                            allowed: "topic levels joined by /, without + # or empty levels, not starting with $ "
+                                + "(Home Assistant's discovery_prefix)",
+                            check: TopicTemplate.checkFleetTopic
+                        )
+                    ),
+                ]
+            ),
         ]
     }
 

@@ -9,7 +9,7 @@ struct MotionAgentCommand: AsyncParsableCommand {
         version: AgentVersionInfo.version,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self, ControlCommandLine.self,
-            SubscribeCommand.self, RecordCommand.self,
+            SubscribeCommand.self, RecordCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

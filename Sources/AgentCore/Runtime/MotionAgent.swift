@@ -36,6 +36,7 @@ public final class MotionAgent: Service, Sendable {
     private let bootCount = SharedCounter()
     private let control: ControlPlane
     private let history: HistoryRecorder?
+    private let operations: AgentOperations
     /// Topics the agent takes commands from: its own, the fleet's and its groups'.
     private let controlTopics: [String]
     /// One element per device fault or recovery, so the status is republished with `devices[].error`
@@ -64,6 +65,7 @@ public final class MotionAgent: Service, Sendable {
         self.options = options
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
         outbox = Outbox(capacityBytes: options.outboxBytes)
+        operations = AgentOperations(configuration: configuration, topics: topics, broker: broker, stateDirectory: stateDirectory, logger: logger)
         let faultBox = FaultForwarder()
         var field: WorldMagneticModel.GeomagneticField?
         do {
@@ -169,6 +171,7 @@ public final class MotionAgent: Service, Sendable {
                 if let interval = systemd.watchdogInterval {
                     group.addTask { await self.keepWatchdogFed(systemd, every: interval) }
                 }
+                group.addTask { await self.operations.reportMetrics(bootCount: boot) { self.healthCounters() } }
                 if let history = self.history {
                     group.addTask {
                         while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
@@ -244,7 +247,9 @@ public final class MotionAgent: Service, Sendable {
                     logger.error("cannot subscribe to the control topics \(controlTopics): \(error) — commands will not reach this device")
                 }
                 publisher.setConnected(true)
+                operations.connected()
             case .connectFailed(_, let reason, let isAuthorization):
+                operations.connectFailed()
                 publisher.setConnected(false)
                 // Refused credentials will not fix themselves in a second: wait long, and say so.
                 let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()

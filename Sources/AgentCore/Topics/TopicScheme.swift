@@ -14,6 +14,8 @@ public struct TopicScheme: Sendable, Hashable {
     public func stream(_ name: StreamName) -> String { "\(root)/\(name.rawValue)" }
     /// Retained birth and will: `online` / `offline` with the agent's state.
     public var status: String { "\(root)/status" }
+    /// The agent's health report (`metrics.interval_s`): QoS 0, not retained.
+    public var metrics: String { "\(root)/metrics" }
     public var control: String { "\(root)/control" }
     public var controlReply: String { "\(root)/control/reply" }
     /// A group's command topic, shared by every member (`control.groups`).

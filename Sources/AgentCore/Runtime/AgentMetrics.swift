@@ -1,0 +1,97 @@
+/// The `{root}/metrics` document: the agent's health at one moment. Counters count since the agent started;
+/// `cpuPercent` is over the last interval.
+public struct AgentMetrics: Sendable, Codable, Equatable {
+    public struct Samples: Sendable, Codable, Equatable {
+        /// Sensor readings the hub received.
+        public var read: UInt64
+        /// Readings dropped because a value was NaN or infinite.
+        public var invalid: UInt64
+    }
+
+    public struct Messages: Sendable, Codable, Equatable {
+        /// Messages the streams handed to the outbox.
+        public var enqueued: UInt64
+        /// Messages the broker client accepted.
+        public var published: UInt64
+        /// Messages the client refused as invalid.
+        public var failed: UInt64
+        /// Messages refused by the outbox (larger than it, or for an unknown topic).
+        public var rejected: UInt64
+        /// Oldest messages dropped because the outbox was full (a broker outage longer than it holds).
+        public var droppedOverflow: UInt64
+    }
+
+    public struct OutboxLevel: Sendable, Codable, Equatable {
+        /// Messages waiting.
+        public var depth: Int
+        /// Bytes they hold.
+        public var bytes: Int
+    }
+
+    public struct Connection: Sendable, Codable, Equatable {
+        public var connected: Bool
+        /// Connections after the first one.
+        public var reconnects: UInt64
+        /// Connection attempts that failed.
+        public var failures: UInt64
+    }
+
+    public struct Process: Sendable, Codable, Equatable {
+        /// CPU time over the last interval as a percentage of one core.
+        public var cpuPercent: Double
+        /// User + system CPU time since start, seconds.
+        public var cpuSeconds: Double
+        /// Resident memory (VmRSS), bytes.
+        public var rssBytes: UInt64
+
+        public init(cpuPercent: Double, cpuSeconds: Double, rssBytes: UInt64) {
+            self.cpuPercent = cpuPercent
+            self.cpuSeconds = cpuSeconds
+            self.rssBytes = rssBytes
+        }
+    }
+
+    public var device: String
+    public var agentVersion: String
+    /// Unix time of the report, seconds.
+    public var time: Double
+    public var uptimeSeconds: Double
+    public var bootCount: UInt64
+    public var intervalSeconds: Int
+    public var samples: Samples
+    public var messages: Messages
+    public var outbox: OutboxLevel
+    public var connection: Connection
+    public var process: Process
+
+    public init(
+        device: String,
+        time: Double,
+        uptimeSeconds: Double,
+        bootCount: UInt64,
+        intervalSeconds: Int,
+        counters: HealthCounters,
+        connected: Bool,
+        connections: ConnectionCounters,
+        process: Process
+    ) {
+        self.device = device
+        agentVersion = AgentVersion.version
+        self.time = time
+        self.uptimeSeconds = uptimeSeconds
+        self.bootCount = bootCount
+        self.intervalSeconds = intervalSeconds
+        samples = Samples(read: counters.hub.samples, invalid: counters.hub.invalidReadings)
+        messages = Messages(
+            enqueued: counters.outbox.enqueued,
+            published: counters.outbox.published,
+            failed: counters.outbox.failed,
+            rejected: counters.outbox.rejected,
+            droppedOverflow: counters.outbox.droppedOverflow
+        )
+        outbox = OutboxLevel(depth: counters.outbox.depth, bytes: counters.outbox.bytes)
+        connection = Connection(
+            connected: connected, reconnects: connections.reconnects, failures: connections.connectionFailures)
+        self.process = process
+    }
+}

@@ -1,0 +1,32 @@
+import AgentConfig
+import Logging
+
+/// What an operator gets beside the streams: connection counters, the health report (`metrics`) and Home
+/// Assistant discovery (`home_assistant`). Kept apart from `MotionAgent` so the runtime calls it in two places:
+/// a task in its group (`reportMetrics`) and the connection events (`connected`, `connectFailed`).
+public final class AgentOperations: Sendable {
+    public let connections = ConnectionCounters()
+    private let metrics: MetricsReporter
+    private let homeAssistant: HomeAssistantPublisher
+
+    public init(configuration: AgentConfiguration, topics: TopicScheme, broker: BrokerClient, stateDirectory: String, logger: Logger) {
+        metrics = MetricsReporter(
+            configuration: configuration, topics: topics, broker: broker, connections: connections,
+            started: .now, logger: logger)
+        homeAssistant = HomeAssistantPublisher(
+            configuration: configuration, topics: topics, broker: broker, stateDirectory: stateDirectory, logger: logger)
+    }
+
+    /// After the birth on every CONNACK.
+    public func connected() {
+        connections.connected()
+        homeAssistant.connected()
+    }
+
+    public func connectFailed() { connections.connectFailed() }
+
+    /// Reports until cancelled (returns at once when `metrics.interval_s` is 0).
+    public func reportMetrics(bootCount: UInt64, counters: @Sendable () -> HealthCounters) async {
+        await metrics.run(bootCount: bootCount, counters: counters)
+    }
+}

@@ -1,0 +1,158 @@
+import AgentConfig
+import AgentCore
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Checks the discovery configs against Home Assistant's documented MQTT discovery schema
+/// (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery, sensor.mqtt, binary_sensor.mqtt and the
+/// sensor device classes and their units, https://developers.home-assistant.io/docs/core/entity/sensor).
+@Suite struct HomeAssistantDiscoveryTests {
+    /// The keys this agent may use, as the MQTT sensor and binary sensor platforms spell them (full names;
+    /// abbreviations are allowed by HA but not used here).
+    static let knownKeys: [String: Set<String>] = [
+        "sensor": [
+            "name", "unique_id", "state_topic", "value_template", "unit_of_measurement", "device_class", "state_class",
+            "options", "icon", "availability_topic", "availability_template", "payload_available",
+            "payload_not_available", "entity_category", "device", "origin",
+        ],
+        "binary_sensor": [
+            "name", "unique_id", "state_topic", "value_template", "device_class", "icon", "payload_on", "payload_off",
+            "availability_topic", "availability_template", "payload_available", "payload_not_available",
+            "entity_category", "device", "origin",
+        ],
+    ]
+    /// Units HA accepts for the sensor device classes used here.
+    static let units: [String: Set<String>] = [
+        "distance": ["km", "m", "cm", "mm", "mi", "yd", "in", "ft", "nmi"],
+        "atmospheric_pressure": ["cbar", "bar", "hPa", "inHg", "kPa", "mbar", "Pa", "psi", "mmHg"],
+    ]
+    static let binarySensorClasses: Set<String> = ["connectivity", "problem", "running", "moving"]
+    static let stateClasses: Set<String> = ["measurement", "total", "total_increasing"]
+    static let idCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+    static func json(_ entity: HomeAssistantDiscovery.Entity) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(HomeAssistantDiscovery.payload(entity))) as? [String: Any])
+    }
+
+    @Test(arguments: ["imu-17", "lab.imu 7ä"])
+    func configsFollowTheDiscoverySchema(device: String) throws {
+        let topics = TopicScheme(root: "motion/\(device)")
+        let discovery = HomeAssistantDiscovery(prefix: "homeassistant", deviceID: device, topics: topics)
+        let messages = discovery.messages
+        #expect(messages.count >= 10)
+        #expect(Set(messages.map(\.entity.uniqueID)).count == messages.count, "unique ids are unique")
+        #expect(Set(messages.map(\.topic)).count == messages.count)
+        for message in messages {
+            let parts = message.topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            // <discovery_prefix>/<component>/[<node_id>/]<object_id>/config
+            try #require(parts.count == 5, "\(message.topic)")
+            #expect(parts[0] == "homeassistant" && parts[4] == "config")
+            let component = parts[1]
+            let known = try #require(Self.knownKeys[component], "component \(component)")
+            for id in [parts[2], parts[3]] {
+                #expect(!id.isEmpty && id.unicodeScalars.allSatisfy(Self.idCharacters.contains), "\(id) in \(message.topic)")
+            }
+            let object = try Self.json(message.entity)
+            #expect(Set(object.keys).isSubset(of: known), "unknown keys \(Set(object.keys).subtracting(known))")
+            // Required by the platforms: a state topic; by this agent: a name, a unique id and a device.
+            let stateTopic = try #require(object["state_topic"] as? String)
+            #expect(stateTopic.hasPrefix(topics.root + "/"), "the entity reads this device's topics")
+            #expect((object["value_template"] as? String)?.hasPrefix("{{") == true || (object["value_template"] as? String)?.hasPrefix("{%") == true)
+            #expect((object["name"] as? String)?.isEmpty == false)
+            #expect((object["unique_id"] as? String)?.contains(parts[2]) == true)
+            let deviceBlock = try #require(object["device"] as? [String: Any])
+            #expect((deviceBlock["identifiers"] as? [String])?.isEmpty == false)
+            #expect(deviceBlock["name"] as? String == device)
+            #expect(deviceBlock["model"] as? String == "motion-agent")
+            #expect(deviceBlock["sw_version"] as? String == AgentVersion.version)
+            #expect((object["origin"] as? [String: Any])?["name"] as? String == "motion-agent", "HA asks for an origin")
+            if let stateClass = object["state_class"] as? String { #expect(Self.stateClasses.contains(stateClass)) }
+            let deviceClass = object["device_class"] as? String
+            if component == "binary_sensor" {
+                #expect(deviceClass.map(Self.binarySensorClasses.contains) ?? true)
+                #expect(object["payload_on"] as? String == "online" && object["payload_off"] as? String == "offline")
+                #expect(stateTopic == topics.status)
+                #expect(object["availability_topic"] == nil, "online must read off, not unavailable, when the agent is gone")
+            } else {
+                #expect(object["availability_topic"] as? String == topics.status, "unavailable while the agent is offline")
+                #expect(object["payload_available"] as? String == "online")
+                #expect(object["payload_not_available"] as? String == "offline")
+                #expect(object["availability_template"] as? String == "{{ value_json.state }}")
+                if deviceClass == "enum" {
+                    #expect((object["options"] as? [String])?.isEmpty == false, "an enum sensor lists its options")
+                    #expect(object["unit_of_measurement"] == nil && object["state_class"] == nil)
+                } else if let deviceClass {
+                    let allowed = try #require(Self.units[deviceClass], "device class \(deviceClass) not checked here")
+                    #expect(allowed.contains(object["unit_of_measurement"] as? String ?? ""), "\(deviceClass) unit")
+                }
+            }
+        }
+        let streams = Set(messages.map(\.entity.stateTopic))
+        for stream in [StreamName.pedometer, .activity, .altimeter, .deviceMotion, .accelerometer] {
+            #expect(streams.contains(topics.stream(stream)))
+        }
+    }
+
+    @Test func switchingOffRemovesWhatWasPublished() throws {
+        let directory = NSTemporaryDirectory() + "ha-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = AgentConfiguration()
+        configuration.device.id = "imu-9"
+        configuration.homeAssistant.enabled = true
+        let topics = TopicScheme(root: "motion/imu-9")
+        let broker = RecordingBroker()
+        func connect() {
+            HomeAssistantPublisher(
+                configuration: configuration, topics: topics, broker: broker, stateDirectory: directory,
+                logger: Logger(label: "test")
+            ).connected()
+        }
+        connect()
+        let published = broker.take()
+        #expect(published.count == HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "imu-9", topics: topics).messages.count)
+        #expect(published.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
+
+        // A new prefix: the configs go under it, and the old ones are removed.
+        configuration.homeAssistant.discoveryPrefix = "ha"
+        connect()
+        let moved = broker.take()
+        #expect(moved.filter { $0.topic.hasPrefix("ha/") && !$0.payload.isEmpty }.count == published.count)
+        #expect(Set(moved.filter { $0.payload.isEmpty }.map(\.topic)) == Set(published.map(\.topic)))
+
+        configuration.homeAssistant.enabled = false
+        connect()
+        let removed = broker.take()
+        #expect(removed.allSatisfy { $0.payload.isEmpty && $0.retain }, "empty retained payloads delete the configs")
+        #expect(Set(removed.map(\.topic)) == Set(moved.filter { !$0.payload.isEmpty }.map(\.topic)))
+
+        connect()
+        #expect(broker.take().isEmpty, "once removed, a disabled agent publishes nothing")
+    }
+}
+
+/// A BrokerClient that records what is published.
+final class RecordingBroker: BrokerClient {
+    struct Published: Sendable {
+        var topic: String
+        var payload: [UInt8]
+        var qos: Int
+        var retain: Bool
+    }
+
+    private let published = Mutex<[Published]>([])
+    let events = AsyncStream<BrokerEvent> { _ in }
+    var isConnected: Bool { true }
+
+    func take() -> [Published] { published.withLock { list in defer { list = [] }; return list } }
+    func connect(_ options: BrokerConnectOptions) throws(BrokerError) {}
+    func disconnect(flushTimeout: Double) async {}
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int, retain: Bool) throws(BrokerError) -> Int32 {
+        published.withLock { $0.append(Published(topic: topic, payload: Array(payload), qos: qos, retain: retain)) }
+        return 1
+    }
+    func publishResponse(topic: String, payload: [UInt8], correlationData: [UInt8]?) throws(BrokerError) {}
+    func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {}
+}

@@ -1,0 +1,98 @@
+import AgentCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct MetricsTests {
+    static func metrics(device: String = "imu-17") throws -> AgentMetrics {
+        // The counters have no public initializer; they are Codable.
+        let outbox = try JSONDecoder().decode(
+            Outbox.Counters.self,
+            from: Data(#"{"enqueued":1200,"published":1100,"droppedOverflow":80,"failed":1,"rejected":2,"depth":17,"bytes":2048}"#.utf8))
+        let hub = try JSONDecoder().decode(SensorHub.Counters.self, from: Data(#"{"samples":5000,"invalidReadings":3}"#.utf8))
+        let connections = ConnectionCounters()
+        connections.connected()
+        connections.connectFailed()
+        connections.connected()
+        connections.connected()
+        return AgentMetrics(
+            device: device, time: 1_763_700_000.5, uptimeSeconds: 61.25, bootCount: 4, intervalSeconds: 60,
+            counters: HealthCounters(outbox: outbox, hub: hub), connected: true, connections: connections,
+            process: AgentMetrics.Process(cpuPercent: 12.5, cpuSeconds: 3.25, rssBytes: 40_140_800))
+    }
+
+    @Test func thePrometheusTextParsesStrictlyWithUnitsInTheNames() throws {
+        let families = try PrometheusTextParser.parse(try Self.metrics().prometheusText())
+        var values: [String: Double] = [:]
+        for family in families {
+            #expect(family.name.hasPrefix("motion_agent_"))
+            #expect(!family.help.isEmpty)
+            for sample in family.samples {
+                #expect(sample.labels["device"] == "imu-17")
+                values[sample.name] = sample.value
+            }
+        }
+        #expect(values["motion_agent_samples_read_total"] == 5000)
+        #expect(values["motion_agent_samples_invalid_total"] == 3)
+        #expect(values["motion_agent_messages_published_total"] == 1100)
+        #expect(values["motion_agent_messages_failed_total"] == 1)
+        #expect(values["motion_agent_messages_dropped_total"] == 80)
+        #expect(values["motion_agent_outbox_messages"] == 17)
+        #expect(values["motion_agent_outbox_bytes"] == 2048)
+        #expect(values["motion_agent_reconnects_total"] == 2, "three connections are two reconnects")
+        #expect(values["motion_agent_connection_failures_total"] == 1)
+        #expect(values["motion_agent_cpu_usage_ratio"] == 0.125)
+        #expect(values["motion_agent_cpu_seconds_total"] == 3.25)
+        #expect(values["motion_agent_resident_memory_bytes"] == 40_140_800)
+        #expect(values["motion_agent_uptime_seconds"] == 61.25)
+        #expect(values["motion_agent_boots_total"] == 4)
+        #expect(families.first { $0.name == "motion_agent_info" }?.samples.first?.labels["version"] == AgentVersion.version)
+    }
+
+    @Test func labelValuesAreEscaped() throws {
+        let device = "lab \"7\"\\east\nwing"
+        let families = try PrometheusTextParser.parse(try Self.metrics(device: device).prometheusText())
+        #expect(families.allSatisfy { $0.samples.allSatisfy { $0.labels["device"] == device } })
+    }
+
+    @Test(arguments: [
+        ("motion_x_total{device=\"a\"} 1\n", "a sample before its HELP and TYPE"),
+        ("# HELP a_total x\n# TYPE a_total counter\na_total{device=\"a\"} 1\n# HELP b x\n# TYPE b gauge\nb 1\na_total 2\n", "family not contiguous"),
+        ("# HELP a x\n# TYPE a counter\na 1\n", "a counter without _total"),
+        ("# HELP 1a x\n# TYPE 1a gauge\n1a 1\n", "a name starting with a digit"),
+        ("# HELP a x\n# TYPE a gauge\na{de-vice=\"x\"} 1\n", "a label name with a dash"),
+        ("# HELP a x\n# TYPE a gauge\na{device=\"x} 1\n", "an unterminated label value"),
+        ("# HELP a x\n# TYPE a gauge\na{device=\"x\\t\"} 1\n", "an escape the format lacks"),
+        ("# HELP a x\n# TYPE a gauge\na 1,5\n", "a comma decimal"),
+        ("# HELP a x\n# TYPE a gauge\na 1", "no final line feed"),
+        ("# HELP a x\n# TYPE a gauge\na 1\na 2\n", "a duplicate series"),
+        ("# TYPE a gauge\na 1\n", "TYPE without HELP"),
+    ])
+    func theParserRefuses(text: String, what: String) {
+        #expect(throws: PrometheusTextParser.Failure.self, "\(what)") { try PrometheusTextParser.parse(text) }
+    }
+
+    @Test func theMetricsDocumentCarriesTheCounters() throws {
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(try Self.metrics())) as? [String: Any]
+        let messages = try #require(json?["messages"] as? [String: Any])
+        #expect(messages["droppedOverflow"] as? Int == 80)
+        #expect((json?["connection"] as? [String: Any])?["reconnects"] as? Int == 2)
+        #expect((json?["process"] as? [String: Any])?["rssBytes"] as? Int == 40_140_800)
+    }
+
+    @Test func procfsFieldsAreReadAfterTheCommandName() {
+        // A command name with spaces and parentheses must not shift the fields (proc(5): field 2 is "(comm)").
+        let stat = "4242 (motion (agent) x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 9 0 1000 0 0"
+        #expect(ProcessStatistics.cpuTicks(stat: stat) == 325)
+        #expect(ProcessStatistics.residentBytes(status: "Name:\tmotion-agent\nVmRSS:\t   39200 kB\nThreads:\t9\n") == 39200 * 1024)
+        #expect(ProcessStatistics.residentBytes(status: "Name:\tx\n") == nil)
+    }
+
+    @Test func thisProcessHasCPUTimeAndResidentMemory() throws {
+        let stats = try #require(ProcessStatistics.current())
+        #expect(stats.residentBytes > 1 << 20, "a Swift test process holds more than 1 MiB")
+        #expect(stats.cpuSeconds > 0)
+        let later = ProcessStatistics(cpuSeconds: stats.cpuSeconds + 0.5, residentBytes: stats.residentBytes)
+        #expect(ProcessStatistics.cpuPercent(from: stats, to: later, seconds: 2) == 25)
+    }
+}
