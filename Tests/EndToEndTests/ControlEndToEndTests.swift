@@ -225,3 +225,24 @@ import TestSupport
         await subscriber.close()
     }
 }
+
+/// `motion-agent sub`: a device's streams, decoded, one line per message.
+@Suite struct SubscribeCommandEndToEndTests {
+    @Test func subPrintsDecodedStreamLines() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-sub", port: broker.port))
+        defer { agent.runner.kill() }
+        let sub = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["sub", "--port", "\(broker.port)", "--stream", "accelerometer", "--count", "5", "e2e-sub"]
+        )
+        try sub.start()
+        #expect(await sub.waitForExit(timeout: 30) == 0, "\(sub.standardError)")
+        let lines = sub.standardOutput.split(separator: "\n")
+        #expect(lines.count == 5, "\(lines)")
+        for line in lines {
+            #expect(line.hasPrefix("accelerometer\tseq="), "\(line)")
+            #expect(line.contains("acceleration=("), "\(line)")
+        }
+    }
+}
