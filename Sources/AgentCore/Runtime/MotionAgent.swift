@@ -28,6 +28,7 @@ public final class MotionAgent: Service, Sendable {
     private let options: Options
 
     private let outbox: Outbox
+    private let health: HealthFile
     private let topicTable = TopicTable()
     private let topics: TopicScheme
     private let hub: SensorHub
@@ -63,7 +64,26 @@ public final class MotionAgent: Service, Sendable {
         self.logger = logger
         self.options = options
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
-        outbox = Outbox(capacityBytes: options.outboxBytes)
+        health = HealthFile(stateDirectory: stateDirectory)
+        var durable: OutboxPublisher.Durable?
+        if configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) {
+            do {
+                let log = try DurableLog(
+                    directory: stateDirectory + "/outbox",
+                    maxBytes: configuration.outbox.maxBytes,
+                    maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
+                    logger: logger
+                )
+                durable = OutboxPublisher.Durable(
+                    staging: Outbox(capacityBytes: options.outboxBytes),
+                    log: log,
+                    replayRate: Double(configuration.outbox.replayRate)
+                )
+            } catch {
+                logger.error("\(error) — durable streams are kept in memory only")
+            }
+        }
+        outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: durable?.staging)
         let faultBox = FaultForwarder()
         var field: WorldMagneticModel.GeomagneticField?
         do {
@@ -98,6 +118,7 @@ public final class MotionAgent: Service, Sendable {
             topics: topicTable,
             broker: broker,
             window: configuration.mqtt.maxInflight,
+            durable: durable,
             logger: logger
         )
         let bootCount = self.bootCount
@@ -120,7 +141,11 @@ public final class MotionAgent: Service, Sendable {
             deviceID: configuration.device.id,
             settings: controlSettings,
             clockSynchronized: { ClockSynchronization.isSynchronized() },
-            statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
+            statusDocument: { [controller, outbox, publisher] in
+                var status = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
+                status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+                return status
+            },
             reloadConfiguration: { [controller, configuration, configurationPath] in
                 try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
             },
@@ -159,6 +184,7 @@ public final class MotionAgent: Service, Sendable {
         systemd.notify("READY=1\nSTATUS=acquiring from \(source.summary)")
         let options = try connectOptions(bootCount: boot)
         logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
+        writeHealth(.connecting, lastError: nil, failures: 0, retryIn: nil)
         try? broker.connect(options)
 
         await cancelWhenGracefulShutdown { [self] in
@@ -176,8 +202,7 @@ public final class MotionAgent: Service, Sendable {
                 }
                 group.addTask {
                     for await _ in self.deviceFaults.stream where self.broker.isConnected {
-                        let boot = self.bootCount.value
-                        self.publishStatus(self.controller.status(state: .online, reason: nil, bootCount: boot))
+                        self.publishStatus(self.status(state: .online, reason: nil))
                     }
                 }
                 group.addTask {
@@ -196,7 +221,7 @@ public final class MotionAgent: Service, Sendable {
         logger.info("shutting down: draining the outbox")
         await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
         if broker.isConnected {
-            let goodbye = controller.status(state: .offline, reason: "shutdown", bootCount: boot)
+            let goodbye = status(state: .offline, reason: "shutdown")
             publishStatus(goodbye)
         }
         await broker.disconnect(flushTimeout: self.options.drainTimeout)
@@ -204,6 +229,12 @@ public final class MotionAgent: Service, Sendable {
         logger.info(
             "stopped: \(counters.published) messages published, \(counters.depth) unsent, \(counters.droppedOverflow) dropped"
         )
+        if let durable = publisher.durableCounters {
+            logger.info(
+                "durable outbox: \(durable.acknowledged) acknowledged, \(durable.depth) kept on disk for the next start, \(durable.dropped) dropped"
+            )
+        }
+        writeHealth(.stopped, lastError: nil, failures: 0, retryIn: nil)
     }
 
     /// Runs the source until cancelled; if it fails, says why and tries again with back-off.
@@ -232,12 +263,15 @@ public final class MotionAgent: Service, Sendable {
             cap: mqtt.reconnectMaxDelay,
             seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue)
         )
+        var failures = 0
         for await event in broker.events {
             switch event {
             case .connected(let sessionPresent):
                 backoff.reset()
+                failures = 0
+                writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil)
                 logger.info("connected to the broker", metadata: ["mqtt.session_present": "\(sessionPresent)"])
-                publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                publishStatus(status(state: .online, reason: nil))
                 do {
                     try broker.subscribe(controlTopics, qos: 1)
                 } catch {
@@ -248,20 +282,23 @@ public final class MotionAgent: Service, Sendable {
                 publisher.setConnected(false)
                 // Refused credentials will not fix themselves in a second: wait long, and say so.
                 let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
-                logger.error(
-                    "\(reason)\(isAuthorization ? " — check mqtt.username and mqtt.password_file" : "") — retrying in \(String(format: "%.1f", delay)) s"
-                )
+                failures += 1
+                let sentence =
+                    "\(reason)\(isAuthorization ? " — check mqtt.username, mqtt.password_file and mqtt.client_id" : "")"
+                writeHealth(isAuthorization ? .refused : .connecting, lastError: sentence, failures: failures, retryIn: delay)
+                logger.error("\(sentence) — retrying in \(String(format: "%.1f", delay)) s")
                 guard await sleep(delay) else { return }
                 try? broker.connect(options)
             case .disconnected(let reason, let expected):
                 publisher.setConnected(false)
                 if expected { return }
                 let delay = backoff.next()
+                writeHealth(.connecting, lastError: "connection to the broker lost: \(reason)", failures: failures, retryIn: delay)
                 logger.warning("connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s")
                 guard await sleep(delay) else { return }
                 try? broker.connect(options)
-            case .delivered:
-                publisher.acknowledged()
+            case .delivered(let messageID):
+                publisher.acknowledged(messageID: messageID)
             case .message(let message):
                 guard let outcome = control.handle(message) else { continue }
                 do {
@@ -270,7 +307,7 @@ public final class MotionAgent: Service, Sendable {
                     logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
                 }
                 if outcome.stateChanged {
-                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                    publishStatus(status(state: .online, reason: nil))
                 }
             }
         }
@@ -302,13 +339,36 @@ public final class MotionAgent: Service, Sendable {
                     path: configurationPath, running: configuration, controller: controller)
                 logger.notice("SIGHUP: configuration reloaded: \(result["message"] ?? "")")
                 if broker.isConnected {
-                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                    publishStatus(status(state: .online, reason: nil))
                 }
             } catch let failure as ControlFailure {
                 logger.error("SIGHUP: \(failure.message)")
             } catch {
                 logger.error("SIGHUP: reload failed: \(error)")
             }
+        }
+    }
+
+    /// The status document with the outbox's counters.
+    private func status(state: AgentStatus.State, reason: String?) -> AgentStatus {
+        var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
+        status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+        return status
+    }
+
+    private func writeHealth(_ state: HealthFile.State, lastError: String?, failures: Int, retryIn: Double?) {
+        let mqtt = configuration.mqtt
+        let now = WallClock.realtimeNow()
+        let document = HealthFile.Document(
+            state: state,
+            broker: "\(mqtt.host):\(mqtt.port)",
+            lastError: lastError,
+            consecutiveFailures: failures,
+            nextRetryTime: retryIn.map { now + $0 },
+            time: now
+        )
+        if let error = health.write(document) {
+            logger.warning("cannot write \(health.path): \(error)")
         }
     }
 
@@ -368,6 +428,7 @@ public final class MotionAgent: Service, Sendable {
 
     /// Current counters, for status and tests.
     public var outboxCounters: Outbox.Counters { outbox.snapshot }
+    public var durableCounters: DurableLog.Counters? { publisher.durableCounters }
     public var hubCounters: SensorHub.Counters { hub.counters }
 }
 
