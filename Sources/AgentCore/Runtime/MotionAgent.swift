@@ -35,6 +35,9 @@ public final class MotionAgent: Service, Sendable {
     public let controller: AgentController
     private let publisher: OutboxPublisher
     private let bootCount = SharedCounter()
+    /// Set when the shutdown begins: the supervisor keeps taking acknowledgements while the outbox drains,
+    /// but no longer reconnects.
+    private let shuttingDown = Atomic<Bool>(false)
     private let control: ControlPlane
     private let history: HistoryRecorder?
     /// Topics the agent takes commands from: its own, the fleet's and its groups'.
@@ -187,10 +190,12 @@ public final class MotionAgent: Service, Sendable {
         writeHealth(.connecting, lastError: nil, failures: 0, retryIn: nil)
         try? broker.connect(options)
 
+        // Outside the group that graceful shutdown cancels: acknowledgements must still advance the durable
+        // log's cursor while the outbox drains.
+        let supervisor = Task { await self.superviseConnection(options: options) }
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.acquire() }
-                group.addTask { await self.superviseConnection(options: options) }
                 group.addTask { await self.reloadOnHangup() }
                 if let interval = systemd.watchdogInterval {
                     group.addTask { await self.keepWatchdogFed(systemd, every: interval) }
@@ -224,7 +229,10 @@ public final class MotionAgent: Service, Sendable {
             let goodbye = status(state: .offline, reason: "shutdown")
             publishStatus(goodbye)
         }
+        shuttingDown.store(true, ordering: .sequentiallyConsistent)
         await broker.disconnect(flushTimeout: self.options.drainTimeout)
+        supervisor.cancel()
+        await supervisor.value
         let counters = outbox.snapshot
         logger.info(
             "stopped: \(counters.published) messages published, \(counters.depth) unsent, \(counters.droppedOverflow) dropped"
@@ -283,11 +291,10 @@ public final class MotionAgent: Service, Sendable {
                 // Refused credentials will not fix themselves in a second: wait long, and say so.
                 let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
                 failures += 1
-                let sentence =
-                    "\(reason)\(isAuthorization ? " — check mqtt.username, mqtt.password_file and mqtt.client_id" : "")"
-                writeHealth(isAuthorization ? .refused : .connecting, lastError: sentence, failures: failures, retryIn: delay)
-                logger.error("\(sentence) — retrying in \(String(format: "%.1f", delay)) s")
-                guard await sleep(delay) else { return }
+                // The reason names the fix already (MosquittoReasons: the user, the password file, the client id).
+                writeHealth(isAuthorization ? .refused : .connecting, lastError: reason, failures: failures, retryIn: delay)
+                logger.error("\(reason) — retrying in \(String(format: "%.1f", delay)) s")
+                guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
             case .disconnected(let reason, let expected):
                 publisher.setConnected(false)
@@ -295,7 +302,7 @@ public final class MotionAgent: Service, Sendable {
                 let delay = backoff.next()
                 writeHealth(.connecting, lastError: "connection to the broker lost: \(reason)", failures: failures, retryIn: delay)
                 logger.warning("connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s")
-                guard await sleep(delay) else { return }
+                guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
             case .delivered(let messageID):
                 publisher.acknowledged(messageID: messageID)
