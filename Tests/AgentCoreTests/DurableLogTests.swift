@@ -14,8 +14,11 @@ import Testing
         try DurableLog(directory: path, maxBytes: maxBytes, maxAgeSeconds: maxAge, logger: Self.logger)
     }
 
+    /// 2023-11-14, a synchronized clock's time in ms.
+    private static let now: UInt64 = 1_700_000_000_000
+
     @discardableResult
-    private func append(_ log: DurableLog, _ value: Int, size: Int = 40, at millis: UInt64 = 1_000_000) throws -> UInt64 {
+    private func append(_ log: DurableLog, _ value: Int, size: Int = 40, at millis: UInt64 = now) throws -> UInt64 {
         let payload = Array("\(value):".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: value), count: size)
         return try payload.withUnsafeBytes {
             try log.append(topic: "motion/d/accelerometer", qos: 1, retain: false, payload: $0, nowMillis: millis)
@@ -23,7 +26,7 @@ import Testing
     }
 
     /// Reads everything not yet handed out, marking it published.
-    private func drain(_ log: DurableLog, at millis: UInt64 = 1_000_000) -> [DurableLog.Record] {
+    private func drain(_ log: DurableLog, at millis: UInt64 = now) -> [DurableLog.Record] {
         var out: [DurableLog.Record] = []
         while let record = log.next(nowMillis: millis) {
             log.markPublished(record.seq)
@@ -156,13 +159,21 @@ import Testing
 
     @Test func recordsPastTheAgeBoundAreDroppedAndCounted() throws {
         let log = try open(directory(), maxAge: 10)
-        for i in 1...5 { try append(log, i, at: 1_000) }
-        for i in 6...8 { try append(log, i, at: 20_000) }
-        let records = drain(log, at: 20_500)
+        for i in 1...5 { try append(log, i, at: Self.now) }
+        for i in 6...8 { try append(log, i, at: Self.now + 20_000) }
+        let records = drain(log, at: Self.now + 20_500)
         #expect(records.map(\.seq) == [6, 7, 8])
         #expect(log.snapshot.dropped == 5)
         #expect(log.snapshot.cursor == 5)
         #expect(log.snapshot.depth == 3)
+    }
+
+    @Test func recordsStampedByAnUnsynchronizedClockAreNotAgedOut() throws {
+        let log = try open(directory(), maxAge: 10)
+        // Enqueued while the clock said 1970; read after it was synchronized.
+        for i in 1...3 { try append(log, i, at: 5_000) }
+        #expect(drain(log, at: Self.now).map(\.seq) == [1, 2, 3])
+        #expect(log.snapshot.dropped == 0)
     }
 
     @Test(arguments: ["", "motion/+/x", "motion/#", String(repeating: "a", count: 65_536)])

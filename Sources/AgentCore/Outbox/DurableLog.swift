@@ -80,6 +80,10 @@ public final class DurableLog: @unchecked Sendable {
     public static let maxSegmentBytes = 4 << 20
     /// The largest payload a record may carry, so every record fits in one segment.
     public static let maxPayloadBytes = 1 << 20
+    /// 2020-01-01 in ms since 1970: an enqueue time before it was taken from an unsynchronized clock (a board
+    /// without a real-time clock starts in 1970), so the record's age is unknown and the age bound spares it —
+    /// otherwise the clock's first synchronization would make every record look decades old.
+    static let plausibleWallTimeMillis: UInt64 = 1_577_836_800_000
 
     public let directory: String
     public let maxBytes: Int
@@ -352,7 +356,7 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = segment.bytes
                 continue
             }
-            if Double(nowMillis) - Double(record.timeMillis) > maxAgeSeconds * 1000 {
+            if isExpired(record.timeMillis, now: nowMillis) {
                 counters.dropped += 1
                 readOffset += size
                 handedSeq = record.seq
@@ -412,6 +416,11 @@ public final class DurableLog: @unchecked Sendable {
 
     // MARK: Acknowledgements
 
+    private func isExpired(_ timeMillis: UInt64, now: UInt64) -> Bool {
+        timeMillis >= Self.plausibleWallTimeMillis && now >= Self.plausibleWallTimeMillis
+            && Double(now) - Double(timeMillis) > maxAgeSeconds * 1000
+    }
+
     /// The broker acknowledged `seq`: the cursor advances over the contiguous acknowledged prefix.
     public func acknowledge(_ seq: UInt64) {
         lock.lock()
@@ -437,7 +446,7 @@ public final class DurableLog: @unchecked Sendable {
         defer { lock.unlock() }
         while segments.count > 1 {
             let oldest = segments[0]
-            let expired = Double(nowMillis) - Double(oldest.lastTimeMillis) > maxAgeSeconds * 1000
+            let expired = isExpired(oldest.lastTimeMillis, now: nowMillis)
             guard oldest.lastSeq <= cursor || expired else { break }
             dropOldestSegment()
         }
