@@ -252,6 +252,10 @@ public struct OutboxSettings: Sendable, Equatable {
     public var maxBytes: Int = 8_388_608
     /// Seconds (1…604800, a week); default one hour.
     public var maxAgeSeconds: Int = 3600
+    /// Messages per second (1…100000) when a backlog of durable messages drains after an outage or a
+    /// restart, so a fleet coming back together does not flood the broker; default 500. Must exceed the
+    /// live rate of the durable streams, or the backlog never drains.
+    public var replayRate: Int = 500
 
     public init() {}
 
@@ -313,14 +317,21 @@ public struct StreamSettings: Sendable, Equatable {
     /// How a batch is encoded: JSON (`{"batch": [...]}`) or the compact little-endian binary layout of
     /// docs/payloads.md. Unbatched messages are always JSON.
     public var encoding: StreamEncoding
+    /// Keep the stream's messages on disk (`<state_dir>/outbox/`) until the broker acknowledges them, so
+    /// they survive broker outages and agent crashes. Needs QoS ≥ 1.
+    public var durable: Bool
 
-    public init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool, batch: Int = 1, encoding: StreamEncoding = .json) {
+    public init(
+        enabled: Bool, rateHz: Double, qos: Int, retain: Bool, batch: Int = 1, encoding: StreamEncoding = .json,
+        durable: Bool = false
+    ) {
         self.enabled = enabled
         self.rateHz = rateHz
         self.qos = qos
         self.retain = retain
         self.batch = batch
         self.encoding = encoding
+        self.durable = durable
     }
 }
 

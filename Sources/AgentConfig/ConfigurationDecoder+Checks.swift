@@ -34,6 +34,7 @@ extension ConfigurationDecoder {
         checkCredentials()
         checkTLS()
         checkReconnectDelays()
+        checkDurableStreams()
         checkLocation()
         checkHMACKey()
     }
@@ -137,6 +138,25 @@ extension ConfigurationDecoder {
             allowed: "reconnect_min_delay ≤ reconnect_max_delay",
             line: lines["mqtt.reconnect_min_delay"] ?? lines["mqtt.reconnect_max_delay"]
         )
+    }
+
+    /// A durable message is deleted from disk when the broker acknowledges it; QoS 0 has no acknowledgement.
+    private mutating func checkDurableStreams() {
+        for name in StreamName.allCases {
+            let settings = configuration[stream: name]
+            let key = "streams.\(name.rawValue)"
+            guard settings.durable, settings.qos == 0,
+                !refused.contains(key + ".durable"), !refused.contains(key + ".qos")
+            else { continue }
+            report(
+                .conflict,
+                keyPath: key + ".durable",
+                value: "true",
+                problem: "needs QoS 1 or 2, and \(key).qos is 0 (a QoS 0 message is never acknowledged)",
+                allowed: "set \(key).qos to 1 or 2, or durable to false",
+                line: lines[key + ".durable"] ?? lines[key + ".qos"]
+            )
+        }
     }
 
     /// Half a location is a mistake (a line lost in an edit), not a request for a default: refuse it. A

@@ -299,6 +299,13 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
 
     static let outOfRange: [InvalidCase] = [
         InvalidCase(
+            yaml: "outbox:\n  replay_rate: 0\n",
+            keyPath: "outbox.replay_rate",
+            value: "0",
+            line: 2,
+            kind: .outOfRange
+        ),
+        InvalidCase(
             yaml: "streams:\n  accelerometer:\n    rate_hz: 5000\n",
             keyPath: "streams.accelerometer.rate_hz",
             value: "5000",
@@ -881,6 +888,13 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             kind: .conflict
         ),
         InvalidCase(
+            yaml: "streams:\n  accelerometer:\n    durable: true\n",
+            keyPath: "streams.accelerometer.durable",
+            value: "true",
+            line: 3,
+            kind: .conflict
+        ),
+        InvalidCase(
             yaml: "location:\n  latitude: 48.2\n",
             keyPath: "location.latitude",
             value: "48.2",
@@ -1032,7 +1046,7 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
         #expect(
             error.description
                 == "config.yaml:3: streams.accelerometer.rate: \"rate\" is not a known key in streams.accelerometer"
-                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain, batch, encoding"
+                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain, durable, batch, encoding"
         )
     }
 

@@ -3,7 +3,9 @@ import AgentCore
 import Foundation
 import Logging
 import Synchronization
+import MosquittoTransport
 import Testing
+import TestSupport
 
 /// Checks the discovery configs against Home Assistant's documented MQTT discovery schema
 /// (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery, sensor.mqtt, binary_sensor.mqtt and the
@@ -95,7 +97,7 @@ import Testing
         }
     }
 
-    @Test func switchingOffRemovesWhatWasPublished() throws {
+    @Test func switchingOffRemovesWhatWasPublished() async throws {
         let directory = NSTemporaryDirectory() + "ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -103,56 +105,47 @@ import Testing
         configuration.device.id = "imu-9"
         configuration.homeAssistant.enabled = true
         let topics = TopicScheme(root: "motion/imu-9")
-        let broker = RecordingBroker()
-        func connect() {
+        // A real broker and client: what reaches a subscriber is what Home Assistant would see.
+        let broker = try await MosquittoBroker.started()
+        let client = MosquittoClient()
+        try client.connect(broker.connectOptions(clientID: "ha-publisher"))
+        let pump = Task { for await event in client.events { if case .connected = event { break } } }
+        await pump.value
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["homeassistant/#", "ha/#"])
+        var seen = 0
+        func connect() async throws -> [InboundMessage] {
             HomeAssistantPublisher(
-                configuration: configuration, topics: topics, broker: broker, stateDirectory: directory,
+                configuration: configuration, topics: topics, broker: client, stateDirectory: directory,
                 logger: Logger(label: "test")
             ).connected()
+            try await Task.sleep(for: .milliseconds(300))
+            let all = subscriber.messages
+            defer { seen = all.count }
+            return Array(all.dropFirst(seen))
         }
-        connect()
-        let published = broker.take()
+        let published = try await connect()
         #expect(published.count == HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "imu-9", topics: topics).messages.count)
-        #expect(published.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
+        #expect(published.allSatisfy { $0.qos == 1 && !$0.payload.isEmpty })
 
         // A new prefix: the configs go under it, and the old ones are removed.
         configuration.homeAssistant.discoveryPrefix = "ha"
-        connect()
-        let moved = broker.take()
+        let moved = try await connect()
         #expect(moved.filter { $0.topic.hasPrefix("ha/") && !$0.payload.isEmpty }.count == published.count)
         #expect(Set(moved.filter { $0.payload.isEmpty }.map(\.topic)) == Set(published.map(\.topic)))
 
         configuration.homeAssistant.enabled = false
-        connect()
-        let removed = broker.take()
-        #expect(removed.allSatisfy { $0.payload.isEmpty && $0.retain }, "empty retained payloads delete the configs")
+        let removed = try await connect()
+        #expect(removed.allSatisfy { $0.payload.isEmpty }, "empty retained payloads delete the configs")
         #expect(Set(removed.map(\.topic)) == Set(moved.filter { !$0.payload.isEmpty }.map(\.topic)))
 
-        connect()
-        #expect(broker.take().isEmpty, "once removed, a disabled agent publishes nothing")
+        #expect(try await connect().isEmpty, "once removed, a disabled agent publishes nothing")
+        // Nothing is left retained for a Home Assistant that connects now.
+        let late = try await TestSubscriber(broker: broker, filters: ["homeassistant/#", "ha/#"])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(late.messages.isEmpty)
+        await late.close()
+        await subscriber.close()
+        await client.disconnect(flushTimeout: 1)
     }
 }
 
-/// A BrokerClient that records what is published.
-final class RecordingBroker: BrokerClient {
-    struct Published: Sendable {
-        var topic: String
-        var payload: [UInt8]
-        var qos: Int
-        var retain: Bool
-    }
-
-    private let published = Mutex<[Published]>([])
-    let events = AsyncStream<BrokerEvent> { _ in }
-    var isConnected: Bool { true }
-
-    func take() -> [Published] { published.withLock { list in defer { list = [] }; return list } }
-    func connect(_ options: BrokerConnectOptions) throws(BrokerError) {}
-    func disconnect(flushTimeout: Double) async {}
-    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int, retain: Bool) throws(BrokerError) -> Int32 {
-        published.withLock { $0.append(Published(topic: topic, payload: Array(payload), qos: qos, retain: retain)) }
-        return 1
-    }
-    func publishResponse(topic: String, payload: [UInt8], correlationData: [UInt8]?) throws(BrokerError) {}
-    func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {}
-}

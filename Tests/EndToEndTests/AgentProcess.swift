@@ -14,11 +14,14 @@ final class AgentProcess: Sendable {
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("motion-agent").path
     }
 
-    /// Writes `config` (YAML) into a fresh directory and starts `motion-agent run --config` on it.
-    init(config: String, arguments: [String]? = nil, environment: [String: String] = [:]) throws {
-        directory = NSTemporaryDirectory() + "motion-agent-e2e-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        configPath = directory + "/config.yaml"
+    /// Writes `config` (YAML) into a fresh directory (or `directory`, to run again on an earlier run's state)
+    /// and starts `motion-agent run --config` on it.
+    init(
+        config: String, arguments: [String]? = nil, environment: [String: String] = [:], directory: String? = nil
+    ) throws {
+        self.directory = directory ?? NSTemporaryDirectory() + "motion-agent-e2e-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+        configPath = self.directory + "/config.yaml"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw MissingBinary(path: Self.executable)
@@ -29,7 +32,7 @@ final class AgentProcess: Sendable {
             executable: Self.executable,
             arguments: arguments ?? ["run", "--config", configPath],
             environment: env,
-            workingDirectory: directory
+            workingDirectory: self.directory
         )
         try runner.start()
     }

@@ -43,6 +43,9 @@ public final class Outbox: @unchecked Sendable {
 
     public let capacityBytes: Int
     public let capacityMessages: Int
+    /// Where messages of durable streams go instead: a second ring that a writer thread empties into the
+    /// durable log whether the broker is connected or not, so they never wait behind memory-only messages.
+    public let durableStaging: Outbox?
 
     private let lock = NSCondition()
     private let arena: UnsafeMutableRawBufferPointer
@@ -58,7 +61,8 @@ public final class Outbox: @unchecked Sendable {
     /// A private copy for the drainer, so the lock is not held while the client copies the payload.
     private let lendBuffer: UnsafeMutableRawBufferPointer
 
-    public init(capacityBytes: Int = 4 << 20, capacityMessages: Int = 65_536) {
+    public init(capacityBytes: Int = 4 << 20, capacityMessages: Int = 65_536, durableStaging: Outbox? = nil) {
+        self.durableStaging = durableStaging
         self.capacityBytes = max(1024, capacityBytes)
         self.capacityMessages = max(16, capacityMessages)
         arena = .allocate(byteCount: self.capacityBytes, alignment: 16)
@@ -82,9 +86,15 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// Queues a copy of `payload`. Never blocks on the network; drops the oldest messages when full.
-    /// Returns `false` when the message can never fit (larger than the arena).
+    /// Returns `false` when the message can never fit (larger than the arena). `durable` messages go to
+    /// `durableStaging` when there is one.
     @discardableResult
-    public func enqueue(topicID: Int, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer) -> Bool {
+    public func enqueue(
+        topicID: Int, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer, durable: Bool = false
+    ) -> Bool {
+        if durable, let durableStaging {
+            return durableStaging.enqueue(topicID: topicID, qos: qos, retain: retain, payload: payload)
+        }
         let length = max(1, payload.count)
         lock.lock()
         defer { lock.unlock() }

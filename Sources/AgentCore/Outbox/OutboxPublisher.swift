@@ -4,22 +4,53 @@ import Synchronization
 
 /// Drains the outbox into the MQTT client on its own thread, only while the broker is connected, keeping at
 /// most `window` QoS > 0 messages unacknowledged so libmosquitto's own queue (unbounded) stays small.
+///
+/// With a durable log, a second thread (the writer) moves the durable staging ring into the log at once,
+/// connected or not, and keeps the log's cursor file current; the publisher sends the log's records in seq
+/// order ahead of the memory outbox, at most `replayRate` a second, and the broker's acknowledgements
+/// (matched by message id) advance the log's cursor.
 public final class OutboxPublisher: Sendable {
+    /// The durable half: the staging ring the streams fill, the log, and the replay rate (messages/s).
+    public struct Durable: Sendable {
+        public var staging: Outbox
+        public var log: DurableLog
+        public var replayRate: Double
+
+        public init(staging: Outbox, log: DurableLog, replayRate: Double) {
+            self.staging = staging
+            self.log = log
+            self.replayRate = replayRate
+        }
+    }
+
+    private struct InFlight {
+        /// Message id → durable seq (0 for a memory-only message), for every QoS > 0 message not yet acked.
+        var seqs: [Int32: UInt64] = [:]
+        /// QoS > 0 messages handed over since the connection came up and not yet acknowledged.
+        var window = 0
+    }
+
     private let outbox: Outbox
     private let topics: TopicTable
     private let broker: BrokerClient
     private let window: Int
     private let logger: Logger
+    private let durable: Durable?
     private let connected = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
-    private let unacknowledged = Atomic<Int>(0)
+    private let writing = Atomic<Bool>(false)
+    private let inFlight = Mutex(InFlight())
     private let finished = Mutex<Bool>(false)
+    private let writerFinished = Mutex<Bool>(true)
 
-    public init(outbox: Outbox, topics: TopicTable, broker: BrokerClient, window: Int, logger: Logger) {
+    public init(
+        outbox: Outbox, topics: TopicTable, broker: BrokerClient, window: Int, durable: Durable? = nil, logger: Logger
+    ) {
         self.outbox = outbox
         self.topics = topics
         self.broker = broker
         self.window = max(1, window)
+        self.durable = durable
         self.logger = logger
     }
 
@@ -31,12 +62,23 @@ public final class OutboxPublisher: Sendable {
         }
         thread.name = "motion-agent.publisher"
         thread.start()
+        if let durable {
+            writing.store(true, ordering: .sequentiallyConsistent)
+            writerFinished.withLock { $0 = false }
+            let writer = Thread { [self] in
+                self.writeLoop(durable)
+                self.writerFinished.withLock { $0 = true }
+            }
+            writer.name = "motion-agent.outbox-writer"
+            writer.start()
+        }
     }
 
-    /// Stops the thread after it has handed over what it can within `timeout` seconds while connected.
+    /// Stops the threads after they have handed over what they can within `timeout` seconds while connected;
+    /// everything staged for the durable log is written to it, and its cursor saved.
     public func stop(drainTimeout timeout: Double) async {
         let deadline = WallClock.monotonicNow() + timeout
-        while isConnected && !outbox.isEmpty && WallClock.monotonicNow() < deadline {
+        while isConnected && hasUnsent && WallClock.monotonicNow() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         running.store(false, ordering: .sequentiallyConsistent)
@@ -44,6 +86,20 @@ public final class OutboxPublisher: Sendable {
         while !finished.withLock({ $0 }) {
             try? await Task.sleep(for: .milliseconds(5))
         }
+        if let durable {
+            writing.store(false, ordering: .sequentiallyConsistent)
+            durable.staging.wake()
+            while !writerFinished.withLock({ $0 }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            durable.log.close()
+        }
+    }
+
+    private var hasUnsent: Bool {
+        if !outbox.isEmpty { return true }
+        guard let durable else { return false }
+        return !durable.staging.isEmpty || durable.log.snapshot.depth > 0
     }
 
     public var isConnected: Bool { connected.load(ordering: .acquiring) }
@@ -51,34 +107,74 @@ public final class OutboxPublisher: Sendable {
     /// The connection came up or went down.
     public func setConnected(_ up: Bool) {
         connected.store(up, ordering: .releasing)
-        // A lost connection returns the window: libmosquitto resends its in-flight messages itself.
-        if !up { unacknowledged.store(0, ordering: .relaxed) }
+        // A lost connection returns the window: libmosquitto resends its in-flight messages itself, and
+        // their acknowledgements still find their seqs by message id.
+        if !up { inFlight.withLock { $0.window = 0 } }
         outbox.wake()
     }
 
-    /// The broker acknowledged a QoS > 0 message.
-    public func acknowledged() {
-        let previous = unacknowledged.wrappingSubtract(1, ordering: .relaxed).oldValue
-        if previous <= 0 { unacknowledged.store(0, ordering: .relaxed) }
+    /// The broker acknowledged the QoS > 0 message `messageID`.
+    public func acknowledged(messageID: Int32) {
+        let seq: UInt64? = inFlight.withLock { state in
+            guard let seq = state.seqs.removeValue(forKey: messageID) else { return nil }
+            state.window = max(0, state.window - 1)
+            return seq
+        }
+        if let seq, seq > 0, let durable { durable.log.acknowledge(seq) }
     }
+
+    /// The durable log's and the staging ring's counters, when there is a log.
+    public var durableCounters: DurableLog.Counters? {
+        guard let durable else { return nil }
+        var counters = durable.log.snapshot
+        let staged = durable.staging.snapshot
+        counters.dropped += staged.droppedOverflow
+        counters.rejected += staged.rejected
+        return counters
+    }
+
+    /// Hands `payload` to the client and remembers its message id under the same lock the acknowledgement
+    /// takes, so an acknowledgement can never overtake its registration.
+    private func send(topic: String, payload: UnsafeRawBufferPointer, qos: Int, retain: Bool, seq: UInt64) throws(BrokerError) {
+        try inFlight.withLock { (state) throws(BrokerError) in
+            let id = try broker.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+            if qos > 0 {
+                state.seqs[id] = seq
+                state.window += 1
+            }
+        }
+    }
+
+    private var windowFull: Bool { inFlight.withLock { $0.window } >= window }
 
     private func loop() {
         var lastErrorLog = -Double.infinity
+        var invalidTopicsLogged = Set<Int>()
+        var bucket = TokenBucket(rate: durable?.replayRate ?? 1)
         while running.load(ordering: .acquiring) {
             var idle = false
-            let got = outbox.withOldest(timeout: 0.2) { message in
+            var sentDurable = false
+            if let durable, connected.load(ordering: .acquiring) {
+                sentDurable = publishDurable(durable, bucket: &bucket, lastErrorLog: &lastErrorLog)
+            }
+            let got = outbox.withOldest(timeout: durable == nil ? 0.2 : (sentDurable ? 0 : 0.02)) { message in
                 guard connected.load(ordering: .acquiring) else {
                     idle = true
                     return .keep
                 }
-                if message.qos > 0 && unacknowledged.load(ordering: .relaxed) >= window {
+                if message.qos > 0 && windowFull {
                     idle = true
                     return .keep
                 }
                 guard let topic = topics.topic(message.topicID) else { return .failed }
+                if let problem = DurableLog.problem(topic: topic, payloadCount: message.payload.count) {
+                    if invalidTopicsLogged.insert(message.topicID).inserted {
+                        logger.error("refusing messages for \(topic): \(problem) (logged once per topic)")
+                    }
+                    return .failed
+                }
                 do throws(BrokerError) {
-                    _ = try broker.publish(topic: topic, payload: message.payload, qos: message.qos, retain: message.retain)
-                    if message.qos > 0 { unacknowledged.wrappingAdd(1, ordering: .relaxed) }
+                    try send(topic: topic, payload: message.payload, qos: message.qos, retain: message.retain, seq: 0)
                     return .published
                 } catch {
                     let now = WallClock.monotonicNow()
@@ -92,11 +188,94 @@ public final class OutboxPublisher: Sendable {
                     return .keep
                 }
             }
-            if idle || !got {
+            if idle || (!got && !sentDurable) {
                 Thread.sleep(forTimeInterval: idle ? 0.002 : 0)
             }
         }
     }
+
+    /// Sends up to 64 records of the durable log in order while the window and the replay rate allow;
+    /// returns whether it sent any.
+    private func publishDurable(_ durable: Durable, bucket: inout TokenBucket, lastErrorLog: inout Double) -> Bool {
+        var sent = 0
+        while sent < 64, connected.load(ordering: .acquiring), !windowFull {
+            guard bucket.take(now: WallClock.monotonicNow()) else { break }
+            guard let record = durable.log.next(nowMillis: Self.nowMillis()) else {
+                bucket.refund()
+                break
+            }
+            let outcome: Result<Void, BrokerError> = record.payload.withUnsafeBytes { raw in
+                do throws(BrokerError) {
+                    try send(topic: record.topic, payload: raw, qos: record.qos, retain: record.retain, seq: record.seq)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            do throws(BrokerError) {
+                try outcome.get()
+                durable.log.markPublished(record.seq)
+                sent += 1
+            } catch {
+                bucket.refund()
+                let now = WallClock.monotonicNow()
+                if now - lastErrorLog > 5 {
+                    lastErrorLog = now
+                    logger.warning("publish to \(record.topic) failed: \(error)")
+                }
+                if Self.isPermanent(error.code) {
+                    // Never sendable: step over it so it cannot block the log.
+                    durable.log.markPublished(record.seq)
+                    durable.log.acknowledge(record.seq)
+                    continue
+                }
+                break
+            }
+        }
+        return sent > 0
+    }
+
+    /// Moves staged durable messages into the log as soon as they arrive, and keeps the cursor file current
+    /// (at most every 100 ms). Runs until `stop`, then empties the staging ring.
+    private func writeLoop(_ durable: Durable) {
+        var lastMaintenance = WallClock.monotonicNow()
+        var invalidTopicsLogged = Set<Int>()
+        var lastErrorLog = -Double.infinity
+        while true {
+            let keepGoing = writing.load(ordering: .acquiring)
+            let got = durable.staging.withOldest(timeout: keepGoing ? 0.1 : 0) { message in
+                guard let topic = topics.topic(message.topicID) else { return .failed }
+                do throws(DurableLog.Failure) {
+                    try durable.log.append(
+                        topic: topic, qos: message.qos, retain: message.retain, payload: message.payload,
+                        nowMillis: Self.nowMillis())
+                } catch {
+                    if DurableLog.problem(topic: topic, payloadCount: message.payload.count) != nil {
+                        if invalidTopicsLogged.insert(message.topicID).inserted {
+                            logger.error("durable outbox: refusing messages for \(topic): \(error) (logged once per topic)")
+                        }
+                    } else {
+                        let now = WallClock.monotonicNow()
+                        if now - lastErrorLog > 5 {
+                            lastErrorLog = now
+                            logger.error("durable outbox: \(error)")
+                        }
+                    }
+                    return .failed
+                }
+                return .published
+            }
+            if got { outbox.wake() }
+            let now = WallClock.monotonicNow()
+            if now - lastMaintenance >= 0.1 {
+                lastMaintenance = now
+                durable.log.maintain(nowMillis: Self.nowMillis())
+            }
+            if !keepGoing && !got { return }
+        }
+    }
+
+    static func nowMillis() -> UInt64 { UInt64(max(0, WallClock.realtimeNow() * 1000)) }
 
     /// libmosquitto error codes that mean "this message can never be sent" (mosquitto.h, 2.0.11):
     /// MOSQ_ERR_INVAL 3, MOSQ_ERR_PAYLOAD_SIZE 9, MOSQ_ERR_MALFORMED_UTF8 18, MOSQ_ERR_QOS_NOT_SUPPORTED 24,

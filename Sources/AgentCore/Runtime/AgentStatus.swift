@@ -119,6 +119,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
     public var streams: [String: Stream]?
     public var devices: [Device]?
     public var sensors: Availability?
+    /// The outbox's counters (memory and durable); absent from the will.
+    public var outbox: OutboxStatus?
 }
 
 public enum AgentVersion {

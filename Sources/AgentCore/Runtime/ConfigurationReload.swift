@@ -27,6 +27,9 @@ enum ConfigurationReload {
         if new.altimeter != running.altimeter { restart.append("altimeter") }
         if new.submersion != running.submersion { restart.append("submersion") }
         if new.outbox != running.outbox { restart.append("outbox") }
+        // The durable log is opened at start only when some stream is durable.
+        let durable = { (c: AgentConfiguration) in c.streams.values.contains { $0.durable && $0.qos > 0 } }
+        if durable(new) && !durable(running) { restart.append("streams.*.durable (the durable outbox)") }
         var message = changed.isEmpty ? "no stream changed" : "applied to: \(changed.joined(separator: ", "))"
         if !restart.isEmpty { message += "; restart the agent to apply: \(restart.joined(separator: ", "))" }
         return ["changedStreams": changed, "needsRestart": restart, "message": message]

@@ -28,12 +28,16 @@ public final class MotionAgent: Service, Sendable {
     private let options: Options
 
     private let outbox: Outbox
+    private let health: HealthFile
     private let topicTable = TopicTable()
     private let topics: TopicScheme
     private let hub: SensorHub
     public let controller: AgentController
     private let publisher: OutboxPublisher
     private let bootCount = SharedCounter()
+    /// Set when the shutdown begins: the supervisor keeps taking acknowledgements while the outbox drains,
+    /// but no longer reconnects.
+    private let shuttingDown = Atomic<Bool>(false)
     private let control: ControlPlane
     private let history: HistoryRecorder?
     private let operations: AgentOperations
@@ -64,8 +68,27 @@ public final class MotionAgent: Service, Sendable {
         self.logger = logger
         self.options = options
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
-        outbox = Outbox(capacityBytes: options.outboxBytes)
         operations = AgentOperations(configuration: configuration, topics: topics, broker: broker, stateDirectory: stateDirectory, logger: logger)
+        health = HealthFile(stateDirectory: stateDirectory)
+        var durable: OutboxPublisher.Durable?
+        if configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) {
+            do {
+                let log = try DurableLog(
+                    directory: stateDirectory + "/outbox",
+                    maxBytes: configuration.outbox.maxBytes,
+                    maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
+                    logger: logger
+                )
+                durable = OutboxPublisher.Durable(
+                    staging: Outbox(capacityBytes: options.outboxBytes),
+                    log: log,
+                    replayRate: Double(configuration.outbox.replayRate)
+                )
+            } catch {
+                logger.error("\(error) — durable streams are kept in memory only")
+            }
+        }
+        outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: durable?.staging)
         let faultBox = FaultForwarder()
         var field: WorldMagneticModel.GeomagneticField?
         do {
@@ -100,6 +123,7 @@ public final class MotionAgent: Service, Sendable {
             topics: topicTable,
             broker: broker,
             window: configuration.mqtt.maxInflight,
+            durable: durable,
             logger: logger
         )
         let bootCount = self.bootCount
@@ -122,7 +146,11 @@ public final class MotionAgent: Service, Sendable {
             deviceID: configuration.device.id,
             settings: controlSettings,
             clockSynchronized: { ClockSynchronization.isSynchronized() },
-            statusDocument: { [controller] in controller.status(state: .online, reason: nil, bootCount: bootCount.value) },
+            statusDocument: { [controller, outbox, publisher] in
+                var status = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
+                status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+                return status
+            },
             reloadConfiguration: { [controller, configuration, configurationPath] in
                 try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
             },
@@ -161,12 +189,15 @@ public final class MotionAgent: Service, Sendable {
         systemd.notify("READY=1\nSTATUS=acquiring from \(source.summary)")
         let options = try connectOptions(bootCount: boot)
         logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
+        writeHealth(.connecting, lastError: nil, failures: 0, retryIn: nil)
         try? broker.connect(options)
 
+        // Outside the group that graceful shutdown cancels: acknowledgements must still advance the durable
+        // log's cursor while the outbox drains.
+        let supervisor = Task { await self.superviseConnection(options: options) }
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.acquire() }
-                group.addTask { await self.superviseConnection(options: options) }
                 group.addTask { await self.reloadOnHangup() }
                 if let interval = systemd.watchdogInterval {
                     group.addTask { await self.keepWatchdogFed(systemd, every: interval) }
@@ -179,8 +210,7 @@ public final class MotionAgent: Service, Sendable {
                 }
                 group.addTask {
                     for await _ in self.deviceFaults.stream where self.broker.isConnected {
-                        let boot = self.bootCount.value
-                        self.publishStatus(self.controller.status(state: .online, reason: nil, bootCount: boot))
+                        self.publishStatus(self.status(state: .online, reason: nil))
                     }
                 }
                 group.addTask {
@@ -199,14 +229,23 @@ public final class MotionAgent: Service, Sendable {
         logger.info("shutting down: draining the outbox")
         await publisher.stop(drainTimeout: options.keepaliveSeconds > 0 ? self.options.drainTimeout : 0)
         if broker.isConnected {
-            let goodbye = controller.status(state: .offline, reason: "shutdown", bootCount: boot)
+            let goodbye = status(state: .offline, reason: "shutdown")
             publishStatus(goodbye)
         }
+        shuttingDown.store(true, ordering: .sequentiallyConsistent)
         await broker.disconnect(flushTimeout: self.options.drainTimeout)
+        supervisor.cancel()
+        await supervisor.value
         let counters = outbox.snapshot
         logger.info(
             "stopped: \(counters.published) messages published, \(counters.depth) unsent, \(counters.droppedOverflow) dropped"
         )
+        if let durable = publisher.durableCounters {
+            logger.info(
+                "durable outbox: \(durable.acknowledged) acknowledged, \(durable.depth) kept on disk for the next start, \(durable.dropped) dropped"
+            )
+        }
+        writeHealth(.stopped, lastError: nil, failures: 0, retryIn: nil)
     }
 
     /// Runs the source until cancelled; if it fails, says why and tries again with back-off.
@@ -235,12 +274,15 @@ public final class MotionAgent: Service, Sendable {
             cap: mqtt.reconnectMaxDelay,
             seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue)
         )
+        var failures = 0
         for await event in broker.events {
             switch event {
             case .connected(let sessionPresent):
                 backoff.reset()
+                failures = 0
+                writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil)
                 logger.info("connected to the broker", metadata: ["mqtt.session_present": "\(sessionPresent)"])
-                publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                publishStatus(status(state: .online, reason: nil))
                 do {
                     try broker.subscribe(controlTopics, qos: 1)
                 } catch {
@@ -253,20 +295,22 @@ public final class MotionAgent: Service, Sendable {
                 publisher.setConnected(false)
                 // Refused credentials will not fix themselves in a second: wait long, and say so.
                 let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
-                logger.error(
-                    "\(reason)\(isAuthorization ? " — check mqtt.username and mqtt.password_file" : "") — retrying in \(String(format: "%.1f", delay)) s"
-                )
-                guard await sleep(delay) else { return }
+                failures += 1
+                // The reason names the fix already (MosquittoReasons: the user, the password file, the client id).
+                writeHealth(isAuthorization ? .refused : .connecting, lastError: reason, failures: failures, retryIn: delay)
+                logger.error("\(reason) — retrying in \(String(format: "%.1f", delay)) s")
+                guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
             case .disconnected(let reason, let expected):
                 publisher.setConnected(false)
                 if expected { return }
                 let delay = backoff.next()
+                writeHealth(.connecting, lastError: "connection to the broker lost: \(reason)", failures: failures, retryIn: delay)
                 logger.warning("connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s")
-                guard await sleep(delay) else { return }
+                guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
-            case .delivered:
-                publisher.acknowledged()
+            case .delivered(let messageID):
+                publisher.acknowledged(messageID: messageID)
             case .message(let message):
                 guard let outcome = control.handle(message) else { continue }
                 do {
@@ -275,7 +319,7 @@ public final class MotionAgent: Service, Sendable {
                     logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
                 }
                 if outcome.stateChanged {
-                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                    publishStatus(status(state: .online, reason: nil))
                 }
             }
         }
@@ -307,13 +351,36 @@ public final class MotionAgent: Service, Sendable {
                     path: configurationPath, running: configuration, controller: controller)
                 logger.notice("SIGHUP: configuration reloaded: \(result["message"] ?? "")")
                 if broker.isConnected {
-                    publishStatus(controller.status(state: .online, reason: nil, bootCount: bootCount.value))
+                    publishStatus(status(state: .online, reason: nil))
                 }
             } catch let failure as ControlFailure {
                 logger.error("SIGHUP: \(failure.message)")
             } catch {
                 logger.error("SIGHUP: reload failed: \(error)")
             }
+        }
+    }
+
+    /// The status document with the outbox's counters.
+    private func status(state: AgentStatus.State, reason: String?) -> AgentStatus {
+        var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
+        status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+        return status
+    }
+
+    private func writeHealth(_ state: HealthFile.State, lastError: String?, failures: Int, retryIn: Double?) {
+        let mqtt = configuration.mqtt
+        let now = WallClock.realtimeNow()
+        let document = HealthFile.Document(
+            state: state,
+            broker: "\(mqtt.host):\(mqtt.port)",
+            lastError: lastError,
+            consecutiveFailures: failures,
+            nextRetryTime: retryIn.map { now + $0 },
+            time: now
+        )
+        if let error = health.write(document) {
+            logger.warning("cannot write \(health.path): \(error)")
         }
     }
 
@@ -373,6 +440,7 @@ public final class MotionAgent: Service, Sendable {
 
     /// Current counters, for status and tests.
     public var outboxCounters: Outbox.Counters { outbox.snapshot }
+    public var durableCounters: DurableLog.Counters? { publisher.durableCounters }
     public var hubCounters: SensorHub.Counters { hub.counters }
 }
 

@@ -44,7 +44,9 @@ public struct StreamContext: ~Copyable {
     public mutating func publishBuffer(topicID: Int, settings: StreamSettings) {
         let outbox = self.outbox
         buffer.withBytes { bytes in
-            _ = outbox.enqueue(topicID: topicID, qos: settings.qos, retain: settings.retain, payload: bytes)
+            _ = outbox.enqueue(
+                topicID: topicID, qos: settings.qos, retain: settings.retain, payload: bytes,
+                durable: settings.durable && settings.qos > 0)
         }
     }
 

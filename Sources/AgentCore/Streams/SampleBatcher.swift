@@ -99,7 +99,11 @@ public struct SampleBatcher: ~Copyable {
         case .binary:
             binary[6] = UInt8(truncatingIfNeeded: count)
             binary[7] = UInt8(truncatingIfNeeded: count >> 8)
-            binary.withUnsafeBytes { _ = outbox.enqueue(topicID: topicID, qos: settings.qos, retain: settings.retain, payload: $0) }
+            binary.withUnsafeBytes {
+                _ = outbox.enqueue(
+                    topicID: topicID, qos: settings.qos, retain: settings.retain, payload: $0,
+                    durable: settings.durable && settings.qos > 0)
+            }
         }
         count = 0
     }

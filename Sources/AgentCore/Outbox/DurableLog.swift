@@ -1,0 +1,501 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The on-disk part of the outbox: messages of durable streams stay here until the broker acknowledges them,
+/// so neither a broker outage nor an agent crash (SIGKILL included) loses them.
+///
+/// Layout, in `directory`:
+/// - segment files `<first seq, 20 digits>.log`, each at most `segmentBytes` (≤ 4 MiB), append-only. A record
+///   is `u32 length of the body, u32 CRC-32 of the body, body`, the body being `u64 seq, u64 enqueue wall time
+///   (ms since 1970), u8 qos, u8 retain, u16 topic length, topic (UTF-8), payload`, all little-endian. The
+///   wall time is what `max_age_s` is measured against.
+/// - `cursor`: the highest seq such that it and every seq before it were acknowledged (decimal text),
+///   replaced atomically (write, fsync, rename) by `maintain` and `close`.
+///
+/// A record is written with one `write(2)` and not fsynced: the page cache outlives a killed process, and a
+/// power cut costs at most what the kernel had not flushed. A torn or corrupt tail (the CRC or the length do
+/// not match) is cut off at open with a log line, never a crash.
+///
+/// Bounds: past `maxBytes` the oldest whole segments go; records older than `maxAgeSeconds` go; every record
+/// that goes without an acknowledgement is counted in `dropped`, exactly.
+///
+/// Thread-safe: one lock around the state; the writer thread appends, the publisher reads and the connection
+/// supervisor acknowledges.
+public final class DurableLog: @unchecked Sendable {
+    public struct Counters: Sendable, Hashable, Codable {
+        /// Records written since start.
+        public var appended: UInt64 = 0
+        /// Records handed to the MQTT client since start (replays included).
+        public var published: UInt64 = 0
+        /// Records the broker acknowledged since start.
+        public var acknowledged: UInt64 = 0
+        /// Records discarded unacknowledged (the bounds), since start: exact.
+        public var dropped: UInt64 = 0
+        /// Messages refused before they entered the log (invalid topic or oversized payload).
+        public var rejected: UInt64 = 0
+        /// Bytes cut off torn or corrupt segment tails at open.
+        public var truncatedBytes: UInt64 = 0
+        /// Records not yet acknowledged.
+        public var depth: Int = 0
+        /// Records not yet handed to the client.
+        public var backlog: Int = 0
+        /// Bytes of the segment files.
+        public var bytes: Int = 0
+        public var segments: Int = 0
+        /// The acknowledgement cursor.
+        public var cursor: UInt64 = 0
+    }
+
+    /// One message read back from the log.
+    public struct Record: Sendable, Equatable {
+        public var seq: UInt64
+        public var timeMillis: UInt64
+        public var qos: Int
+        public var retain: Bool
+        public var topic: String
+        public var payload: [UInt8]
+    }
+
+    /// Why the log could not be opened or written.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    struct Segment {
+        var path: String
+        var firstSeq: UInt64
+        var lastSeq: UInt64
+        var count: Int
+        var bytes: Int
+        var lastTimeMillis: UInt64
+    }
+
+    static let headerBytes = 8
+    static let fixedBodyBytes = 20
+    public static let maxTopicBytes = 65_535
+    public static let maxSegmentBytes = 4 << 20
+    /// The largest payload a record may carry, so every record fits in one segment.
+    public static let maxPayloadBytes = 1 << 20
+    /// 2020-01-01 in ms since 1970: an enqueue time before it was taken from an unsynchronized clock (a board
+    /// without a real-time clock starts in 1970), so the record's age is unknown and the age bound spares it —
+    /// otherwise the clock's first synchronization would make every record look decades old.
+    static let plausibleWallTimeMillis: UInt64 = 1_577_836_800_000
+
+    public let directory: String
+    public let maxBytes: Int
+    public let maxAgeSeconds: Double
+    public let segmentBytes: Int
+    private let logger: Logger
+    private let lock = NSLock()
+
+    private var segments: [Segment] = []
+    private var writeFD: Int32 = -1
+    private var cursor: UInt64 = 0
+    private var cursorWritten: UInt64 = 0
+    /// Acknowledged seqs above the cursor, waiting for the gap below them to close (QoS 1 acks may arrive
+    /// out of order).
+    private var acked: Set<UInt64> = []
+    private var nextSeq: UInt64 = 1
+    /// The next record to hand out: segment index and byte offset.
+    private var readIndex = 0
+    private var readOffset = 0
+    private var readFD: Int32 = -1
+    private var readFDPath = ""
+    private var handedSeq: UInt64 = 0
+    /// What `next` returned last, so `markPublished` steps over it without reading it again.
+    private var peeked: (index: Int, offset: Int, seq: UInt64, size: Int)?
+    private var counters = Counters()
+    private var writeBuffer: [UInt8] = []
+
+    /// Opens (creating it if needed) the log in `directory`, cutting off torn tails.
+    ///
+    /// - Parameters:
+    ///   - maxBytes: the bound on the segment files' total size; segments are at most a quarter of it (and
+    ///     at most 4 MiB), so dropping one frees a bounded part.
+    ///   - maxAgeSeconds: records older than this are dropped.
+    public init(directory: String, maxBytes: Int, maxAgeSeconds: Double, logger: Logger) throws(Failure) {
+        self.directory = directory
+        self.maxBytes = max(4096, maxBytes)
+        self.maxAgeSeconds = maxAgeSeconds
+        segmentBytes = min(Self.maxSegmentBytes, max(1024, self.maxBytes / 4))
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create the durable outbox directory \(directory): \(error) — check agent.state_dir")
+        }
+        cursor = Self.readCursor(directory + "/cursor")
+        cursorWritten = cursor
+        try recover()
+    }
+
+    deinit {
+        if writeFD >= 0 { Glibc.close(writeFD) }
+        if readFD >= 0 { Glibc.close(readFD) }
+    }
+
+    // MARK: Opening
+
+    private static func readCursor(_ path: String) -> UInt64 {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    private func recover() throws(Failure) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".log") }
+            .sorted()
+        var lastSeq: UInt64 = 0
+        var readSet = false
+        for name in names {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            var segment = Segment(path: path, firstSeq: 0, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0)
+            var firstUnacknowledgedOffset: Int?
+            let valid = data.withUnsafeBytes { raw -> Int in
+                var offset = 0
+                while let record = Self.parseHeader(raw, at: offset), record.seq > lastSeq {
+                    if segment.count == 0 { segment.firstSeq = record.seq }
+                    segment.lastSeq = record.seq
+                    segment.count += 1
+                    segment.lastTimeMillis = record.timeMillis
+                    if record.seq > cursor && firstUnacknowledgedOffset == nil { firstUnacknowledgedOffset = offset }
+                    lastSeq = record.seq
+                    offset += record.size
+                }
+                return offset
+            }
+            if valid < data.count {
+                truncate(path, off_t(valid))
+                counters.truncatedBytes += UInt64(data.count - valid)
+                logger.warning(
+                    "durable outbox: \(name) has a torn or corrupt record at byte \(valid); cut off \(data.count - valid) bytes (the messages in them are lost)"
+                )
+            }
+            segment.bytes = valid
+            if segment.count == 0 || segment.lastSeq <= cursor {
+                unlink(path)
+                continue
+            }
+            segments.append(segment)
+            if !readSet, let offset = firstUnacknowledgedOffset {
+                readIndex = segments.count - 1
+                readOffset = offset
+                readSet = true
+            }
+        }
+        nextSeq = max(cursor, lastSeq) + 1
+        handedSeq = cursor
+        if !readSet { readIndex = segments.count }
+        if let last = segments.last {
+            writeFD = open(last.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            if writeFD < 0 { throw Failure(description: "cannot open \(last.path) for writing: \(String(cString: strerror(errno)))") }
+        }
+        let pending = nextSeq - 1 - cursor
+        if pending > 0 {
+            logger.notice("durable outbox: \(pending) unacknowledged messages from before the restart will be sent first")
+        }
+    }
+
+    private struct Header {
+        var seq: UInt64
+        var timeMillis: UInt64
+        var size: Int
+    }
+
+    /// The record at `offset` when it is whole and its CRC matches; nil at the end or at a torn or corrupt one.
+    private static func parseHeader(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Header? {
+        guard raw.count - offset >= headerBytes + fixedBodyBytes else { return nil }
+        let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+        let crc = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+        guard length >= fixedBodyBytes, raw.count - offset - headerBytes >= length else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: raw[(offset + headerBytes)..<(offset + headerBytes + length)])
+        guard CRC32.checksum(body) == crc else { return nil }
+        let topicLength = Int(body.loadUnaligned(fromByteOffset: 18, as: UInt16.self).littleEndian)
+        guard fixedBodyBytes + topicLength <= length else { return nil }
+        return Header(
+            seq: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian,
+            timeMillis: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian,
+            size: headerBytes + length
+        )
+    }
+
+    // MARK: Writing
+
+    /// Why a message can never enter the log, or nil when it can: MQTT topic names are non-empty UTF-8 of at
+    /// most 65535 bytes without wildcards or NUL (MQTT 5 §4.7.3, §1.5.4); payloads are bounded so a record
+    /// fits in a segment.
+    public static func problem(topic: String, payloadCount: Int) -> String? {
+        if topic.isEmpty { return "the topic is empty" }
+        if topic.utf8.count > maxTopicBytes { return "the topic is longer than 65535 bytes" }
+        if topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 }) {
+            return "the topic contains a wildcard (+ or #) or a NUL character"
+        }
+        if payloadCount > maxPayloadBytes { return "the payload is \(payloadCount) bytes, over the 1 MiB limit" }
+        return nil
+    }
+
+    /// Appends one message; returns its seq. Drops the oldest segments past `maxBytes`.
+    @discardableResult
+    public func append(
+        topic: String, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer, nowMillis: UInt64
+    ) throws(Failure) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let problem = Self.problem(topic: topic, payloadCount: payload.count) {
+            counters.rejected += 1
+            throw Failure(description: "\(problem): the message was refused")
+        }
+        let topicBytes = Array(topic.utf8)
+        let bodyLength = Self.fixedBodyBytes + topicBytes.count + payload.count
+        let size = Self.headerBytes + bodyLength
+        if segments.isEmpty || writeFD < 0 || (segments[segments.count - 1].bytes + size > segmentBytes && segments[segments.count - 1].count > 0) {
+            try roll()
+        }
+        let seq = nextSeq
+        writeBuffer.removeAll(keepingCapacity: true)
+        writeBuffer.reserveCapacity(size)
+        func put<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { writeBuffer.append(contentsOf: $0) }
+        }
+        put(UInt32(bodyLength))
+        put(UInt32(0))
+        put(seq)
+        put(nowMillis)
+        put(UInt8(qos))
+        put(UInt8(retain ? 1 : 0))
+        put(UInt16(topicBytes.count))
+        writeBuffer.append(contentsOf: topicBytes)
+        writeBuffer.append(contentsOf: payload)
+        let crc = writeBuffer.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerBytes...])) }
+        writeBuffer.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self) }
+        let written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
+        if written != size {
+            let reason = written < 0 ? String(cString: strerror(errno)) : "short write"
+            // Keep the file whole: a partial record would hide every later one behind a bad CRC.
+            if written > 0 { _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes)) }
+            counters.dropped += 1
+            throw Failure(description: "cannot write to \(segments[segments.count - 1].path): \(reason) — the message was dropped")
+        }
+        var last = segments[segments.count - 1]
+        if last.count == 0 { last.firstSeq = seq }
+        last.lastSeq = seq
+        last.count += 1
+        last.bytes += size
+        last.lastTimeMillis = nowMillis
+        segments[segments.count - 1] = last
+        nextSeq += 1
+        counters.appended += 1
+        while totalBytes > maxBytes && segments.count > 1 {
+            dropOldestSegment()
+        }
+        return seq
+    }
+
+    private var totalBytes: Int { segments.reduce(0) { $0 + $1.bytes } }
+
+    private func roll() throws(Failure) {
+        if writeFD >= 0 { Glibc.close(writeFD) }
+        let path = directory + "/" + String(format: "%020llu.log", nextSeq)
+        writeFD = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if writeFD < 0 {
+            throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno))) — check the state directory")
+        }
+        segments.append(Segment(path: path, firstSeq: nextSeq, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0))
+    }
+
+    /// Removes the oldest segment, counting its unacknowledged records as dropped.
+    private func dropOldestSegment() {
+        let segment = segments.removeFirst()
+        if segment.count > 0 && segment.lastSeq > cursor {
+            let from = max(segment.firstSeq, cursor + 1)
+            var lost = segment.lastSeq - from + 1
+            lost -= UInt64(acked.lazy.filter { $0 >= from && $0 <= segment.lastSeq }.count)
+            counters.dropped += lost
+            cursor = segment.lastSeq
+            acked = acked.filter { $0 > cursor }
+            advanceCursor()
+        }
+        handedSeq = max(handedSeq, segment.lastSeq)
+        unlink(segment.path)
+        if readFDPath == segment.path {
+            Glibc.close(readFD)
+            readFD = -1
+            readFDPath = ""
+        }
+        peeked = nil
+        if readIndex == 0 {
+            readOffset = 0
+        } else {
+            readIndex -= 1
+        }
+    }
+
+    // MARK: Reading
+
+    /// The next record not yet handed to the client, in seq order; records past `maxAgeSeconds` are dropped
+    /// (and counted) on the way. Call `markPublished` once the client took it.
+    public func next(nowMillis: UInt64) -> Record? {
+        lock.lock()
+        defer { lock.unlock() }
+        while readIndex < segments.count {
+            let segment = segments[readIndex]
+            guard readOffset < segment.bytes else {
+                if readIndex == segments.count - 1 { return nil }
+                readIndex += 1
+                readOffset = 0
+                continue
+            }
+            guard let (record, size) = readRecord(segment.path, at: readOffset) else {
+                // Unreadable now (the file changed under us): skip the rest of this segment.
+                logger.error("durable outbox: cannot read \(segment.path) at byte \(readOffset); skipping the rest of it")
+                readOffset = segment.bytes
+                continue
+            }
+            if isExpired(record.timeMillis, now: nowMillis) {
+                counters.dropped += 1
+                readOffset += size
+                handedSeq = record.seq
+                acknowledgeLocked(record.seq, counted: false)
+                continue
+            }
+            peeked = (readIndex, readOffset, record.seq, size)
+            return record
+        }
+        return nil
+    }
+
+    /// The record `next` returned went to the client.
+    public func markPublished(_ seq: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard readIndex < segments.count, seq > handedSeq else { return }
+        // The record at the read position is the one `next` returned, unless a drop moved the position.
+        guard let peeked, peeked.index == readIndex, peeked.offset == readOffset, peeked.seq == seq else { return }
+        readOffset += peeked.size
+        handedSeq = seq
+        counters.published += 1
+        self.peeked = nil
+    }
+
+    private func readRecord(_ path: String, at offset: Int) -> (Record, Int)? {
+        if readFDPath != path {
+            if readFD >= 0 { Glibc.close(readFD) }
+            readFD = open(path, O_RDONLY | O_CLOEXEC)
+            readFDPath = readFD >= 0 ? path : ""
+        }
+        guard readFD >= 0 else { return nil }
+        var header = (UInt32(0), UInt32(0))
+        let got = withUnsafeMutableBytes(of: &header) { pread(readFD, $0.baseAddress, 8, off_t(offset)) }
+        guard got == 8 else { return nil }
+        let length = Int(UInt32(littleEndian: header.0))
+        guard length >= Self.fixedBodyBytes, length <= Self.maxSegmentBytes else { return nil }
+        var body = [UInt8](repeating: 0, count: length)
+        let bodyGot = body.withUnsafeMutableBytes { pread(readFD, $0.baseAddress, length, off_t(offset + 8)) }
+        guard bodyGot == length else { return nil }
+        return body.withUnsafeBytes { raw -> (Record, Int)? in
+            guard CRC32.checksum(raw) == UInt32(littleEndian: header.1) else { return nil }
+            let topicLength = Int(raw.loadUnaligned(fromByteOffset: 18, as: UInt16.self).littleEndian)
+            guard Self.fixedBodyBytes + topicLength <= length else { return nil }
+            let topicStart = Self.fixedBodyBytes
+            let record = Record(
+                seq: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian,
+                timeMillis: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian,
+                qos: Int(raw[16]),
+                retain: raw[17] != 0,
+                topic: String(decoding: raw[topicStart..<(topicStart + topicLength)], as: UTF8.self),
+                payload: Array(raw[(topicStart + topicLength)...])
+            )
+            return (record, Self.headerBytes + length)
+        }
+    }
+
+    // MARK: Acknowledgements
+
+    private func isExpired(_ timeMillis: UInt64, now: UInt64) -> Bool {
+        timeMillis >= Self.plausibleWallTimeMillis && now >= Self.plausibleWallTimeMillis
+            && Double(now) - Double(timeMillis) > maxAgeSeconds * 1000
+    }
+
+    /// The broker acknowledged `seq`: the cursor advances over the contiguous acknowledged prefix.
+    public func acknowledge(_ seq: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        acknowledgeLocked(seq, counted: true)
+    }
+
+    private func acknowledgeLocked(_ seq: UInt64, counted: Bool) {
+        guard seq > cursor, seq < nextSeq, !acked.contains(seq) else { return }
+        if counted { counters.acknowledged += 1 }
+        acked.insert(seq)
+        advanceCursor()
+    }
+
+    private func advanceCursor() {
+        while acked.remove(cursor + 1) != nil { cursor += 1 }
+    }
+
+    /// Periodic upkeep (the writer thread calls it about every 100 ms): deletes fully acknowledged segments,
+    /// drops segments past the age bound, and writes the cursor when it moved.
+    public func maintain(nowMillis: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        while segments.count > 1 {
+            let oldest = segments[0]
+            let expired = isExpired(oldest.lastTimeMillis, now: nowMillis)
+            guard oldest.lastSeq <= cursor || expired else { break }
+            dropOldestSegment()
+        }
+        writeCursorLocked()
+    }
+
+    /// Writes the cursor and closes the files (at shutdown).
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        cursorWritten = .max
+        writeCursorLocked()
+        if writeFD >= 0 { Glibc.close(writeFD) }
+        if readFD >= 0 { Glibc.close(readFD) }
+        writeFD = -1
+        readFD = -1
+        readFDPath = ""
+    }
+
+    private func writeCursorLocked() {
+        guard cursor != cursorWritten else { return }
+        let path = directory + "/cursor"
+        let temporary = path + ".tmp"
+        let text = Array("\(cursor)\n".utf8)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            logger.error("durable outbox: cannot write \(temporary): \(String(cString: strerror(errno)))")
+            return
+        }
+        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        Glibc.close(fd)
+        guard written == text.count, rename(temporary, path) == 0 else {
+            logger.error("durable outbox: cannot replace \(path): \(String(cString: strerror(errno)))")
+            return
+        }
+        cursorWritten = cursor
+    }
+
+    public var snapshot: Counters {
+        lock.lock()
+        defer { lock.unlock() }
+        var c = counters
+        let last = nextSeq - 1
+        c.cursor = cursor
+        c.depth = Int(last - cursor) - acked.count
+        c.backlog = Int(last - max(handedSeq, cursor))
+        c.bytes = totalBytes
+        c.segments = segments.count
+        return c
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// `<state_dir>/health.json`: the connection's state for local tools and people on the device, rewritten
+/// atomically on every connection change — the one place that says, without the broker, that the broker
+/// refuses this device's credentials or client id.
+public struct HealthFile: Sendable {
+    public enum State: String, Sendable, Codable {
+        /// CONNACK accepted.
+        case connected
+        /// Trying (first attempt, or again after a failure or a lost connection).
+        case connecting
+        /// The broker refused the credentials or the client id; retrying slowly.
+        case refused
+        /// The agent shut down.
+        case stopped
+    }
+
+    public struct Document: Sendable, Codable, Equatable {
+        public var state: State
+        public var broker: String
+        /// The last failure, as a sentence; nil once connected.
+        public var lastError: String?
+        /// Failed attempts since the last successful connection.
+        public var consecutiveFailures: Int
+        /// When the next attempt is due, seconds since 1970; nil when none is planned.
+        public var nextRetryTime: Double?
+        /// When this document was written, seconds since 1970.
+        public var time: Double
+    }
+
+    public let path: String
+
+    public init(stateDirectory: String) {
+        path = stateDirectory + "/health.json"
+    }
+
+    /// Replaces the file (write to a temporary name, rename); failures are returned, not thrown, because
+    /// health reporting must never stop the agent.
+    @discardableResult
+    public func write(_ document: Document) -> Error? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        do {
+            let data = try encoder.encode(document)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    public func read() -> Document? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(Document.self, from: data)
+    }
+}

@@ -1,0 +1,44 @@
+/// The status document's `outbox` object: the memory outbox's counters and, when a stream is durable, the
+/// durable log's. Counters count since the agent started; depth and bytes are current.
+public struct OutboxStatus: Sendable, Codable, Equatable {
+    public var enqueued: UInt64
+    public var published: UInt64
+    /// Memory-only messages dropped because the outbox was full (oldest first).
+    public var droppedOverflow: UInt64
+    public var rejected: UInt64
+    public var failed: UInt64
+    public var depth: Int
+    public var bytes: Int
+    public var durableAppended: UInt64?
+    public var durablePublished: UInt64?
+    public var durableAcknowledged: UInt64?
+    /// Durable messages discarded unacknowledged (outbox.max_bytes, outbox.max_age_s, a full staging ring
+    /// or a failed write): exact.
+    public var durableDropped: UInt64?
+    public var durableRejected: UInt64?
+    /// Durable messages not yet acknowledged by the broker.
+    public var durableDepth: Int?
+    /// Durable messages not yet handed to the MQTT client.
+    public var durableBacklog: Int?
+    public var durableBytes: Int?
+    public var durableSegments: Int?
+
+    public init(memory: Outbox.Counters, durable: DurableLog.Counters?) {
+        enqueued = memory.enqueued
+        published = memory.published
+        droppedOverflow = memory.droppedOverflow
+        rejected = memory.rejected
+        failed = memory.failed
+        depth = memory.depth
+        bytes = memory.bytes
+        durableAppended = durable?.appended
+        durablePublished = durable?.published
+        durableAcknowledged = durable?.acknowledged
+        durableDropped = durable?.dropped
+        durableRejected = durable?.rejected
+        durableDepth = durable?.depth
+        durableBacklog = durable?.backlog
+        durableBytes = durable?.bytes
+        durableSegments = durable?.segments
+    }
+}

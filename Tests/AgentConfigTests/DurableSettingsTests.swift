@@ -1,0 +1,19 @@
+import Testing
+
+@testable import AgentConfig
+
+@Suite struct DurableSettingsTests {
+    @Test func streamsAreNotDurableByDefaultAndReplayRateIs500() throws {
+        let configuration = try ConfigurationLoader.decode(yaml: "device:\n  id: d\n", source: "config.yaml", environment: [:])
+        #expect(StreamName.allCases.allSatisfy { !configuration[stream: $0].durable })
+        #expect(configuration.outbox.replayRate == 500)
+    }
+
+    @Test func aQoS1StreamCanBeDurable() throws {
+        let yaml = "outbox:\n  replay_rate: 2000\nstreams:\n  accelerometer:\n    qos: 1\n    durable: true\n"
+        let configuration = try ConfigurationLoader.decode(yaml: yaml, source: "config.yaml", environment: [:])
+        #expect(configuration[stream: .accelerometer].durable)
+        #expect(configuration[stream: .accelerometer].qos == 1)
+        #expect(configuration.outbox.replayRate == 2000)
+    }
+}
