@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The short soak that runs in CI (the long one is scripts/soak.py, in BENCHMARKS.md): the real agent at
+/// 1 kHz with every stream on for a minute; memory, file descriptors and threads must stay flat after warm-up.
+@Suite struct SoakEndToEndTests {
+    struct Sample {
+        var rss: Int
+        var fds: Int
+        var threads: Int
+    }
+
+    static func sample(_ pid: Int32) -> Sample? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        else { return nil }
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
+        }
+        return Sample(rss: field("VmRSS") * 1024, fds: fds.count, threads: field("Threads"))
+    }
+
+    @Test func resourcesStayFlatAtOneKilohertzWithEveryStreamOn() async throws {
+        let broker = try await MosquittoBroker.started()
+        let agent = try AgentProcess(config: AgentProcess.config(
+            device: "e2e-soak", port: broker.port, scenario: "mixed-day", simulatedRateHz: 1000,
+            streams: """
+                streams:
+                  accelerometer: {rate_hz: 100}
+                  gyroscope: {rate_hz: 100}
+                  magnetometer: {rate_hz: 50}
+                  device-motion: {rate_hz: 100}
+                  submersion: {enabled: true}
+                """))
+        defer { agent.runner.kill() }
+        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-soak/device-motion"], qos: 0)
+        try await subscriber.waitFor(count: 10, timeout: 20)
+        try await Task.sleep(for: .seconds(20))  // warm-up: caches, first batches, the first history snapshot
+        var samples: [Sample] = []
+        for _ in 0..<9 {
+            samples.append(try #require(Self.sample(agent.runner.processIdentifier)))
+            try await Task.sleep(for: .seconds(5))
+        }
+        #expect(agent.runner.isRunning)
+        let rss = samples.map(\.rss)
+        let growth = rss.last! - rss.first!
+        // 40 s at 1 kHz: a leak of even 50 bytes a sample would add 2 MB.
+        #expect(growth < 2_000_000, "RSS grew \(growth) bytes after warm-up: \(rss)")
+        #expect(Set(samples.map(\.fds)).count == 1, "open file descriptors changed: \(samples.map(\.fds))")
+        #expect(Set(samples.map(\.threads)).count == 1, "threads changed: \(samples.map(\.threads))")
+        print("soak (CI): RSS \(rss.map { $0 / 1000 }) kB, fds \(samples[0].fds), threads \(samples[0].threads)")
+        await subscriber.close()
+    }
+}
