@@ -21,18 +21,20 @@ struct PipelineThroughput: ParsableCommand {
     @Option(help: "Timed repetitions; the median rate is reported.") var repetitions = 5
     @Option(help: "Input rate of the simulated samples, Hz (the default streams plan the source at 100 Hz).")
     var rate = 100.0
+    @Flag(help: "Print the stack of every allocation on the hot thread during the timed runs (module+offset, for addr2line).")
+    var traceAllocations = false
 
     func run() throws {
-        let rows = try Self.measure(samples: samples, repetitions: repetitions, rateHz: rate)
+        let rows = try Self.measure(samples: samples, repetitions: repetitions, rateHz: rate, traceAllocations: traceAllocations)
         BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, default streams)", rows)
     }
 
     /// A stop flag shared with the drain thread.
-    final class Flag: Sendable {
+    final class StopFlag: Sendable {
         let value = Atomic<Bool>(true)
     }
 
-    static func measure(samples: Int, repetitions: Int, rateHz: Double) throws -> [BenchRow] {
+    static func measure(samples: Int, repetitions: Int, rateHz: Double, traceAllocations: Bool = false) throws -> [BenchRow] {
         var configuration = AgentConfiguration()
         configuration.device.id = "bench"
         configuration.control.persist = false
@@ -60,7 +62,7 @@ struct PipelineThroughput: ParsableCommand {
         let lap = Array(recording.map(\.sample))
         let lapSeconds = Double(lap.count) / rateHz
 
-        let running = Flag()
+        let running = StopFlag()
         let drain = Thread {
             while running.value.load(ordering: .relaxed) {
                 _ = outbox.withOldest(timeout: 0.05) { _ in .published }
@@ -83,17 +85,28 @@ struct PipelineThroughput: ParsableCommand {
             }
         }
 
+        // The counter must see allocations at all, or a zero below would prove nothing.
+        let probeBefore = bench_alloc_thread()
+        let probe = [Int](repeating: Int(rateHz), count: 1000 + Int(rateHz))
+        let probeAllocations = bench_alloc_thread() - probeBefore
+        guard probeAllocations > 0, probe.count > 0 else {
+            throw ValidationError("the allocation counter saw no allocation for a new array — the malloc hook is not active")
+        }
+
         // Warm-up: estimators converge, buffers and lazily built state settle.
         feed(min(samples, 20_000))
         var rates: [Double] = []
+        rates.reserveCapacity(max(1, repetitions))  // the bench's own bookkeeping must not count
         let before = outbox.snapshot
         let threadAllocationsBefore = bench_alloc_thread()
         let allAllocationsBefore = bench_alloc_total()
+        if traceAllocations { bench_alloc_trace(1) }
         for _ in 0..<max(1, repetitions) {
             let start = bench_monotonic_ns()
             feed(samples)
             rates.append(Double(samples) / (Double(bench_monotonic_ns() - start) / 1e9))
         }
+        bench_alloc_trace(0)
         let threadAllocations = bench_alloc_thread() - threadAllocationsBefore
         let allAllocations = bench_alloc_total() - allAllocationsBefore
         running.value.store(false, ordering: .relaxed)
@@ -109,9 +122,10 @@ struct PipelineThroughput: ParsableCommand {
                      target: String(format: "runs %@", rates.map { String(format: "%.0f", $0) }.joined(separator: " "))),
             BenchRow(name: "pipeline messages per sample", value: String(format: "%.3f", messages / total),
                      target: "dropped \(after.droppedOverflow - before.droppedOverflow)"),
-            BenchRow(name: "allocations per sample (hot thread)", value: String(format: "%.4f", perSample),
-                     target: "0", met: threadAllocations == 0),
-            BenchRow(name: "allocations per sample (whole process)", value: String(format: "%.4f", Double(allAllocations) / total)),
+            BenchRow(name: "allocations per sample (hot thread)", value: String(format: "%.6f", perSample),
+                     target: "0 (\(threadAllocations) in \(Int(total)) samples)", met: threadAllocations == 0),
+            BenchRow(name: "allocations per sample (whole process)", value: String(format: "%.6f", Double(allAllocations) / total),
+                     target: "\(allAllocations) in \(Int(total)) samples"),
         ]
     }
 }

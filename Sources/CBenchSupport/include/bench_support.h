@@ -11,6 +11,8 @@
 uint64_t bench_alloc_total(void);
 /// Allocation calls by the calling thread since it started.
 uint64_t bench_alloc_thread(void);
+/// While on, every allocation by the calling thread prints its stack (module+offset lines) to stderr.
+void bench_alloc_trace(int on);
 
 /// CLOCK_MONOTONIC in nanoseconds (the clock the agent stamps samples with).
 uint64_t bench_monotonic_ns(void);
