@@ -10,7 +10,7 @@ final class BenchBroker {
     let host = "127.0.0.1"
     let port: Int
     let directory: String
-    private let process: Process
+    private let process: BenchProcess
 
     struct StartError: Error, CustomStringConvertible {
         var description: String
@@ -34,15 +34,10 @@ final class BenchBroker {
             log_type error
             """
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-c", directory + "/mosquitto.conf"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         do {
-            try process.run()
+            process = try BenchProcess(executable, ["-c", directory + "/mosquitto.conf"], output: directory + "/mosquitto.log")
         } catch {
-            throw StartError(description: "cannot start \(executable): \(error) — install mosquitto (apt-get install mosquitto)")
+            throw StartError(description: "\(error) — install mosquitto (apt-get install mosquitto)")
         }
         let deadline = Date().addingTimeInterval(10)
         while !Self.accepts(port) {
@@ -59,13 +54,10 @@ final class BenchBroker {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.terminate()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

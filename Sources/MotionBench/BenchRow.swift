@@ -1,3 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A progress line on stderr (unbuffered), so a long run shows where it is.
+func progress(_ line: String) {
+    let text = line + "\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+}
+
 /// One line of a benchmark table: what was measured, its value, and the target when the issue sets one.
 struct BenchRow: Sendable {
     var name: String

@@ -46,10 +46,12 @@ struct PublishThroughput: AsyncParsableCommand {
                     if agentFirst {
                         let (rate, note) = try await agentRun(broker, subscriber, qos: qos, count: count, window: window, payload: payload)
                         agentRates.append(rate)
+                        progress("publish QoS \(qos) agent run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
                         if let note { notes.append("agent: " + note) }
                     } else {
                         let (rate, note) = try bareRun(broker, subscriber, qos: qos, count: count, window: window, payload: payload)
                         bareRates.append(rate)
+                        progress("publish QoS \(qos) bare run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
                         if let note { notes.append("bare: " + note) }
                     }
                 }

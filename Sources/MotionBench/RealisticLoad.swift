@@ -93,23 +93,12 @@ struct RealisticLoad: ParsableCommand {
         try FileManager.default.createDirectory(atPath: broker.directory + "/state", withIntermediateDirectories: true)
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
         let logPath = broker.directory + "/agent.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
 
         subscriber.reset(recordLatencies: false)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: agent)
-        process.arguments = ["run", "--config", configPath]
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle(forWritingAtPath: logPath)
         let spawned = bench_monotonic_ns()
-        try process.run()
-        defer {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-        }
-        let pid = process.processIdentifier
+        let process = try BenchProcess(agent, ["run", "--config", configPath], output: logPath)
+        defer { process.terminate() }
+        let pid = process.pid
         _ = subscriber.wait(for: 1, timeout: 30)
         guard let first = subscriber.firstReceiptNanoseconds else {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
@@ -136,7 +125,6 @@ struct RealisticLoad: ParsableCommand {
         let cpu = 100 * Double(cpuEnd - cpuStart) / ticksPerSecond / wall
         let hwm = statusField(pid, "VmHWM:")
         process.terminate()
-        process.waitUntilExit()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         let plan = log.split(separator: "\n").filter { $0.contains("sensor device") && $0.contains(" at ") }.last
             .map { line -> String in
