@@ -48,8 +48,8 @@ static struct timespec deadline_after(double seconds) {
     return t;
 }
 
-bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int window, int v5, double timeout_s,
-                          char *error, size_t error_size) {
+bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int window, int v5, int nodelay,
+                          double timeout_s, char *error, size_t error_size) {
     mosquitto_lib_init();
     bench_pub *pub = calloc(1, sizeof *pub);
     pthread_mutex_init(&pub->lock, NULL);
@@ -62,6 +62,7 @@ bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int
     }
     mosquitto_int_option(pub->mosq, MOSQ_OPT_PROTOCOL_VERSION, v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311);
     mosquitto_max_inflight_messages_set(pub->mosq, (unsigned)window);
+    if (nodelay) mosquitto_int_option(pub->mosq, MOSQ_OPT_TCP_NODELAY, 1);
     mosquitto_connect_v5_callback_set(pub->mosq, on_connect);
     mosquitto_publish_v5_callback_set(pub->mosq, on_publish);
     int rc = mosquitto_connect_bind_v5(pub->mosq, host, port, 30, NULL, NULL);
@@ -111,4 +112,23 @@ void bench_pub_close(bench_pub *pub) {
     pthread_cond_destroy(&pub->changed);
     pthread_mutex_destroy(&pub->lock);
     free(pub);
+}
+
+int bench_pub_paced(bench_pub *pub, const char *topic, int qos, double rate_hz, double seconds, int burst) {
+    long count = (long)(rate_hz * seconds);
+    uint64_t period = (uint64_t)(1e9 / rate_hz);
+    uint64_t next = bench_monotonic_ns();
+    char payload[96];
+    for (long i = 0; i < count; i++) {
+        next += period;
+        struct timespec deadline = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
+        uint64_t now = bench_monotonic_ns();
+        int length = snprintf(payload, sizeof payload, "{\"seq\":%ld,\"timestamp\":%.9f}", i, (double)now / 1e9);
+        for (int k = 0; k < burst; k++) {
+            int rc = mosquitto_publish_v5(pub->mosq, NULL, topic, length, payload, qos, false, NULL);
+            if (rc != MOSQ_ERR_SUCCESS) return -rc;
+        }
+    }
+    return 0;
 }

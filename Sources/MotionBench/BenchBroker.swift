@@ -16,7 +16,8 @@ final class BenchBroker {
         var description: String
     }
 
-    init(executable: String = "/usr/sbin/mosquitto") throws {
+    /// - Parameter tcpNoDelay: the listener's `set_tcp_nodelay` (mosquitto's default: off, Nagle on).
+    init(executable: String = "/usr/sbin/mosquitto", tcpNoDelay: Bool = false) throws {
         var template = Array("/tmp/motion-bench-broker.XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw StartError(description: "cannot create a temporary directory under /tmp: \(String(cString: strerror(errno)))")
@@ -26,6 +27,7 @@ final class BenchBroker {
         // Unlimited queues: the subscriber must see every message, or the counts would not prove delivery.
         let configuration = """
             listener \(port) 127.0.0.1
+            set_tcp_nodelay \(tcpNoDelay)
             allow_anonymous true
             persistence false
             max_queued_messages 0

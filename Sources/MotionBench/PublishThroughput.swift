@@ -126,7 +126,7 @@ struct PublishThroughput: AsyncParsableCommand {
         _ broker: BenchBroker, _ subscriber: BenchSubscriber, qos: Int, count: Int, window: Int, payload: [UInt8]
     ) throws -> (Double, String?) {
         var error = [CChar](repeating: 0, count: 256)
-        guard let publisher = bench_pub_open(broker.host, Int32(broker.port), "bench-bare", Int32(window), 1, 10, &error, error.count)
+        guard let publisher = bench_pub_open(broker.host, Int32(broker.port), "bench-bare", Int32(window), 1, 0, 10, &error, error.count)
         else {
             throw BenchBroker.StartError(description: BenchBroker.text(error))
         }

@@ -22,12 +22,16 @@ typedef struct bench_pub bench_pub;
 
 /// Connects (MQTT 5 when `v5`, else 3.1.1) and waits for CONNACK up to `timeout_s`; NULL with `error` filled
 /// on failure. `window` is libmosquitto's max in-flight QoS > 0 messages, and also the publisher's own bound.
-bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int window, int v5, double timeout_s,
-                          char *error, size_t error_size);
+bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int window, int v5, int nodelay,
+                          double timeout_s, char *error, size_t error_size);
 /// Publishes `count` copies of `payload` to `topic` as fast as the library takes them, keeping at most
 /// `limit` messages unacknowledged (QoS > 0) or unwritten (QoS 0); returns when all are acknowledged or
 /// written, or a negative libmosquitto error.
 int bench_pub_run(bench_pub *pub, const char *topic, const void *payload, int length, int qos, long count, int limit);
+/// Publishes `{"seq":n,"timestamp":<CLOCK_MONOTONIC s>}` at `rate_hz` for `seconds` (absolute deadlines), `burst`
+/// copies back to back per tick (the agent sends one message per stream due on a sample): the bare library's
+/// latency reference.
+int bench_pub_paced(bench_pub *pub, const char *topic, int qos, double rate_hz, double seconds, int burst);
 void bench_pub_close(bench_pub *pub);
 
 // A subscriber that counts messages and, when a payload carries `"timestamp":<seconds on CLOCK_MONOTONIC>`,
