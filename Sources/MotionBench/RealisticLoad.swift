@@ -124,6 +124,8 @@ struct RealisticLoad: ParsableCommand {
         let lifetime = Double(bench_monotonic_ns() - spawned) / 1e9
         let cpu = 100 * Double(cpuEnd - cpuStart) / ticksPerSecond / wall
         let hwm = statusField(pid, "VmHWM:")
+        let anonymous = statusField(pid, "RssAnon:")
+        let fileBacked = statusField(pid, "RssFile:")
         process.terminate()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         let plan = log.split(separator: "\n").filter { $0.contains("sensor device") && $0.contains(" at ") }.last
@@ -139,6 +141,8 @@ struct RealisticLoad: ParsableCommand {
             BenchRow(name: "load[\(input)] RSS max / at end", value: String(format: "%.1f / %.1f MB", Double(maxRSS) / 1024, Double(rss) / 1024),
                      target: "< 20 MB", met: Double(maxRSS) / 1024 < 20),
             BenchRow(name: "load[\(input)] VmHWM", value: String(format: "%.1f MB", Double(hwm) / 1024)),
+            BenchRow(name: "load[\(input)] RSS anonymous / file-backed", value: String(format: "%.1f / %.1f MB", Double(anonymous) / 1024, Double(fileBacked) / 1024),
+                     target: "file-backed: shared-library pages"),
             BenchRow(name: "load[\(input)] messages/s received", value: String(format: "%.1f", Double(messages) / wall)),
             BenchRow(name: "load[\(input)] start-up to first sample", value: String(format: "%.0f ms", startup)),
         ]
