@@ -109,9 +109,10 @@ struct PipelineThroughput: ParsableCommand {
         bench_alloc_trace(0)
         let threadAllocations = bench_alloc_thread() - threadAllocationsBefore
         let allAllocations = bench_alloc_total() - allAllocationsBefore
+        // Drain what is left before stopping the consumer (the counters below include it).
+        while !outbox.isEmpty { usleep(1000) }
         running.value.store(false, ordering: .relaxed)
         outbox.wake()
-        while !outbox.isEmpty { usleep(1000) }
         let after = outbox.snapshot
         let total = Double(samples * max(1, repetitions))
         let perSample = Double(threadAllocations) / total
