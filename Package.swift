@@ -39,6 +39,9 @@ let package = Package(
 
         // adjtimex(2) for "is the clock synchronized?": Swift's Glibc module does not export <sys/timex.h>.
         .target(name: "CSystemClock"),
+        // Benchmark-only C: allocation counters (replaces malloc in motion-bench) and a bare libmosquitto
+        // publisher and subscriber with no agent code, the reference the agent's publishing is measured against.
+        .target(name: "CBenchSupport", linkerSettings: [.linkedLibrary("mosquitto")]),
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
         // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
@@ -88,7 +91,9 @@ let package = Package(
         .executableTarget(
             name: "MotionBench",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentCore", "Simulation", "MosquittoTransport",
+                "MotionModel", "MotionEstimation", "AgentCore", "AgentConfig", "Simulation", "MosquittoTransport",
+                "CBenchSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

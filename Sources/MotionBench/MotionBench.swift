@@ -3,7 +3,7 @@ import ArgumentParser
 /// The benchmark and accuracy program. Each measurement is a subcommand in its own file; `all` runs the
 /// set recorded in BENCHMARKS.md.
 @main
-struct MotionBench: ParsableCommand {
+struct MotionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-bench",
         abstract: "Measures MotionAgent's estimators, pipeline and publishing; prints tables.",
@@ -12,6 +12,12 @@ struct MotionBench: ParsableCommand {
             BroadAccuracy.self,
             StepAccuracy.self,
             ActivityAccuracy.self,
+            EstimationSpeed.self,
+            PipelineThroughput.self,
+            PublishThroughput.self,
+            EndToEndLatency.self,
+            RealisticLoad.self,
+            AllBenchmarks.self,
         ]
     )
 }

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// The whole performance set in one run, one table: estimation, pipeline, publishing, latency, load.
+struct AllBenchmarks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "all",
+        abstract: "Runs estimation, pipeline, publish, latency and load; prints one table."
+    )
+
+    @Option(help: "The motion-agent binary (release) for the load run.") var agent = ".build/release/motion-agent"
+    @Option(help: "Seconds of the load run per input.") var loadSeconds = 60.0
+    @Option(help: "Load inputs: replay, simulated or both.") var loadInput = "both"
+    @Flag(help: "Skip the load run (no release motion-agent at hand).") var skipLoad = false
+
+    func run() async throws {
+        var rows = EstimationSpeed.measure(samples: 60_000, repetitions: 7)
+        rows += try PipelineThroughput.measure(samples: 200_000, repetitions: 5, rateHz: 100)
+        rows += try await PublishThroughput.measure(counts: [50_000, 20_000], runs: 3, window: 100, payloadBytes: 200)
+        rows += try await EndToEndLatency.measure(rates: [200, 1000], seconds: 10)
+        if !skipLoad {
+            for input in loadInput == "both" ? ["replay", "simulated"] : [loadInput] {
+                rows += try RealisticLoad.measure(agent: agent, input: input, seconds: loadSeconds)
+            }
+        }
+        BenchRow.printTable("motion-bench all", rows)
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import CBenchSupport
+import MotionEstimation
+import MotionModel
+import Simulation
+
+/// ns per estimator update on simulated walking: 9-axis and 6-axis device motion, pedometer, activity.
+struct EstimationSpeed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "estimation",
+        abstract: "ns per device-motion (9-axis, 6-axis), pedometer and activity update on simulated walking."
+    )
+
+    @Option(help: "Samples per repetition (at 100 Hz).") var samples = 60_000
+    @Option(help: "Repetitions; the median is reported.") var repetitions = 7
+
+    func run() {
+        BenchRow.printTable("Estimation (median of \(repetitions) × \(samples) samples)", Self.measure(samples: samples, repetitions: repetitions))
+    }
+
+    struct Result {
+        var nineAxis: Double
+        var sixAxis: Double
+        var pedometer: Double
+        var activity: Double
+    }
+
+    static func measure(samples: Int, repetitions: Int) -> [BenchRow] {
+        let rate = 100.0
+        let recording = SimulatedRecording(
+            imu: SimulatedIMU(scenario: .walking, seed: 3, nominalRateHz: rate), rateHz: rate, duration: Double(samples - 1) / rate)
+        let nine = Array(recording.map(\.sample))
+        let six = nine.map { sample -> IMUSample in
+            var s = sample
+            s.magneticField = nil
+            return s
+        }
+        var checksum = 0.0
+        var r = Result(nineAxis: 0, sixAxis: 0, pedometer: 0, activity: 0)
+        r.nineAxis = median(repetitions) {
+            var estimator = DeviceMotionEstimator(referenceFrame: .xMagneticNorthZVertical, sampleInterval: 1 / rate)
+            return time(nine.count) {
+                for sample in nine { if let m = estimator.update(sample) { checksum += m.attitude.w } }
+            }
+        }
+        r.sixAxis = median(repetitions) {
+            var estimator = DeviceMotionEstimator(referenceFrame: .xArbitraryZVertical, sampleInterval: 1 / rate)
+            return time(six.count) {
+                for sample in six { if let m = estimator.update(sample) { checksum += m.attitude.w } }
+            }
+        }
+        r.pedometer = median(repetitions) {
+            var pedometer = Pedometer()
+            return time(nine.count) {
+                for sample in nine { if pedometer.update(sample) != nil { checksum += 1 } }
+                checksum += Double(pedometer.numberOfSteps)
+            }
+        }
+        r.activity = median(repetitions) {
+            var activity = ActivityEstimator()
+            return time(nine.count) {
+                for sample in nine { if activity.update(sample) != nil { checksum += 1 } }
+            }
+        }
+        return [
+            BenchRow(name: "device motion 9-axis update", value: String(format: "%.0f ns", r.nineAxis), target: "< 1000 ns",
+                     met: r.nineAxis < 1000),
+            BenchRow(name: "device motion 6-axis update", value: String(format: "%.0f ns", r.sixAxis)),
+            BenchRow(name: "pedometer update", value: String(format: "%.0f ns", r.pedometer)),
+            BenchRow(name: "activity update", value: String(format: "%.0f ns", r.activity)),
+            // Printed so the optimiser cannot drop the work.
+            BenchRow(name: "estimation checksum", value: String(format: "%.3f", checksum)),
+        ]
+    }
+
+    private static func median(_ repetitions: Int, _ body: () -> Double) -> Double {
+        Statistics.median((0..<max(1, repetitions)).map { _ in body() })
+    }
+
+    /// ns per item of `body` over `count` items.
+    private static func time(_ count: Int, _ body: () -> Void) -> Double {
+        let start = bench_monotonic_ns()
+        body()
+        return Double(bench_monotonic_ns() - start) / Double(max(count, 1))
+    }
+}
