@@ -17,18 +17,20 @@ def free_port():
 
 
 def proc(pid):
-    rss = threads = 0
+    rss = anon = threads = 0
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1]) * 1024
+            elif line.startswith("RssAnon:"):
+                anon = int(line.split()[1]) * 1024
             elif line.startswith("Threads:"):
                 threads = int(line.split()[1])
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return rss, fds, threads, cpu
+    return rss, anon, fds, threads, cpu
 
 
 def main():
@@ -66,16 +68,16 @@ streams:
     start = time.time()
     samples = []
     print(f"soak: {a.binary}, 1 kHz mixed-day, every stream on, {a.minutes} min (work dir {work})")
-    print("  t (s)   RSS (MB)   fds   threads   cpu (s)")
+    print("  t (s)   RSS (MB)   anon (MB)   fds   threads   cpu (s)")
     try:
         while time.time() - start < a.minutes * 60:
             time.sleep(a.every)
             if agent.poll() is not None:
                 sys.exit(f"the agent exited with {agent.returncode}: see {work}/agent.log")
             t = time.time() - start
-            rss, fds, threads, cpu = proc(agent.pid)
-            samples.append((t, rss, fds, threads, cpu))
-            print(f"{t:7.0f}   {rss / 1e6:8.2f}   {fds:4d}   {threads:7d}   {cpu:7.2f}", flush=True)
+            rss, anon, fds, threads, cpu = proc(agent.pid)
+            samples.append((t, rss, fds, threads, cpu, anon))
+            print(f"{t:7.0f}   {rss / 1e6:8.2f}   {anon / 1e6:9.2f}   {fds:4d}   {threads:7d}   {cpu:7.2f}", flush=True)
     finally:
         agent.terminate()
         agent.wait(timeout=20)
@@ -86,7 +88,10 @@ streams:
         mt = sum(s[0] for s in late) / n
         mr = sum(s[1] for s in late) / n
         slope = sum((s[0] - mt) * (s[1] - mr) for s in late) / sum((s[0] - mt) ** 2 for s in late)
-        print(f"RSS slope after {a.warmup:.0f} s warm-up: {slope * 3600 / 1e6:+.3f} MB/hour; "
+        ma = sum(s[5] for s in late) / n
+        anon_slope = sum((s[0] - mt) * (s[5] - ma) for s in late) / sum((s[0] - mt) ** 2 for s in late)
+        print(f"RSS slope after {a.warmup:.0f} s warm-up: {slope * 3600 / 1e6:+.3f} MB/hour "
+              f"(anonymous {anon_slope * 3600 / 1e6:+.3f} MB/hour); "
               f"fds {min(s[2] for s in late)}–{max(s[2] for s in late)}, threads {min(s[3] for s in late)}–{max(s[3] for s in late)}; "
               f"CPU {100 * (late[-1][4] - late[0][4]) / (late[-1][0] - late[0][0]):.2f} % of one core")
     print(f"exit status of the agent after SIGTERM: {agent.returncode}")

@@ -29,13 +29,11 @@ extension MosquittoConnection {
         }
         mosquitto_publish_v5_callback_set(mosq) { _, userdata, messageID, reasonCode, _ in
             guard let connection = MosquittoConnection.from(userdata) else { return }
+            // Settled (and reported as `.delivered` for QoS > 0 only) after the loop call: an event per QoS 0
+            // message written would cost an AsyncStream hop per message for nothing.
             connection.completedMessageIDs.append(messageID)
             if reasonCode >= 0x80, connection.publishFailureCode == nil {
                 connection.publishFailureCode = reasonCode
-            }
-            let channel = connection.core.channel
-            if channel.reserveData() {
-                channel.yieldReservedData(.delivered(messageID: messageID))
             }
         }
         mosquitto_message_v5_callback_set(mosq) { _, userdata, message, properties in

@@ -172,8 +172,17 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func settleCompletedMessages() {
         if !completedMessageIDs.isEmpty {
+            // Keep, in place, the ids that were QoS > 0 acknowledgements: those are the `.delivered` events.
+            var acknowledged = 0
             core.locked.withLock { state in
-                for messageID in completedMessageIDs { state.outstanding.complete(messageID) }
+                for index in completedMessageIDs.indices where state.outstanding.complete(completedMessageIDs[index]) {
+                    completedMessageIDs[acknowledged] = completedMessageIDs[index]
+                    acknowledged += 1
+                }
+            }
+            let channel = core.channel
+            for index in 0..<acknowledged where channel.reserveData() {
+                channel.yieldReservedData(.delivered(messageID: completedMessageIDs[index]))
             }
             completedMessageIDs.removeAll(keepingCapacity: true)
         }

@@ -26,15 +26,19 @@ struct OutstandingMessages {
         }
     }
 
-    /// on_publish reported `messageID`.
-    mutating func complete(_ messageID: Int32) {
+    /// on_publish reported `messageID`. Returns whether it acknowledged a QoS > 0 message (rather than a QoS 0
+    /// one being written).
+    @discardableResult
+    mutating func complete(_ messageID: Int32) -> Bool {
         let (word, mask) = Self.position(messageID)
         if acknowledgementBits[word] & mask != 0 {
             acknowledgementBits[word] &= ~mask
             awaitingAcknowledgement -= 1
+            return true
         } else if unwrittenQoS0 > 0 {
             unwrittenQoS0 -= 1
         }
+        return false
     }
 
     /// A new connection starts: libmosquitto drops unwritten packets on (re)connect (packet__cleanup_all in

@@ -99,8 +99,8 @@ struct PublishThroughput: AsyncParsableCommand {
                 switch event {
                 case .connected:
                     connected.continuation.yield()
-                case .delivered:
-                    publisher.acknowledged()
+                case .delivered(let id):
+                    publisher.acknowledged(messageID: id)
                 default:
                     break
                 }

@@ -93,6 +93,6 @@ import TestSupport
         #expect(stats.residentBytes > 1 << 20, "a Swift test process holds more than 1 MiB")
         #expect(stats.cpuSeconds > 0)
         let later = ProcessStatistics(cpuSeconds: stats.cpuSeconds + 0.5, residentBytes: stats.residentBytes)
-        #expect(ProcessStatistics.cpuPercent(from: stats, to: later, seconds: 2) == 25)
+        #expect(abs(ProcessStatistics.cpuPercent(from: stats, to: later, seconds: 2) - 25) < 1e-9)
     }
 }

@@ -66,9 +66,19 @@ public final class Outbox: @unchecked Sendable {
         self.capacityBytes = max(1024, capacityBytes)
         self.capacityMessages = max(16, capacityMessages)
         arena = .allocate(byteCount: self.capacityBytes, alignment: 16)
+        // Touched once now, so the resident size is what it will be after hours (the ring walks the whole arena)
+        // and a memory limit bites at start, not in the field.
+        arena.initializeMemory(as: UInt8.self, repeating: 0)
         entries = .allocate(capacity: self.capacityMessages)
-        lendBuffer = .allocate(byteCount: self.capacityBytes, alignment: 16)
+        lendCapacity = min(self.capacityBytes, Self.maximumMessageBytes)
+        lendBuffer = .allocate(byteCount: lendCapacity, alignment: 16)
     }
+
+    /// The largest message accepted, bytes: a batch of 1000 device-motion samples in JSON is about 700 kB.
+    public static let maximumMessageBytes = 1 << 20
+    private let lendCapacity: Int
+    /// Drainers waiting for a message: enqueue signals only then, instead of a futex wake per message.
+    private var waiters = 0
 
     deinit {
         arena.deallocate()
@@ -98,7 +108,7 @@ public final class Outbox: @unchecked Sendable {
         let length = max(1, payload.count)
         lock.lock()
         defer { lock.unlock() }
-        guard length <= capacityBytes, topicID >= 0 else {
+        guard length <= lendCapacity, topicID >= 0 else {
             counters.rejected += 1
             return false
         }
@@ -127,7 +137,7 @@ public final class Outbox: @unchecked Sendable {
         writeOffset = start + length
         usedBytes += length
         counters.enqueued += 1
-        lock.signal()
+        if waiters > 0 { lock.signal() }
         return true
     }
 
@@ -169,8 +179,10 @@ public final class Outbox: @unchecked Sendable {
     /// - Returns: `false` when nothing was available within the timeout or the outbox is closed.
     public func withOldest(timeout: Double, _ body: (Message) -> Disposition) -> Bool {
         lock.lock()
-        if count == 0 && !closed {
+        if count == 0 && !closed && timeout > 0 {
+            waiters += 1
             _ = lock.wait(until: Date(timeIntervalSinceNow: timeout))
+            waiters -= 1
         }
         guard count > 0 else {
             lock.unlock()

@@ -115,8 +115,8 @@ public enum BrokerEvent: Sendable, Hashable {
     case disconnected(reason: String, expected: Bool)
     /// A message arrived on a subscription.
     case message(InboundMessage)
-    /// The broker acknowledged the QoS > 0 message with this id (PUBACK / PUBCOMP), or a QoS 0 message
-    /// was written to the socket.
+    /// The broker acknowledged the QoS > 0 message with this id (PUBACK / PUBCOMP). QoS 0 messages have no
+    /// acknowledgement and produce no event.
     case delivered(messageID: Int32)
 }
 

@@ -13,7 +13,8 @@ public final class MotionAgent: Service, Sendable {
     public struct Options: Sendable {
         /// Seconds the shutdown may spend handing queued messages to the broker.
         public var drainTimeout: Double = 3
-        public var outboxBytes: Int = 4 << 20
+        /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
+        public var outboxBytes: Int = 2 << 20
         public init() {}
     }
 
