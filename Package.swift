@@ -123,7 +123,11 @@ let package = Package(
         ),
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
         .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore", "Simulation", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "AgentCoreTests",
+            dependencies: ["AgentCore", "Simulation", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(

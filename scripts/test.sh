@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 ensure_swift
 ensure_debs
 
+log "checking the formatting (swift format lint --strict, rules in .swift-format)"
+swift format lint --strict -r Sources Tests Package.swift \
+    || die "formatting differs from .swift-format: run 'swift format format -i -r Sources Tests Package.swift'"
 log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"

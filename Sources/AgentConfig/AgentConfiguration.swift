@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// The mirror of config.yaml, read by `ConfigurationLoader` (keys and ranges in `ConfigurationSchema`). Every
 /// key, its default and its range are documented in the shipped config.yaml (the sample is the
@@ -322,7 +323,12 @@ public struct StreamSettings: Sendable, Equatable {
     public var durable: Bool
 
     public init(
-        enabled: Bool, rateHz: Double, qos: Int, retain: Bool, batch: Int = 1, encoding: StreamEncoding = .json,
+        enabled: Bool,
+        rateHz: Double,
+        qos: Int,
+        retain: Bool,
+        batch: Int = 1,
+        encoding: StreamEncoding = .json,
         durable: Bool = false
     ) {
         self.enabled = enabled

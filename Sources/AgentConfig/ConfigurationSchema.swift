@@ -285,7 +285,9 @@ enum ConfigurationSchema {
                     .field("max_bytes", .integer(\.outbox.maxBytes, range: 65536...1_073_741_824, unit: "bytes")),
                     .field("max_age_s", .integer(\.outbox.maxAgeSeconds, range: 1...604800, unit: "seconds")),
                     .field(
-                        "replay_rate", .integer(\.outbox.replayRate, range: 1...100_000, unit: "messages per second")),
+                        "replay_rate",
+                        .integer(\.outbox.replayRate, range: 1...100_000, unit: "messages per second")
+                    ),
                 ]
             ),
             .section(
@@ -304,11 +306,12 @@ enum ConfigurationSchema {
                             .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
                             .field("retain", .flag(\.[stream: name].retain)),
                             .field("durable", .flag(\.[stream: name].durable)),
-                        ] + (name.canBatch
-                            ? [
-                                .field("batch", .integer(\.[stream: name].batch, range: 1...1000, unit: "samples")),
-                                .field("encoding", .choice(\.[stream: name].encoding)),
-                            ] : [])
+                        ]
+                            + (name.canBatch
+                                ? [
+                                    .field("batch", .integer(\.[stream: name].batch, range: 1...1000, unit: "samples")),
+                                    .field("encoding", .choice(\.[stream: name].encoding)),
+                                ] : [])
                             + (name == .deviceMotion
                                 ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
                     )

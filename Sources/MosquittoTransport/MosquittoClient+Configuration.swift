@@ -99,7 +99,13 @@ extension MosquittoClient {
             let rc = will.topic.withCString { topic in
                 will.payload.withUnsafeBytes { payload in
                     mosquitto_will_set_v5(
-                        mosq, topic, Int32(payload.count), payload.baseAddress, Int32(will.qos), will.retain, nil
+                        mosq,
+                        topic,
+                        Int32(payload.count),
+                        payload.baseAddress,
+                        Int32(will.qos),
+                        will.retain,
+                        nil
                     )
                 }
             }
@@ -118,7 +124,11 @@ extension MosquittoClient {
                     }
                 }
             }
-            try check(rc, "TLS files", hint: "check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml")
+            try check(
+                rc,
+                "TLS files",
+                hint: "check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml"
+            )
             // SSL_VERIFY_PEER (1); "tlsv1.2" makes libmosquitto disable SSLv3, TLS 1.0 and 1.1 (lib/net_mosq.c),
             // so TLS 1.2 is the minimum and 1.3 stays available.
             try check(mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil), "TLS options")
@@ -160,7 +170,8 @@ extension MosquittoClient {
     static let queueFull = BrokerError(
         operation: "publish",
         code: Int(MosquittoError.noMemory),
-        message: "the queue of messages waiting for the broker is full — the broker or the network is not keeping up; this message was dropped"
+        message:
+            "the queue of messages waiting for the broker is full — the broker or the network is not keeping up; this message was dropped"
     )
 
     static let payloadTooLarge = BrokerError(

@@ -1,7 +1,7 @@
 import AgentCore
+internal import CMosquitto
 import Foundation
 import Logging
-internal import CMosquitto
 
 /// The MQTT port implemented over libmosquitto 2.0.
 ///
@@ -71,7 +71,8 @@ public final class MosquittoClient: BrokerClient {
                 throw BrokerError(
                     operation: "connect",
                     code: Int(MosquittoError.invalid),
-                    message: "a connection is already open or being opened — wait for its .disconnected or .connectFailed event, or call disconnect(flushTimeout:) first"
+                    message:
+                        "a connection is already open or being opened — wait for its .disconnected or .connectFailed event, or call disconnect(flushTimeout:) first"
                 )
             }
             let handle: MosquittoHandle
@@ -151,12 +152,19 @@ public final class MosquittoClient: BrokerClient {
         let core = self.core
         var messageID: Int32 = 0
         let rc = try core.locked.withLock { (state) throws(BrokerError) -> Int32 in
-            guard core.phase == .connected, let handle = state.handle else { throw Self.notConnected(operation: "publish") }
+            guard core.phase == .connected, let handle = state.handle else {
+                throw Self.notConnected(operation: "publish")
+            }
             try Self.checkQueueRoom(state.outstanding, qos: qos, limit: core.maxQueuedMessages)
             let rc = topic.withCString { topicPointer in
                 mosquitto_publish(
-                    handle.pointer, &messageID, topicPointer, Int32(payload.count), payload.baseAddress,
-                    Int32(qos), retain
+                    handle.pointer,
+                    &messageID,
+                    topicPointer,
+                    Int32(payload.count),
+                    payload.baseAddress,
+                    Int32(qos),
+                    retain
                 )
             }
             if rc == MosquittoError.success { Self.record(messageID, qos: qos, in: &state.outstanding) }
@@ -172,8 +180,12 @@ public final class MosquittoClient: BrokerClient {
         correlationData: [UInt8]?
     ) throws(BrokerError) {
         try publishWithProperties(
-            topic: topic, payload: payload, responseTopic: nil, correlationData: correlationData,
-            operation: "publish response")
+            topic: topic,
+            payload: payload,
+            responseTopic: nil,
+            correlationData: correlationData,
+            operation: "publish response"
+        )
     }
 
     /// Publishes an MQTT 5 request: the receiver answers on `responseTopic` with `correlationData` (QoS 1).
@@ -185,8 +197,12 @@ public final class MosquittoClient: BrokerClient {
         correlationData: [UInt8]
     ) throws(BrokerError) {
         try publishWithProperties(
-            topic: topic, payload: payload, responseTopic: responseTopic, correlationData: correlationData,
-            operation: "publish request")
+            topic: topic,
+            payload: payload,
+            responseTopic: responseTopic,
+            correlationData: correlationData,
+            operation: "publish request"
+        )
     }
 
     private func publishWithProperties(
@@ -216,8 +232,14 @@ public final class MosquittoClient: BrokerClient {
                 rc = topic.withCString { topicPointer in
                     payload.withUnsafeBytes { bytes in
                         mosquitto_publish_v5(
-                            handle.pointer, &messageID, topicPointer, Int32(bytes.count), bytes.baseAddress,
-                            1, false, properties.list
+                            handle.pointer,
+                            &messageID,
+                            topicPointer,
+                            Int32(bytes.count),
+                            bytes.baseAddress,
+                            1,
+                            false,
+                            properties.list
                         )
                     }
                 }
@@ -225,7 +247,13 @@ public final class MosquittoClient: BrokerClient {
                 rc = topic.withCString { topicPointer in
                     payload.withUnsafeBytes { bytes in
                         mosquitto_publish(
-                            handle.pointer, &messageID, topicPointer, Int32(bytes.count), bytes.baseAddress, 1, false
+                            handle.pointer,
+                            &messageID,
+                            topicPointer,
+                            Int32(bytes.count),
+                            bytes.baseAddress,
+                            1,
+                            false
                         )
                     }
                 }
@@ -246,11 +274,19 @@ public final class MosquittoClient: BrokerClient {
         defer { for filter in cFilters { free(filter) } }
         let core = self.core
         let rc = try core.locked.withLock { (state) throws(BrokerError) -> Int32 in
-            guard core.phase == .connected, let handle = state.handle else { throw Self.notConnected(operation: "subscribe") }
+            guard core.phase == .connected, let handle = state.handle else {
+                throw Self.notConnected(operation: "subscribe")
+            }
             var messageID: Int32 = 0
             return cFilters.withUnsafeBufferPointer { buffer in
                 mosquitto_subscribe_multiple(
-                    handle.pointer, &messageID, Int32(buffer.count), buffer.baseAddress, Int32(qos), 0, nil
+                    handle.pointer,
+                    &messageID,
+                    Int32(buffer.count),
+                    buffer.baseAddress,
+                    Int32(qos),
+                    0,
+                    nil
                 )
             }
         }

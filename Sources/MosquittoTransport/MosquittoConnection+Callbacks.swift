@@ -1,10 +1,11 @@
+import AgentCore
+internal import CMosquitto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-internal import CMosquitto
 
 /// libmosquitto's callbacks. They capture nothing: the context is the `MosquittoConnection` whose
 /// `Unmanaged` pointer is the handle's userdata (retained by `MosquittoClient.connect`, released by the network
@@ -40,7 +41,9 @@ extension MosquittoConnection {
             guard let connection = MosquittoConnection.from(userdata), let message else { return }
             let channel = connection.core.channel
             guard channel.reserveData() else { return }
-            channel.yieldReservedData(.message(MosquittoConnection.inboundMessage(message.pointee, properties: properties)))
+            channel.yieldReservedData(
+                .message(MosquittoConnection.inboundMessage(message.pointee, properties: properties))
+            )
         }
     }
 
@@ -68,7 +71,10 @@ extension MosquittoConnection {
             // application."
             var topicPointer: UnsafeMutablePointer<CChar>?
             if mosquitto_property_read_string(
-                properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &topicPointer, false
+                properties,
+                Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue),
+                &topicPointer,
+                false
             ) != nil, let topicPointer {
                 responseTopic = String(cString: topicPointer)
                 free(topicPointer)
@@ -76,7 +82,11 @@ extension MosquittoConnection {
             var dataPointer: UnsafeMutableRawPointer?
             var dataLength: UInt16 = 0
             if mosquitto_property_read_binary(
-                properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &dataPointer, &dataLength, false
+                properties,
+                Int32(MQTT_PROP_CORRELATION_DATA.rawValue),
+                &dataPointer,
+                &dataLength,
+                false
             ) != nil {
                 if let dataPointer {
                     correlationData = [UInt8](UnsafeRawBufferPointer(start: dataPointer, count: Int(dataLength)))

@@ -1,10 +1,11 @@
+import AgentCore
+internal import CMosquitto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-internal import CMosquitto
 
 /// One connection attempt and, if CONNACK accepts it, the connection: runs on its own network thread from
 /// the attempt to the teardown, and is the context libmosquitto's callbacks receive as userdata.
@@ -77,7 +78,12 @@ final class MosquittoConnection: @unchecked Sendable {
         // the handshake (TLS, CONNACK) is driven by mosquitto_loop below.
         let rc = options.host.withCString { host in
             mosquitto_connect_bind_v5(
-                mosq, host, Int32(options.port), Int32(options.keepaliveSeconds), nil, connectProperties?.list
+                mosq,
+                host,
+                Int32(options.port),
+                Int32(options.keepaliveSeconds),
+                nil,
+                connectProperties?.list
             )
         }
         let connectErrno = errno
@@ -98,7 +104,8 @@ final class MosquittoConnection: @unchecked Sendable {
                         closeSocket()
                         return connackCode == 0
                             ? .disconnected(
-                                reason: "disconnected from \(endpoint): DISCONNECT was not written within 1 s, socket closed",
+                                reason:
+                                    "disconnected from \(endpoint): DISCONNECT was not written within 1 s, socket closed",
                                 expected: true
                             )
                             : cancelledEvent
@@ -123,7 +130,9 @@ final class MosquittoConnection: @unchecked Sendable {
             if let code = connackCode, code != 0 {
                 closeSocket()
                 let (reason, isAuthorization) = MosquittoReasons.connackRefused(
-                    code, protocolVersion: options.protocolVersion, endpoint: endpoint
+                    code,
+                    protocolVersion: options.protocolVersion,
+                    endpoint: endpoint
                 )
                 return .connectFailed(code: Int(code), reason: reason, isAuthorization: isAuthorization)
             }
@@ -154,7 +163,10 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         return .disconnected(
             reason: MosquittoReasons.connectionLost(
-                code, errno: savedErrno, keepaliveSeconds: options.keepaliveSeconds, endpoint: endpoint
+                code,
+                errno: savedErrno,
+                keepaliveSeconds: options.keepaliveSeconds,
+                endpoint: endpoint
             ),
             expected: false
         )

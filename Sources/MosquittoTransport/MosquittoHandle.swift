@@ -1,10 +1,11 @@
+import AgentCore
+internal import CMosquitto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-internal import CMosquitto
 
 /// Owns one `struct mosquitto *`.
 ///

@@ -13,7 +13,9 @@ enum MosquittoLibrary {
     }
 
     static func version() -> (major: Int32, minor: Int32, revision: Int32) {
-        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var revision: Int32 = 0
         _ = mosquitto_lib_version(&major, &minor, &revision)
         return (major, minor, revision)
     }

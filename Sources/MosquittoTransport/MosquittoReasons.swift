@@ -1,9 +1,10 @@
+import AgentCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
 
 /// Sentences for everything that can end a connection, each naming the endpoint, the library's or the
 /// broker's reason and what to change. Config keys are those of config.yaml (`mqtt.host`, `mqtt.port`, …).
@@ -16,9 +17,11 @@ enum MosquittoReasons {
         case MosquittoError.errno:
             return "connect to \(endpoint) failed: \(systemText(savedErrno)) — \(brokerHint)"
         case MosquittoError.lookup:
-            return "connect to \(endpoint) failed: the host name could not be resolved — check mqtt.host in config.yaml and the DNS settings"
+            return
+                "connect to \(endpoint) failed: the host name could not be resolved — check mqtt.host in config.yaml and the DNS settings"
         case MosquittoError.tls, MosquittoError.tlsHandshake:
-            return "connect to \(endpoint) failed: \(MosquittoLibrary.errorText(rc)) — check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml, and that mqtt.port is the broker's TLS listener"
+            return
+                "connect to \(endpoint) failed: \(MosquittoLibrary.errorText(rc)) — check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml, and that mqtt.port is the broker's TLS listener"
         default:
             return "connect to \(endpoint) failed: \(MosquittoLibrary.errorText(rc)) — \(brokerHint)"
         }
@@ -27,10 +30,12 @@ enum MosquittoReasons {
     /// The socket opened but the connection ended before a CONNACK (TLS handshake, broker closed it).
     static func endedBeforeConnack(_ rc: Int32, errno savedErrno: Int32, endpoint: String) -> String {
         if rc == MosquittoError.tls || rc == MosquittoError.tlsHandshake {
-            return "connect to \(endpoint) failed: TLS handshake failed (the broker's certificate is not signed by the trusted CA or does not name this host, or the listener does not speak TLS) — check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml, and that mqtt.port is the broker's TLS listener"
+            return
+                "connect to \(endpoint) failed: TLS handshake failed (the broker's certificate is not signed by the trusted CA or does not name this host, or the listener does not speak TLS) — check mqtt.tls.ca_file, mqtt.tls.cert_file and mqtt.tls.key_file in config.yaml, and that mqtt.port is the broker's TLS listener"
         }
         let text = rc == MosquittoError.errno ? systemText(savedErrno) : MosquittoLibrary.errorText(rc)
-        return "connect to \(endpoint) failed before the broker answered: \(text) — check that mqtt.port is an MQTT listener, and mqtt.tls.* in config.yaml if that listener uses TLS"
+        return
+            "connect to \(endpoint) failed before the broker answered: \(text) — check that mqtt.port is an MQTT listener, and mqtt.tls.* in config.yaml if that listener uses TLS"
     }
 
     /// CONNACK refused. Returns the sentence and whether the refusal is about credentials or identity
@@ -42,32 +47,78 @@ enum MosquittoReasons {
     ) -> (reason: String, isAuthorization: Bool) {
         let (text, hint, isAuthorization) =
             protocolVersion == .v5 ? v5Refusal(code) : v311Refusal(code)
-        let codeText = protocolVersion == .v5 ? "reason code 0x\(String(code, radix: 16, uppercase: true))" : "return code \(code)"
+        let codeText =
+            protocolVersion == .v5 ? "reason code 0x\(String(code, radix: 16, uppercase: true))" : "return code \(code)"
         return ("connect to \(endpoint) refused by the broker: \(text) (\(codeText)) — \(hint)", isAuthorization)
     }
 
     private static func v5Refusal(_ code: Int32) -> (String, String, Bool) {
         let credentials = "check mqtt.username and mqtt.password_file in config.yaml against the broker's password file"
         switch code {
-        case 0x84: return ("unsupported protocol version", "set mqtt.protocol to v311 in config.yaml, or upgrade the broker to one that speaks MQTT 5", false)
-        case 0x85: return ("client identifier not valid", "check mqtt.client_id in config.yaml (the broker may restrict its length or characters)", true)
+        case 0x84:
+            return (
+                "unsupported protocol version",
+                "set mqtt.protocol to v311 in config.yaml, or upgrade the broker to one that speaks MQTT 5", false
+            )
+        case 0x85:
+            return (
+                "client identifier not valid",
+                "check mqtt.client_id in config.yaml (the broker may restrict its length or characters)", true
+            )
         case 0x86: return ("bad user name or password", credentials, true)
-        case 0x87: return ("not authorized", "check mqtt.username and mqtt.password_file in config.yaml, and that the broker allows this user (or anonymous clients)", true)
+        case 0x87:
+            return (
+                "not authorized",
+                "check mqtt.username and mqtt.password_file in config.yaml, and that the broker allows this user (or anonymous clients)",
+                true
+            )
         case 0x8A: return ("banned", "ask the broker's operator why this client is banned", false)
         case 0x8C: return ("bad authentication method", credentials, true)
-        case 0x88, 0x89, 0x9F: return (MosquittoLibrary.reasonText(code).lowercased(), "the broker is overloaded or restarting; the agent retries after its back-off", false)
-        case 0x9C, 0x9D: return (MosquittoLibrary.reasonText(code).lowercased(), "point mqtt.host and mqtt.port in config.yaml at the broker's new address", false)
-        default: return (MosquittoLibrary.reasonText(code).lowercased(), "see the broker's log for why it refused the connection", false)
+        case 0x88, 0x89, 0x9F:
+            return (
+                MosquittoLibrary.reasonText(code).lowercased(),
+                "the broker is overloaded or restarting; the agent retries after its back-off", false
+            )
+        case 0x9C, 0x9D:
+            return (
+                MosquittoLibrary.reasonText(code).lowercased(),
+                "point mqtt.host and mqtt.port in config.yaml at the broker's new address", false
+            )
+        default:
+            return (
+                MosquittoLibrary.reasonText(code).lowercased(),
+                "see the broker's log for why it refused the connection", false
+            )
         }
     }
 
     private static func v311Refusal(_ code: Int32) -> (String, String, Bool) {
         switch code {
-        case 1: return ("unacceptable protocol version", "set mqtt.protocol in config.yaml to a version the broker speaks", false)
-        case 2: return ("identifier rejected", "check mqtt.client_id in config.yaml (MQTT 3.1.1 brokers may only accept 1–23 letters and digits)", true)
-        case 3: return ("server unavailable", "the broker is not accepting clients; the agent retries after its back-off", false)
-        case 4: return ("bad user name or password", "check mqtt.username and mqtt.password_file in config.yaml against the broker's password file", true)
-        case 5: return ("not authorized", "check mqtt.username and mqtt.password_file in config.yaml, and that the broker allows this user (or anonymous clients)", true)
+        case 1:
+            return (
+                "unacceptable protocol version", "set mqtt.protocol in config.yaml to a version the broker speaks",
+                false
+            )
+        case 2:
+            return (
+                "identifier rejected",
+                "check mqtt.client_id in config.yaml (MQTT 3.1.1 brokers may only accept 1–23 letters and digits)", true
+            )
+        case 3:
+            return (
+                "server unavailable", "the broker is not accepting clients; the agent retries after its back-off", false
+            )
+        case 4:
+            return (
+                "bad user name or password",
+                "check mqtt.username and mqtt.password_file in config.yaml against the broker's password file", true
+            )
+        case 5:
+            return (
+                "not authorized",
+                "check mqtt.username and mqtt.password_file in config.yaml, and that the broker allows this user (or anonymous clients)",
+                true
+            )
         default: return ("unknown return code", "see the broker's log for why it refused the connection", false)
         }
     }
@@ -81,14 +132,17 @@ enum MosquittoReasons {
         endpoint: String
     ) -> String {
         if code >= 0x80 {
-            let hint = code == 0x8E
+            let hint =
+                code == 0x8E
                 ? " — another client connected with the same mqtt.client_id"
                 : ""
-            return "connection to \(endpoint) closed by the broker: \(MosquittoLibrary.reasonText(code)) (reason code 0x\(String(code, radix: 16, uppercase: true)))\(hint)"
+            return
+                "connection to \(endpoint) closed by the broker: \(MosquittoLibrary.reasonText(code)) (reason code 0x\(String(code, radix: 16, uppercase: true)))\(hint)"
         }
         switch code {
         case MosquittoError.keepalive:
-            return "connection to \(endpoint) lost: no answer from the broker within the keepalive of \(keepaliveSeconds) s"
+            return
+                "connection to \(endpoint) lost: no answer from the broker within the keepalive of \(keepaliveSeconds) s"
         case MosquittoError.errno:
             return "connection to \(endpoint) lost: \(systemText(savedErrno))"
         default:

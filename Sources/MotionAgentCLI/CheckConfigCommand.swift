@@ -5,7 +5,8 @@ import ArgumentParser
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Validate a configuration file and print the effective configuration (defaults and environment applied)."
+        abstract:
+            "Validate a configuration file and print the effective configuration (defaults and environment applied)."
     )
 
     @Argument(help: "The configuration file to check.")

@@ -10,7 +10,9 @@ struct ConfigurationOptions: ParsableArguments {
     /// Loads and validates the configuration, or exits with EX_CONFIG (78) after printing every problem.
     func load() throws -> (AgentConfiguration, path: String) {
         guard let path = config ?? ConfigurationLoader.defaultConfigPath() else {
-            printError("no configuration file: pass --config FILE, or put config.yaml in the current directory or in /etc/motion-agent/")
+            printError(
+                "no configuration file: pass --config FILE, or put config.yaml in the current directory or in /etc/motion-agent/"
+            )
             throw ExitCode(78)
         }
         do {

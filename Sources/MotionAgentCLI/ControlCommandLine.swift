@@ -73,11 +73,17 @@ struct ControlCommandLine: AsyncParsableCommand {
         try await awaitConnection(client, timeout: timeout)
         // MQTT 5: replies come to our own response topic with our correlation data. 3.1.1: on every device's
         // reply topic, matched by id.
-        let replyFilter = broker.protocol == .v5 ? "motion-ctl/\(clientID)/reply" : broker.rootTopic(device: "+") + "/control/reply"
+        let replyFilter =
+            broker.protocol == .v5 ? "motion-ctl/\(clientID)/reply" : broker.rootTopic(device: "+") + "/control/reply"
         try client.subscribe([replyFilter], qos: 1)
         try await Task.sleep(for: .milliseconds(100))
         if broker.protocol == .v5 {
-            try client.publishRequest(topic: topic, payload: Array(payload), responseTopic: replyFilter, correlationData: Array(id.utf8))
+            try client.publishRequest(
+                topic: topic,
+                payload: Array(payload),
+                responseTopic: replyFilter,
+                correlationData: Array(id.utf8)
+            )
         } else {
             try payload.withUnsafeBytes { _ = try client.publish(topic: topic, payload: $0, qos: 1, retain: false) }
         }
@@ -110,7 +116,8 @@ struct ControlCommandLine: AsyncParsableCommand {
                             "\(reply["code"] ?? "?")",
                             reply["message"] as? String ?? "",
                             result.map { String(decoding: $0, as: UTF8.self) } ?? "",
-                        ].joined(separator: "\t"))
+                        ].joined(separator: "\t")
+                    )
                     if single { break }
                 }
                 return (replies, allOK)
@@ -126,7 +133,9 @@ struct ControlCommandLine: AsyncParsableCommand {
         }
         await client.disconnect(flushTimeout: 1)
         if replies == 0 {
-            printError("no reply within \(timeout) s on \(replyFilter): is the device connected, and does it read \(topic)?")
+            printError(
+                "no reply within \(timeout) s on \(replyFilter): is the device connected, and does it read \(topic)?"
+            )
             throw ExitCode(2)
         }
         if !allOK { throw ExitCode(1) }

@@ -8,7 +8,8 @@ struct MotionAgentCommand: AsyncParsableCommand {
         discussion: "Without a subcommand, `run` is assumed.",
         version: AgentVersionInfo.version,
         subcommands: [
-            RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self, ControlCommandLine.self,
+            RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self,
+            ControlCommandLine.self,
             SubscribeCommand.self, RecordCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: RunCommand.self

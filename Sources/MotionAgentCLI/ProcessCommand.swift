@@ -9,16 +9,21 @@ import MotionModel
 struct ProcessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "process",
-        abstract: "Run the agent's estimators over a recording (record/replay CSV) and write every output message as JSON lines."
+        abstract:
+            "Run the agent's estimators over a recording (record/replay CSV) and write every output message as JSON lines."
     )
 
-    @Option(help: "The recording: header timestamp,acc_x,…,temperature (s, g in Core Motion's sign, rad/s, µT, kPa, °C).")
+    @Option(
+        help: "The recording: header timestamp,acc_x,…,temperature (s, g in Core Motion's sign, rad/s, µT, kPa, °C)."
+    )
     var input: String
     @Option(help: "Where to write the messages, one {\"stream\", \"message\"} object a line ('-' for standard output).")
     var output: String
     @Option(help: "The device-motion reference frame (default: the config's, else xArbitraryZVertical).")
     var referenceFrame: AttitudeReferenceFrame?
-    @Option(help: "A config file for estimator settings (location, pedometer height, streams); default: built-in defaults.")
+    @Option(
+        help: "A config file for estimator settings (location, pedometer height, streams); default: built-in defaults."
+    )
     var config: String?
 
     func run() throws {
@@ -49,7 +54,10 @@ struct ProcessCommand: ParsableCommand {
             handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         }
         let processor = OfflineProcessor(
-            configuration: configuration, referenceFrame: referenceFrame, logger: Logger(label: "motion-agent.process"))
+            configuration: configuration,
+            referenceFrame: referenceFrame,
+            logger: Logger(label: "motion-agent.process")
+        )
         let summary = try processor.run(recording: recording, output: handle)
         try? handle.close()
         let counts = summary.messages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

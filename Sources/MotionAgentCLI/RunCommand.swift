@@ -1,7 +1,7 @@
 import AgentConfig
-import Foundation
 import AgentCore
 import ArgumentParser
+import Foundation
 import Logging
 import MosquittoTransport
 import ServiceLifecycle
@@ -28,7 +28,8 @@ struct RunCommand: AsyncParsableCommand {
             stateDirectory = try configuration.resolvedStateDirectory()
             // The password comes from mqtt.password_file (or MOTION_AGENT_MQTT_PASSWORD_FILE), or from
             // MOTION_AGENT_MQTT_PASSWORD for containers whose secrets arrive as variables — never from config.yaml.
-            password = try configuration.mqtt.readPassword()
+            password =
+                try configuration.mqtt.readPassword()
                 ?? ProcessInfo.processInfo.environment["MOTION_AGENT_MQTT_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
             hmacKey = try configuration.control.readHMACKey()
             source = try SourceFactory.make(configuration: configuration, logger: logger)

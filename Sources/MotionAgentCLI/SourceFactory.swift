@@ -16,9 +16,15 @@ enum SourceFactory {
             return try simulated(settings.simulated, logger: logger)
         case .replay:
             guard let file = settings.replay.file else {
-                throw AgentError("source.kind is replay but source.replay.file is not set — name a recording (CSV) in config.yaml")
+                throw AgentError(
+                    "source.kind is replay but source.replay.file is not set — name a recording (CSV) in config.yaml"
+                )
             }
-            let source = try ReplaySensorSource(path: file, realtime: settings.replay.speed == .realtime, loop: settings.replay.loop)
+            let source = try ReplaySensorSource(
+                path: file,
+                realtime: settings.replay.speed == .realtime,
+                loop: settings.replay.loop
+            )
             logger.info("sensor source: \(source.summary)")
             return source
         case .iio:
@@ -28,14 +34,18 @@ enum SourceFactory {
                 logger.info("source.kind auto: an IMU was found through libiio at \(settings.iio.uri) — using it")
                 return try iio(settings.iio, logger: logger)
             }
-            logger.notice("source.kind auto: no IIO accelerometer or gyroscope found at \(settings.iio.uri) — using the simulated IMU")
+            logger.notice(
+                "source.kind auto: no IIO accelerometer or gyroscope found at \(settings.iio.uri) — using the simulated IMU"
+            )
             return try simulated(settings.simulated, logger: logger)
         }
     }
 
     private static func simulated(_ s: SimulatedSourceSettings, logger: Logger) throws -> SensorSource {
         guard let scenario = SimulationScenario(rawValue: s.scenario) else {
-            throw AgentError("source.simulated.scenario '\(s.scenario)' is unknown — use one of \(SimulationScenario.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw AgentError(
+                "source.simulated.scenario '\(s.scenario)' is unknown — use one of \(SimulationScenario.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         // The simulated magnetometer senses the World Magnetic Model's field at the configured place and today.
         let field = try WorldMagneticModel.wmm2025.field(

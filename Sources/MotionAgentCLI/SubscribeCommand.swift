@@ -12,14 +12,17 @@ struct SubscribeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var broker: BrokerOptions
-    @Option(name: .customLong("stream"), help: "Only these streams (repeatable); default all.") var streams: [String] = []
+    @Option(name: .customLong("stream"), help: "Only these streams (repeatable); default all.") var streams: [String] =
+        []
     @Option(help: "Stop after this many messages.") var count: Int?
     @Argument(help: "The device id (device.id).") var device: String
 
     func run() async throws {
         let root = broker.rootTopic(device: device)
         let client = MosquittoClient(logger: Logger(label: "motion-agent.sub"))
-        try client.connect(try broker.connectOptions(clientID: "motion-sub-\(UUID().uuidString.prefix(8).lowercased())"))
+        try client.connect(
+            try broker.connectOptions(clientID: "motion-sub-\(UUID().uuidString.prefix(8).lowercased())")
+        )
         try await awaitConnection(client, timeout: 10)
         let filters = streams.isEmpty ? [root + "/#"] : streams.map { root + "/" + $0 }
         try client.subscribe(filters, qos: 0)
@@ -46,7 +49,9 @@ struct SubscribeCommand: AsyncParsableCommand {
     }
 
     private static func format(_ value: Any) -> String {
-        if let d = value as? [String: Any], let x = d["x"] as? Double, let y = d["y"] as? Double, let z = d["z"] as? Double, d.count == 3 {
+        if let d = value as? [String: Any], let x = d["x"] as? Double, let y = d["y"] as? Double,
+            let z = d["z"] as? Double, d.count == 3
+        {
             return String(format: "(%.4f, %.4f, %.4f)", x, y, z)
         }
         if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) {

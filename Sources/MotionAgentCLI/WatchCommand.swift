@@ -14,7 +14,8 @@ struct WatchCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var broker: BrokerOptions
-    @Flag(help: "Print one frame after --seconds of data and exit (no escapes), for scripts and tests.") var once = false
+    @Flag(help: "Print one frame after --seconds of data and exit (no escapes), for scripts and tests.") var once =
+        false
     @Option(help: "With --once: seconds of data to collect first.") var seconds: Double = 3
     @Argument(help: "The device id (device.id).") var device: String
 
@@ -24,7 +25,9 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let root = broker.rootTopic(device: device)
         let client = MosquittoClient(logger: Logger(label: "motion-agent.watch"))
-        try client.connect(try broker.connectOptions(clientID: "motion-watch-\(UUID().uuidString.prefix(8).lowercased())"))
+        try client.connect(
+            try broker.connectOptions(clientID: "motion-watch-\(UUID().uuidString.prefix(8).lowercased())")
+        )
         try await awaitConnection(client, timeout: 10)
         try client.subscribe([root + "/#"], qos: 0)
         let state = WatchState(root: root)
@@ -72,7 +75,10 @@ struct WatchCommand: AsyncParsableCommand {
                 return model.render(now: t, width: width)
             }
             // Home, each line followed by erase-to-end-of-line, then erase below: no flicker from a full clear.
-            print("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\n\u{1B}[J(q quits)", terminator: "")
+            print(
+                "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\n\u{1B}[J(q quits)",
+                terminator: ""
+            )
             fflush(nil)
             guard (try? await Task.sleep(for: Self.frameInterval)) != nil else { return }
         }

@@ -8,11 +8,13 @@ extension WatchModel {
     static func sparkline(_ values: [Double]) -> String {
         guard let low = values.min(), let high = values.max() else { return "" }
         let span = high - low
-        return String(values.map { value in
-            guard span > 0 else { return blocks[0] }
-            let index = Int(((value - low) / span * Double(blocks.count - 1)).rounded())
-            return blocks[min(max(index, 0), blocks.count - 1)]
-        })
+        return String(
+            values.map { value in
+                guard span > 0 else { return blocks[0] }
+                let index = Int(((value - low) / span * Double(blocks.count - 1)).rounded())
+                return blocks[min(max(index, 0), blocks.count - 1)]
+            }
+        )
     }
 
     /// The frame's lines, without escapes; `width` truncates long lines.
@@ -29,7 +31,8 @@ extension WatchModel {
             let stream = streams[name]!
             lines.append(
                 pad(name, 20) + pad(String(format: "%.1f", rate(of: stream, now: now)), 9, right: true)
-                    + pad(String(stream.messages), 9, right: true) + "  " + stream.summary)
+                    + pad(String(stream.messages), 9, right: true) + "  " + stream.summary
+            )
         }
         if streams.isEmpty { lines.append("(no stream messages yet)") }
         lines.append("")
@@ -40,7 +43,8 @@ extension WatchModel {
             }
             lines.append(
                 pad(label, 12) + Self.sparkline(history)
-                    + String(format: "  %.3f %@ (%.3f…%.3f)", last, unit, low, high))
+                    + String(format: "  %.3f %@ (%.3f…%.3f)", last, unit, low, high)
+            )
         }
         row("|accel|", magnitudeHistory, unit: "g")
         row("roll", rollHistory, unit: "°")

@@ -96,10 +96,14 @@ struct WatchModel: Sendable {
 
     private mutating func describe(name: String, _ o: [String: Any]) -> String {
         func vector(_ v: Any?) -> (Double, Double, Double)? {
-            guard let d = v as? [String: Any], let x = Self.number(d["x"]), let y = Self.number(d["y"]), let z = Self.number(d["z"]) else { return nil }
+            guard let d = v as? [String: Any], let x = Self.number(d["x"]), let y = Self.number(d["y"]),
+                let z = Self.number(d["z"])
+            else { return nil }
             return (x, y, z)
         }
-        func triple(_ v: (Double, Double, Double)) -> String { String(format: "x=%+.4f y=%+.4f z=%+.4f", v.0, v.1, v.2) }
+        func triple(_ v: (Double, Double, Double)) -> String {
+            String(format: "x=%+.4f y=%+.4f z=%+.4f", v.0, v.1, v.2)
+        }
         switch name {
         case "accelerometer":
             guard let a = vector(o["acceleration"]) else { break }
@@ -116,10 +120,20 @@ struct WatchModel: Sendable {
             else { break }
             let degrees = 180 / Double.pi
             attitude = (roll * degrees, pitch * degrees, yaw * degrees)
-            var text = String(format: "roll=%+6.1f° pitch=%+6.1f° yaw=%+6.1f°", roll * degrees, pitch * degrees, yaw * degrees)
-            if let heading = Self.number(o["heading"]), heading >= 0 { text += String(format: " heading=%.1f°", heading) }
+            var text = String(
+                format: "roll=%+6.1f° pitch=%+6.1f° yaw=%+6.1f°",
+                roll * degrees,
+                pitch * degrees,
+                yaw * degrees
+            )
+            if let heading = Self.number(o["heading"]), heading >= 0 {
+                text += String(format: " heading=%.1f°", heading)
+            }
             if let user = vector(o["userAcceleration"]) {
-                text += String(format: " |user|=%.3f g", (user.0 * user.0 + user.1 * user.1 + user.2 * user.2).squareRoot())
+                text += String(
+                    format: " |user|=%.3f g",
+                    (user.0 * user.0 + user.1 * user.1 + user.2 * user.2).squareRoot()
+                )
             }
             return text
         case "pedometer":
@@ -128,7 +142,9 @@ struct WatchModel: Sendable {
             if let c = Self.number(o["currentCadence"]) { text += String(format: " cadence=%.2f/s", c) }
             return text
         case "activity":
-            let flags = ["stationary", "walking", "running", "cycling", "automotive", "unknown"].filter { o[$0] as? Bool == true }
+            let flags = ["stationary", "walking", "running", "cycling", "automotive", "unknown"].filter {
+                o[$0] as? Bool == true
+            }
             return (flags.isEmpty ? "none" : flags.joined(separator: "+")) + " (\(o["confidence"] as? String ?? "?"))"
         case "altimeter":
             var text = ""
@@ -138,7 +154,9 @@ struct WatchModel: Sendable {
         case "altimeter/absolute":
             if let a = Self.number(o["altitude"]) { return String(format: "altitude=%.1f m", a) }
         case "submersion":
-            if let d = Self.number(o["depth"]) { return String(format: "depth=%.2f m state=%@", d, o["state"] as? String ?? "?") }
+            if let d = Self.number(o["depth"]) {
+                return String(format: "depth=%.2f m state=%@", d, o["state"] as? String ?? "?")
+            }
         default:
             break
         }
@@ -159,7 +177,8 @@ struct WatchModel: Sendable {
         guard count > 0, payload.count >= 16 + count * size else { return (nil, count) }
         let base = 16 + (count - 1) * size
         func f32(_ offset: Int) -> Double {
-            let bits = UInt32(payload[base + offset]) | UInt32(payload[base + offset + 1]) << 8
+            let bits =
+                UInt32(payload[base + offset]) | UInt32(payload[base + offset + 1]) << 8
                 | UInt32(payload[base + offset + 2]) << 16 | UInt32(payload[base + offset + 3]) << 24
             return Double(Float(bitPattern: bits))
         }
@@ -167,7 +186,14 @@ struct WatchModel: Sendable {
             let q = Quaternion(w: f32(28), x: f32(16), y: f32(20), z: f32(24))
             let degrees = 180 / Double.pi
             attitude = (q.roll * degrees, q.pitch * degrees, q.yaw * degrees)
-            return (String(format: "roll=%+6.1f° pitch=%+6.1f° yaw=%+6.1f° (binary)", q.roll * degrees, q.pitch * degrees, q.yaw * degrees), count)
+            return (
+                String(
+                    format: "roll=%+6.1f° pitch=%+6.1f° yaw=%+6.1f° (binary)",
+                    q.roll * degrees,
+                    q.pitch * degrees,
+                    q.yaw * degrees
+                ), count
+            )
         }
         let (x, y, z) = (f32(16), f32(20), f32(24))
         if name == "accelerometer" { accelerationMagnitude = (x * x + y * y + z * z).squareRoot() }

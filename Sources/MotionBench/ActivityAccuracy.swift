@@ -30,8 +30,10 @@ struct ActivityAccuracy: ParsableCommand {
             throw ValidationError("\(path) is empty — pass --data with tmd_dataset_5secondWindow.csv")
         }
         lines.removeFirst()
-        let names = ["accelerometer#mean", "accelerometer#min", "accelerometer#max", "accelerometer#std",
-                     "gyroscope#mean", "gyroscope#min", "gyroscope#max", "gyroscope#std"]
+        let names = [
+            "accelerometer#mean", "accelerometer#min", "accelerometer#max", "accelerometer#std",
+            "gyroscope#mean", "gyroscope#min", "gyroscope#max", "gyroscope#std",
+        ]
         let columns = names.compactMap { n in header.firstIndex { $0 == "android.sensor." + n } }
         guard columns.count == 8, let target = header.firstIndex(of: "target") else {
             throw ValidationError("\(path) lacks TMD's accelerometer/gyroscope mean/min/max/std and target columns")
@@ -43,8 +45,14 @@ struct ActivityAccuracy: ParsableCommand {
             let v = columns.compactMap { Double(f[$0]) }
             guard v.count == 8 else { continue }
             let w = ActivityModel.WindowStatistics(
-                accelerationMean: v[0], accelerationMin: v[1], accelerationMax: v[2], accelerationStd: v[3],
-                rotationMean: v[4], rotationMin: v[5], rotationMax: v[6], rotationStd: v[7]
+                accelerationMean: v[0],
+                accelerationMin: v[1],
+                accelerationMax: v[2],
+                accelerationStd: v[3],
+                rotationMean: v[4],
+                rotationMin: v[5],
+                rotationMax: v[6],
+                rotationStd: v[7]
             )
             rows.append((w, c))
         }
@@ -59,17 +67,32 @@ struct ActivityAccuracy: ParsableCommand {
             matrix[truth.rawValue][ActivityModel.classify(w).0.rawValue] += 1
         }
         let correct = classes.map { matrix[$0.rawValue][$0.rawValue] }.reduce(0, +)
-        print("Activity, TMD 5 s windows (Bologna transportation-mode data via deveshsangwan/Transportation-Mode-Detection, CC0)")
-        print("held out: rows with row % 5 == 0 (\(rows.count) windows), never seen in training; Car+Bus+Train = automotive")
-        print("truth \\ predicted".padding(toLength: 18, withPad: " ", startingAt: 0)
-            + classes.map { String(describing: $0).padding(toLength: 11, withPad: " ", startingAt: 0) }.joined())
+        print(
+            "Activity, TMD 5 s windows (Bologna transportation-mode data via deveshsangwan/Transportation-Mode-Detection, CC0)"
+        )
+        print(
+            "held out: rows with row % 5 == 0 (\(rows.count) windows), never seen in training; Car+Bus+Train = automotive"
+        )
+        print(
+            "truth \\ predicted".padding(toLength: 18, withPad: " ", startingAt: 0)
+                + classes.map { String(describing: $0).padding(toLength: 11, withPad: " ", startingAt: 0) }.joined()
+        )
         for c in [ActivityModel.ActivityClass.stationary, .walking, .automotive] {
-            print(String(describing: c).padding(toLength: 18, withPad: " ", startingAt: 0)
-                + matrix[c.rawValue].map { String($0).padding(toLength: 11, withPad: " ", startingAt: 0) }.joined())
+            print(
+                String(describing: c).padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + matrix[c.rawValue].map { String($0).padding(toLength: 11, withPad: " ", startingAt: 0) }.joined()
+            )
         }
-        print(String(format: "accuracy %.2f %% (target ≥ 90 %%; anchor: random forest on these 8 features, 5-fold by window, 90.3 %%)",
-                     100 * Double(correct) / Double(rows.count)))
+        print(
+            String(
+                format:
+                    "accuracy %.2f %% (target ≥ 90 %%; anchor: random forest on these 8 features, 5-fold by window, 90.3 %%)",
+                100 * Double(correct) / Double(rows.count)
+            )
+        )
         print("windows of one recording can fall in both training and held-out rows (the file has no recording ids)")
-        print("running and cycling were trained on simulated windows only; scripts/activity/train_activity.py reports them")
+        print(
+            "running and cycling were trained on simulated windows only; scripts/activity/train_activity.py reports them"
+        )
     }
 }

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A private mosquitto on a free 127.0.0.1 port for the publishing, latency and load benchmarks, with a
 /// generated configuration in a temporary directory. The test fixture (Tests/TestSupport) is a test target,
@@ -20,7 +21,9 @@ final class BenchBroker {
     init(executable: String = "/usr/sbin/mosquitto", tcpNoDelay: Bool = false) throws {
         var template = Array("/tmp/motion-bench-broker.XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw StartError(description: "cannot create a temporary directory under /tmp: \(String(cString: strerror(errno)))")
+            throw StartError(
+                description: "cannot create a temporary directory under /tmp: \(String(cString: strerror(errno)))"
+            )
         }
         directory = String(cString: made)
         port = Self.freePort()
@@ -37,7 +40,11 @@ final class BenchBroker {
             """
         try configuration.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         do {
-            process = try BenchProcess(executable, ["-c", directory + "/mosquitto.conf"], output: directory + "/mosquitto.log")
+            process = try BenchProcess(
+                executable,
+                ["-c", directory + "/mosquitto.conf"],
+                output: directory + "/mosquitto.log"
+            )
         } catch {
             throw StartError(description: "\(error) — install mosquitto (apt-get install mosquitto)")
         }

@@ -7,7 +7,16 @@ final class BenchSubscriber {
 
     init(broker: BenchBroker, clientID: String, latencyCapacity: Int = 0) throws {
         var error = [CChar](repeating: 0, count: 256)
-        guard let handle = bench_sub_open(broker.host, Int32(broker.port), clientID, latencyCapacity, 10, &error, error.count)
+        guard
+            let handle = bench_sub_open(
+                broker.host,
+                Int32(broker.port),
+                clientID,
+                latencyCapacity,
+                10,
+                &error,
+                error.count
+            )
         else {
             throw BenchBroker.StartError(description: BenchBroker.text(error))
         }

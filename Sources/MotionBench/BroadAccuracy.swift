@@ -43,13 +43,32 @@ struct BroadAccuracy: ParsableCommand {
         case .deviceMotion:
             var e = DeviceMotionEstimator(referenceFrame: .xMagneticNorthZVertical, sampleInterval: interval)
             for i in 0..<n {
-                let s = IMUSample(timestamp: data.t[i], acceleration: data.acc[i], rotationRate: data.gyr[i], magneticField: data.mag[i])
+                let s = IMUSample(
+                    timestamp: data.t[i],
+                    acceleration: data.acc[i],
+                    rotationRate: data.gyr[i],
+                    magneticField: data.mag[i]
+                )
                 if let m = e.update(s) {
                     if verbose, i % 2857 == 0 {
                         let c = e.calibrator
-                        print(String(format: "t %.1f accuracy %@ hard iron %.2f %.2f %.2f norm %.2f residual %.4f soft x %.3f %.3f %.3f dist %@",
-                            data.t[i], m.magneticFieldAccuracy.rawValue, c.hardIron.x, c.hardIron.y, c.hardIron.z, c.fieldNorm,
-                            c.relativeResidual, c.softIron.r0.x, c.softIron.r1.y, c.softIron.r2.z, e.filter.isMagneticDisturbanceDetected ? "yes" : "no"))
+                        print(
+                            String(
+                                format:
+                                    "t %.1f accuracy %@ hard iron %.2f %.2f %.2f norm %.2f residual %.4f soft x %.3f %.3f %.3f dist %@",
+                                data.t[i],
+                                m.magneticFieldAccuracy.rawValue,
+                                c.hardIron.x,
+                                c.hardIron.y,
+                                c.hardIron.z,
+                                c.fieldNorm,
+                                c.relativeResidual,
+                                c.softIron.r0.x,
+                                c.softIron.r1.y,
+                                c.softIron.r2.z,
+                                e.filter.isMagneticDisturbanceDetected ? "yes" : "no"
+                            )
+                        )
                     }
                     quaternions[i] = Quaternion.aboutZ(.pi / 2) * m.attitude
                 } else if i > 0 {
@@ -59,7 +78,12 @@ struct BroadAccuracy: ParsableCommand {
         case .filter:
             var f = AttitudeFilter(sampleInterval: interval)
             for i in 0..<n {
-                f.update(timestamp: data.t[i], gyroscope: data.gyr[i], specificForce: -standardGravity * data.acc[i], magneticField: data.mag[i])
+                f.update(
+                    timestamp: data.t[i],
+                    gyroscope: data.gyr[i],
+                    specificForce: -standardGravity * data.acc[i],
+                    magneticField: data.mag[i]
+                )
                 quaternions[i] = f.quaternion9D
             }
         }
@@ -88,19 +112,27 @@ struct BroadAccuracy: ParsableCommand {
             switch estimator {
             case .deviceMotion:
                 var e = DeviceMotionEstimator(
-                    referenceFrame: magnetometer ? .xMagneticNorthZVertical : .xArbitraryZVertical, sampleInterval: interval)
+                    referenceFrame: magnetometer ? .xMagneticNorthZVertical : .xArbitraryZVertical,
+                    sampleInterval: interval
+                )
                 for i in 0..<n {
                     let s = IMUSample(
-                        timestamp: data.t[i], acceleration: data.acc[i], rotationRate: data.gyr[i],
-                        magneticField: magnetometer ? data.mag[i] : nil)
+                        timestamp: data.t[i],
+                        acceleration: data.acc[i],
+                        rotationRate: data.gyr[i],
+                        magneticField: magnetometer ? data.mag[i] : nil
+                    )
                     if let m = e.update(s) { checksum += m.attitude.w }
                 }
             case .filter:
                 var f = AttitudeFilter(sampleInterval: interval)
                 for i in 0..<n {
                     f.update(
-                        timestamp: data.t[i], gyroscope: data.gyr[i], specificForce: -standardGravity * data.acc[i],
-                        magneticField: magnetometer ? data.mag[i] : nil)
+                        timestamp: data.t[i],
+                        gyroscope: data.gyr[i],
+                        specificForce: -standardGravity * data.acc[i],
+                        magneticField: magnetometer ? data.mag[i] : nil
+                    )
                     checksum += f.quaternion9D.w
                 }
             }

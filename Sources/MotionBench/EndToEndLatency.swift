@@ -23,8 +23,10 @@ struct EndToEndLatency: AsyncParsableCommand {
     var brokerNoDelay = false
 
     func run() async throws {
-        BenchRow.printTable("End-to-end latency (accelerometer and device motion at the input rate, QoS 0)",
-                            try await Self.measure(rates: rates, seconds: seconds, brokerNoDelay: brokerNoDelay))
+        BenchRow.printTable(
+            "End-to-end latency (accelerometer and device motion at the input rate, QoS 0)",
+            try await Self.measure(rates: rates, seconds: seconds, brokerNoDelay: brokerNoDelay)
+        )
     }
 
     static func measure(rates: [Double], seconds: Double, brokerNoDelay: Bool = false) async throws -> [BenchRow] {
@@ -33,7 +35,11 @@ struct EndToEndLatency: AsyncParsableCommand {
         var rows: [BenchRow] = []
         for rate in rates {
             let capacity = Int(rate * seconds * 3) + 1000
-            let subscriber = try BenchSubscriber(broker: broker, clientID: "bench-latency-\(Int(rate))", latencyCapacity: capacity)
+            let subscriber = try BenchSubscriber(
+                broker: broker,
+                clientID: "bench-latency-\(Int(rate))",
+                latencyCapacity: capacity
+            )
             let device = "bench-latency-\(Int(rate))"
             try subscriber.subscribe("motion/\(device)/accelerometer", qos: 0)
             try subscriber.subscribe("motion/\(device)/device-motion", qos: 0)
@@ -50,8 +56,13 @@ struct EndToEndLatency: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
             let source = try SimulatedSensorSource(scenario: .walking, seed: 1, rateHz: rate, logger: logger)
             let agent = MotionAgent(
-                configuration: configuration, source: source, broker: MosquittoClient(logger: logger),
-                stateDirectory: state, password: nil, logger: logger)
+                configuration: configuration,
+                source: source,
+                broker: MosquittoClient(logger: logger),
+                stateDirectory: state,
+                password: nil,
+                logger: logger
+            )
             let task = Task { try await agent.run() }
             try await Task.sleep(for: .seconds(2))
             subscriber.reset(recordLatencies: true)
@@ -64,32 +75,69 @@ struct EndToEndLatency: AsyncParsableCommand {
             let p99 = Statistics.percentile(latencies, 99)
             let label = "\(Int(rate)) Hz" + (brokerNoDelay ? " (broker nodelay)" : "")
             rows.append(BenchRow(name: "latency \(label) p50", value: String(format: "%.3f ms", p50)))
-            rows.append(BenchRow(name: "latency \(label) p99", value: String(format: "%.3f ms", p99), target: "< 5 ms", met: p99 < 5))
+            rows.append(
+                BenchRow(
+                    name: "latency \(label) p99",
+                    value: String(format: "%.3f ms", p99),
+                    target: "< 5 ms",
+                    met: p99 < 5
+                )
+            )
             // The same subscriber and broker fed by the bare library at the same rate: what the machine and
             // loopback alone cost.
             // Two messages per tick like the agent here (accelerometer + device motion); with and without Nagle.
             for (burst, nodelay) in [(1, false), (2, false), (2, true)] {
                 let bare = try bareLatencies(broker, rate: rate, seconds: seconds, burst: burst, noDelay: nodelay)
-                rows.append(BenchRow(
-                    name: "latency \(label) bare, \(burst)/tick\(nodelay ? ", TCP_NODELAY" : "") p50 / p99",
-                    value: String(format: "%.3f / %.3f ms", Statistics.percentile(bare, 50), Statistics.percentile(bare, 99)),
-                    target: String(format: "max %.3f ms, %d messages", bare.last ?? .nan, bare.count)))
+                rows.append(
+                    BenchRow(
+                        name: "latency \(label) bare, \(burst)/tick\(nodelay ? ", TCP_NODELAY" : "") p50 / p99",
+                        value: String(
+                            format: "%.3f / %.3f ms",
+                            Statistics.percentile(bare, 50),
+                            Statistics.percentile(bare, 99)
+                        ),
+                        target: String(format: "max %.3f ms, %d messages", bare.last ?? .nan, bare.count)
+                    )
+                )
             }
-            rows.append(BenchRow(
-                name: "latency \(label) max / messages",
-                value: String(format: "%.3f ms / %llu", latencies.last ?? .nan, received),
-                target: String(format: "expected ≈ %.0f", 2 * rate * seconds)))
+            rows.append(
+                BenchRow(
+                    name: "latency \(label) max / messages",
+                    value: String(format: "%.3f ms / %llu", latencies.last ?? .nan, received),
+                    target: String(format: "expected ≈ %.0f", 2 * rate * seconds)
+                )
+            )
         }
         return rows
     }
 
     /// Latencies (ms, sorted) of the bare C publisher stamping CLOCK_MONOTONIC at `rate` for `seconds`.
-    static func bareLatencies(_ broker: BenchBroker, rate: Double, seconds: Double, burst: Int, noDelay: Bool) throws -> [Double] {
+    static func bareLatencies(
+        _ broker: BenchBroker,
+        rate: Double,
+        seconds: Double,
+        burst: Int,
+        noDelay: Bool
+    ) throws -> [Double] {
         let subscriber = try BenchSubscriber(
-            broker: broker, clientID: "bench-latency-bare", latencyCapacity: Int(rate * seconds) * burst + 1000)
+            broker: broker,
+            clientID: "bench-latency-bare",
+            latencyCapacity: Int(rate * seconds) * burst + 1000
+        )
         try subscriber.subscribe("bench/paced", qos: 0)
         var error = [CChar](repeating: 0, count: 256)
-        guard let publisher = bench_pub_open(broker.host, Int32(broker.port), "bench-paced", 100, 1, noDelay ? 1 : 0, 10, &error, error.count)
+        guard
+            let publisher = bench_pub_open(
+                broker.host,
+                Int32(broker.port),
+                "bench-paced",
+                100,
+                1,
+                noDelay ? 1 : 0,
+                10,
+                &error,
+                error.count
+            )
         else {
             throw BenchBroker.StartError(description: BenchBroker.text(error))
         }

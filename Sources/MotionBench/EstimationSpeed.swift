@@ -15,7 +15,10 @@ struct EstimationSpeed: ParsableCommand {
     @Option(help: "Repetitions; the median is reported.") var repetitions = 7
 
     func run() {
-        BenchRow.printTable("Estimation (median of \(repetitions) × \(samples) samples)", Self.measure(samples: samples, repetitions: repetitions))
+        BenchRow.printTable(
+            "Estimation (median of \(repetitions) × \(samples) samples)",
+            Self.measure(samples: samples, repetitions: repetitions)
+        )
     }
 
     struct Result {
@@ -28,7 +31,10 @@ struct EstimationSpeed: ParsableCommand {
     static func measure(samples: Int, repetitions: Int) -> [BenchRow] {
         let rate = 100.0
         let recording = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 3, nominalRateHz: rate), rateHz: rate, duration: Double(samples - 1) / rate)
+            imu: SimulatedIMU(scenario: .walking, seed: 3, nominalRateHz: rate),
+            rateHz: rate,
+            duration: Double(samples - 1) / rate
+        )
         let nine = Array(recording.map(\.sample))
         let six = nine.map { sample -> IMUSample in
             var s = sample
@@ -63,8 +69,12 @@ struct EstimationSpeed: ParsableCommand {
             }
         }
         return [
-            BenchRow(name: "device motion 9-axis update", value: String(format: "%.0f ns", r.nineAxis), target: "< 1000 ns",
-                     met: r.nineAxis < 1000),
+            BenchRow(
+                name: "device motion 9-axis update",
+                value: String(format: "%.0f ns", r.nineAxis),
+                target: "< 1000 ns",
+                met: r.nineAxis < 1000
+            ),
             BenchRow(name: "device motion 6-axis update", value: String(format: "%.0f ns", r.sixAxis)),
             BenchRow(name: "pedometer update", value: String(format: "%.0f ns", r.pedometer)),
             BenchRow(name: "activity update", value: String(format: "%.0f ns", r.activity)),

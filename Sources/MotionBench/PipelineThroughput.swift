@@ -21,11 +21,19 @@ struct PipelineThroughput: ParsableCommand {
     @Option(help: "Timed repetitions; the median rate is reported.") var repetitions = 5
     @Option(help: "Input rate of the simulated samples, Hz (the default streams plan the source at 100 Hz).")
     var rate = 100.0
-    @Flag(help: "Print the stack of every allocation on the hot thread during the timed runs (module+offset, for addr2line).")
+    @Flag(
+        help:
+            "Print the stack of every allocation on the hot thread during the timed runs (module+offset, for addr2line)."
+    )
     var traceAllocations = false
 
     func run() throws {
-        let rows = try Self.measure(samples: samples, repetitions: repetitions, rateHz: rate, traceAllocations: traceAllocations)
+        let rows = try Self.measure(
+            samples: samples,
+            repetitions: repetitions,
+            rateHz: rate,
+            traceAllocations: traceAllocations
+        )
         BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, default streams)", rows)
     }
 
@@ -34,7 +42,12 @@ struct PipelineThroughput: ParsableCommand {
         let value = Atomic<Bool>(true)
     }
 
-    static func measure(samples: Int, repetitions: Int, rateHz: Double, traceAllocations: Bool = false) throws -> [BenchRow] {
+    static func measure(
+        samples: Int,
+        repetitions: Int,
+        rateHz: Double,
+        traceAllocations: Bool = false
+    ) throws -> [BenchRow] {
         var configuration = AgentConfiguration()
         configuration.device.id = "bench"
         configuration.control.persist = false
@@ -45,10 +58,21 @@ struct PipelineThroughput: ParsableCommand {
         let outbox = Outbox(capacityBytes: 4 << 20)
         let hub = SensorHub(outbox: outbox)
         let source = try SimulatedSensorSource(scenario: .walking, rateHz: rateHz, logger: logger)
-        let catalog = StreamCatalog(configuration: configuration, topics: topics, topicTable: table, declinationDegrees: nil)
+        let catalog = StreamCatalog(
+            configuration: configuration,
+            topics: topics,
+            topicTable: table,
+            declinationDegrees: nil
+        )
         let controller = AgentController(
-            configuration: configuration, source: source, hub: hub, topics: topics, topicTable: table,
-            streamFactory: { catalog.make($0, $1) }, logger: logger)
+            configuration: configuration,
+            source: source,
+            hub: hub,
+            topics: topics,
+            topicTable: table,
+            streamFactory: { catalog.make($0, $1) },
+            logger: logger
+        )
         try controller.start()
         let status = controller.status(state: .online, reason: nil, bootCount: 0)
         let active = (status.streams ?? [:]).filter { $0.value.rateHz > 0 }
@@ -57,8 +81,10 @@ struct PipelineThroughput: ParsableCommand {
         // One simulated walk, replayed lap after lap with timestamps continuing.
         let lapSamples = min(samples, 60_000)
         let recording = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 5, nominalRateHz: rateHz), rateHz: rateHz,
-            duration: Double(lapSamples - 1) / rateHz)
+            imu: SimulatedIMU(scenario: .walking, seed: 5, nominalRateHz: rateHz),
+            rateHz: rateHz,
+            duration: Double(lapSamples - 1) / rateHz
+        )
         let lap = Array(recording.map(\.sample))
         let lapSeconds = Double(lap.count) / rateHz
 
@@ -90,7 +116,9 @@ struct PipelineThroughput: ParsableCommand {
         let probe = [Int](repeating: Int(rateHz), count: 1000 + Int(rateHz))
         let probeAllocations = bench_alloc_thread() - probeBefore
         guard probeAllocations > 0, probe.count > 0 else {
-            throw ValidationError("the allocation counter saw no allocation for a new array — the malloc hook is not active")
+            throw ValidationError(
+                "the allocation counter saw no allocation for a new array — the malloc hook is not active"
+            )
         }
 
         // Warm-up: estimators converge, buffers and lazily built state settle.
@@ -119,14 +147,27 @@ struct PipelineThroughput: ParsableCommand {
         let messages = Double(after.enqueued - before.enqueued)
         return [
             BenchRow(name: "pipeline streams (name@Hz)", value: active),
-            BenchRow(name: "pipeline throughput", value: String(format: "%.0f samples/s", Statistics.median(rates)),
-                     target: String(format: "runs %@", rates.map { String(format: "%.0f", $0) }.joined(separator: " "))),
-            BenchRow(name: "pipeline messages per sample", value: String(format: "%.3f", messages / total),
-                     target: "dropped \(after.droppedOverflow - before.droppedOverflow)"),
-            BenchRow(name: "allocations per sample (hot thread)", value: String(format: "%.6f", perSample),
-                     target: "0 (\(threadAllocations) in \(Int(total)) samples)", met: threadAllocations == 0),
-            BenchRow(name: "allocations per sample (whole process)", value: String(format: "%.6f", Double(allAllocations) / total),
-                     target: "\(allAllocations) in \(Int(total)) samples"),
+            BenchRow(
+                name: "pipeline throughput",
+                value: String(format: "%.0f samples/s", Statistics.median(rates)),
+                target: String(format: "runs %@", rates.map { String(format: "%.0f", $0) }.joined(separator: " "))
+            ),
+            BenchRow(
+                name: "pipeline messages per sample",
+                value: String(format: "%.3f", messages / total),
+                target: "dropped \(after.droppedOverflow - before.droppedOverflow)"
+            ),
+            BenchRow(
+                name: "allocations per sample (hot thread)",
+                value: String(format: "%.6f", perSample),
+                target: "0 (\(threadAllocations) in \(Int(total)) samples)",
+                met: threadAllocations == 0
+            ),
+            BenchRow(
+                name: "allocations per sample (whole process)",
+                value: String(format: "%.6f", Double(allAllocations) / total),
+                target: "\(allAllocations) in \(Int(total)) samples"
+            ),
         ]
     }
 }

@@ -22,7 +22,11 @@ struct PublishThroughput: AsyncParsableCommand {
 
     func run() async throws {
         let rows = try await Self.measure(
-            counts: [messagesQos0, messagesQos1], runs: runs, window: window, payloadBytes: payload)
+            counts: [messagesQos0, messagesQos1],
+            runs: runs,
+            window: window,
+            payloadBytes: payload
+        )
         BenchRow.printTable("Publishing into mosquitto on loopback (\(payload)-byte payloads, window \(window))", rows)
     }
 
@@ -47,14 +51,28 @@ struct PublishThroughput: AsyncParsableCommand {
                 for agentFirst in [run % 2 == 0, run % 2 != 0] {
                     if agentFirst {
                         let allocationsBefore = bench_alloc_total()
-                        let (rate, note) = try await agentRun(broker, subscriber, qos: qos, count: count, window: window, payload: payload)
+                        let (rate, note) = try await agentRun(
+                            broker,
+                            subscriber,
+                            qos: qos,
+                            count: count,
+                            window: window,
+                            payload: payload
+                        )
                         agentAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
                         agentRates.append(rate)
                         progress("publish QoS \(qos) agent run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
                         if let note { notes.append("agent: " + note) }
                     } else {
                         let allocationsBefore = bench_alloc_total()
-                        let (rate, note) = try bareRun(broker, subscriber, qos: qos, count: count, window: window, payload: payload)
+                        let (rate, note) = try bareRun(
+                            broker,
+                            subscriber,
+                            qos: qos,
+                            count: count,
+                            window: window,
+                            payload: payload
+                        )
                         bareAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
                         bareRates.append(rate)
                         progress("publish QoS \(qos) bare run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
@@ -66,13 +84,39 @@ struct PublishThroughput: AsyncParsableCommand {
             let bare = Statistics.median(bareRates)
             let ratio = agent / bare
             let list: ([Double]) -> String = { $0.map { String(format: "%.0f", $0) }.joined(separator: " ") }
-            rows.append(BenchRow(name: "publish QoS \(qos) agent path", value: String(format: "%.0f msg/s", agent), target: "runs " + list(agentRates)))
-            rows.append(BenchRow(name: "publish QoS \(qos) bare libmosquitto", value: String(format: "%.0f msg/s", bare), target: "runs " + list(bareRates)))
-            rows.append(BenchRow(name: "publish QoS \(qos) ratio agent/bare", value: String(format: "%.2f", ratio), target: "≥ 0.80", met: ratio >= 0.8))
-            rows.append(BenchRow(
-                name: "publish QoS \(qos) allocations/message agent, bare",
-                value: String(format: "%.1f, %.1f", Statistics.median(agentAllocations), Statistics.median(bareAllocations)),
-                target: "whole process, incl. the subscriber's receiving and set-up"))
+            rows.append(
+                BenchRow(
+                    name: "publish QoS \(qos) agent path",
+                    value: String(format: "%.0f msg/s", agent),
+                    target: "runs " + list(agentRates)
+                )
+            )
+            rows.append(
+                BenchRow(
+                    name: "publish QoS \(qos) bare libmosquitto",
+                    value: String(format: "%.0f msg/s", bare),
+                    target: "runs " + list(bareRates)
+                )
+            )
+            rows.append(
+                BenchRow(
+                    name: "publish QoS \(qos) ratio agent/bare",
+                    value: String(format: "%.2f", ratio),
+                    target: "≥ 0.80",
+                    met: ratio >= 0.8
+                )
+            )
+            rows.append(
+                BenchRow(
+                    name: "publish QoS \(qos) allocations/message agent, bare",
+                    value: String(
+                        format: "%.1f, %.1f",
+                        Statistics.median(agentAllocations),
+                        Statistics.median(bareAllocations)
+                    ),
+                    target: "whole process, incl. the subscriber's receiving and set-up"
+                )
+            )
             for note in notes { rows.append(BenchRow(name: "  note QoS \(qos)", value: note)) }
         }
         return rows
@@ -80,7 +124,12 @@ struct PublishThroughput: AsyncParsableCommand {
 
     /// The agent's path: the outbox filled with `count` messages, then the publisher thread switched on.
     static func agentRun(
-        _ broker: BenchBroker, _ subscriber: BenchSubscriber, qos: Int, count: Int, window: Int, payload: [UInt8]
+        _ broker: BenchBroker,
+        _ subscriber: BenchSubscriber,
+        qos: Int,
+        count: Int,
+        window: Int,
+        payload: [UInt8]
     ) async throws -> (Double, String?) {
         var logger = Logger(label: "motion-bench.publish")
         logger.logLevel = .error
@@ -108,7 +157,13 @@ struct PublishThroughput: AsyncParsableCommand {
         }
         publisher.start()
         try client.connect(
-            BrokerConnectOptions(host: broker.host, port: broker.port, clientID: "bench-agent", maxInflightMessages: window))
+            BrokerConnectOptions(
+                host: broker.host,
+                port: broker.port,
+                clientID: "bench-agent",
+                maxInflightMessages: window
+            )
+        )
         var iterator = connected.stream.makeAsyncIterator()
         _ = await iterator.next()
         subscriber.reset(recordLatencies: false)
@@ -133,10 +188,26 @@ struct PublishThroughput: AsyncParsableCommand {
 
     /// The bare library: the same count, window and (for QoS 0) the agent client's 20 000-message queue bound.
     static func bareRun(
-        _ broker: BenchBroker, _ subscriber: BenchSubscriber, qos: Int, count: Int, window: Int, payload: [UInt8]
+        _ broker: BenchBroker,
+        _ subscriber: BenchSubscriber,
+        qos: Int,
+        count: Int,
+        window: Int,
+        payload: [UInt8]
     ) throws -> (Double, String?) {
         var error = [CChar](repeating: 0, count: 256)
-        guard let publisher = bench_pub_open(broker.host, Int32(broker.port), "bench-bare", Int32(window), 1, 0, 10, &error, error.count)
+        guard
+            let publisher = bench_pub_open(
+                broker.host,
+                Int32(broker.port),
+                "bench-bare",
+                Int32(window),
+                1,
+                0,
+                10,
+                &error,
+                error.count
+            )
         else {
             throw BenchBroker.StartError(description: BenchBroker.text(error))
         }
@@ -144,8 +215,15 @@ struct PublishThroughput: AsyncParsableCommand {
         subscriber.reset(recordLatencies: false)
         let start = bench_monotonic_ns()
         let rc = payload.withUnsafeBytes { bytes in
-            bench_pub_run(publisher, "bench/bare", bytes.baseAddress, Int32(bytes.count), Int32(qos), count,
-                          Int32(qos > 0 ? window : 20_000))
+            bench_pub_run(
+                publisher,
+                "bench/bare",
+                bytes.baseAddress,
+                Int32(bytes.count),
+                Int32(qos),
+                count,
+                Int32(qos > 0 ? window : 20_000)
+            )
         }
         let end = subscriber.wait(for: UInt64(count), timeout: 120)
         let received = subscriber.count

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AgentCore
 import ArgumentParser
 import CBenchSupport
 import Foundation
 import MotionModel
 import Simulation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The realistic load: the release `motion-agent` binary against a local mosquitto — 9-axis input at 1 kHz;
 /// accelerometer, gyroscope and device motion at 100 Hz; pedometer, activity and altimeter on — CPU % of one
@@ -24,7 +25,8 @@ struct RealisticLoad: ParsableCommand {
             Input: 'simulated' (the simulator with rate_hz 1000; the agent plans the device at the lowest \
             ladder rate serving the streams), 'replay' (a 1 kHz 9-axis simulated recording replayed in real \
             time, looping — the replay device offers only its recorded rate, so the input is 1 kHz), or 'both'.
-            """)
+            """
+    )
     var input = "both"
 
     func run() throws {
@@ -38,13 +40,17 @@ struct RealisticLoad: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: agent) else {
             throw ValidationError("no executable at \(agent) — build it: swift build -c release --product motion-agent")
         }
-        guard input == "simulated" || input == "replay" else { throw ValidationError("--input must be simulated, replay or both") }
+        guard input == "simulated" || input == "replay" else {
+            throw ValidationError("--input must be simulated, replay or both")
+        }
         let broker = try BenchBroker()
         defer { broker.stop() }
         let device = "bench-load"
         let subscriber = try BenchSubscriber(broker: broker, clientID: "bench-load-counter")
-        for stream in ["accelerometer", "gyroscope", "device-motion", "pedometer", "pedometer/events", "activity", "altimeter",
-                       "altimeter/absolute"] {
+        for stream in [
+            "accelerometer", "gyroscope", "device-motion", "pedometer", "pedometer/events", "activity", "altimeter",
+            "altimeter/absolute",
+        ] {
             try subscriber.subscribe("motion/\(device)/\(stream)", qos: 1)
         }
         let source: String
@@ -128,22 +134,40 @@ struct RealisticLoad: ParsableCommand {
         let fileBacked = statusField(pid, "RssFile:")
         process.terminate()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        let plan = log.split(separator: "\n").filter { $0.contains("sensor device") && $0.contains(" at ") }.last
+        let plan =
+            log.split(separator: "\n").filter { $0.contains("sensor device") && $0.contains(" at ") }.last
             .map { line -> String in
                 guard let range = line.range(of: "on at ") else { return String(line) }
                 return String(line[range.lowerBound...].prefix(24))
             } ?? "?"
         return [
             BenchRow(name: "load[\(input)] device plan (agent log)", value: plan),
-            BenchRow(name: "load[\(input)] CPU, steady \(Int(wall)) s", value: String(format: "%.2f %% of one core", cpu),
-                     target: "< 3 %", met: cpu < 3),
-            BenchRow(name: "load[\(input)] CPU incl. start-up", value: String(format: "%.2f %% (%.2f s over %.1f s)", 100 * totalCPU / lifetime, totalCPU, lifetime)),
-            BenchRow(name: "load[\(input)] RSS max / at end", value: String(format: "%.1f / %.1f MB", Double(maxRSS) / 1024, Double(rss) / 1024),
-                     target: "< 20 MB", met: Double(maxRSS) / 1024 < 20),
+            BenchRow(
+                name: "load[\(input)] CPU, steady \(Int(wall)) s",
+                value: String(format: "%.2f %% of one core", cpu),
+                target: "< 3 %",
+                met: cpu < 3
+            ),
+            BenchRow(
+                name: "load[\(input)] CPU incl. start-up",
+                value: String(format: "%.2f %% (%.2f s over %.1f s)", 100 * totalCPU / lifetime, totalCPU, lifetime)
+            ),
+            BenchRow(
+                name: "load[\(input)] RSS max / at end",
+                value: String(format: "%.1f / %.1f MB", Double(maxRSS) / 1024, Double(rss) / 1024),
+                target: "< 20 MB",
+                met: Double(maxRSS) / 1024 < 20
+            ),
             BenchRow(name: "load[\(input)] VmHWM", value: String(format: "%.1f MB", Double(hwm) / 1024)),
-            BenchRow(name: "load[\(input)] RSS anonymous / file-backed", value: String(format: "%.1f / %.1f MB", Double(anonymous) / 1024, Double(fileBacked) / 1024),
-                     target: "file-backed: shared-library pages"),
-            BenchRow(name: "load[\(input)] messages/s received", value: String(format: "%.1f", Double(messages) / wall)),
+            BenchRow(
+                name: "load[\(input)] RSS anonymous / file-backed",
+                value: String(format: "%.1f / %.1f MB", Double(anonymous) / 1024, Double(fileBacked) / 1024),
+                target: "file-backed: shared-library pages"
+            ),
+            BenchRow(
+                name: "load[\(input)] messages/s received",
+                value: String(format: "%.1f", Double(messages) / wall)
+            ),
             BenchRow(name: "load[\(input)] start-up to first sample", value: String(format: "%.0f ms", startup)),
         ]
     }
@@ -151,7 +175,7 @@ struct RealisticLoad: ParsableCommand {
     /// utime + stime of `pid`, clock ticks (/proc/PID/stat fields 14 and 15).
     static func cpuTicks(_ pid: Int32) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")")
+            let close = text.lastIndex(of: ")")
         else { return 0 }
         // Fields after the command name start at field 3 (state).
         let fields = text[text.index(after: close)...].split(separator: " ")
@@ -174,7 +198,10 @@ struct RealisticLoad: ParsableCommand {
     static func writeRecording(to path: String, rateHz: Double, seconds: Double) throws {
         var text = RecordingFormat.header + "\n"
         let recording = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 9, nominalRateHz: rateHz), rateHz: rateHz, duration: seconds)
+            imu: SimulatedIMU(scenario: .walking, seed: 9, nominalRateHz: rateHz),
+            rateHz: rateHz,
+            duration: seconds
+        )
         for (sample, _) in recording { text += RecordingFormat.format(sample) + "\n" }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }

@@ -34,7 +34,9 @@ struct StepAccuracy: ParsableCommand {
     func run() throws {
         let root = URL(fileURLWithPath: data)
         let names = try FileManager.default.contentsOfDirectory(atPath: root.path)
-            .filter { FileManager.default.fileExists(atPath: root.appendingPathComponent($0 + "/accelerometer.csv").path) }
+            .filter {
+                FileManager.default.fileExists(atPath: root.appendingPathComponent($0 + "/accelerometer.csv").path)
+            }
             .sorted()
         guard !names.isEmpty else {
             throw ValidationError("no walks under \(root.path) — pass --data with the folder of the Oxford step set")
@@ -45,7 +47,9 @@ struct StepAccuracy: ParsableCommand {
         }.map(\.1)
         guard !chosen.isEmpty else { throw ValidationError("--walks must be all, even or odd") }
         let label = overrides.isEmpty ? "shipped defaults" : "defaults with " + overrides.joined(separator: ", ")
-        print("Step counting, Oxford step-counter walks (Salvi et al., EMBC 2018; CC-BY-4.0), \(label), walks: \(walks)")
+        print(
+            "Step counting, Oxford step-counter walks (Salvi et al., EMBC 2018; CC-BY-4.0), \(label), walks: \(walks)"
+        )
         print("walk                               truth  counted  error %   debounced truth  error %")
         var errors: [Double] = []
         var debouncedErrors: [Double] = []
@@ -58,15 +62,33 @@ struct StepAccuracy: ParsableCommand {
             debouncedErrors.append(debounced)
             print(
                 name.padding(toLength: 34, withPad: " ", startingAt: 0)
-                    + String(format: " %6d  %7d  %+7.2f   %15d  %+7.2f", walk.truth, counted, error, walk.debouncedTruth, debounced)
+                    + String(
+                        format: " %6d  %7d  %+7.2f   %15d  %+7.2f",
+                        walk.truth,
+                        counted,
+                        error,
+                        walk.debouncedTruth,
+                        debounced
+                    )
             )
         }
         let debouncedMean = debouncedErrors.map(abs).reduce(0, +) / Double(debouncedErrors.count)
         let mean = errors.map(abs).reduce(0, +) / Double(errors.count)
         let worst = errors.map(abs).max() ?? 0
-        print(String(format: "mean |error| %.2f %%   worst |error| %.2f %%   (target: mean ≤ 3 %%, none > 8 %%)", mean, worst))
-        print(String(format: "against the debounced truth: mean |error| %.2f %%   worst %.2f %%", debouncedMean,
-                     debouncedErrors.map(abs).max() ?? 0))
+        print(
+            String(
+                format: "mean |error| %.2f %%   worst |error| %.2f %%   (target: mean ≤ 3 %%, none > 8 %%)",
+                mean,
+                worst
+            )
+        )
+        print(
+            String(
+                format: "against the debounced truth: mean |error| %.2f %%   worst %.2f %%",
+                debouncedMean,
+                debouncedErrors.map(abs).max() ?? 0
+            )
+        )
         print("anchors: windowed peak detection < 3 % (Brajdic & Harle, UbiComp 2013); Oxford app ≈ 95 % accuracy;")
         print("         a phone's hardware step counter on similar walks ≈ 1 %")
     }
@@ -123,7 +145,9 @@ struct StepAccuracy: ParsableCommand {
         var s = StepDetector.Settings.defaults
         for o in overrides {
             let kv = o.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2, let v = Double(kv[1]) else { throw ValidationError("--set \(o): expected name=number") }
+            guard kv.count == 2, let v = Double(kv[1]) else {
+                throw ValidationError("--set \(o): expected name=number")
+            }
             switch kv[0] {
             case "lowPassCutoff": s.lowPassCutoff = v
             case "thresholdFactor": s.thresholdFactor = v

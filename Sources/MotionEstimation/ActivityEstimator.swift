@@ -139,8 +139,14 @@ public struct ActivityEstimator: Sendable {
             return report(MotionActivity(startDate: t, unknown: true, confidence: .low), at: t)
         }
         let w = ActivityModel.WindowStatistics(
-            accelerationMean: a.mean, accelerationMin: a.min, accelerationMax: a.max, accelerationStd: a.std,
-            rotationMean: g.mean, rotationMin: g.min, rotationMax: g.max, rotationStd: g.std
+            accelerationMean: a.mean,
+            accelerationMin: a.min,
+            accelerationMax: a.max,
+            accelerationStd: a.std,
+            rotationMean: g.mean,
+            rotationMin: g.min,
+            rotationMax: g.max,
+            rotationStd: g.std
         )
         return update(window: w, at: t)
     }

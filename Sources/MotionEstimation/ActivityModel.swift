@@ -34,8 +34,14 @@ public enum ActivityModel {
         public var rotationStd: Double
 
         public init(
-            accelerationMean: Double, accelerationMin: Double, accelerationMax: Double, accelerationStd: Double,
-            rotationMean: Double, rotationMin: Double, rotationMax: Double, rotationStd: Double
+            accelerationMean: Double,
+            accelerationMin: Double,
+            accelerationMax: Double,
+            accelerationStd: Double,
+            rotationMean: Double,
+            rotationMin: Double,
+            rotationMax: Double,
+            rotationStd: Double
         ) {
             self.accelerationMean = accelerationMean
             self.accelerationMin = accelerationMin

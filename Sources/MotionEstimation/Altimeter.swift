@@ -96,6 +96,11 @@ public struct Altimeter: Sendable {
         // Height error from a wrong QNH: ∂h/∂p0 = (T0/L)·x·(p/p0)^x / p0 = (∂h/∂p)·p/p0.
         let qnhError = metresPerKPa * pressureKPa / qnh * settings.seaLevelPressureUncertaintyKPa
         let accuracy = (qnhError * qnhError + precision * precision).squareRoot()
-        return AbsoluteAltitudeData(timestamp: lastTimestamp, altitude: altitude, accuracy: accuracy, precision: precision)
+        return AbsoluteAltitudeData(
+            timestamp: lastTimestamp,
+            altitude: altitude,
+            accuracy: accuracy,
+            precision: precision
+        )
     }
 }

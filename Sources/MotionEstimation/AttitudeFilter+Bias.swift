@@ -42,7 +42,8 @@ extension AttitudeFilter {
         skipMotionBiasOnce = false
 
         // Step 1: P = P + V, also without a measurement.
-        let p0 = coefficients.biasP0, v = coefficients.biasV
+        let p0 = coefficients.biasP0
+        let v = coefficients.biasV
         if biasP.r0.x < p0 { biasP.r0.x += v }
         if biasP.r1.y < p0 { biasP.r1.y += v }
         if biasP.r2.z < p0 { biasP.r2.z += v }

@@ -130,7 +130,10 @@ public struct AttitudeFilter: Sendable {
     }
 
     static func coefficients(
-        _ p: AttitudeFilterParameters, gyroscope: Double, accelerometer: Double, magnetometer: Double
+        _ p: AttitudeFilterParameters,
+        gyroscope: Double,
+        accelerometer: Double,
+        magnetometer: Double
     ) -> Coefficients {
         // Bias variances are in (0.01 °/s)², as in vqf.cpp `setup`.
         let biasP0 = square(p.biasSigmaInitial * 100)
@@ -225,7 +228,12 @@ public struct AttitudeFilter: Sendable {
     ///   resynchronises so the next sample is accepted), a non-finite, zero or absurd (> 1000 m/s²)
     ///   specific force, a non-finite or zero magnetic field (those parts are skipped).
     @discardableResult
-    public mutating func update(timestamp: Double, gyroscope: Vector3, specificForce: Vector3?, magneticField: Vector3?)
+    public mutating func update(
+        timestamp: Double,
+        gyroscope: Vector3,
+        specificForce: Vector3?,
+        magneticField: Vector3?
+    )
         -> Update
     {
         guard timestamp.isFinite, gyroscope.isFinite else { return [] }
@@ -269,7 +277,11 @@ public struct AttitudeFilter: Sendable {
     /// and the clock advanced. Sensor 1 is the accelerometer, 2 the magnetometer.
     private mutating func interval(since timestamp: Double, sensor: Int) -> Double {
         let clock = sensor == 1 ? accelerometerClock : magnetometerClock
-        if sensor == 1 { accelerometerClock.lastTimestamp = timestamp } else { magnetometerClock.lastTimestamp = timestamp }
+        if sensor == 1 {
+            accelerometerClock.lastTimestamp = timestamp
+        } else {
+            magnetometerClock.lastTimestamp = timestamp
+        }
         let dt = timestamp - clock.lastTimestamp
         guard !clock.lastTimestamp.isNaN, dt > 0, dt <= parameters.maximumGap else { return clock.meanInterval }
         observe(dt, sensor: sensor)

@@ -12,7 +12,12 @@ public struct AttitudeFilterState: Sendable, Hashable, Codable {
     /// Dip (inclination) of the accepted reference field, rad, positive when the field points down.
     public var magneticReferenceDip: Double
 
-    public init(gyroscopeBias: Vector3, gyroscopeBiasSigma: Double, magneticReferenceNorm: Double, magneticReferenceDip: Double) {
+    public init(
+        gyroscopeBias: Vector3,
+        gyroscopeBiasSigma: Double,
+        magneticReferenceNorm: Double,
+        magneticReferenceDip: Double
+    ) {
         self.gyroscopeBias = gyroscopeBias
         self.gyroscopeBiasSigma = gyroscopeBiasSigma
         self.magneticReferenceNorm = magneticReferenceNorm

@@ -98,7 +98,11 @@ public struct DeviceMotionEstimator: Sendable {
         // The filter wants VQF's specific force in m/s²: f = −a · g0.
         let force = pendingAcceleration.map { $0 * -standardGravity }
         let used = filter.update(
-            timestamp: sample.timestamp, gyroscope: gyroscope, specificForce: force, magneticField: pendingMagneticField)
+            timestamp: sample.timestamp,
+            gyroscope: gyroscope,
+            specificForce: force,
+            magneticField: pendingMagneticField
+        )
         guard used.contains(.gyroscope) else { return nil }
         if used.contains(.accelerometer) { pendingAcceleration = nil }
         if used.contains(.magnetometer) { pendingMagneticField = nil }

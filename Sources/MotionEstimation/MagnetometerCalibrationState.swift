@@ -13,7 +13,13 @@ public struct MagnetometerCalibrationState: Sendable, Hashable, Codable {
     /// RMS relative residual, nil before the calibration was evaluated.
     public var relativeResidual: Double?
 
-    public init(samples: [Vector3], hardIron: Vector3, softIronRows: [Vector3], fieldNorm: Double, relativeResidual: Double?) {
+    public init(
+        samples: [Vector3],
+        hardIron: Vector3,
+        softIronRows: [Vector3],
+        fieldNorm: Double,
+        relativeResidual: Double?
+    ) {
         self.samples = samples
         self.hardIron = hardIron
         self.softIronRows = softIronRows

@@ -95,7 +95,9 @@ public struct MagnetometerCalibrator: Sendable {
             coverageAccuracy = .uncalibrated
             return
         }
-        let n = bins.count, faces = bins.faceCount, r = fit.relativeResidual
+        let n = bins.count
+        let faces = bins.faceCount
+        let r = fit.relativeResidual
         if n >= 26, faces == 6, r < 0.02 {
             coverageAccuracy = .high
         } else if n >= 16, faces >= 5, r < 0.05 {
@@ -190,7 +192,8 @@ public struct MagnetometerCalibrator: Sendable {
         // Hysteresis: a calibration that explains the samples within 4 % is kept. Refitting a good one
         // only trades it for the fit of the noise and of the place's field inhomogeneity, which moves
         // the hard iron by a few µT and the heading by degrees.
-        guard current.relativeResidual > 0.04 || isProvisional, var best = MagnetometerFit.sphere(bins), best.radius > 5, best.radius < 500
+        guard current.relativeResidual > 0.04 || isProvisional, var best = MagnetometerFit.sphere(bins),
+            best.radius > 5, best.radius < 500
         else { return }
         // Soft iron only from a settled calibration: on the partial coverage right after a change the
         // ellipsoid trades radius for residual and drifts.
@@ -211,7 +214,8 @@ public struct MagnetometerCalibrator: Sendable {
 
     static func isPlausibleSoftIron(_ w: Matrix3x3) -> Bool {
         let e = SymmetricEigen(w).values
-        let lo = min(e.x, min(e.y, e.z)), hi = max(e.x, max(e.y, e.z))
+        let lo = min(e.x, min(e.y, e.z))
+        let hi = max(e.x, max(e.y, e.z))
         return lo > 0 && hi / lo <= 1.5
     }
 
@@ -223,7 +227,8 @@ public struct MagnetometerCalibrator: Sendable {
             hardIron: hardIron,
             softIronRows: [fit.softIron.r0, fit.softIron.r1, fit.softIron.r2],
             fieldNorm: fieldNorm,
-            relativeResidual: isEvaluated ? fit.relativeResidual : nil)
+            relativeResidual: isEvaluated ? fit.relativeResidual : nil
+        )
     }
 
     /// Restores a saved calibration: the fit is used at once, the samples seed the cells (their age is
@@ -239,7 +244,9 @@ public struct MagnetometerCalibrator: Sendable {
             fit = MagnetometerFit(
                 offset: state.hardIron,
                 softIron: Matrix3x3(r0: state.softIronRows[0], r1: state.softIronRows[1], r2: state.softIronRows[2]),
-                radius: state.fieldNorm, relativeResidual: r)
+                radius: state.fieldNorm,
+                relativeResidual: r
+            )
         }
         dropCandidate()
         residualAverage = 0

@@ -39,7 +39,10 @@ struct MagnetometerFit: Sendable, Equatable, Codable {
         let c = Vector3(x[0], x[1], x[2])
         let r2 = x[3] + c.squaredNorm
         guard r2 > 0, c.isFinite else { return nil }
-        return finish(MagnetometerFit(offset: c, softIron: .identity, radius: r2.squareRoot(), relativeResidual: 0), bins)
+        return finish(
+            MagnetometerFit(offset: c, softIron: .identity, radius: r2.squareRoot(), relativeResidual: 0),
+            bins
+        )
     }
 
     /// Least-squares ellipsoid: a x² + b y² + c z² + 2d xy + 2e xz + 2f yz + 2g x + 2h y + 2i z = 1. Nil
@@ -51,14 +54,19 @@ struct MagnetometerFit: Sendable, Equatable, Codable {
         for i in 0..<MagnetometerSampleBins.cellCount where bins.filled & (UInt64(1) << UInt64(i)) != 0 {
             let m = bins.samples[i] - center
             system.accumulate(
-                row: (m.x * m.x, m.y * m.y, m.z * m.z, 2 * m.x * m.y, 2 * m.x * m.z, 2 * m.y * m.z, 2 * m.x, 2 * m.y, 2 * m.z),
-                value: 1)
+                row: (
+                    m.x * m.x, m.y * m.y, m.z * m.z, 2 * m.x * m.y, 2 * m.x * m.z, 2 * m.y * m.z, 2 * m.x, 2 * m.y,
+                    2 * m.z
+                ),
+                value: 1
+            )
         }
         guard let p = system.solve() else { return nil }
         let a = Matrix3x3(
             r0: Vector3(p[0], p[3], p[4]),
             r1: Vector3(p[3], p[1], p[5]),
-            r2: Vector3(p[4], p[5], p[2]))
+            r2: Vector3(p[4], p[5], p[2])
+        )
         let linear = Vector3(p[6], p[7], p[8])
         // (m − c)ᵀ A (m − c) = 1 + cᵀ A c with c = −A⁻¹ linear.
         let inv = a.inverse
@@ -81,7 +89,9 @@ struct MagnetometerFit: Sendable, Equatable, Codable {
     }
 
     private static func finish(_ fit: MagnetometerFit, _ bins: MagnetometerSampleBins) -> MagnetometerFit? {
-        var sum = 0.0, sum2 = 0.0, n = 0.0
+        var sum = 0.0
+        var sum2 = 0.0
+        var n = 0.0
         for i in 0..<MagnetometerSampleBins.cellCount where bins.filled & (UInt64(1) << UInt64(i)) != 0 {
             let r = fit.calibrate(bins.samples[i]).norm
             sum += r
@@ -106,7 +116,10 @@ struct LinearSystem: Sendable {
 
     init(size: Int) { self.size = size }
 
-    mutating func accumulate(row r: (Double, Double, Double, Double, Double, Double, Double, Double, Double), value: Double) {
+    mutating func accumulate(
+        row r: (Double, Double, Double, Double, Double, Double, Double, Double, Double),
+        value: Double
+    ) {
         let v = InlineArray<9, Double> { i in
             switch i {
             case 0: r.0
@@ -181,7 +194,10 @@ struct SymmetricEigen {
                 let c = 1 / (t * t + 1).squareRoot()
                 let s = t * c
                 var j = Matrix3x3.identity
-                j[p, p] = c; j[q, q] = c; j[p, q] = s; j[q, p] = -s
+                j[p, p] = c
+                j[q, q] = c
+                j[p, q] = s
+                j[q, p] = -s
                 a = j.transposed * a * j
                 v = v * j
             }
@@ -196,7 +212,8 @@ struct SymmetricEigen {
         let d = Matrix3x3(
             r0: Vector3(values.x.squareRoot(), 0, 0),
             r1: Vector3(0, values.y.squareRoot(), 0),
-            r2: Vector3(0, 0, values.z.squareRoot()))
+            r2: Vector3(0, 0, values.z.squareRoot())
+        )
         return vectors * d * vectors.transposed
     }
 }

@@ -42,15 +42,28 @@ struct MagnetometerSampleBins: Sendable {
 
     /// The cell of direction `d`: the face of its largest component (±x, ±y, ±z), then a 3 × 3 grid on it.
     static func cell(of d: Vector3) -> Int {
-        let ax = abs(d.x), ay = abs(d.y), az = abs(d.z)
+        let ax = abs(d.x)
+        let ay = abs(d.y)
+        let az = abs(d.z)
         let face: Int
-        let u: Double, v: Double, m: Double
+        let u: Double
+        let v: Double
+        let m: Double
         if ax >= ay, ax >= az {
-            face = d.x >= 0 ? 0 : 1; u = d.y; v = d.z; m = ax
+            face = d.x >= 0 ? 0 : 1
+            u = d.y
+            v = d.z
+            m = ax
         } else if ay >= az {
-            face = d.y >= 0 ? 2 : 3; u = d.x; v = d.z; m = ay
+            face = d.y >= 0 ? 2 : 3
+            u = d.x
+            v = d.z
+            m = ay
         } else {
-            face = d.z >= 0 ? 4 : 5; u = d.x; v = d.y; m = az
+            face = d.z >= 0 ? 4 : 5
+            u = d.x
+            v = d.y
+            m = az
         }
         guard m > 0 else { return 0 }
         // u/m and v/m are in [−1, 1]; thirds of that range make the grid.

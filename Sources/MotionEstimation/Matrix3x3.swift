@@ -44,8 +44,12 @@ struct Matrix3x3: Sendable, Equatable, Codable {
     @inline(__always)
     static func * (a: Matrix3x3, v: Vector3) -> Vector3 { Vector3(a.r0.dot(v), a.r1.dot(v), a.r2.dot(v)) }
     static func * (s: Double, a: Matrix3x3) -> Matrix3x3 { Matrix3x3(r0: s * a.r0, r1: s * a.r1, r2: s * a.r2) }
-    static func + (a: Matrix3x3, b: Matrix3x3) -> Matrix3x3 { Matrix3x3(r0: a.r0 + b.r0, r1: a.r1 + b.r1, r2: a.r2 + b.r2) }
-    static func - (a: Matrix3x3, b: Matrix3x3) -> Matrix3x3 { Matrix3x3(r0: a.r0 - b.r0, r1: a.r1 - b.r1, r2: a.r2 - b.r2) }
+    static func + (a: Matrix3x3, b: Matrix3x3) -> Matrix3x3 {
+        Matrix3x3(r0: a.r0 + b.r0, r1: a.r1 + b.r1, r2: a.r2 + b.r2)
+    }
+    static func - (a: Matrix3x3, b: Matrix3x3) -> Matrix3x3 {
+        Matrix3x3(r0: a.r0 - b.r0, r1: a.r1 - b.r1, r2: a.r2 - b.r2)
+    }
 
     var determinant: Double { r0.dot(r1.cross(r2)) }
 
@@ -55,7 +59,9 @@ struct Matrix3x3: Sendable, Equatable, Codable {
         let det = determinant
         guard abs(det) > Double.ulpOfOne else { return .zero }
         // The columns of the adjugate are the cross products of the rows.
-        let a = r1.cross(r2), b = r2.cross(r0), c = r0.cross(r1)
+        let a = r1.cross(r2)
+        let b = r2.cross(r0)
+        let c = r0.cross(r1)
         return Matrix3x3(r0: Vector3(a.x, b.x, c.x), r1: Vector3(a.y, b.y, c.y), r2: Vector3(a.z, b.z, c.z)) * (1 / det)
     }
 

@@ -133,7 +133,8 @@ public struct Pedometer: Sendable {
         }
         if let p = sample.pressureKPa {
             hasBarometer = true
-            let stepping = detector.isWalking
+            let stepping =
+                detector.isWalking
                 && sample.timestamp - detector.lastStepTime <= settings.floors.stepAttributionWindow
             floorCounter.update(timestamp: sample.timestamp, pressureKPa: p, stepping: stepping)
         }

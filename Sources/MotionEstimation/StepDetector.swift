@@ -179,7 +179,6 @@ public struct StepDetector: Sendable {
         history = ContiguousArray(repeating: 0, count: max(Int(settings.regularityWindow * Self.historyRate), 16))
     }
 
-
     /// Feeds one accelerometer sample (g, either sign convention; time in s).
     public mutating func update(timestamp: Double, acceleration: Vector3) -> Update {
         var out = Update()
@@ -227,8 +226,16 @@ public struct StepDetector: Sendable {
         _ = lowPass.update(acceleration.norm, dt: 0.01)
         baseline = acceleration.norm
         gravity = acceleration
-        momentDiagonal = Vector3(acceleration.x * acceleration.x, acceleration.y * acceleration.y, acceleration.z * acceleration.z)
-        momentCross = Vector3(acceleration.y * acceleration.z, acceleration.x * acceleration.z, acceleration.x * acceleration.y)
+        momentDiagonal = Vector3(
+            acceleration.x * acceleration.x,
+            acceleration.y * acceleration.y,
+            acceleration.z * acceleration.z
+        )
+        momentCross = Vector3(
+            acceleration.y * acceleration.z,
+            acceleration.x * acceleration.z,
+            acceleration.x * acceleration.y
+        )
         verticalSamples = 1
         verticalSettledAt = timestamp + settings.verticalTimeConstant
         historyFilled = 0
@@ -254,12 +261,17 @@ public struct StepDetector: Sendable {
         let g2 = m.squaredNorm
         guard g2 > 0 else { return 0 }
         // Covariance C = E[aaᵀ] − mmᵀ.
-        let cxx = momentDiagonal.x - m.x * m.x, cyy = momentDiagonal.y - m.y * m.y, czz = momentDiagonal.z - m.z * m.z
-        let cyz = momentCross.x - m.y * m.z, cxz = momentCross.y - m.x * m.z, cxy = momentCross.z - m.x * m.y
+        let cxx = momentDiagonal.x - m.x * m.x
+        let cyy = momentDiagonal.y - m.y * m.y
+        let czz = momentDiagonal.z - m.z * m.z
+        let cyz = momentCross.x - m.y * m.z
+        let cxz = momentCross.y - m.x * m.z
+        let cxy = momentCross.z - m.x * m.y
         let trace = cxx + cyy + czz
         guard trace > 0 else { return 0 }
-        let vertical = (m.x * m.x * cxx + m.y * m.y * cyy + m.z * m.z * czz
-            + 2 * (m.y * m.z * cyz + m.x * m.z * cxz + m.x * m.y * cxy)) / g2
+        let vertical =
+            (m.x * m.x * cxx + m.y * m.y * cyy + m.z * m.z * czz
+                + 2 * (m.y * m.z * cyz + m.x * m.z * cxz + m.x * m.y * cxy)) / g2
         return min(max(vertical / trace, 0), 1)
     }
 
@@ -322,7 +334,9 @@ public struct StepDetector: Sendable {
         let lag = Int((seconds * Self.historyRate).rounded())
         let n = historyFilled - lag
         guard lag > 0, n >= lag / 2 else { return 0 }
-        var xy = 0.0, xx = 0.0, yy = 0.0
+        var xy = 0.0
+        var xx = 0.0
+        var yy = 0.0
         let count = history.count
         // The newest sample sits just before `historyNext`.
         for i in 0..<n {

@@ -67,8 +67,10 @@ public struct WorldMagneticModel: Sendable {
     /// tables are generated and checked by scripts/wmm/generate_coefficients.py, so a gap is a programming
     /// error, not a run-time condition.
     init(name: String, epoch: Double, validUntil: Double, maxDegree: Int, coefficients: [Coefficient]) {
-        precondition(maxDegree >= 1 && coefficients.count == (maxDegree + 1) * (maxDegree + 2) / 2 - 1,
-                     "a \(maxDegree)-degree model needs every (n, m) with 1 ≤ n ≤ \(maxDegree), 0 ≤ m ≤ n")
+        precondition(
+            maxDegree >= 1 && coefficients.count == (maxDegree + 1) * (maxDegree + 2) / 2 - 1,
+            "a \(maxDegree)-degree model needs every (n, m) with 1 ≤ n ≤ \(maxDegree), 0 ≤ m ≤ n"
+        )
         self.name = name
         self.epoch = epoch
         self.validYears = epoch...validUntil
@@ -94,11 +96,15 @@ public struct WorldMagneticModel: Sendable {
         }
 
         var g = [Double](repeating: 0, count: count)
-        var h = g, gDot = g, hDot = g
+        var h = g
+        var gDot = g
+        var hDot = g
         var seen = [Bool](repeating: false, count: count)
         for c in coefficients {
             precondition(
-                (1...maxDegree).contains(c.n) && (0...c.n).contains(c.m), "coefficient (\(c.n), \(c.m)) out of range")
+                (1...maxDegree).contains(c.n) && (0...c.n).contains(c.m),
+                "coefficient (\(c.n), \(c.m)) out of range"
+            )
             let i = c.n * (c.n + 1) / 2 + c.m
             precondition(!seen[i], "coefficient (\(c.n), \(c.m)) appears twice")
             seen[i] = true

@@ -77,4 +77,3 @@ public struct Quaternion: Sendable, Hashable, Codable {
         return 2 * acos(Swift.min(1, d))
     }
 }
-

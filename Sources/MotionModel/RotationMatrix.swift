@@ -11,13 +11,25 @@ public struct RotationMatrix: Sendable, Hashable, Codable {
 
     @inlinable
     public init(
-        m11: Double, m12: Double, m13: Double,
-        m21: Double, m22: Double, m23: Double,
-        m31: Double, m32: Double, m33: Double
+        m11: Double,
+        m12: Double,
+        m13: Double,
+        m21: Double,
+        m22: Double,
+        m23: Double,
+        m31: Double,
+        m32: Double,
+        m33: Double
     ) {
-        self.m11 = m11; self.m12 = m12; self.m13 = m13
-        self.m21 = m21; self.m22 = m22; self.m23 = m23
-        self.m31 = m31; self.m32 = m32; self.m33 = m33
+        self.m11 = m11
+        self.m12 = m12
+        self.m13 = m13
+        self.m21 = m21
+        self.m22 = m22
+        self.m23 = m23
+        self.m31 = m31
+        self.m32 = m32
+        self.m33 = m33
     }
 
     public static let identity = RotationMatrix(m11: 1, m12: 0, m13: 0, m21: 0, m22: 1, m23: 0, m31: 0, m32: 0, m33: 1)
@@ -28,9 +40,15 @@ public struct RotationMatrix: Sendable, Hashable, Codable {
         let u = q.normalized
         let (w, x, y, z) = (u.w, u.x, u.y, u.z)
         self.init(
-            m11: 1 - 2 * (y * y + z * z), m12: 2 * (x * y - w * z), m13: 2 * (x * z + w * y),
-            m21: 2 * (x * y + w * z), m22: 1 - 2 * (x * x + z * z), m23: 2 * (y * z - w * x),
-            m31: 2 * (x * z - w * y), m32: 2 * (y * z + w * x), m33: 1 - 2 * (x * x + y * y)
+            m11: 1 - 2 * (y * y + z * z),
+            m12: 2 * (x * y - w * z),
+            m13: 2 * (x * z + w * y),
+            m21: 2 * (x * y + w * z),
+            m22: 1 - 2 * (x * x + z * z),
+            m23: 2 * (y * z - w * x),
+            m31: 2 * (x * z - w * y),
+            m32: 2 * (y * z + w * x),
+            m33: 1 - 2 * (x * x + y * y)
         )
     }
 

@@ -1,11 +1,12 @@
+import AgentCore
+import MotionModel
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-import MotionModel
-import Synchronization
 
 /// The acquisition thread's state and body. The thread owns the simulator while it runs and hands it back
 /// to the source when it ends.
@@ -34,12 +35,17 @@ final class AcquisitionLoop: Sendable {
         payload.withLock { $0.1 = continuation }
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let loop = Unmanaged<AcquisitionLoop>.fromOpaque(raw).takeRetainedValue()
-            loop.body()
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                guard let raw else { return nil }
+                let loop = Unmanaged<AcquisitionLoop>.fromOpaque(raw).takeRetainedValue()
+                loop.body()
+                return nil
+            },
+            context
+        )
         if status != 0 {
             Unmanaged<AcquisitionLoop>.fromOpaque(context).release()
             let imu = payload.withLock { $0.0.take() }

@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// Walking, running and stair climbing: the body's centre of mass follows the periodic pattern of a gait
 /// (vertical bounce, forward surge, sideways sway) along a gently meandering path, and the phone rides in
@@ -64,9 +65,22 @@ struct GaitMotion: Sendable {
 
     static func walking(cadence: Double, duration: Double) -> GaitMotion {
         var g = GaitMotion(
-            kind: .level, activity: .walking, placement: .hand, cadence: cadence, stepLength: 0.7,
-            duration: duration, ramp: 0, phaseOffset: 0, verticalCos: [], verticalSin: [],
-            surge: 1.2, sway: 0.6, thighMean: 0.13, thighAmplitude: 0.30, handPitch: 0.035, handRoll: 0.04,
+            kind: .level,
+            activity: .walking,
+            placement: .hand,
+            cadence: cadence,
+            stepLength: 0.7,
+            duration: duration,
+            ramp: 0,
+            phaseOffset: 0,
+            verticalCos: [],
+            verticalSin: [],
+            surge: 1.2,
+            sway: 0.6,
+            thighMean: 0.13,
+            thighAmplitude: 0.30,
+            handPitch: 0.035,
+            handRoll: 0.04,
             wanders: true
         )
         g.setStancePulse(duty: 0.5, trough: 2.5)
@@ -76,9 +90,22 @@ struct GaitMotion: Sendable {
 
     static func running(cadence: Double, duration: Double) -> GaitMotion {
         var g = GaitMotion(
-            kind: .level, activity: .running, placement: .pocket, cadence: cadence, stepLength: 1.1,
-            duration: duration, ramp: 0, phaseOffset: 0, verticalCos: [], verticalSin: [],
-            surge: 3.0, sway: 1.2, thighMean: 0.35, thighAmplitude: 0.55, handPitch: 0.06, handRoll: 0.08,
+            kind: .level,
+            activity: .running,
+            placement: .pocket,
+            cadence: cadence,
+            stepLength: 1.1,
+            duration: duration,
+            ramp: 0,
+            phaseOffset: 0,
+            verticalCos: [],
+            verticalSin: [],
+            surge: 3.0,
+            sway: 1.2,
+            thighMean: 0.35,
+            thighAmplitude: 0.55,
+            handPitch: 0.06,
+            handRoll: 0.08,
             wanders: true
         )
         g.setStancePulse(duty: 0.35, trough: 0.8 * standardGravity)
@@ -90,10 +117,23 @@ struct GaitMotion: Sendable {
     static func stairs(floors: Int, up: Bool) -> GaitMotion {
         let cadence = 1.6
         var g = GaitMotion(
-            kind: .stairs(floors: floors, rise: up ? floorHeight : -floorHeight), activity: .walking,
-            placement: .hand, cadence: cadence, stepLength: 0.3, duration: 0, ramp: 0, phaseOffset: 0,
-            verticalCos: [], verticalSin: [], surge: 0.8, sway: 0.5, thighMean: 0.3, thighAmplitude: 0.35,
-            handPitch: 0.03, handRoll: 0.035, wanders: false
+            kind: .stairs(floors: floors, rise: up ? floorHeight : -floorHeight),
+            activity: .walking,
+            placement: .hand,
+            cadence: cadence,
+            stepLength: 0.3,
+            duration: 0,
+            ramp: 0,
+            phaseOffset: 0,
+            verticalCos: [],
+            verticalSin: [],
+            surge: 0.8,
+            sway: 0.5,
+            thighMean: 0.3,
+            thighAmplitude: 0.35,
+            handPitch: 0.03,
+            handRoll: 0.035,
+            wanders: false
         )
         g.setStancePulse(duty: 0.5, trough: 2.0)
         // The ramp is one step; the phase reaches exactly floors × floorCycle at the end.
@@ -162,7 +202,8 @@ struct GaitMotion: Sendable {
             let flight = GaitMotion.flightSteps
             let half = rise / 2
             let flightA = Profile.windowIntegral(u, length: flight, ramp: 1) * (half / (flight - 1))
-            let flightB = Profile.windowIntegral(u + (-(flight + GaitMotion.landingSteps)), length: flight, ramp: 1)
+            let flightB =
+                Profile.windowIntegral(u + (-(flight + GaitMotion.landingSteps)), length: flight, ramp: 1)
                 * (half / (flight - 1))
             ground = flightA + flightB + rise * k
             // The U-turn starts on the last step of the flight and ends on the first step of the next
@@ -212,8 +253,15 @@ struct GaitMotion: Sendable {
         }
 
         return LocalMotion(
-            frame: frame, heading: heading.v, ground: ground.v, steps: stepCount, distance: distance.v,
-            floorsAscended: floorsUp, floorsDescended: floorsDown, cadence: phase.d, speed: distance.d,
+            frame: frame,
+            heading: heading.v,
+            ground: ground.v,
+            steps: stepCount,
+            distance: distance.v,
+            floorsAscended: floorsUp,
+            floorsDescended: floorsDown,
+            cadence: phase.d,
+            speed: distance.d,
             activity: activity
         )
     }

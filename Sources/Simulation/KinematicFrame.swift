@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// A rigid frame moving in the world (North-West-Up): where it is, how it is turned, and the first two
 /// derivatives of both, all in world axes.
@@ -90,7 +91,8 @@ struct KinematicFrame: Sendable {
         child.altitude = altitude + r.z
         // Transport theorem for a point moving in a rotating frame.
         child.velocity = velocity + w.cross(r) + rDot
-        child.acceleration = acceleration + angularAcceleration.cross(r) + w.cross(w.cross(r))
+        child.acceleration =
+            acceleration + angularAcceleration.cross(r) + w.cross(w.cross(r))
             + 2 * w.cross(rDot) + rDDot
         return child
     }

@@ -1,4 +1,5 @@
 import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

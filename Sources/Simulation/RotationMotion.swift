@@ -63,8 +63,16 @@ struct RotationMotion: Sendable {
             frame = frame.rotated(by: before[index]).rotated(about: turn.axis, by: progress * turn.angle)
         }
         return LocalMotion(
-            frame: frame, heading: 0, ground: 0, steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0,
-            cadence: 0, speed: 0, activity: .stationary
+            frame: frame,
+            heading: 0,
+            ground: 0,
+            steps: 0,
+            distance: 0,
+            floorsAscended: 0,
+            floorsDescended: 0,
+            cadence: 0,
+            speed: 0,
+            activity: .stationary
         )
     }
 }

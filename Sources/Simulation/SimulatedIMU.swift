@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// A simulated IMU board (accelerometer, gyroscope, magnetometer, barometer) carried through a scenario,
 /// with the ground truth of every instant.
@@ -119,7 +120,8 @@ public struct SimulatedIMU: Sendable {
         var sample = IMUSample(timestamp: t)
         if sensors.contains(.accelerometer) {
             let sigma = errors.accelerometerNoiseDensity * bandwidthRoot(since: &lastAccelerometer, now: t)
-            sample.acceleration = truth.gravity + truth.userAcceleration + accelerometerBias
+            sample.acceleration =
+                truth.gravity + truth.userAcceleration + accelerometerBias
                 + accelerometerNoise.gaussianVector() * sigma
         }
         if sensors.contains(.gyroscope) {

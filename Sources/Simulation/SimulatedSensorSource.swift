@@ -1,12 +1,13 @@
+import AgentCore
+import Logging
+import MotionModel
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-import Logging
-import MotionModel
-import Synchronization
 
 /// The simulator as the agent's hardware port: one device (`simulated`, `simulated-imu`) carrying all four
 /// sensors, paced in real time on its own thread and timestamped on the monotonic clock like IIO samples.
@@ -83,8 +84,13 @@ public final class SimulatedSensorSource: SensorSource {
         let rateText = SimulatedSensorSource.format(rateHz)
         summary = "simulated (scenario \(scenario.rawValue), seed \(seed), up to \(rateText) Hz)"
         let imu = SimulatedIMU(
-            scenario: scenario, seed: seed, earthField: earthField, altitudeM: altitudeM, errors: errors,
-            options: options, nominalRateHz: rateHz
+            scenario: scenario,
+            seed: seed,
+            earthField: earthField,
+            altitudeM: altitudeM,
+            errors: errors,
+            options: options,
+            nominalRateHz: rateHz
         )
         state = Mutex(State(imu: imu))
         latestTruth = Mutex(imu.truth)

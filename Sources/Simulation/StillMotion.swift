@@ -20,8 +20,11 @@ struct StillMotion: Sendable {
 
     static func lift(height: Double, phases: (Double, Double, Double, Double)) -> StillMotion {
         StillMotion(
-            placement: .hand, activity: .stationary,
-            duration: abs(height) / liftSpeed + liftRamp, liftHeight: height, phases: phases
+            placement: .hand,
+            activity: .stationary,
+            duration: abs(height) / liftSpeed + liftRamp,
+            liftHeight: height,
+            phases: phases
         )
     }
 
@@ -59,8 +62,16 @@ struct StillMotion: Sendable {
                 .rotated(by: Placement.pocketMount)
         }
         return LocalMotion(
-            frame: frame, heading: 0, ground: ground.v, steps: 0, distance: 0, floorsAscended: 0,
-            floorsDescended: 0, cadence: 0, speed: 0, activity: activity
+            frame: frame,
+            heading: 0,
+            ground: ground.v,
+            steps: 0,
+            distance: 0,
+            floorsAscended: 0,
+            floorsDescended: 0,
+            cadence: 0,
+            speed: 0,
+            activity: activity
         )
     }
 }

@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// Moving the phone from one placement to another (out of the pocket into the hand, down onto a table,
 /// into the car's tray): a single smooth turn about the fixed axis between the two attitudes and a
@@ -32,8 +33,16 @@ struct TransitionMotion: Sendable {
             frame = frame.rotated(about: axis, by: s * angle)
         }
         var motion = LocalMotion(
-            frame: frame, heading: 0, ground: 0, steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0,
-            cadence: 0, speed: 0, activity: activity
+            frame: frame,
+            heading: 0,
+            ground: 0,
+            steps: 0,
+            distance: 0,
+            floorsAscended: 0,
+            floorsDescended: 0,
+            cadence: 0,
+            speed: 0,
+            activity: activity
         )
         motion.isTransition = true
         return motion

@@ -135,7 +135,8 @@ struct VehicleMotion: Sendable {
             if tau <= leg.start + leg.duration {
                 let local = t + (-leg.start)
                 moving = Profile.window(local, length: leg.duration, ramp: ramp)
-                distance = Profile.windowIntegral(local, length: leg.duration, ramp: ramp) * cruiseSpeed
+                distance =
+                    Profile.windowIntegral(local, length: leg.duration, ramp: ramp) * cruiseSpeed
                     + leg.distanceBefore
                 let turning = (local + (-VehicleMotion.turnDelay)) * (1 / VehicleMotion.turnDuration)
                 heading = Profile.smootherstep(turning) * leg.turn + leg.headingBefore
@@ -184,8 +185,16 @@ struct VehicleMotion: Sendable {
                 .rotated(by: Placement.faceUpTopForward)
         }
         return LocalMotion(
-            frame: frame, heading: heading.v, ground: 0, steps: 0, distance: 0, floorsAscended: 0,
-            floorsDescended: 0, cadence: 0, speed: distance.d, activity: activity
+            frame: frame,
+            heading: heading.v,
+            ground: 0,
+            steps: 0,
+            distance: 0,
+            floorsAscended: 0,
+            floorsDescended: 0,
+            cadence: 0,
+            speed: distance.d,
+            activity: activity
         )
     }
 }

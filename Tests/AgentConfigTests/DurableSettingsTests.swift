@@ -4,7 +4,11 @@ import Testing
 
 @Suite struct DurableSettingsTests {
     @Test func streamsAreNotDurableByDefaultAndReplayRateIs500() throws {
-        let configuration = try ConfigurationLoader.decode(yaml: "device:\n  id: d\n", source: "config.yaml", environment: [:])
+        let configuration = try ConfigurationLoader.decode(
+            yaml: "device:\n  id: d\n",
+            source: "config.yaml",
+            environment: [:]
+        )
         #expect(StreamName.allCases.allSatisfy { !configuration[stream: $0].durable })
         #expect(configuration.outbox.replayRate == 500)
     }

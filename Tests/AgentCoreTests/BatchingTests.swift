@@ -9,15 +9,20 @@ import Testing
 @Suite struct BatchingTests {
     private func drain(_ outbox: Outbox) -> [[UInt8]] {
         var out: [[UInt8]] = []
-        while outbox.withOldest(timeout: 0, { m in
-            out.append(Array(m.payload))
-            return .published
-        }) {}
+        while outbox.withOldest(
+            timeout: 0,
+            { m in
+                out.append(Array(m.payload))
+                return .published
+            }
+        ) {}
         return out
     }
 
     private func readU16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
-    private func readU64(_ b: [UInt8], _ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[i + $1]) << (8 * $1) } }
+    private func readU64(_ b: [UInt8], _ i: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[i + $1]) << (8 * $1) }
+    }
     private func readF64(_ b: [UInt8], _ i: Int) -> Double { Double(bitPattern: readU64(b, i)) }
     private func readF32(_ b: [UInt8], _ i: Int) -> Float {
         Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(b[i + $1]) << (8 * $1) })
@@ -26,8 +31,12 @@ import Testing
     @Test func jsonBatchesCarryEverySampleInOrder() throws {
         let outbox = Outbox()
         let hub = SensorHub(outbox: outbox)
-        let accel = try #require(RawSensorStream(
-            name: .accelerometer, settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 10)))
+        let accel = try #require(
+            RawSensorStream(
+                name: .accelerometer,
+                settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 10)
+            )
+        )
         accel.configure(settings: accel.settings, sensorRatesHz: [.accelerometer: 100], topicID: 0)
         hub.setStreams([accel])
         for i in 0..<105 { hub.ingest(IMUSample(timestamp: Double(i) / 100, acceleration: Vector3(0, Double(i), -1))) }
@@ -52,12 +61,24 @@ import Testing
     @Test func binaryBatchesFollowTheDocumentedLayout() throws {
         let outbox = Outbox()
         let hub = SensorHub(outbox: outbox)
-        let gyro = try #require(RawSensorStream(
-            name: .gyroscope,
-            settings: StreamSettings(enabled: true, rateHz: 200, qos: 0, retain: false, batch: 50, encoding: .binary)))
+        let gyro = try #require(
+            RawSensorStream(
+                name: .gyroscope,
+                settings: StreamSettings(
+                    enabled: true,
+                    rateHz: 200,
+                    qos: 0,
+                    retain: false,
+                    batch: 50,
+                    encoding: .binary
+                )
+            )
+        )
         gyro.configure(settings: gyro.settings, sensorRatesHz: [.gyroscope: 200], topicID: 0)
         hub.setStreams([gyro])
-        for i in 0..<100 { hub.ingest(IMUSample(timestamp: 10 + Double(i) / 200, rotationRate: Vector3(0.5, -0.25, Double(i)))) }
+        for i in 0..<100 {
+            hub.ingest(IMUSample(timestamp: 10 + Double(i) / 200, rotationRate: Vector3(0.5, -0.25, Double(i))))
+        }
         let messages = drain(outbox)
         #expect(messages.count == 2)
         for (m, message) in messages.enumerated() {
@@ -87,7 +108,11 @@ import Testing
         )
         motion.configure(settings: motion.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
         hub.setStreams([motion])
-        for (sample, _) in SimulatedRecording(imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal), rateHz: 100, duration: 2.49) {
+        for (sample, _) in SimulatedRecording(
+            imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal),
+            rateHz: 100,
+            duration: 2.49
+        ) {
             hub.ingest(sample)
         }
         let messages = drain(outbox)

@@ -39,7 +39,11 @@ import Testing
         }
     }
 
-    static func fixture(hmacKey: [UInt8]? = nil, rememberedNonces: Int = 8192, rememberedIDs: Int = 1_000_000) throws -> Fixture {
+    static func fixture(
+        hmacKey: [UInt8]? = nil,
+        rememberedNonces: Int = 8192,
+        rememberedIDs: Int = 1_000_000
+    ) throws -> Fixture {
         var text = RecordingFormat.header + "\n"
         for i in 0..<10 { text += "\(Double(i) / 100),0,0,-1,0,0,0.1,20,0,-40,,\n" }
         let path = NSTemporaryDirectory() + "control-fuzz-\(UUID().uuidString).csv"
@@ -47,7 +51,11 @@ import Testing
         let source = try ReplaySensorSource(path: path, realtime: false, loop: false)
         let topics = TopicScheme(root: "motion/dev1")
         let catalog = StreamCatalog(
-            configuration: AgentConfiguration(), topics: topics, topicTable: TopicTable(), declinationDegrees: nil)
+            configuration: AgentConfiguration(),
+            topics: topics,
+            topicTable: TopicTable(),
+            declinationDegrees: nil
+        )
         let controller = AgentController(
             configuration: AgentConfiguration(),
             source: source,
@@ -70,13 +78,26 @@ import Testing
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let plane = ControlPlane(
-            controller: controller, topics: topics, deviceID: "dev1", settings: settings, clock: { clock.value },
-            statusDocument: { controller.status(state: .online, reason: nil, bootCount: 1) }, logger: logger)
+            controller: controller,
+            topics: topics,
+            deviceID: "dev1",
+            settings: settings,
+            clock: { clock.value },
+            statusDocument: { controller.status(state: .online, reason: nil, bootCount: 1) },
+            logger: logger
+        )
         return Fixture(controller: controller, plane: plane, clock: clock)
     }
 
     static func message(_ payload: [UInt8]) -> InboundMessage {
-        InboundMessage(topic: "motion/dev1/control", payload: payload, qos: 1, retain: false, responseTopic: nil, correlationData: nil)
+        InboundMessage(
+            topic: "motion/dev1/control",
+            payload: payload,
+            qos: 1,
+            retain: false,
+            responseTopic: nil,
+            correlationData: nil
+        )
     }
 
     static func reply(_ outcome: ControlPlane.Outcome) -> [String: Any]? {
@@ -89,15 +110,28 @@ import Testing
         let stream = streams.randomElement(using: &rng)!
         var c: [String: Any] = ["id": id]
         switch Int.random(in: 0..<10, using: &rng) {
-        case 0: c["command"] = "start"; c["stream"] = stream
-        case 1: c["command"] = "stop"; c["stream"] = stream
+        case 0:
+            c["command"] = "start"
+            c["stream"] = stream
+        case 1:
+            c["command"] = "stop"
+            c["stream"] = stream
         case 2:
-            c["command"] = "set-rate"; c["stream"] = stream
-            if Bool.random(using: &rng) { c["rate_hz"] = Double(Int.random(in: 1...400, using: &rng)) } else {
+            c["command"] = "set-rate"
+            c["stream"] = stream
+            if Bool.random(using: &rng) {
+                c["rate_hz"] = Double(Int.random(in: 1...400, using: &rng))
+            } else {
                 c["interval_s"] = [0.01, 0.02, 0.1, 0.5, 1][Int.random(in: 0..<5, using: &rng)]
             }
-        case 3: c["command"] = "set-qos"; c["stream"] = stream; c["qos"] = Int.random(in: 0...2, using: &rng)
-        case 4: c["command"] = "set-retain"; c["stream"] = stream; c["retain"] = Bool.random(using: &rng)
+        case 3:
+            c["command"] = "set-qos"
+            c["stream"] = stream
+            c["qos"] = Int.random(in: 0...2, using: &rng)
+        case 4:
+            c["command"] = "set-retain"
+            c["stream"] = stream
+            c["retain"] = Bool.random(using: &rng)
         case 5:
             c["command"] = "set-reference-frame"
             c["frame"] = AttitudeReferenceFrame.allCases.randomElement(using: &rng)!.rawValue
@@ -134,7 +168,8 @@ import Testing
         var b = bytes
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             switch Int.random(in: 0..<7, using: &rng) {
-            case 0 where !b.isEmpty: b[Int.random(in: 0..<b.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+            case 0 where !b.isEmpty:
+                b[Int.random(in: 0..<b.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
             case 1 where !b.isEmpty: b.removeLast(Int.random(in: 1...b.count, using: &rng))
             case 2: b.insert(UInt8.random(in: 0...255, using: &rng), at: Int.random(in: 0...b.count, using: &rng))
             case 3 where !b.isEmpty: b.remove(at: Int.random(in: 0..<b.count, using: &rng))
@@ -185,14 +220,20 @@ import Testing
             if case .success(let request) = parsed {
                 if applied.contains(request.id) {
                     // A repeated id (a mutation can clone one) is a redelivery: not applied, not answered.
-                    #expect(outcome == nil, "a repeated id was answered twice: \(String(decoding: payload, as: UTF8.self))")
+                    #expect(
+                        outcome == nil,
+                        "a repeated id was answered twice: \(String(decoding: payload, as: UTF8.self))"
+                    )
                     #expect(f.status == before)
                     counts.duplicates += 1
                     continue
                 }
                 applied.insert(request.id)
                 counts.parsed += 1
-                let answer = try #require(outcome.flatMap(Self.reply), "a parseable command went unanswered: \(String(decoding: payload, as: UTF8.self))")
+                let answer = try #require(
+                    outcome.flatMap(Self.reply),
+                    "a parseable command went unanswered: \(String(decoding: payload, as: UTF8.self))"
+                )
                 #expect(answer["id"] as? String == request.id)
                 if answer["ok"] as? Bool != true {
                     #expect([400, 404, 409].contains(answer["code"] as? Int), "\(answer)")
@@ -231,7 +272,10 @@ import Testing
                 if mutated == envelope { mutated.append(UInt8(ascii: " ")) }
                 let outcome = f.plane.handle(Self.message(mutated))
                 let answer = outcome.flatMap(Self.reply)
-                #expect(answer?["ok"] as? Bool != true, "a mutated envelope was accepted: \(String(decoding: mutated, as: UTF8.self))")
+                #expect(
+                    answer?["ok"] as? Bool != true,
+                    "a mutated envelope was accepted: \(String(decoding: mutated, as: UTF8.self))"
+                )
                 #expect(f.status == before)
             }
         }

@@ -19,7 +19,10 @@ import Testing
         let hub: SensorHub
     }
 
-    private func fixture(settings: ControlPlane.Settings = ControlPlane.Settings(), persistencePath: String? = nil) throws -> Fixture {
+    private func fixture(
+        settings: ControlPlane.Settings = ControlPlane.Settings(),
+        persistencePath: String? = nil
+    ) throws -> Fixture {
         var text = RecordingFormat.header + "\n"
         for i in 0..<10 { text += "\(Double(i) / 100),0,0,-1,0,0,0.1,20,0,-40,,\n" }
         let path = NSTemporaryDirectory() + "control-\(UUID().uuidString).csv"
@@ -27,8 +30,11 @@ import Testing
         let source = try ReplaySensorSource(path: path, realtime: false, loop: false)
         let hub = SensorHub(outbox: Outbox())
         let catalog = StreamCatalog(
-            configuration: AgentConfiguration(), topics: TopicScheme(root: "motion/dev1"), topicTable: TopicTable(),
-            declinationDegrees: nil)
+            configuration: AgentConfiguration(),
+            topics: TopicScheme(root: "motion/dev1"),
+            topicTable: TopicTable(),
+            declinationDegrees: nil
+        )
         let controller = AgentController(
             configuration: AgentConfiguration(),
             source: source,
@@ -54,7 +60,14 @@ import Testing
     }
 
     private func message(_ text: String, retain: Bool = false, responseTopic: String? = nil) -> InboundMessage {
-        InboundMessage(topic: "motion/dev1/control", payload: Array(text.utf8), qos: 1, retain: retain, responseTopic: responseTopic, correlationData: responseTopic == nil ? nil : [1, 2, 3])
+        InboundMessage(
+            topic: "motion/dev1/control",
+            payload: Array(text.utf8),
+            qos: 1,
+            retain: retain,
+            responseTopic: responseTopic,
+            correlationData: responseTopic == nil ? nil : [1, 2, 3]
+        )
     }
 
     private func reply(_ outcome: ControlPlane.Outcome?) throws -> [String: Any] {
@@ -84,7 +97,9 @@ import Testing
 
     @Test func mqtt5RepliesGoToTheResponseTopicWithTheCorrelationData() throws {
         let f = try fixture()
-        let outcome = try #require(f.plane.handle(message(#"{"id":"v5","command":"ping"}"#, responseTopic: "ops/replies/42")))
+        let outcome = try #require(
+            f.plane.handle(message(#"{"id":"v5","command":"ping"}"#, responseTopic: "ops/replies/42"))
+        )
         #expect(outcome.replyTopic == "ops/replies/42")
         #expect(outcome.correlationData == [1, 2, 3])
     }
@@ -107,7 +122,9 @@ import Testing
     @Test func oldCommandsAreRefused() throws {
         let f = try fixture()
         let old = f.clock.value - 3600
-        let r = try reply(f.plane.handle(message(#"{"id":"old","command":"stop","stream":"gyroscope","timestamp":\#(old)}"#)))
+        let r = try reply(
+            f.plane.handle(message(#"{"id":"old","command":"stop","stream":"gyroscope","timestamp":\#(old)}"#))
+        )
         #expect(r["code"] as? Int == 409)
         #expect(f.controller.status(state: .online, reason: nil, bootCount: 1).streams?["gyroscope"]?.enabled == true)
     }
@@ -129,7 +146,9 @@ import Testing
     @Test func invalidCommandsChangeNothing() throws {
         let f = try fixture()
         let before = f.controller.status(state: .online, reason: nil, bootCount: 1).streams
-        for text in [#"{"id":"x","command":"set-rate","stream":"gyroscope","rate_hz":-1}"#, "{", #"{"id":"y","command":"nope"}"#] {
+        for text in [
+            #"{"id":"x","command":"set-rate","stream":"gyroscope","rate_hz":-1}"#, "{", #"{"id":"y","command":"nope"}"#,
+        ] {
             let r = try reply(f.plane.handle(message(text)))
             #expect(r["ok"] as? Bool == false)
         }
@@ -141,6 +160,9 @@ import Testing
         let first = try fixture(persistencePath: path)
         _ = first.plane.handle(message(#"{"id":"p","command":"set-rate","stream":"magnetometer","rate_hz":10}"#))
         let second = try fixture(persistencePath: path)
-        #expect(second.controller.status(state: .online, reason: nil, bootCount: 1).streams?["magnetometer"]?.requestedRateHz == 10)
+        #expect(
+            second.controller.status(state: .online, reason: nil, bootCount: 1).streams?["magnetometer"]?
+                .requestedRateHz == 10
+        )
     }
 }

@@ -10,10 +10,16 @@ import Testing
     @Test(arguments: [
         (#"{"id":"1","command":"start","stream":"gyroscope"}"#, ControlCommand.start(.gyroscope)),
         (#"{"id":"2","command":"stop","stream":"accelerometer"}"#, .stop(.accelerometer)),
-        (#"{"id":"3","command":"set-rate","stream":"magnetometer","rate_hz":12.5}"#, .setRate(.magnetometer, rateHz: 12.5)),
+        (
+            #"{"id":"3","command":"set-rate","stream":"magnetometer","rate_hz":12.5}"#,
+            .setRate(.magnetometer, rateHz: 12.5)
+        ),
         (#"{"id":"4","command":"set-rate","stream":"gyroscope","interval_s":0.02}"#, .setRate(.gyroscope, rateHz: 50)),
         (#"{"id":"5","command":"set-qos","stream":"gyroscope","qos":1}"#, .setQoS(.gyroscope, qos: 1)),
-        (#"{"id":"6","command":"set-retain","stream":"gyroscope","retain":true}"#, .setRetain(.gyroscope, retain: true)),
+        (
+            #"{"id":"6","command":"set-retain","stream":"gyroscope","retain":true}"#,
+            .setRetain(.gyroscope, retain: true)
+        ),
         (#"{"id":"7","command":"status"}"#, .status),
         (#"{"id":"8","command":"list-streams","timestamp":1763700000}"#, .listStreams),
     ])
@@ -56,7 +62,9 @@ import Testing
         } else {
             Issue.record("invalid UTF-8 accepted")
         }
-        let big = Array(#"{"id":"1","command":"status","pad":""#.utf8) + [UInt8](repeating: 0x41, count: 10_000) + Array(#""}"#.utf8)
+        let big =
+            Array(#"{"id":"1","command":"status","pad":""#.utf8) + [UInt8](repeating: 0x41, count: 10_000)
+            + Array(#""}"#.utf8)
         if case .failure(let f) = ControlRequest.parse(big) {
             #expect(f.message.contains("at most 8192"))
         } else {
@@ -67,9 +75,14 @@ import Testing
 
 @Suite struct HistoryQueryCommandTests {
     @Test(arguments: [
-        (#"{"id":"q","command":"query-pedometer","from":1763700000,"to":1763703600}"#, 1_763_700_000.0, 1_763_703_600.0),
-        (#"{"id":"q","command":"query-activity","from":"2025-11-21T04:40:00Z","to":"2025-11-21T05:40:00.5Z"}"#,
-         1_763_700_000.0, 1_763_703_600.5),
+        (
+            #"{"id":"q","command":"query-pedometer","from":1763700000,"to":1763703600}"#, 1_763_700_000.0,
+            1_763_703_600.0
+        ),
+        (
+            #"{"id":"q","command":"query-activity","from":"2025-11-21T04:40:00Z","to":"2025-11-21T05:40:00.5Z"}"#,
+            1_763_700_000.0, 1_763_703_600.5
+        ),
     ])
     func timesAreUnixSecondsOrISO8601(text: String, from: Double, to: Double) throws {
         let r = try ControlRequest.parse(Array(text.utf8)).get()

@@ -33,10 +33,13 @@ import Testing
         let imu = SimulatedIMU(scenario: scenario, seed: 11, errors: .ideal)
         for (sample, _) in SimulatedRecording(imu: imu, rateHz: 100, duration: seconds) { hub.ingest(sample) }
         var out: [[String: Any]] = []
-        while outbox.withOldest(timeout: 0, { m in
-            out.append((try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]) ?? [:])
-            return .published
-        }) {}
+        while outbox.withOldest(
+            timeout: 0,
+            { m in
+                out.append((try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]) ?? [:])
+                return .published
+            }
+        ) {}
         return out
     }
 

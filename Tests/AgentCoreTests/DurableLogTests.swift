@@ -181,7 +181,9 @@ import Testing
         let log = try open(directory())
         #expect(DurableLog.problem(topic: topic, payloadCount: 10) != nil)
         #expect(throws: DurableLog.Failure.self) {
-            try [UInt8(1)].withUnsafeBytes { try log.append(topic: topic, qos: 1, retain: false, payload: $0, nowMillis: 0) }
+            try [UInt8(1)].withUnsafeBytes {
+                try log.append(topic: topic, qos: 1, retain: false, payload: $0, nowMillis: 0)
+            }
         }
         #expect(log.snapshot.rejected == 1)
         #expect(log.snapshot.appended == 0)

@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import MosquittoTransport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The durable path of the publisher against a real mosquitto: the log fills while disconnected, drains in
 /// order when connected, and the broker's acknowledgements move the cursor.
@@ -20,7 +20,9 @@ import TestSupport
 
     /// Connects `client`, forwarding the broker's acknowledgements to `publisher` as MotionAgent does.
     private func connect(
-        _ broker: MosquittoBroker, _ publisher: OutboxPublisher, client: MosquittoClient
+        _ broker: MosquittoBroker,
+        _ publisher: OutboxPublisher,
+        client: MosquittoClient
     ) async throws -> (MosquittoClient, Task<Void, Never>) {
         try client.connect(broker.connectOptions(clientID: "durable-\(UUID().uuidString.prefix(8))"))
         let connected = Mutex(false)
@@ -41,21 +43,33 @@ import TestSupport
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/d/accelerometer"])
         let directory = NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)"
-        let log = try DurableLog(directory: directory, maxBytes: 1 << 20, maxAgeSeconds: 3600, logger: Logger(label: "t"))
+        let log = try DurableLog(
+            directory: directory,
+            maxBytes: 1 << 20,
+            maxAgeSeconds: 3600,
+            logger: Logger(label: "t")
+        )
         let staging = Outbox(capacityBytes: 1 << 16)
         let outbox = Outbox(capacityBytes: 1 << 16, durableStaging: staging)
         let topics = TopicTable()
         let topicID = topics.id(for: "motion/d/accelerometer")
         let client = MosquittoClient()
         let publisher = OutboxPublisher(
-            outbox: outbox, topics: topics, broker: client, window: 1000,
-            durable: .init(staging: staging, log: log, replayRate: 100_000), logger: Logger(label: "t"))
+            outbox: outbox,
+            topics: topics,
+            broker: client,
+            window: 1000,
+            durable: .init(staging: staging, log: log, replayRate: 100_000),
+            logger: Logger(label: "t")
+        )
         publisher.start()
 
         // Disconnected: the messages leave the memory rings for the log at once.
         for i in 1...50 {
             let payload = Array("m\(i)".utf8)
-            payload.withUnsafeBytes { _ = outbox.enqueue(topicID: topicID, qos: 1, retain: false, payload: $0, durable: true) }
+            payload.withUnsafeBytes {
+                _ = outbox.enqueue(topicID: topicID, qos: 1, retain: false, payload: $0, durable: true)
+            }
         }
         #expect(await eventually { log.snapshot.appended == 50 })
         #expect(outbox.isEmpty && staging.isEmpty)
@@ -72,7 +86,12 @@ import TestSupport
         await subscriber.close()
 
         // The cursor was saved: a new log finds nothing left to send.
-        let reopened = try DurableLog(directory: directory, maxBytes: 1 << 20, maxAgeSeconds: 3600, logger: Logger(label: "t"))
+        let reopened = try DurableLog(
+            directory: directory,
+            maxBytes: 1 << 20,
+            maxAgeSeconds: 3600,
+            logger: Logger(label: "t")
+        )
         #expect(reopened.snapshot.depth == 0)
         #expect(reopened.next(nowMillis: 0) == nil)
     }
@@ -81,7 +100,12 @@ import TestSupport
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/d/accelerometer"])
         let directory = NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)"
-        let log = try DurableLog(directory: directory, maxBytes: 1 << 20, maxAgeSeconds: 3600, logger: Logger(label: "t"))
+        let log = try DurableLog(
+            directory: directory,
+            maxBytes: 1 << 20,
+            maxAgeSeconds: 3600,
+            logger: Logger(label: "t")
+        )
         let staging = Outbox(capacityBytes: 1 << 16)
         let outbox = Outbox(capacityBytes: 1 << 16, durableStaging: staging)
         let topics = TopicTable()
@@ -89,8 +113,13 @@ import TestSupport
         let good = topics.id(for: "motion/d/accelerometer")
         let client = MosquittoClient()
         let publisher = OutboxPublisher(
-            outbox: outbox, topics: topics, broker: client, window: 1000,
-            durable: .init(staging: staging, log: log, replayRate: 100_000), logger: Logger(label: "t"))
+            outbox: outbox,
+            topics: topics,
+            broker: client,
+            window: 1000,
+            durable: .init(staging: staging, log: log, replayRate: 100_000),
+            logger: Logger(label: "t")
+        )
         let (_, pump) = try await connect(broker, publisher, client: client)
         publisher.start()
         publisher.setConnected(true)

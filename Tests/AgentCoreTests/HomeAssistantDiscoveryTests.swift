@@ -2,10 +2,10 @@ import AgentConfig
 import AgentCore
 import Foundation
 import Logging
-import Synchronization
 import MosquittoTransport
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// Checks the discovery configs against Home Assistant's documented MQTT discovery schema
 /// (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery, sensor.mqtt, binary_sensor.mqtt and the
@@ -32,10 +32,14 @@ import TestSupport
     ]
     static let binarySensorClasses: Set<String> = ["connectivity", "problem", "running", "moving"]
     static let stateClasses: Set<String> = ["measurement", "total", "total_increasing"]
-    static let idCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    static let idCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+    )
 
     static func json(_ entity: HomeAssistantDiscovery.Entity) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(HomeAssistantDiscovery.payload(entity))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(HomeAssistantDiscovery.payload(entity))) as? [String: Any]
+        )
     }
 
     @Test(arguments: ["imu-17", "lab.imu 7ä"])
@@ -54,14 +58,20 @@ import TestSupport
             let component = parts[1]
             let known = try #require(Self.knownKeys[component], "component \(component)")
             for id in [parts[2], parts[3]] {
-                #expect(!id.isEmpty && id.unicodeScalars.allSatisfy(Self.idCharacters.contains), "\(id) in \(message.topic)")
+                #expect(
+                    !id.isEmpty && id.unicodeScalars.allSatisfy(Self.idCharacters.contains),
+                    "\(id) in \(message.topic)"
+                )
             }
             let object = try Self.json(message.entity)
             #expect(Set(object.keys).isSubset(of: known), "unknown keys \(Set(object.keys).subtracting(known))")
             // Required by the platforms: a state topic; by this agent: a name, a unique id and a device.
             let stateTopic = try #require(object["state_topic"] as? String)
             #expect(stateTopic.hasPrefix(topics.root + "/"), "the entity reads this device's topics")
-            #expect((object["value_template"] as? String)?.hasPrefix("{{") == true || (object["value_template"] as? String)?.hasPrefix("{%") == true)
+            #expect(
+                (object["value_template"] as? String)?.hasPrefix("{{") == true
+                    || (object["value_template"] as? String)?.hasPrefix("{%") == true
+            )
             #expect((object["name"] as? String)?.isEmpty == false)
             #expect((object["unique_id"] as? String)?.contains(parts[2]) == true)
             let deviceBlock = try #require(object["device"] as? [String: Any])
@@ -76,9 +86,15 @@ import TestSupport
                 #expect(deviceClass.map(Self.binarySensorClasses.contains) ?? true)
                 #expect(object["payload_on"] as? String == "online" && object["payload_off"] as? String == "offline")
                 #expect(stateTopic == topics.status)
-                #expect(object["availability_topic"] == nil, "online must read off, not unavailable, when the agent is gone")
+                #expect(
+                    object["availability_topic"] == nil,
+                    "online must read off, not unavailable, when the agent is gone"
+                )
             } else {
-                #expect(object["availability_topic"] as? String == topics.status, "unavailable while the agent is offline")
+                #expect(
+                    object["availability_topic"] as? String == topics.status,
+                    "unavailable while the agent is offline"
+                )
                 #expect(object["payload_available"] as? String == "online")
                 #expect(object["payload_not_available"] as? String == "offline")
                 #expect(object["availability_template"] as? String == "{{ value_json.state }}")
@@ -115,7 +131,10 @@ import TestSupport
         var seen = 0
         func connect() async throws -> [InboundMessage] {
             HomeAssistantPublisher(
-                configuration: configuration, topics: topics, broker: client, stateDirectory: directory,
+                configuration: configuration,
+                topics: topics,
+                broker: client,
+                stateDirectory: directory,
                 logger: Logger(label: "test")
             ).connected()
             try await Task.sleep(for: .milliseconds(300))
@@ -124,7 +143,10 @@ import TestSupport
             return Array(all.dropFirst(seen))
         }
         let published = try await connect()
-        #expect(published.count == HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "imu-9", topics: topics).messages.count)
+        #expect(
+            published.count
+                == HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "imu-9", topics: topics).messages.count
+        )
         #expect(published.allSatisfy { $0.qos == 1 && !$0.payload.isEmpty })
 
         // A new prefix: the configs go under it, and the old ones are removed.
@@ -148,4 +170,3 @@ import TestSupport
         await client.disconnect(flushTimeout: 1)
     }
 }
-

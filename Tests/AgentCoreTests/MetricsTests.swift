@@ -1,24 +1,38 @@
 import AgentCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct MetricsTests {
     static func metrics(device: String = "imu-17") throws -> AgentMetrics {
         // The counters have no public initializer; they are Codable.
         let outbox = try JSONDecoder().decode(
             Outbox.Counters.self,
-            from: Data(#"{"enqueued":1200,"published":1100,"droppedOverflow":80,"failed":1,"rejected":2,"depth":17,"bytes":2048}"#.utf8))
-        let hub = try JSONDecoder().decode(SensorHub.Counters.self, from: Data(#"{"samples":5000,"invalidReadings":3}"#.utf8))
+            from: Data(
+                #"{"enqueued":1200,"published":1100,"droppedOverflow":80,"failed":1,"rejected":2,"depth":17,"bytes":2048}"#
+                    .utf8
+            )
+        )
+        let hub = try JSONDecoder().decode(
+            SensorHub.Counters.self,
+            from: Data(#"{"samples":5000,"invalidReadings":3}"#.utf8)
+        )
         let connections = ConnectionCounters()
         connections.connected()
         connections.connectFailed()
         connections.connected()
         connections.connected()
         return AgentMetrics(
-            device: device, time: 1_763_700_000.5, uptimeSeconds: 61.25, bootCount: 4, intervalSeconds: 60,
-            counters: HealthCounters(outbox: outbox, hub: hub), connected: true, connections: connections,
-            process: AgentMetrics.Process(cpuPercent: 12.5, cpuSeconds: 3.25, rssBytes: 40_140_800))
+            device: device,
+            time: 1_763_700_000.5,
+            uptimeSeconds: 61.25,
+            bootCount: 4,
+            intervalSeconds: 60,
+            counters: HealthCounters(outbox: outbox, hub: hub),
+            connected: true,
+            connections: connections,
+            process: AgentMetrics.Process(cpuPercent: 12.5, cpuSeconds: 3.25, rssBytes: 40_140_800)
+        )
     }
 
     @Test func thePrometheusTextParsesStrictlyWithUnitsInTheNames() throws {
@@ -46,7 +60,9 @@ import TestSupport
         #expect(values["motion_agent_resident_memory_bytes"] == 40_140_800)
         #expect(values["motion_agent_uptime_seconds"] == 61.25)
         #expect(values["motion_agent_boots_total"] == 4)
-        #expect(families.first { $0.name == "motion_agent_info" }?.samples.first?.labels["version"] == AgentVersion.version)
+        #expect(
+            families.first { $0.name == "motion_agent_info" }?.samples.first?.labels["version"] == AgentVersion.version
+        )
     }
 
     @Test func labelValuesAreEscaped() throws {
@@ -57,7 +73,10 @@ import TestSupport
 
     @Test(arguments: [
         ("motion_x_total{device=\"a\"} 1\n", "a sample before its HELP and TYPE"),
-        ("# HELP a_total x\n# TYPE a_total counter\na_total{device=\"a\"} 1\n# HELP b x\n# TYPE b gauge\nb 1\na_total 2\n", "family not contiguous"),
+        (
+            "# HELP a_total x\n# TYPE a_total counter\na_total{device=\"a\"} 1\n# HELP b x\n# TYPE b gauge\nb 1\na_total 2\n",
+            "family not contiguous"
+        ),
         ("# HELP a x\n# TYPE a counter\na 1\n", "a counter without _total"),
         ("# HELP 1a x\n# TYPE 1a gauge\n1a 1\n", "a name starting with a digit"),
         ("# HELP a x\n# TYPE a gauge\na{de-vice=\"x\"} 1\n", "a label name with a dash"),
@@ -84,7 +103,10 @@ import TestSupport
         // A command name with spaces and parentheses must not shift the fields (proc(5): field 2 is "(comm)").
         let stat = "4242 (motion (agent) x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 9 0 1000 0 0"
         #expect(ProcessStatistics.cpuTicks(stat: stat) == 325)
-        #expect(ProcessStatistics.residentBytes(status: "Name:\tmotion-agent\nVmRSS:\t   39200 kB\nThreads:\t9\n") == 39200 * 1024)
+        #expect(
+            ProcessStatistics.residentBytes(status: "Name:\tmotion-agent\nVmRSS:\t   39200 kB\nThreads:\t9\n") == 39200
+                * 1024
+        )
         #expect(ProcessStatistics.residentBytes(status: "Name:\tx\n") == nil)
     }
 

@@ -10,10 +10,13 @@ import Testing
 
     private func drain(_ outbox: Outbox) -> [Int] {
         var out: [Int] = []
-        while outbox.withOldest(timeout: 0, { m in
-            out.append(Int(m.payload[0]) << 8 | Int(m.payload[m.payload.count - 1]))
-            return .published
-        }) {}
+        while outbox.withOldest(
+            timeout: 0,
+            { m in
+                out.append(Int(m.payload[0]) << 8 | Int(m.payload[m.payload.count - 1]))
+                return .published
+            }
+        ) {}
         return out
     }
 

@@ -12,13 +12,15 @@ import Testing
     }
 
     @Test func parsesRowsWithEmptyCellsForAbsentSensors() throws {
-        let path = try write("""
+        let path = try write(
+            """
             \(RecordingFormat.header),extra
             0.000,0.01,-0.02,-1,0.1,0.2,0.3,21.4,-1.6,-44,,,ignored
             0.005,0.02,-0.02,-1,0.1,0.2,0.3,,,,101.3,24.5
             0.010,,,,0.1,0.2,0.3,,,,,
 
-            """)
+            """
+        )
         let r = try Recording(contentsOf: path)
         #expect(r.samples.count == 3)
         #expect(r.samples[0].magneticField == Vector3(21.4, -1.6, -44))
@@ -47,7 +49,12 @@ import Testing
     }
 
     @Test func formatRoundTrips() throws {
-        let s = IMUSample(timestamp: 12.25, acceleration: Vector3(0.5, -0.25, -1), magneticField: Vector3(1, 2, 3), pressureKPa: 100.5)
+        let s = IMUSample(
+            timestamp: 12.25,
+            acceleration: Vector3(0.5, -0.25, -1),
+            magneticField: Vector3(1, 2, 3),
+            pressureKPa: 100.5
+        )
         let row = RecordingFormat.format(s)
         #expect(try RecordingFormat.parse(row: Substring(row), lineNumber: 2) == s)
     }

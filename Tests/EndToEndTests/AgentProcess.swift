@@ -1,5 +1,5 @@
-import Foundation
 import AgentCore
+import Foundation
 import TestSupport
 
 /// The real `motion-agent` binary, started with a config file written for one test.
@@ -10,14 +10,18 @@ final class AgentProcess: Sendable {
 
     /// The binary SwiftPM built next to this test bundle.
     static var executable: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("motion-agent").path
     }
 
     /// Writes `config` (YAML) into a fresh directory (or `directory`, to run again on an earlier run's state)
     /// and starts `motion-agent run --config` on it.
     init(
-        config: String, arguments: [String]? = nil, environment: [String: String] = [:], directory: String? = nil
+        config: String,
+        arguments: [String]? = nil,
+        environment: [String: String] = [:],
+        directory: String? = nil
     ) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "motion-agent-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)

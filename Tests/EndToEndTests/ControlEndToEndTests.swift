@@ -1,14 +1,18 @@
 import AgentCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Commands over a real broker to the real agent, through the operator CLI (`motion-agent ctl`) and raw MQTT:
 /// each command's effect on the live streams, replies on MQTT 5 and 3.1.1, fleet and group addressing, and
 /// persistence across a restart.
 @Suite(.serialized) struct ControlEndToEndTests {
     /// Runs `motion-agent ctl` and returns its exit code and output lines.
-    static func ctl(_ broker: MosquittoBroker, _ arguments: [String], protocolVersion: String = "v5") async throws -> (Int32?, [String]) {
+    static func ctl(
+        _ broker: MosquittoBroker,
+        _ arguments: [String],
+        protocolVersion: String = "v5"
+    ) async throws -> (Int32?, [String]) {
         let runner = ProcessRunner(
             executable: AgentProcess.executable,
             arguments: ["ctl", "--port", "\(broker.port)", "--protocol", protocolVersion, "--timeout", "4"] + arguments
@@ -32,7 +36,10 @@ import TestSupport
         try await subscriber.waitFor(count: 20, on: "motion/e2e-ctl/accelerometer", timeout: 20)
 
         // set-rate 20 → the subscriber measures 20 Hz ± 10 %.
-        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-ctl", "set-rate", "stream=accelerometer", "rate_hz=20"])
+        let (code, lines) = try await Self.ctl(
+            broker,
+            ["--device", "e2e-ctl", "set-rate", "stream=accelerometer", "rate_hz=20"]
+        )
         #expect(code == 0, "\(lines)")
         let reply = try #require(lines.first)
         #expect(reply.hasPrefix("e2e-ctl\tok\t200"), "\(reply)")
@@ -42,8 +49,10 @@ import TestSupport
         let after = subscriber.messages.dropFirst(mark).filter { $0.topic == "motion/e2e-ctl/accelerometer" }
         #expect(abs(Self.rate(Array(after.dropFirst(2))) - 20) <= 2, "measured \(Self.rate(Array(after))) Hz")
         let status = try #require(subscriber.messages(on: "motion/e2e-ctl/status").last.map(payloadJSON))
-        #expect(((status["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["rateHz"] as? Double == 20,
-            "the retained status shows the change at once")
+        #expect(
+            ((status["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["rateHz"] as? Double == 20,
+            "the retained status shows the change at once"
+        )
 
         // stop → nothing more; start → it resumes.
         let (stopCode, _) = try await Self.ctl(broker, ["--device", "e2e-ctl", "stop", "stream=accelerometer"])
@@ -51,14 +60,19 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(300))
         let stoppedAt = subscriber.messages(on: "motion/e2e-ctl/accelerometer").count
         try await Task.sleep(for: .seconds(1.5))
-        #expect(subscriber.messages(on: "motion/e2e-ctl/accelerometer").count == stoppedAt, "stopped streams publish nothing")
+        #expect(
+            subscriber.messages(on: "motion/e2e-ctl/accelerometer").count == stoppedAt,
+            "stopped streams publish nothing"
+        )
         let (startCode, _) = try await Self.ctl(broker, ["--device", "e2e-ctl", "start", "stream=accelerometer"])
         #expect(startCode == 0)
         try await subscriber.waitFor(count: stoppedAt + 10, on: "motion/e2e-ctl/accelerometer", timeout: 10)
 
         // Reference frame: the device-motion payload says which frame; true north needs a location here.
         let (frameCode, frameLines) = try await Self.ctl(
-            broker, ["--device", "e2e-ctl", "set-reference-frame", "frame=xMagneticNorthZVertical"])
+            broker,
+            ["--device", "e2e-ctl", "set-reference-frame", "frame=xMagneticNorthZVertical"]
+        )
         #expect(frameCode == 0, "\(frameLines)")
         try await subscriber.waitUntil(timeout: 10, "device motion in the magnetic-north frame") { messages in
             messages.contains { m in
@@ -70,22 +84,39 @@ import TestSupport
         let heading = try #require(north["heading"] as? Double)
         #expect(heading >= 0 && heading < 360)
         let (refused, refusedLines) = try await Self.ctl(
-            broker, ["--device", "e2e-ctl", "set-reference-frame", "frame=xTrueNorthZVertical"])
+            broker,
+            ["--device", "e2e-ctl", "set-reference-frame", "frame=xTrueNorthZVertical"]
+        )
         #expect(refused == 1)
-        #expect(refusedLines.first?.contains("\t409\t") == true && refusedLines.first?.contains("location") == true, "\(refusedLines)")
+        #expect(
+            refusedLines.first?.contains("\t409\t") == true && refusedLines.first?.contains("location") == true,
+            "\(refusedLines)"
+        )
         await subscriber.close()
     }
 
     @Test func repliesOnMQTT311GoToTheReplyTopic() async throws {
         let broker = try await MosquittoBroker.started()
-        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-v311", port: broker.port, mqttProtocol: "v311"))
+        let agent = try AgentProcess(
+            config: AgentProcess.config(device: "e2e-v311", port: broker.port, mqttProtocol: "v311")
+        )
         defer { agent.runner.kill() }
-        let replies = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/control/reply"], protocolVersion: .v311)
-        let operatorClient = try await TestSubscriber(broker: broker, filters: ["motion/e2e-v311/status"], protocolVersion: .v311)
+        let replies = try await TestSubscriber(
+            broker: broker,
+            filters: ["motion/e2e-v311/control/reply"],
+            protocolVersion: .v311
+        )
+        let operatorClient = try await TestSubscriber(
+            broker: broker,
+            filters: ["motion/e2e-v311/status"],
+            protocolVersion: .v311
+        )
         try await operatorClient.waitFor(count: 1, timeout: 20)
         #expect(await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 5))
         let command = Array(#"{"id":"v311-1","command":"status"}"#.utf8)
-        _ = try command.withUnsafeBytes { try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false) }
+        _ = try command.withUnsafeBytes {
+            try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false)
+        }
         try await replies.waitFor(count: 1, timeout: 10)
         let reply = payloadJSON(replies.messages[0])
         #expect(reply["id"] as? String == "v311-1" && reply["ok"] as? Bool == true && reply["code"] as? Int == 200)
@@ -98,7 +129,9 @@ import TestSupport
             (#"{"id":"b4","command":"start","stream":"thermometer"}"#, 404),
         ]
         for (text, _) in bad {
-            _ = try Array(text.utf8).withUnsafeBytes { try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false) }
+            _ = try Array(text.utf8).withUnsafeBytes {
+                try operatorClient.client.publish(topic: "motion/e2e-v311/control", payload: $0, qos: 1, retain: false)
+            }
         }
         try await replies.waitFor(count: 1 + bad.count, timeout: 10)
         let codes = replies.messages.dropFirst().map { payloadJSON($0)["code"] as? Int }
@@ -112,7 +145,9 @@ import TestSupport
 
     @Test func fleetAndGroupCommandsReachTheirMembers() async throws {
         let broker = try await MosquittoBroker.started()
-        let a = try AgentProcess(config: AgentProcess.config(device: "fleet-a", port: broker.port, extra: "control:\n  groups: [lab]\n"))
+        let a = try AgentProcess(
+            config: AgentProcess.config(device: "fleet-a", port: broker.port, extra: "control:\n  groups: [lab]\n")
+        )
         let b = try AgentProcess(config: AgentProcess.config(device: "fleet-b", port: broker.port))
         defer {
             a.runner.kill()
@@ -122,10 +157,16 @@ import TestSupport
         try await births.waitFor(count: 2, timeout: 20)
         let (fleetCode, fleetLines) = try await Self.ctl(broker, ["--fleet", "ping"])
         #expect(fleetCode == 0)
-        #expect(Set(fleetLines.compactMap { $0.split(separator: "\t").first.map(String.init) }) == ["fleet-a", "fleet-b"], "\(fleetLines)")
+        #expect(
+            Set(fleetLines.compactMap { $0.split(separator: "\t").first.map(String.init) }) == ["fleet-a", "fleet-b"],
+            "\(fleetLines)"
+        )
         let (groupCode, groupLines) = try await Self.ctl(broker, ["--group", "lab", "ping"])
         #expect(groupCode == 0)
-        #expect(groupLines.compactMap { $0.split(separator: "\t").first.map(String.init) } == ["fleet-a"], "\(groupLines)")
+        #expect(
+            groupLines.compactMap { $0.split(separator: "\t").first.map(String.init) } == ["fleet-a"],
+            "\(groupLines)"
+        )
         await births.close()
     }
 
@@ -134,7 +175,10 @@ import TestSupport
         let first = try AgentProcess(config: AgentProcess.config(device: "e2e-persist", port: broker.port))
         let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-persist/status"])
         try await status.waitFor(count: 1, timeout: 20)
-        let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-persist", "set-rate", "stream=magnetometer", "interval_s=0.2"])
+        let (code, lines) = try await Self.ctl(
+            broker,
+            ["--device", "e2e-persist", "set-rate", "stream=magnetometer", "interval_s=0.2"]
+        )
         #expect(code == 0, "\(lines)")
         first.runner.terminate()
         _ = await first.runner.waitForExit(timeout: 15)
@@ -146,7 +190,9 @@ import TestSupport
         try await status.waitUntil(timeout: 20, "the second birth") { messages in
             messages.filter { payloadJSON($0)["state"] as? String == "online" }.count >= 2
         }
-        let birth = try #require(status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON))
+        let birth = try #require(
+            status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON)
+        )
         let magnetometer = (birth["streams"] as? [String: Any])?["magnetometer"] as? [String: Any]
         #expect(magnetometer?["requestedRateHz"] as? Double == 5, "set-rate survived the restart")
         await status.close()
@@ -160,22 +206,32 @@ import TestSupport
         try await status.waitFor(count: 1, timeout: 20)
         func accelerometerRate() -> Double? {
             let last = status.messages.last.map(payloadJSON)
-            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"] as? Double
+            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"]
+                as? Double
         }
         #expect(accelerometerRate() == 50)
 
         // SIGHUP with a changed file: the new rate applies without a restart.
         let original = try String(contentsOfFile: agent.configPath, encoding: .utf8)
-        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: 10\n").write(toFile: agent.configPath, atomically: true, encoding: .utf8)
+        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: 10\n").write(
+            toFile: agent.configPath,
+            atomically: true,
+            encoding: .utf8
+        )
         agent.runner.signal(SIGHUP)
         try await status.waitUntil(timeout: 10, "the reloaded rate in status") { messages in
             let last = messages.last.map(payloadJSON)
-            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"] as? Double == 10
+            return ((last?["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"]
+                as? Double == 10
         }
         #expect(agent.runner.isRunning)
 
         // reload-config with an invalid file: 400 with the problem, nothing changes.
-        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: -3\n").write(toFile: agent.configPath, atomically: true, encoding: .utf8)
+        try (original + "\nstreams:\n  accelerometer:\n    rate_hz: -3\n").write(
+            toFile: agent.configPath,
+            atomically: true,
+            encoding: .utf8
+        )
         let (code, lines) = try await Self.ctl(broker, ["--device", "e2e-reload", "reload-config"])
         #expect(code == 1)
         #expect(lines.joined().contains("\t400\t") && lines.joined().contains("rate_hz"), "\(lines)")
@@ -191,7 +247,9 @@ import TestSupport
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-batch/accelerometer"])
         try await subscriber.waitFor(count: 5, timeout: 20)
         let (code, lines) = try await Self.ctl(
-            broker, ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=20", "encoding=binary"])
+            broker,
+            ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=20", "encoding=binary"]
+        )
         #expect(code == 0 && lines.first?.contains("\"batch\":20") == true, "\(lines)")
         try await subscriber.waitUntil(timeout: 10, "two binary batches") { messages in
             messages.filter { $0.payload.starts(with: Array("MAB".utf8)) }.count >= 2
@@ -203,7 +261,9 @@ import TestSupport
             #expect(m.payload.count == 16 + 20 * 28)
         }
         let (jsonCode, _) = try await Self.ctl(
-            broker, ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=5", "encoding=json"])
+            broker,
+            ["--device", "e2e-batch", "set-batch", "stream=accelerometer", "batch=5", "encoding=json"]
+        )
         #expect(jsonCode == 0)
         try await subscriber.waitUntil(timeout: 10, "a JSON batch of 5") { messages in
             messages.contains { (payloadJSON($0)["batch"] as? [Any])?.count == 5 }

@@ -1,7 +1,7 @@
 import AgentCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What Deploy/ ships, checked for real: the systemd unit with systemd-analyze, install.sh and uninstall.sh in a
 /// throw-away root, the container's runtime packages against Debian 12, and the edge-to-central bridge with two
@@ -19,7 +19,10 @@ import TestSupport
 
     /// Runs `executable` to its end (bounded by `timeout` s) and returns the exit code and both outputs.
     static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        timeout: Double = 60
     ) async throws -> (code: Int32?, output: String, errors: String) {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
@@ -46,7 +49,10 @@ import TestSupport
     static func unitForVerification() throws -> String {
         let directory = try temporaryDirectory("unit")
         let unit = try String(contentsOfFile: deploy + "/motion-agent.service", encoding: .utf8)
-        #expect(unit.contains("ExecStart=/usr/local/bin/motion-agent run"), "install.sh puts the binary in /usr/local/bin")
+        #expect(
+            unit.contains("ExecStart=/usr/local/bin/motion-agent run"),
+            "install.sh puts the binary in /usr/local/bin"
+        )
         let path = directory + "/motion-agent.service"
         try unit.replacingOccurrences(of: "/usr/local/bin/motion-agent", with: AgentProcess.executable)
             .write(toFile: path, atomically: true, encoding: .utf8)
@@ -58,26 +64,35 @@ import TestSupport
     @Test func unitPassesSystemdAnalyzeVerify() async throws {
         try Self.requireSystemdAnalyze()
         let unit = try Self.unitForVerification()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: unit).deletingLastPathComponent().path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: unit).deletingLastPathComponent().path)
+        }
         let result = try await Self.run(Self.systemdAnalyze, ["verify", unit])
         #expect(result.code == 0, "\(result.errors)")
         // verify exits 0 on unknown keys and unparsable values too, and only warns: any message is a failure.
-        #expect(result.errors.isEmpty && result.output.isEmpty, "systemd-analyze verify said: \(result.errors)\(result.output)")
+        #expect(
+            result.errors.isEmpty && result.output.isEmpty,
+            "systemd-analyze verify said: \(result.errors)\(result.output)"
+        )
     }
 
     @Test func unitIsHardened() async throws {
         try Self.requireSystemdAnalyze()
         let unit = try Self.unitForVerification()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: unit).deletingLastPathComponent().path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: unit).deletingLastPathComponent().path)
+        }
         // systemd's own exposure score (0 = locked down, 10 = unprotected; the threshold is in tenths):
         // the unit scores 2.4 "OK" with systemd 252. A removed protection pushes it over 3.0.
         let result = try await Self.run(Self.systemdAnalyze, ["security", "--offline=yes", "--threshold=30", unit])
         let overall = result.output.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? ""
         #expect(result.code == 0, "exposure above 3.0: \(overall)\n\(result.errors)")
         let text = try String(contentsOfFile: unit, encoding: .utf8)
-        for line in ["User=motion-agent", "SupplementaryGroups=iio", "NoNewPrivileges=yes", "ProtectSystem=strict",
-            "StateDirectory=motion-agent", "Restart=on-failure", "RestartPreventExitStatus=78", "DeviceAllow=char-iio rw"]
-        {
+        for line in [
+            "User=motion-agent", "SupplementaryGroups=iio", "NoNewPrivileges=yes", "ProtectSystem=strict",
+            "StateDirectory=motion-agent", "Restart=on-failure", "RestartPreventExitStatus=78",
+            "DeviceAllow=char-iio rw",
+        ] {
             #expect(text.split(separator: "\n").contains { $0 == line }, "the unit lacks \(line)")
         }
     }
@@ -130,17 +145,22 @@ import TestSupport
         let trace = directory + "/trace"
         let traced = ProcessRunner(
             executable: strace,
-            arguments: ["-f", "-qq", "-o", trace, AgentProcess.executable, "run", "--config", configPath])
+            arguments: ["-f", "-qq", "-o", trace, AgentProcess.executable, "run", "--config", configPath]
+        )
         try traced.start()
         defer { traced.kill() }
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/strace-1/#"])
         try await subscriber.waitFor(count: 20, on: "motion/strace-1/accelerometer", timeout: 30)
         let ping = try await Self.run(
-            AgentProcess.executable, ["ctl", "--port", "\(broker.port)", "--timeout", "10", "--device", "strace-1", "ping"])
+            AgentProcess.executable,
+            ["ctl", "--port", "\(broker.port)", "--timeout", "10", "--device", "strace-1", "ping"]
+        )
         #expect(ping.code == 0, "\(ping.output)\(ping.errors)")
         // SIGTERM to the agent itself (strace's child), for the graceful shutdown path.
         let children = try String(
-            contentsOfFile: "/proc/\(traced.processIdentifier)/task/\(traced.processIdentifier)/children", encoding: .utf8)
+            contentsOfFile: "/proc/\(traced.processIdentifier)/task/\(traced.processIdentifier)/children",
+            encoding: .utf8
+        )
         let agentPID = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         kill(agentPID, SIGTERM)
         #expect(await traced.waitForExit(timeout: 30) == 0, "\(traced.standardError)")
@@ -158,7 +178,10 @@ import TestSupport
                 used.insert(String(name))
             }
         }
-        #expect(used.contains("clock_adjtime") && used.contains("connect"), "the trace looks incomplete: \(used.sorted())")
+        #expect(
+            used.contains("clock_adjtime") && used.contains("connect"),
+            "the trace looks incomplete: \(used.sorted())"
+        )
         // execve is strace starting the agent, before any filter would apply.
         let refused = used.subtracting(allowed).subtracting(["execve"])
         #expect(refused.isEmpty, "SystemCallFilter= would refuse \(refused.sorted()) (used: \(used.sorted()))")
@@ -193,13 +216,17 @@ import TestSupport
             "etc/udev/rules.d/99-motion-agent-iio.rules": 0o644,
             "etc/motion-agent/config.yaml": 0o640,
         ]
-        let directories = ["usr/", "usr/local/", "usr/local/bin/", "etc/", "etc/systemd/", "etc/systemd/system/",
-            "etc/udev/", "etc/udev/rules.d/"]
+        let directories = [
+            "usr/", "usr/local/", "usr/local/bin/", "etc/", "etc/systemd/", "etc/systemd/system/",
+            "etc/udev/", "etc/udev/rules.d/",
+        ]
         var expected = files
         expected["etc/motion-agent/"] = 0o750
         let staged = try Self.tree(root)
         #expect(Set(staged.keys) == Set(expected.keys).union(directories), "staged: \(staged.keys.sorted())")
-        for (path, mode) in expected { #expect(staged[path] == mode, "\(path): \(String(staged[path] ?? -1, radix: 8))") }
+        for (path, mode) in expected {
+            #expect(staged[path] == mode, "\(path): \(String(staged[path] ?? -1, radix: 8))")
+        }
         let sources = [
             "usr/local/bin/motion-agent": AgentProcess.executable,
             "etc/systemd/system/motion-agent.service": Self.deploy + "/motion-agent.service",
@@ -207,7 +234,10 @@ import TestSupport
             "etc/motion-agent/config.yaml": Self.repository + "/config.yaml",
         ]
         for (path, source) in sources {
-            #expect(FileManager.default.contentsEqual(atPath: root + "/" + path, andPath: source), "\(path) differs from \(source)")
+            #expect(
+                FileManager.default.contentsEqual(atPath: root + "/" + path, andPath: source),
+                "\(path) differs from \(source)"
+            )
         }
 
         // A second run keeps the operator's config and replaces the rest.
@@ -219,21 +249,36 @@ import TestSupport
         #expect(second.code == 0, "\(second.output)\(second.errors)")
         #expect(second.output.contains("kept the existing /etc/motion-agent/config.yaml"))
         #expect(try String(contentsOfFile: config, encoding: .utf8) == edited)
-        #expect(FileManager.default.contentsEqual(atPath: root + "/etc/systemd/system/motion-agent.service", andPath: Self.deploy + "/motion-agent.service"))
+        #expect(
+            FileManager.default.contentsEqual(
+                atPath: root + "/etc/systemd/system/motion-agent.service",
+                andPath: Self.deploy + "/motion-agent.service"
+            )
+        )
 
         // An invalid existing config stops the install with the agent's message.
         try "mqtt:\n  port: 99999\n".write(toFile: config, atomically: false, encoding: .utf8)
         let refused = try await Self.run("/bin/bash", install, environment: ["DESTDIR": root])
         #expect(refused.code == 1)
-        #expect(refused.errors.contains("mqtt.port") && refused.errors.contains("config.yaml is invalid"), "\(refused.errors)")
+        #expect(
+            refused.errors.contains("mqtt.port") && refused.errors.contains("config.yaml is invalid"),
+            "\(refused.errors)"
+        )
         try edited.write(toFile: config, atomically: false, encoding: .utf8)
 
         // Uninstall removes the three installed files and keeps the config; --purge removes the config too.
         let uninstall = try await Self.run("/bin/bash", [Self.deploy + "/uninstall.sh"], environment: ["DESTDIR": root])
         #expect(uninstall.code == 0, "\(uninstall.output)\(uninstall.errors)")
         let left = try Self.tree(root)
-        #expect(Set(left.keys) == Set(directories + ["etc/motion-agent/", "etc/motion-agent/config.yaml"]), "\(left.keys.sorted())")
-        let purge = try await Self.run("/bin/bash", [Self.deploy + "/uninstall.sh", "--purge"], environment: ["DESTDIR": root])
+        #expect(
+            Set(left.keys) == Set(directories + ["etc/motion-agent/", "etc/motion-agent/config.yaml"]),
+            "\(left.keys.sorted())"
+        )
+        let purge = try await Self.run(
+            "/bin/bash",
+            [Self.deploy + "/uninstall.sh", "--purge"],
+            environment: ["DESTDIR": root]
+        )
         #expect(purge.code == 0, "\(purge.output)\(purge.errors)")
         #expect(Set(try Self.tree(root).keys) == Set(directories))
     }
@@ -242,7 +287,10 @@ import TestSupport
 
     @Test func containerRuntimePackagesExistInDebian12AndCoverTheBinary() async throws {
         let result = try await Self.run(
-            "/bin/bash", [Self.deploy + "/container/check-runtime-packages.sh", AgentProcess.executable], timeout: 120)
+            "/bin/bash",
+            [Self.deploy + "/container/check-runtime-packages.sh", AgentProcess.executable],
+            timeout: 120
+        )
         #expect(result.code == 0, "\(result.errors)\n\(result.output)")
         for package in ["libmosquitto1", "libiio0", "libsqlite3-0", "ca-certificates"] {
             #expect(result.output.contains("package \(package) "), "\(result.output)")
@@ -286,22 +334,42 @@ import TestSupport
         let tls = try await BridgeTLS.make(in: pki)
         // Central: plain listener for the operator and the subscriber, TLS listener with a password for the bridge.
         let tlsPort = FreePort.find()
-        let central = try await MosquittoBroker.started(options: .init(
-            users: ["edge-site-1": "bridge-secret"],
-            extraConfiguration: ["listener \(tlsPort) 127.0.0.1", "certfile \(tls.serverCertificate)", "keyfile \(tls.serverKey)"]
-        ))
-        let edge = try await MosquittoBroker.started(options: .init(
-            extraConfiguration: try Self.bridgeSection(centralPort: tlsPort, password: "bridge-secret", caFile: tls.caFile)
-        ))
-        #expect(await central.waitForLog(containing: "as edge-site-1"), "the bridge did not connect over TLS:\n\(edge.log)\n\(central.log)")
+        let central = try await MosquittoBroker.started(
+            options: .init(
+                users: ["edge-site-1": "bridge-secret"],
+                extraConfiguration: [
+                    "listener \(tlsPort) 127.0.0.1", "certfile \(tls.serverCertificate)", "keyfile \(tls.serverKey)",
+                ]
+            )
+        )
+        let edge = try await MosquittoBroker.started(
+            options: .init(
+                extraConfiguration: try Self.bridgeSection(
+                    centralPort: tlsPort,
+                    password: "bridge-secret",
+                    caFile: tls.caFile
+                )
+            )
+        )
+        #expect(
+            await central.waitForLog(containing: "as edge-site-1"),
+            "the bridge did not connect over TLS:\n\(edge.log)\n\(central.log)"
+        )
 
-        let agent = try AgentProcess(config: AgentProcess.config(
-            device: "bridged-1", port: edge.port, extra: "control:\n  groups: [site-1]\n"))
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "bridged-1",
+                port: edge.port,
+                extra: "control:\n  groups: [site-1]\n"
+            )
+        )
         defer { agent.runner.kill() }
         let subscriber = try await TestSubscriber(broker: central, filters: ["motion/bridged-1/#"])
         try await subscriber.waitFor(count: 10, on: "motion/bridged-1/accelerometer", timeout: 20)
         try await subscriber.waitUntil(timeout: 20, "the retained birth through the bridge") { messages in
-            messages.contains { $0.topic == "motion/bridged-1/status" && payloadJSON($0)["state"] as? String == "online" }
+            messages.contains {
+                $0.topic == "motion/bridged-1/status" && payloadJSON($0)["state"] as? String == "online"
+            }
         }
 
         // Commands published centrally reach the device and the replies come back: MQTT 5 (response topic and
@@ -310,7 +378,8 @@ import TestSupport
             let result = try await Self.run(
                 AgentProcess.executable,
                 ["ctl", "--port", "\(central.port)", "--protocol", protocolVersion, "--timeout", "5"] + arguments,
-                timeout: 30)
+                timeout: 30
+            )
             return (result.code, result.output + result.errors)
         }
         let (pingCode, ping) = try await ctl(["--device", "bridged-1", "ping"])
@@ -322,7 +391,8 @@ import TestSupport
         try await subscriber.waitUntil(timeout: 10, "the status with the new rate, through the bridge") { messages in
             messages.contains { m in
                 m.topic == "motion/bridged-1/status"
-                    && ((payloadJSON(m)["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["rateHz"] as? Double == 10
+                    && ((payloadJSON(m)["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["rateHz"]
+                        as? Double == 10
             }
         }
         await subscriber.close()
@@ -341,8 +411,15 @@ private struct BridgeTLS {
         let files = BridgeTLS(directory: directory)
         try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await openssl(["req", "-x509"] + curve + ["-keyout", directory + "/ca.key", "-out", files.caFile, "-days", "2", "-subj", "/CN=MotionAgent bridge test CA"])
-        try await openssl(["req"] + curve + ["-keyout", files.serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"])
+        try await openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", directory + "/ca.key", "-out", files.caFile, "-days", "2", "-subj",
+                "/CN=MotionAgent bridge test CA",
+            ]
+        )
+        try await openssl(
+            ["req"] + curve + ["-keyout", files.serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"]
+        )
         try await openssl([
             "x509", "-req", "-in", directory + "/server.csr", "-CA", files.caFile, "-CAkey", directory + "/ca.key",
             "-CAcreateserial", "-out", files.serverCertificate, "-days", "2", "-extfile", directory + "/san.ext",
@@ -353,7 +430,10 @@ private struct BridgeTLS {
     private static func openssl(_ arguments: [String]) async throws {
         let result = try await DeployTests.run("/usr/bin/openssl", arguments, timeout: 30)
         guard result.code == 0 else {
-            throw DeployTests.Failure(description: "openssl \(arguments.first ?? "") failed (\(result.code.map(String.init) ?? "timeout")): \(result.errors)")
+            throw DeployTests.Failure(
+                description:
+                    "openssl \(arguments.first ?? "") failed (\(result.code.map(String.init) ?? "timeout")): \(result.errors)"
+            )
         }
     }
 }

@@ -1,15 +1,23 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Core Motion's historical queries as control commands, answered from the on-device history, across a restart
 /// and over a corrupt database.
 @Suite(.serialized) struct HistoryEndToEndTests {
-    static func query(_ broker: MosquittoBroker, _ device: String, _ command: String, from: Double, to: Double) async throws
+    static func query(
+        _ broker: MosquittoBroker,
+        _ device: String,
+        _ command: String,
+        from: Double,
+        to: Double
+    ) async throws
         -> [String: Any]
     {
         let (code, lines) = try await ControlEndToEndTests.ctl(
-            broker, ["--device", device, command, "from=\(Int(from))", "to=\(Int(to.rounded(.up)))"])
+            broker,
+            ["--device", device, command, "from=\(Int(from))", "to=\(Int(to.rounded(.up)))"]
+        )
         #expect(code == 0, "\(lines)")
         let fields = lines.first?.split(separator: "\t", omittingEmptySubsequences: false) ?? []
         guard fields.count >= 5, let data = fields[4].data(using: .utf8) else { return [:] }
@@ -21,7 +29,9 @@ import TestSupport
     @Test func stepsAndActivitiesSurviveARestartAndACorruptDatabaseIsReplaced() async throws {
         let broker = try await MosquittoBroker.started()
         let start = Date().timeIntervalSince1970 - 1
-        let first = try AgentProcess(config: AgentProcess.config(device: "e2e-history", port: broker.port, scenario: "walking"))
+        let first = try AgentProcess(
+            config: AgentProcess.config(device: "e2e-history", port: broker.port, scenario: "walking")
+        )
         let pedometer = try await TestSubscriber(broker: broker, filters: ["motion/e2e-history/pedometer"])
         // Walk until some steps are counted and a snapshot has been stored (every 10 s, and at pause/resume).
         try await pedometer.waitUntil(timeout: 40, "20 steps") { messages in
@@ -35,12 +45,20 @@ import TestSupport
 
         // A new run: the first run's steps are still in the history.
         let second = try AgentProcess(
-            config: try String(contentsOfFile: first.configPath, encoding: .utf8), arguments: ["run", "--config", first.configPath])
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8),
+            arguments: ["run", "--config", first.configPath]
+        )
         try await pedometer.waitFor(count: pedometer.messages.count + 1, timeout: 20)
         let stored = try await Self.query(broker, "e2e-history", "query-pedometer", from: start, to: stopped)
         let steps = stored["numberOfSteps"] as? Int ?? -1
         #expect(steps >= lastLive - 2 && steps > 0, "history has \(steps) steps, the live stream last said \(lastLive)")
-        let activities = try await Self.query(broker, "e2e-history", "query-activity", from: start, to: Date().timeIntervalSince1970)
+        let activities = try await Self.query(
+            broker,
+            "e2e-history",
+            "query-activity",
+            from: start,
+            to: Date().timeIntervalSince1970
+        )
         let segments = activities["segments"] as? [[String: Any]] ?? []
         #expect(segments.contains { $0["walking"] as? Bool == true }, "\(segments)")
         second.runner.terminate()
@@ -51,14 +69,25 @@ import TestSupport
         let database = first.directory + "/state/history.sqlite"
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: database))
         let third = try AgentProcess(
-            config: try String(contentsOfFile: first.configPath, encoding: .utf8), arguments: ["run", "--config", first.configPath])
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8),
+            arguments: ["run", "--config", first.configPath]
+        )
         defer { third.runner.kill() }
         #expect(
             await third.runner.waitForOutput(containing: "corrupt", timeout: 15),
-            "the log says the database was corrupt: \(third.runner.standardError)")
-        let after = try await Self.query(broker, "e2e-history", "query-pedometer", from: start, to: Date().timeIntervalSince1970)
+            "the log says the database was corrupt: \(third.runner.standardError)"
+        )
+        let after = try await Self.query(
+            broker,
+            "e2e-history",
+            "query-pedometer",
+            from: start,
+            to: Date().timeIntervalSince1970
+        )
         #expect(after["numberOfSteps"] is Int)
-        let moved = try FileManager.default.contentsOfDirectory(atPath: first.directory + "/state").filter { $0.contains("corrupt") }
+        let moved = try FileManager.default.contentsOfDirectory(atPath: first.directory + "/state").filter {
+            $0.contains("corrupt")
+        }
         #expect(!moved.isEmpty, "the corrupt file was kept aside for inspection")
         await pedometer.close()
     }

@@ -1,8 +1,8 @@
 import AgentConfig
 import AgentCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Birth, will, clean shutdown, a broker that is down at start, and a config error — with the real binary.
 @Suite(.serialized) struct LifecycleEndToEndTests {
@@ -14,18 +14,23 @@ import TestSupport
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-will", port: broker.port))
-        try await subscriber.waitUntil(timeout: 20, "the birth") { $0.contains { payloadJSON($0)["state"] as? String == "online" } }
+        try await subscriber.waitUntil(timeout: 20, "the birth") {
+            $0.contains { payloadJSON($0)["state"] as? String == "online" }
+        }
         let birth = try #require(Self.statuses(subscriber, "e2e-will").first { $0["state"] as? String == "online" })
         #expect(birth["agentVersion"] as? String == AgentVersion.version)
         #expect(birth["schemaVersion"] as? Int == AgentVersion.schemaVersion)
         let boot = try #require(birth["bootCount"] as? Int)
         let sensors = try #require(birth["sensors"] as? [String: Any])
         #expect(sensors["isAccelerometerAvailable"] as? Bool == true && sensors["isGyroAvailable"] as? Bool == true)
-        #expect(sensors["isDeviceMotionAvailable"] as? Bool == true && sensors["isStepCountingAvailable"] as? Bool == true)
+        #expect(
+            sensors["isDeviceMotionAvailable"] as? Bool == true && sensors["isStepCountingAvailable"] as? Bool == true
+        )
         #expect(
             sensors["availableAttitudeReferenceFrames"] as? [String]
                 == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
-            "no location configured: no true north")
+            "no location configured: no true north"
+        )
         #expect((birth["streams"] as? [String: Any])?.keys.sorted() == StreamName.allCases.map(\.rawValue).sorted())
 
         // A late subscriber gets the birth because it is retained.
@@ -36,7 +41,9 @@ import TestSupport
         await late.close()
 
         agent.runner.kill()  // SIGKILL: no goodbye, the broker must publish the will
-        try await subscriber.waitUntil(timeout: 15, "the will") { $0.contains { payloadJSON($0)["state"] as? String == "offline" } }
+        try await subscriber.waitUntil(timeout: 15, "the will") {
+            $0.contains { payloadJSON($0)["state"] as? String == "offline" }
+        }
         let will = try #require(Self.statuses(subscriber, "e2e-will").last)
         #expect(will["reason"] as? String == "connection lost")
         #expect(will["bootCount"] as? Int == boot, "the will carries the boot count of its run")
@@ -90,13 +97,15 @@ import TestSupport
     }
 
     @Test func anInvalidConfigStopsTheAgentWithTheKeyAndLine() async throws {
-        let agent = try AgentProcess(config: """
-            device:
-              id: e2e-bad
-            streams:
-              accelerometer:
-                rate_hz: 5000
-            """)
+        let agent = try AgentProcess(
+            config: """
+                device:
+                  id: e2e-bad
+                streams:
+                  accelerometer:
+                    rate_hz: 5000
+                """
+        )
         let code = await agent.runner.waitForExit(timeout: 15)
         #expect(code == 78, "EX_CONFIG")
         let stderr = agent.runner.standardError

@@ -1,7 +1,7 @@
 import AgentCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The operator's side with the real binary and a real mosquitto: the health report on `{root}/metrics` and as
 /// a Prometheus textfile, Home Assistant discovery and its removal, and `motion-agent watch` in a terminal.
@@ -11,8 +11,11 @@ import TestSupport
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
-                device: "e2e-metrics", port: broker.port,
-                extra: "metrics:\n  interval_s: 1\n  prometheus_file: metrics.prom"))
+                device: "e2e-metrics",
+                port: broker.port,
+                extra: "metrics:\n  interval_s: 1\n  prometheus_file: metrics.prom"
+            )
+        )
         defer { agent.runner.kill() }
         let reports = try await subscriber.waitFor(count: 2, timeout: 20)
         #expect(reports.allSatisfy { !$0.retain })
@@ -63,10 +66,16 @@ import TestSupport
     @Test func homeAssistantDiscoveryAppearsAndIsRemovedWhenSwitchedOff() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "e2e-ha"
-        let enabledConfig = AgentProcess.config(device: device, port: broker.port, extra: "home_assistant:\n  enabled: true")
+        let enabledConfig = AgentProcess.config(
+            device: device,
+            port: broker.port,
+            extra: "home_assistant:\n  enabled: true"
+        )
         let agent = try AgentProcess(config: enabledConfig)
         let status = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/status"])
-        try await status.waitUntil(timeout: 20, "the birth") { $0.contains { payloadJSON($0)["state"] as? String == "online" } }
+        try await status.waitUntil(timeout: 20, "the birth") {
+            $0.contains { payloadJSON($0)["state"] as? String == "online" }
+        }
         await status.close()
 
         // A subscriber arriving later gets the configs because they are retained.
@@ -106,7 +115,12 @@ import TestSupport
         let device = "e2e-watch"
         let agent = try AgentProcess(
             config: AgentProcess.config(
-                device: device, port: broker.port, scenario: "walking", extra: "metrics:\n  interval_s: 1"))
+                device: device,
+                port: broker.port,
+                scenario: "walking",
+                extra: "metrics:\n  interval_s: 1"
+            )
+        )
         defer { agent.runner.kill() }
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/accelerometer"])
         try await subscriber.waitFor(count: 5, timeout: 20)
@@ -115,7 +129,8 @@ import TestSupport
         // --once: one plain frame after the given seconds of data.
         let once = ProcessRunner(
             executable: AgentProcess.executable,
-            arguments: ["watch", "--port", String(broker.port), "--once", "--seconds", "2", device])
+            arguments: ["watch", "--port", String(broker.port), "--once", "--seconds", "2", device]
+        )
         try once.start()
         #expect(await once.waitForExit(timeout: 20) == 0, "stderr: \(once.standardError)")
         let frame = once.standardOutput
@@ -154,7 +169,10 @@ import TestSupport
             screen = try await tmux(["capture-pane", "-p", "-t", "watch"]).1
             if screen.contains("device-motion") && screen.contains("metrics: cpu") && screen.contains("▁") { break }
         }
-        for text in ["motion/\(device)", "online", "accelerometer", "gyroscope", "device-motion", "pedometer", "metrics: cpu", "(q quits)"] {
+        for text in [
+            "motion/\(device)", "online", "accelerometer", "gyroscope", "device-motion", "pedometer", "metrics: cpu",
+            "(q quits)",
+        ] {
             #expect(screen.contains(text), "\(text) missing from the pane:\n\(screen)")
         }
         #expect(screen.unicodeScalars.contains { (0x2581...0x2588).contains($0.value) }, "sparklines drawn")

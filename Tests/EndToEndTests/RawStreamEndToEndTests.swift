@@ -1,8 +1,8 @@
 import AgentCore
 import Foundation
 import MotionEstimation
-import Testing
 import TestSupport
+import Testing
 
 /// The real agent binary, the real mosquitto, a real subscriber: topics, payloads, units, rates, sequence.
 @Suite(.serialized) struct RawStreamEndToEndTests {
@@ -23,15 +23,18 @@ import TestSupport
     @Test func rawStreamsArriveWithCoreMotionFieldsUnitsAndRates() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-raw/#"])
-        let agent = try AgentProcess(config: AgentProcess.config(
-            device: "e2e-raw",
-            port: broker.port,
-            streams: """
-                streams:
-                  accelerometer: {enabled: true, rate_hz: 50, qos: 0, retain: false}
-                  gyroscope: {enabled: true, rate_hz: 100, qos: 1, retain: false}
-                  magnetometer: {enabled: true, rate_hz: 20, qos: 0, retain: true}
-                """))
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "e2e-raw",
+                port: broker.port,
+                streams: """
+                    streams:
+                      accelerometer: {enabled: true, rate_hz: 50, qos: 0, retain: false}
+                      gyroscope: {enabled: true, rate_hz: 100, qos: 1, retain: false}
+                      magnetometer: {enabled: true, rate_hz: 20, qos: 0, retain: true}
+                    """
+            )
+        )
         defer { agent.runner.kill() }
         try await subscriber.waitFor(count: 120, on: "motion/e2e-raw/accelerometer", timeout: 20)
         try await Task.sleep(for: .seconds(1))
@@ -72,10 +75,13 @@ import TestSupport
             #expect(abs(w.0) < 0.1 && abs(w.1) < 0.1 && abs(w.2) < 0.1, "rad/s at rest, bias included")
         }
         // The magnetometer senses the WMM field of the configured place (default 48.2 N 16.37 E, 200 m).
-        let expected = try WorldMagneticModel.wmm2025.field(
-            latitude: 48.2, longitude: 16.37, altitudeKm: 0.2,
-            decimalYear: WorldMagneticModel.decimalYear(from: Date())
-        ).totalNanotesla / 1000
+        let expected =
+            try WorldMagneticModel.wmm2025.field(
+                latitude: 48.2,
+                longitude: 16.37,
+                altitudeKm: 0.2,
+                decimalYear: WorldMagneticModel.decimalYear(from: Date())
+            ).totalNanotesla / 1000
         for m in mag {
             let b = try #require(Self.vector(payloadJSON(m), "magneticField"))
             let norm = (b.0 * b.0 + b.1 * b.1 + b.2 * b.2).squareRoot()
@@ -101,20 +107,23 @@ import TestSupport
     @Test func ratesAboveTheHardwareAreClampedAndUnneededSensorsSwitchedOff() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-clamp/#"])
-        let agent = try AgentProcess(config: AgentProcess.config(
-            device: "e2e-clamp",
-            port: broker.port,
-            simulatedRateHz: 100,
-            streams: """
-                streams:
-                  accelerometer: {enabled: true, rate_hz: 400}
-                  gyroscope: {enabled: false}
-                  magnetometer: {enabled: false}
-                  device-motion: {enabled: false}
-                  pedometer: {enabled: false}
-                  activity: {enabled: false}
-                  altimeter: {enabled: false}
-                """))
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "e2e-clamp",
+                port: broker.port,
+                simulatedRateHz: 100,
+                streams: """
+                    streams:
+                      accelerometer: {enabled: true, rate_hz: 400}
+                      gyroscope: {enabled: false}
+                      magnetometer: {enabled: false}
+                      device-motion: {enabled: false}
+                      pedometer: {enabled: false}
+                      activity: {enabled: false}
+                      altimeter: {enabled: false}
+                    """
+            )
+        )
         defer { agent.runner.kill() }
         try await subscriber.waitFor(count: 250, on: "motion/e2e-clamp/accelerometer", timeout: 20)
         let status = try #require(subscriber.messages(on: "motion/e2e-clamp/status").last.map(payloadJSON))

@@ -1,8 +1,8 @@
 import AgentCore
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 /// The durable outbox against a real broker: outages, a killed agent, a full outbox and refused credentials,
 /// each with exact counts. Figures are printed with the prefix `reliability:` (BENCHMARKS.md quotes them).
@@ -25,9 +25,12 @@ import TestSupport
 
     static func config(device: String, port: Int, maxBytes: Int = 8_388_608, extra: String = "") -> String {
         AgentProcess.config(
-            device: device, port: port, simulatedRateHz: 200,
+            device: device,
+            port: port,
+            simulatedRateHz: 200,
             streams: durableAccelerometer.replacingOccurrences(of: "%MAX_BYTES%", with: "\(maxBytes)"),
-            extra: extra)
+            extra: extra
+        )
     }
 
     /// A subscriber whose session (QoS 1 subscription and queued messages) the broker keeps while it is away.
@@ -38,7 +41,10 @@ import TestSupport
         init(_ broker: MosquittoBroker, device: String) async throws {
             options = broker.connectOptions(clientID: "rel-sub-\(device)", cleanSession: false)
             subscriber = try await TestSubscriber(
-                options: options, filters: ["motion/\(device)/accelerometer", "motion/\(device)/status"], qos: 1)
+                options: options,
+                filters: ["motion/\(device)/accelerometer", "motion/\(device)/status"],
+                qos: 1
+            )
         }
 
         /// Connects again (same libmosquitto handle, same session) after the broker came back.
@@ -47,7 +53,9 @@ import TestSupport
             try subscriber.client.connect(options)
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline {
-                if subscriber.connectionEvents.dropFirst(before).contains(where: { if case .connected = $0 { true } else { false } }) {
+                if subscriber.connectionEvents.dropFirst(before).contains(where: {
+                    if case .connected = $0 { true } else { false }
+                }) {
                     return
                 }
                 try await Task.sleep(for: .milliseconds(10))
@@ -61,7 +69,9 @@ import TestSupport
 
         /// How many births (status `online`) arrived.
         func births(_ device: String) -> Int {
-            subscriber.messages(on: "motion/\(device)/status").map(payloadJSON).filter { $0["state"] as? String == "online" }.count
+            subscriber.messages(on: "motion/\(device)/status").map(payloadJSON).filter {
+                $0["state"] as? String == "online"
+            }.count
         }
 
         /// The last status document with `state` offline and reason shutdown (the goodbye).
@@ -95,12 +105,19 @@ import TestSupport
     }
 
     /// Stops the agent with SIGTERM and waits for its goodbye; returns the goodbye's outbox object.
-    static func stop(_ agent: AgentProcess, _ subscriber: PersistentSubscriber, device: String) async throws -> [String: Any] {
+    static func stop(
+        _ agent: AgentProcess,
+        _ subscriber: PersistentSubscriber,
+        device: String
+    ) async throws -> [String: Any] {
         agent.runner.terminate()
         let exit = await agent.runner.waitForExit(timeout: 15)
         #expect(exit == 0, "agent log: \(agent.runner.standardError.suffix(3000))")
         #expect(await wait(timeout: 5) { subscriber.goodbye(device) != nil })
-        let goodbye = try #require(subscriber.goodbye(device), "no goodbye status; agent log: \(agent.runner.standardError.suffix(3000))")
+        let goodbye = try #require(
+            subscriber.goodbye(device),
+            "no goodbye status; agent log: \(agent.runner.standardError.suffix(3000))"
+        )
         return try #require(goodbye["outbox"] as? [String: Any])
     }
 
@@ -162,20 +179,30 @@ import TestSupport
         _ = await first.runner.waitForExit(timeout: 5)
         // What the killed agent left on disk, read the way the next start reads it.
         let stateOutbox = first.directory + "/state/outbox"
-        let left = try DurableLog(directory: stateOutbox, maxBytes: 8_388_608, maxAgeSeconds: 3600, logger: Logger(label: "test"))
+        let left = try DurableLog(
+            directory: stateOutbox,
+            maxBytes: 8_388_608,
+            maxAgeSeconds: 3600,
+            logger: Logger(label: "test")
+        )
         let unsent = left.snapshot.depth
         left.close()
         #expect(unsent >= 300, "3 s at 200 Hz should have left hundreds of messages")
 
         try await broker.start()
         try await subscriber.reconnect()
-        let second = try AgentProcess(config: Self.config(device: device, port: broker.port), directory: first.directory)
+        let second = try AgentProcess(
+            config: Self.config(device: device, port: broker.port),
+            directory: first.directory
+        )
         // The first run's messages come first, in order, then the second run's (whose seq restarts at 1).
         #expect(await Self.wait(timeout: 20) { subscriber.seqs(device).count > unsent + 50 })
         _ = try await Self.stop(second, subscriber, device: device)
         let seqs = subscriber.seqs(device)
         let firstRun = Array(seqs.prefix(unsent))
-        print("reliability: agent SIGKILLed with the broker down: \(unsent) unsent on disk, first run's received \(firstRun.count), then the second run's from seq \(seqs.dropFirst(unsent).first ?? -1)")
+        print(
+            "reliability: agent SIGKILLed with the broker down: \(unsent) unsent on disk, first run's received \(firstRun.count), then the second run's from seq \(seqs.dropFirst(unsent).first ?? -1)"
+        )
         #expect(firstRun == Array(1...unsent))
         #expect(seqs.dropFirst(unsent).first == 1)
         await subscriber.subscriber.close()
@@ -201,7 +228,9 @@ import TestSupport
         let appended = try #require(outbox["durableAppended"] as? Int)
         let dropped = try #require(outbox["durableDropped"] as? Int)
         let delivered = Set(seqs).count
-        print("reliability: outbox bound 64 KiB, broker down 6 s: generated \(appended), delivered \(delivered), dropped \(dropped) (status)")
+        print(
+            "reliability: outbox bound 64 KiB, broker down 6 s: generated \(appended), delivered \(delivered), dropped \(dropped) (status)"
+        )
         #expect(dropped > 0)
         #expect(outbox["durableDepth"] as? Int == 0)
         #expect(dropped == appended - delivered)
@@ -212,7 +241,9 @@ import TestSupport
     }
 
     @Test func aRefusedPasswordBacksOffAndSaysSoInTheHealthFile() async throws {
-        let broker = try await MosquittoBroker.started(options: .init(allowAnonymous: false, users: ["rel-auth": "right"]))
+        let broker = try await MosquittoBroker.started(
+            options: .init(allowAnonymous: false, users: ["rel-auth": "right"])
+        )
         let device = "rel-auth"
         let directory = NSTemporaryDirectory() + "rel-auth-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -240,8 +271,13 @@ import TestSupport
         // Every MQTT attempt ends in this line ("New connection from" also counts the fixture's TCP probe).
         let attempts = broker.log.components(separatedBy: "disconnected, not authorised").count - 1
         let document = try #require(health.read())
-        print("reliability: refused password: \(attempts) connection attempts in 25 s; health.json: \(document.state.rawValue), \(document.lastError ?? "")")
-        #expect(attempts == 1, "broker log: \(broker.log.split(separator: "\n").filter { $0.contains("onnect") }.joined(separator: "\n"))")
+        print(
+            "reliability: refused password: \(attempts) connection attempts in 25 s; health.json: \(document.state.rawValue), \(document.lastError ?? "")"
+        )
+        #expect(
+            attempts == 1,
+            "broker log: \(broker.log.split(separator: "\n").filter { $0.contains("onnect") }.joined(separator: "\n"))"
+        )
         #expect(agent.runner.isRunning)
         #expect(document.state == .refused)
         #expect(document.consecutiveFailures == 1)

@@ -2,8 +2,8 @@ import AgentCore
 import Foundation
 import MosquittoTransport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The shipped broker security on a real mosquitto: TLS with a throwaway CA, accounts from a password file and
 /// Deploy/mosquitto's ACL and TLS settings, the real agent connecting with TLS and a password; the broker refuses
@@ -25,7 +25,9 @@ import TestSupport
         var caFile: String { directory + "/ca.crt" }
         var serverCertificate: String { directory + "/server.crt" }
         var serverKey: String { directory + "/server.key" }
-        static let passwords = ["sec-dev": "device-secret-1", "sec-other": "device-secret-2", "operator": "operator-secret"]
+        static let passwords = [
+            "sec-dev": "device-secret-1", "sec-other": "device-secret-2", "operator": "operator-secret",
+        ]
         static let hmacKey = "6d6f74696f6e2d6167656e742d746573742d6b6579"
 
         init() async throws {
@@ -34,12 +36,29 @@ import TestSupport
             // P-256 keys: quick to generate. The server certificate names 127.0.0.1 in subjectAltName, which
             // libmosquitto checks against the host it connected to.
             let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-            try await Self.openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=MotionAgent test CA"], in: directory)
-            try await Self.openssl(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], in: directory)
-            try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
             try await Self.openssl(
-                ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.crt",
-                 "-days", "2", "-extfile", "server.ext"], in: directory)
+                ["req", "-x509"] + ec + [
+                    "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=MotionAgent test CA",
+                ],
+                in: directory
+            )
+            try await Self.openssl(
+                ["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
+                in: directory
+            )
+            try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+                toFile: directory + "/server.ext",
+                atomically: true,
+                encoding: .utf8
+            )
+            try await Self.openssl(
+                [
+                    "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                    "server.crt",
+                    "-days", "2", "-extfile", "server.ext",
+                ],
+                in: directory
+            )
             for (user, password) in Self.passwords {
                 try (password + "\n").write(toFile: directory + "/\(user).password", atomically: true, encoding: .utf8)
             }
@@ -47,11 +66,18 @@ import TestSupport
         }
 
         static func openssl(_ arguments: [String], in directory: String) async throws {
-            let runner = ProcessRunner(executable: "/usr/bin/openssl", arguments: arguments, workingDirectory: directory)
+            let runner = ProcessRunner(
+                executable: "/usr/bin/openssl",
+                arguments: arguments,
+                workingDirectory: directory
+            )
             try runner.start()
             let code = await runner.waitForExit(timeout: 30)
             guard code == 0 else {
-                throw ToolFailed(description: "openssl \(arguments.joined(separator: " ")) failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError) — install openssl")
+                throw ToolFailed(
+                    description:
+                        "openssl \(arguments.joined(separator: " ")) failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError) — install openssl"
+                )
             }
         }
     }
@@ -75,18 +101,27 @@ import TestSupport
             }
         }
         #expect(shipped.contains("allow_anonymous false"), "the shipped configuration refuses anonymous clients")
-        #expect(lines.count == 6, "the shipped configuration has certfile, keyfile, cafile, acl_file, tls_version and require_certificate: \(lines)")
+        #expect(
+            lines.count == 6,
+            "the shipped configuration has certfile, keyfile, cafile, acl_file, tls_version and require_certificate: \(lines)"
+        )
         return lines
     }
 
     static func startBroker(_ secrets: Secrets) async throws -> MosquittoBroker {
         try await MosquittoBroker.started(
-            options: MosquittoBroker.Options(allowAnonymous: false, users: Secrets.passwords, extraConfiguration: try brokerLines(secrets)))
+            options: MosquittoBroker.Options(
+                allowAnonymous: false,
+                users: Secrets.passwords,
+                extraConfiguration: try brokerLines(secrets)
+            )
+        )
     }
 
     static func agentConfig(_ secrets: Secrets, device: String, port: Int, signed: Bool) -> String {
         AgentProcess.config(
-            device: device, port: port,
+            device: device,
+            port: port,
             extra: """
                 control:
                   max_age_s: 300
@@ -101,7 +136,8 @@ import TestSupport
                   tls:
                     ca_file: \(secrets.caFile)
 
-                """)
+                """
+        )
     }
 
     /// An MQTT client over TLS with an account that collects what it receives. (TestSubscriber's readiness
@@ -120,7 +156,13 @@ import TestSupport
         private let box = Box()
         private let pump: Task<Void, Never>
 
-        init(_ broker: MosquittoBroker, _ secrets: Secrets, user: String, password: String? = nil, tls: Bool = true) async throws {
+        init(
+            _ broker: MosquittoBroker,
+            _ secrets: Secrets,
+            user: String,
+            password: String? = nil,
+            tls: Bool = true
+        ) async throws {
             let client = self.client
             let box = self.box
             pump = Task {
@@ -138,10 +180,17 @@ import TestSupport
             }
             try client.connect(
                 BrokerConnectOptions(
-                    host: broker.host, port: broker.port, clientID: "sec-test-\(user)-\(UUID().uuidString.prefix(6))",
-                    username: user, password: password ?? Secrets.passwords[user],
-                    tls: tls ? BrokerTLS(caFile: secrets.caFile) : nil))
-            try await SecurityEndToEndTests.until("\(user) connected or refused", timeout: 15) { box.state.withLock { $0.connected || $0.failure != nil } }
+                    host: broker.host,
+                    port: broker.port,
+                    clientID: "sec-test-\(user)-\(UUID().uuidString.prefix(6))",
+                    username: user,
+                    password: password ?? Secrets.passwords[user],
+                    tls: tls ? BrokerTLS(caFile: secrets.caFile) : nil
+                )
+            )
+            try await SecurityEndToEndTests.until("\(user) connected or refused", timeout: 15) {
+                box.state.withLock { $0.connected || $0.failure != nil }
+            }
         }
 
         deinit { pump.cancel() }
@@ -156,7 +205,9 @@ import TestSupport
         }
 
         func waitDelivered(_ id: Int32) async throws {
-            try await SecurityEndToEndTests.until("PUBACK of message \(id)", timeout: 10) { self.box.state.withLock { $0.delivered.contains(id) } }
+            try await SecurityEndToEndTests.until("PUBACK of message \(id)", timeout: 10) {
+                self.box.state.withLock { $0.delivered.contains(id) }
+            }
         }
 
         func close() async { await client.disconnect(flushTimeout: 1) }
@@ -167,13 +218,17 @@ import TestSupport
     static func until(_ what: String, timeout: Double, _ condition: @Sendable () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw Timeout(description: "timed out after \(timeout) s waiting for \(what)") }
+            guard ContinuousClock.now < deadline else {
+                throw Timeout(description: "timed out after \(timeout) s waiting for \(what)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     static func reply(_ client: Client, topic: String, id: String, timeout: Double = 10) async throws -> [String: Any] {
-        try await until("the reply to \(id)", timeout: timeout) { client.messages(on: topic).contains { payloadJSON($0)["id"] as? String == id } }
+        try await until("the reply to \(id)", timeout: timeout) {
+            client.messages(on: topic).contains { payloadJSON($0)["id"] as? String == id }
+        }
         return payloadJSON(client.messages(on: topic).first { payloadJSON($0)["id"] as? String == id }!)
     }
 
@@ -187,11 +242,19 @@ import TestSupport
         return ((status["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["enabled"] as? Bool
     }
 
-    static func ctl(_ broker: MosquittoBroker, _ secrets: Secrets, user: String, _ arguments: [String]) async throws -> (Int32?, [String]) {
+    static func ctl(
+        _ broker: MosquittoBroker,
+        _ secrets: Secrets,
+        user: String,
+        _ arguments: [String]
+    ) async throws -> (Int32?, [String]) {
         let runner = ProcessRunner(
             executable: AgentProcess.executable,
-            arguments: ["ctl", "--port", "\(broker.port)", "--cafile", secrets.caFile, "--username", user,
-                "--password-file", secrets.directory + "/\(user).password", "--timeout", "4"] + arguments)
+            arguments: [
+                "ctl", "--port", "\(broker.port)", "--cafile", secrets.caFile, "--username", user,
+                "--password-file", secrets.directory + "/\(user).password", "--timeout", "4",
+            ] + arguments
+        )
         try runner.start()
         let code = await runner.waitForExit(timeout: 20)
         return (code, runner.standardOutput.split(separator: "\n").map(String.init) + [runner.standardError])
@@ -200,7 +263,9 @@ import TestSupport
     @Test func theShippedACLOverTLSLetsOnlyTheOperatorCommand() async throws {
         let secrets = try await Secrets()
         let broker = try await Self.startBroker(secrets)
-        let agent = try AgentProcess(config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false))
+        let agent = try AgentProcess(
+            config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false)
+        )
         defer { agent.runner.kill() }
 
         // Over TLS with its password the agent connects, and its streams reach the operator.
@@ -208,7 +273,8 @@ import TestSupport
         #expect(operatorClient.isConnected)
         try operatorClient.client.subscribe(["motion/sec-dev/#"], qos: 1)
         try await Self.until("the agent's status and accelerometer stream", timeout: 20) {
-            !operatorClient.messages(on: "motion/sec-dev/status").isEmpty && operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= 10
+            !operatorClient.messages(on: "motion/sec-dev/status").isEmpty
+                && operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= 10
         }
         #expect(Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true)
 
@@ -228,12 +294,22 @@ import TestSupport
         #expect(intruder.isConnected)
         let streamsBefore = try #require(Self.streams(operatorClient, device: "sec-dev"))
         for topic in ["motion/sec-dev/control", "motion/fleet/control"] {
-            let id = try intruder.publish(topic, Array(#"{"id":"intrude-\#(topic.count)","command":"stop","stream":"accelerometer"}"#.utf8))
+            let id = try intruder.publish(
+                topic,
+                Array(#"{"id":"intrude-\#(topic.count)","command":"stop","stream":"accelerometer"}"#.utf8)
+            )
             try await intruder.waitDelivered(id)
         }
         let (code, lines) = try await Self.ctl(broker, secrets, user: "operator", ["--device", "sec-dev", "ping"])
-        #expect(code == 0 && lines.first?.hasPrefix("sec-dev\tok\t200") == true, "the operator's command is answered: \(lines)")
-        #expect(!operatorClient.messages(on: "motion/sec-dev/control/reply").contains { (payloadJSON($0)["id"] as? String)?.hasPrefix("intrude") == true })
+        #expect(
+            code == 0 && lines.first?.hasPrefix("sec-dev\tok\t200") == true,
+            "the operator's command is answered: \(lines)"
+        )
+        #expect(
+            !operatorClient.messages(on: "motion/sec-dev/control/reply").contains {
+                (payloadJSON($0)["id"] as? String)?.hasPrefix("intrude") == true
+            }
+        )
         #expect(!agent.runner.standardError.contains("intrude"), "the agent never saw the intruder's commands")
         #expect(Self.streams(operatorClient, device: "sec-dev") == streamsBefore, "the status is unchanged")
         try await Self.until("accelerometer samples still flowing", timeout: 10) {
@@ -244,22 +320,39 @@ import TestSupport
         // probe it publishes there coming back proves its subscriptions are in effect).
         try intruder.client.subscribe(["motion/sec-dev/#", "motion/sec-other/control"], qos: 1)
         try intruder.publish("motion/sec-other/control", Array("probe".utf8))
-        try await Self.until("the intruder's own control topic", timeout: 10) { !intruder.messages(on: "motion/sec-other/control").isEmpty }
+        try await Self.until("the intruder's own control topic", timeout: 10) {
+            !intruder.messages(on: "motion/sec-other/control").isEmpty
+        }
         let seen = operatorClient.messages(on: "motion/sec-dev/accelerometer").count
         try await Self.until("more accelerometer samples", timeout: 10) {
             operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= seen + 10
         }
-        #expect(!intruder.messages.contains { $0.topic.hasPrefix("motion/sec-dev/") }, "another device's account read this device's topics")
+        #expect(
+            !intruder.messages.contains { $0.topic.hasPrefix("motion/sec-dev/") },
+            "another device's account read this device's topics"
+        )
 
         // A device cannot impersonate the operator through the ctl either.
-        let (intruderCode, _) = try await Self.ctl(broker, secrets, user: "sec-other", ["--device", "sec-dev", "stop", "stream=accelerometer"])
+        let (intruderCode, _) = try await Self.ctl(
+            broker,
+            secrets,
+            user: "sec-other",
+            ["--device", "sec-dev", "stop", "stream=accelerometer"]
+        )
         #expect(intruderCode == 2, "no reply: the broker dropped the command")
         #expect(Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true)
 
         // The operator's command is applied.
-        let (stopCode, stopLines) = try await Self.ctl(broker, secrets, user: "operator", ["--device", "sec-dev", "stop", "stream=accelerometer"])
+        let (stopCode, stopLines) = try await Self.ctl(
+            broker,
+            secrets,
+            user: "operator",
+            ["--device", "sec-dev", "stop", "stream=accelerometer"]
+        )
         #expect(stopCode == 0, "\(stopLines)")
-        try await Self.until("the status showing the stop", timeout: 10) { Self.accelerometerEnabled(operatorClient, device: "sec-dev") == false }
+        try await Self.until("the status showing the stop", timeout: 10) {
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == false
+        }
         await intruder.close()
         await operatorClient.close()
     }
@@ -267,26 +360,47 @@ import TestSupport
     @Test func signedCommandsAreAcceptedAndTamperedOrReplayedOnesRefused() async throws {
         let secrets = try await Secrets()
         let broker = try await Self.startBroker(secrets)
-        let agent = try AgentProcess(config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: true))
+        let agent = try AgentProcess(
+            config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: true)
+        )
         defer { agent.runner.kill() }
         let operatorClient = try await Client(broker, secrets, user: "operator")
         try operatorClient.client.subscribe(["motion/sec-dev/status", "motion/sec-dev/control/reply"], qos: 1)
-        try await Self.until("the agent's status", timeout: 20) { Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true }
+        try await Self.until("the agent's status", timeout: 20) {
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true
+        }
         let replies = "motion/sec-dev/control/reply"
 
         // The ctl signs with --hmac-key-file: accepted. Without it: 401.
         let keyFile = secrets.directory + "/fleet.key"
-        let (code, lines) = try await Self.ctl(broker, secrets, user: "operator", ["--hmac-key-file", keyFile, "--device", "sec-dev", "stop", "stream=accelerometer"])
+        let (code, lines) = try await Self.ctl(
+            broker,
+            secrets,
+            user: "operator",
+            ["--hmac-key-file", keyFile, "--device", "sec-dev", "stop", "stream=accelerometer"]
+        )
         #expect(code == 0 && lines.first?.hasPrefix("sec-dev\tok\t200") == true, "\(lines)")
-        try await Self.until("the signed stop in the status", timeout: 10) { Self.accelerometerEnabled(operatorClient, device: "sec-dev") == false }
-        let (unsignedCode, unsignedLines) = try await Self.ctl(broker, secrets, user: "operator", ["--device", "sec-dev", "start", "stream=accelerometer"])
+        try await Self.until("the signed stop in the status", timeout: 10) {
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == false
+        }
+        let (unsignedCode, unsignedLines) = try await Self.ctl(
+            broker,
+            secrets,
+            user: "operator",
+            ["--device", "sec-dev", "start", "stream=accelerometer"]
+        )
         #expect(unsignedCode == 1 && unsignedLines.first?.contains("\t401\t") == true, "\(unsignedLines)")
 
         // Raw envelopes, signed here with the same key.
         let signer = CommandSignature(key: Array(Secrets.hmacKey.utf8))
         func envelope(_ id: String, _ command: String, nonce: String) -> [UInt8] {
-            let object: [String: Any] = ["id": id, "command": command, "stream": "accelerometer", "timestamp": Date().timeIntervalSince1970, "nonce": nonce]
-            return signer.envelope(for: Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+            let object: [String: Any] = [
+                "id": id, "command": command, "stream": "accelerometer", "timestamp": Date().timeIntervalSince1970,
+                "nonce": nonce,
+            ]
+            return signer.envelope(
+                for: Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+            )
         }
         // Tampered: a signed "start" turned into a "stop" with the signature kept.
         let start = envelope("tamper-1", "start", nonce: "nonce-tamper-0001")
@@ -294,11 +408,16 @@ import TestSupport
         let command = String(decoding: Data(base64Encoded: outer["signed"]!)!, as: UTF8.self)
         let forged = command.replacingOccurrences(of: "\"start\"", with: "\"ping\"")
         #expect(forged != command)
-        let tampered = try JSONSerialization.data(withJSONObject: ["signed": Data(forged.utf8).base64EncodedString(), "signature": outer["signature"]!])
+        let tampered = try JSONSerialization.data(withJSONObject: [
+            "signed": Data(forged.utf8).base64EncodedString(), "signature": outer["signature"]!,
+        ])
         try operatorClient.publish("motion/sec-dev/control", Array(tampered))
         let refused = try await Self.reply(operatorClient, topic: replies, id: "tamper-1")
         #expect(refused["code"] as? Int == 401 && refused["ok"] as? Bool == false, "\(refused)")
-        #expect(await agent.runner.waitForOutput(containing: "signature does not match", timeout: 5), "the refusal is logged")
+        #expect(
+            await agent.runner.waitForOutput(containing: "signature does not match", timeout: 5),
+            "the refusal is logged"
+        )
 
         // The genuine start is applied; then a captured stop, replayed after a later start, changes nothing.
         try operatorClient.publish("motion/sec-dev/control", start)
@@ -306,7 +425,9 @@ import TestSupport
             operatorClient.messages(on: replies).map(payloadJSON).filter { $0["id"] as? String == id }
         }
         try await Self.until("the genuine command's reply", timeout: 10) { answers("tamper-1").count == 2 }
-        try await Self.until("the start in the status", timeout: 10) { Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true }
+        try await Self.until("the start in the status", timeout: 10) {
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true
+        }
         let genuine = answers("tamper-1")
         #expect(genuine.map { $0["code"] as? Int } == [401, 200], "\(genuine)")
         let stop = envelope("replay-stop", "stop", nonce: "nonce-replay-0001")
@@ -315,15 +436,28 @@ import TestSupport
         let restart = envelope("replay-start", "start", nonce: "nonce-replay-0002")
         try operatorClient.publish("motion/sec-dev/control", restart)
         #expect(try await Self.reply(operatorClient, topic: replies, id: "replay-start")["code"] as? Int == 200)
-        try await Self.until("the restart in the status", timeout: 10) { Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true }
+        try await Self.until("the restart in the status", timeout: 10) {
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true
+        }
         try operatorClient.publish("motion/sec-dev/control", stop)  // the captured stop, byte for byte
-        #expect(await agent.runner.waitForOutput(containing: "replay-stop arrived again with the same nonce", timeout: 10))
+        #expect(
+            await agent.runner.waitForOutput(containing: "replay-stop arrived again with the same nonce", timeout: 10)
+        )
         // The same nonce under a new id: 401.
-        try operatorClient.publish("motion/sec-dev/control", envelope("replay-new-id", "stop", nonce: "nonce-replay-0001"))
+        try operatorClient.publish(
+            "motion/sec-dev/control",
+            envelope("replay-new-id", "stop", nonce: "nonce-replay-0001")
+        )
         let reused = try await Self.reply(operatorClient, topic: replies, id: "replay-new-id")
-        #expect(reused["code"] as? Int == 401 && (reused["message"] as? String)?.contains("already used") == true, "\(reused)")
+        #expect(
+            reused["code"] as? Int == 401 && (reused["message"] as? String)?.contains("already used") == true,
+            "\(reused)"
+        )
         #expect(answers("replay-stop").count == 1, "the replay was not answered")
-        #expect(Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true, "the replayed stop changed nothing")
+        #expect(
+            Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true,
+            "the replayed stop changed nothing"
+        )
         await operatorClient.close()
     }
 
@@ -331,33 +465,54 @@ import TestSupport
         let secrets = try await Secrets()
         // A client certificate for the device, signed by the test CA.
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await Secrets.openssl(["req"] + ec + ["-keyout", "sec-dev.key", "-out", "sec-dev.csr", "-subj", "/CN=sec-dev"], in: secrets.directory)
         try await Secrets.openssl(
-            ["x509", "-req", "-in", "sec-dev.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "sec-dev.crt", "-days", "2"],
-            in: secrets.directory)
-        let lines = try Self.brokerLines(secrets).map { $0 == "require_certificate false" ? "require_certificate true" : $0 }
+            ["req"] + ec + ["-keyout", "sec-dev.key", "-out", "sec-dev.csr", "-subj", "/CN=sec-dev"],
+            in: secrets.directory
+        )
+        try await Secrets.openssl(
+            [
+                "x509", "-req", "-in", "sec-dev.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "sec-dev.crt", "-days", "2",
+            ],
+            in: secrets.directory
+        )
+        let lines = try Self.brokerLines(secrets).map {
+            $0 == "require_certificate false" ? "require_certificate true" : $0
+        }
         #expect(lines.contains("require_certificate true"))
         let broker = try await MosquittoBroker.started(
-            options: MosquittoBroker.Options(allowAnonymous: false, users: Secrets.passwords, extraConfiguration: lines))
+            options: MosquittoBroker.Options(allowAnonymous: false, users: Secrets.passwords, extraConfiguration: lines)
+        )
 
         // Without a client certificate the broker ends the handshake; the agent says to check mqtt.tls.* and keeps
         // trying, and never gets connected.
-        let refused = try AgentProcess(config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false))
+        let refused = try AgentProcess(
+            config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false)
+        )
         defer { refused.runner.kill() }
-        #expect(await refused.runner.waitForOutput(containing: "mqtt.tls", timeout: 20), "\(refused.runner.standardError.suffix(1500))")
+        #expect(
+            await refused.runner.waitForOutput(containing: "mqtt.tls", timeout: 20),
+            "\(refused.runner.standardError.suffix(1500))"
+        )
         #expect(!refused.runner.standardError.contains("connected to the broker"))
         #expect(refused.runner.isRunning)
         refused.runner.kill()
 
         // With its certificate and key (mqtt.tls.cert_file / key_file) it connects and streams.
-        let config = Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false).replacingOccurrences(
-            of: "    ca_file: \(secrets.caFile)\n",
-            with: "    ca_file: \(secrets.caFile)\n    cert_file: \(secrets.directory)/sec-dev.crt\n    key_file: \(secrets.directory)/sec-dev.key\n")
+        let config = Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: false)
+            .replacingOccurrences(
+                of: "    ca_file: \(secrets.caFile)\n",
+                with:
+                    "    ca_file: \(secrets.caFile)\n    cert_file: \(secrets.directory)/sec-dev.crt\n    key_file: \(secrets.directory)/sec-dev.key\n"
+            )
         #expect(config.contains("cert_file"))
         let agent = try AgentProcess(config: config)
         defer { agent.runner.kill() }
         let operatorClient = try await Client(broker, secrets, user: "operator")
         #expect(operatorClient.isConnected == false, "the operator has no client certificate either")
-        #expect(await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 20), "\(agent.runner.standardError.suffix(1500))")
+        #expect(
+            await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 20),
+            "\(agent.runner.standardError.suffix(1500))"
+        )
     }
 }

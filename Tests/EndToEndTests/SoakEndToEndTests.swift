@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The short soak that runs in CI (the long one is scripts/soak.py, in BENCHMARKS.md): the real agent at
 /// 1 kHz with every stream on for a minute; memory, file descriptors and threads must stay flat after warm-up.
@@ -22,21 +22,32 @@ import TestSupport
             let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
             return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
         }
-        return Sample(rss: field("VmRSS") * 1024, anonymous: field("RssAnon") * 1024, fds: fds.count, threads: field("Threads"))
+        return Sample(
+            rss: field("VmRSS") * 1024,
+            anonymous: field("RssAnon") * 1024,
+            fds: fds.count,
+            threads: field("Threads")
+        )
     }
 
     @Test func resourcesStayFlatAtOneKilohertzWithEveryStreamOn() async throws {
         let broker = try await MosquittoBroker.started()
-        let agent = try AgentProcess(config: AgentProcess.config(
-            device: "e2e-soak", port: broker.port, scenario: "mixed-day", simulatedRateHz: 1000,
-            streams: """
-                streams:
-                  accelerometer: {rate_hz: 100}
-                  gyroscope: {rate_hz: 100}
-                  magnetometer: {rate_hz: 50}
-                  device-motion: {rate_hz: 100}
-                  submersion: {enabled: true}
-                """))
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "e2e-soak",
+                port: broker.port,
+                scenario: "mixed-day",
+                simulatedRateHz: 1000,
+                streams: """
+                    streams:
+                      accelerometer: {rate_hz: 100}
+                      gyroscope: {rate_hz: 100}
+                      magnetometer: {rate_hz: 50}
+                      device-motion: {rate_hz: 100}
+                      submersion: {enabled: true}
+                    """
+            )
+        )
         defer { agent.runner.kill() }
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-soak/device-motion"], qos: 0)
         try await subscriber.waitFor(count: 10, timeout: 20)
@@ -54,7 +65,9 @@ import TestSupport
         #expect(growth < 1_500_000, "anonymous memory grew \(growth) bytes after warm-up: \(anonymous)")
         #expect(Set(samples.map(\.fds)).count == 1, "open file descriptors changed: \(samples.map(\.fds))")
         #expect(Set(samples.map(\.threads)).count == 1, "threads changed: \(samples.map(\.threads))")
-        print("soak (CI): RSS \(rss.map { $0 / 1000 }) kB, anonymous \(anonymous.map { $0 / 1000 }) kB, fds \(samples[0].fds), threads \(samples[0].threads)")
+        print(
+            "soak (CI): RSS \(rss.map { $0 / 1000 }) kB, anonymous \(anonymous.map { $0 / 1000 }) kB, fds \(samples[0].fds), threads \(samples[0].threads)"
+        )
         await subscriber.close()
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +57,10 @@ import Glibc
             if let m = notify.receive(timeout: 1) { messages.append(m) }
         }
         #expect(messages.first?.hasPrefix("READY=1") == true, "\(messages)")
-        #expect(messages.filter { $0.contains("WATCHDOG=1") }.count >= 2, "keep-alives every WATCHDOG_USEC/2: \(messages)")
+        #expect(
+            messages.filter { $0.contains("WATCHDOG=1") }.count >= 2,
+            "keep-alives every WATCHDOG_USEC/2: \(messages)"
+        )
         agent.runner.terminate()
         var stopping = false
         let end = Date().addingTimeInterval(10)

@@ -36,7 +36,9 @@ struct MosquittoClientLoadTests {
         let messages = try await subscriber.waitFor(count: 1000)
         for publisher in 0..<4 {
             // One connection keeps each publisher's order.
-            let payloads = messages.filter { $0.topic == "conc/\(publisher)" }.map { String(decoding: $0.payload, as: UTF8.self) }
+            let payloads = messages.filter { $0.topic == "conc/\(publisher)" }.map {
+                String(decoding: $0.payload, as: UTF8.self)
+            }
             #expect(payloads == (0..<250).map(String.init))
         }
         try await log.waitFor("1000 deliveries", count: 1000) {

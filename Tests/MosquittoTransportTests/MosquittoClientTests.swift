@@ -11,7 +11,13 @@ struct MosquittoClientTests {
         "\(prefix)-\(UUID().uuidString.prefix(8))"
     }
 
-    private static func publish(_ client: MosquittoClient, _ topic: String, _ text: String, qos: Int, retain: Bool = false) throws -> Int32 {
+    private static func publish(
+        _ client: MosquittoClient,
+        _ topic: String,
+        _ text: String,
+        qos: Int,
+        retain: Bool = false
+    ) throws -> Int32 {
         try Array(text.utf8).withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: qos, retain: retain) }
     }
 
@@ -44,14 +50,18 @@ struct MosquittoClientTests {
         _ = try Self.publish(client, "echo/b", "back", qos: 1)
         try await echo.waitFor(count: 1)
         try await log.waitFor("echo/b on the publishing client") {
-            if case .message(let message) = $0 { return message.topic == "echo/b" && message.payload == Array("back".utf8) }
+            if case .message(let message) = $0 {
+                return message.topic == "echo/b" && message.payload == Array("back".utf8)
+            }
             return false
         }
 
         await client.disconnect(flushTimeout: 2)
         #expect(!client.isConnected)
         let terminal = try await log.waitForTerminal()
-        #expect(terminal == .disconnected(reason: "disconnected from 127.0.0.1:\(broker.port) as requested", expected: true))
+        #expect(
+            terminal == .disconnected(reason: "disconnected from 127.0.0.1:\(broker.port) as requested", expected: true)
+        )
         await subscriber.close()
         await echo.close()
     }
@@ -74,10 +84,12 @@ struct MosquittoClientTests {
             if case .delivered(let id) = $0 { return expected.contains(id) }
             return false
         }
-        let delivered = Set(log.all.compactMap { event -> Int32? in
-            if case .delivered(let id) = event { return id }
-            return nil
-        })
+        let delivered = Set(
+            log.all.compactMap { event -> Int32? in
+                if case .delivered(let id) = event { return id }
+                return nil
+            }
+        )
         #expect(delivered == ids)
         #expect(client.queuedMessageCount == 0)
         await client.disconnect(flushTimeout: 1)
@@ -156,11 +168,13 @@ struct MosquittoClientTests {
         try client.connect(BrokerConnectOptions(host: "127.0.0.1", port: port, clientID: "nobody"))
         let terminal = try await log.waitForTerminal()
         #expect(
-            terminal == .connectFailed(
-                code: 14,
-                reason: "connect to 127.0.0.1:\(port) failed: Connection refused — check mqtt.host and mqtt.port in config.yaml, or that the broker is running",
-                isAuthorization: false
-            )
+            terminal
+                == .connectFailed(
+                    code: 14,
+                    reason:
+                        "connect to 127.0.0.1:\(port) failed: Connection refused — check mqtt.host and mqtt.port in config.yaml, or that the broker is running",
+                    isAuthorization: false
+                )
         )
         #expect(!client.isConnected)
         // The failed attempt is over: a new one may start at once.
@@ -179,7 +193,12 @@ struct MosquittoClientTests {
         let client = MosquittoClient()
         let log = EventLog(client)
         try client.connect(
-            broker.connectOptions(clientID: Self.uniqueID("pw"), protocolVersion: version, username: "agent", password: "wrong")
+            broker.connectOptions(
+                clientID: Self.uniqueID("pw"),
+                protocolVersion: version,
+                username: "agent",
+                password: "wrong"
+            )
         )
         let terminal = try await log.waitForTerminal()
         guard case .connectFailed(let code, let reason, let isAuthorization) = terminal else {
@@ -195,7 +214,12 @@ struct MosquittoClientTests {
         let good = MosquittoClient()
         let goodLog = EventLog(good)
         try good.connect(
-            broker.connectOptions(clientID: Self.uniqueID("pw"), protocolVersion: version, username: "agent", password: "correct horse")
+            broker.connectOptions(
+                clientID: Self.uniqueID("pw"),
+                protocolVersion: version,
+                username: "agent",
+                password: "correct horse"
+            )
         )
         try await goodLog.waitForConnected()
         await good.disconnect(flushTimeout: 1)

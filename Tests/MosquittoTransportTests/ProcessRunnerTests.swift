@@ -8,7 +8,9 @@ struct ProcessRunnerTests {
     func launchContext() async throws {
         let runner = ProcessRunner(
             executable: "/bin/sh",
-            arguments: ["-c", "pwd; echo \"$GREETING\"; grep -E '^Sig(Blk|Ign)' /proc/self/status; echo oops >&2; exit 3"],
+            arguments: [
+                "-c", "pwd; echo \"$GREETING\"; grep -E '^Sig(Blk|Ign)' /proc/self/status; echo oops >&2; exit 3",
+            ],
             environment: ["GREETING": "hello from the test", "PATH": "/usr/bin:/bin"],
             workingDirectory: "/tmp"
         )
@@ -20,7 +22,9 @@ struct ProcessRunnerTests {
         #expect(lines.dropFirst().first == "hello from the test")
         #expect(lines.contains("SigBlk:\t0000000000000000"))
         // Signals 1–31 at their defaults; 32 and 33 are glibc's own (NPTL) and stay as glibc sets them.
-        let ignored = lines.first { $0.hasPrefix("SigIgn:") }.flatMap { UInt64($0.dropFirst("SigIgn:\t".count), radix: 16) }
+        let ignored = lines.first { $0.hasPrefix("SigIgn:") }.flatMap {
+            UInt64($0.dropFirst("SigIgn:\t".count), radix: 16)
+        }
         #expect(ignored.map { $0 & 0x7fff_ffff } == 0)
         #expect(runner.standardError == "oops\n")
     }

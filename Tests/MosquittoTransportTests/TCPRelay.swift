@@ -1,10 +1,11 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// A TCP relay on 127.0.0.1 in front of the broker, so a test can cut a client's connection the way a
 /// network failure does: `cut()` shuts both sockets down, the broker sees end-of-file without a DISCONNECT
@@ -101,8 +102,14 @@ final class TCPRelay: Sendable {
                     connection.copyFinished()
                     continue
                 }
-                Thread { TCPRelay.copy(from: client, to: upstream); connection.copyFinished() }.start()
-                Thread { TCPRelay.copy(from: upstream, to: client); connection.copyFinished() }.start()
+                Thread {
+                    TCPRelay.copy(from: client, to: upstream)
+                    connection.copyFinished()
+                }.start()
+                Thread {
+                    TCPRelay.copy(from: upstream, to: client)
+                    connection.copyFinished()
+                }.start()
             }
         }.start()
     }

@@ -17,8 +17,15 @@ struct TLSFiles {
         let files = TLSFiles(directory: directory)
         try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await openssl(["req", "-x509"] + curve + ["-keyout", directory + "/ca.key", "-out", files.caFile, "-days", "2", "-subj", "/CN=MotionAgent test CA"])
-        try await openssl(["req"] + curve + ["-keyout", files.serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"])
+        try await openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", directory + "/ca.key", "-out", files.caFile, "-days", "2", "-subj",
+                "/CN=MotionAgent test CA",
+            ]
+        )
+        try await openssl(
+            ["req"] + curve + ["-keyout", files.serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"]
+        )
         try await openssl([
             "x509", "-req", "-in", directory + "/server.csr", "-CA", files.caFile, "-CAkey", directory + "/ca.key",
             "-CAcreateserial", "-out", files.serverCertificate, "-days", "2", "-extfile", directory + "/san.ext",
@@ -31,7 +38,10 @@ struct TLSFiles {
         try runner.start()
         let code = await runner.waitForExit(timeout: 30)
         guard code == 0 else {
-            throw Failure(description: "openssl \(arguments.first ?? "") failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError)")
+            throw Failure(
+                description:
+                    "openssl \(arguments.first ?? "") failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError)"
+            )
         }
     }
 }

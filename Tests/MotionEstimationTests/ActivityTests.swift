@@ -8,7 +8,8 @@ struct ActivityTests {
     static let tmd = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../shared/data/activity/tmd_dataset_5secondWindow.csv")
 
-    static func rows() throws -> [(row: Int, stats: ActivityModel.WindowStatistics, label: ActivityModel.ActivityClass)] {
+    static func rows() throws -> [(row: Int, stats: ActivityModel.WindowStatistics, label: ActivityModel.ActivityClass)]
+    {
         let lines = try String(contentsOf: tmd, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst()
         var out: [(Int, ActivityModel.WindowStatistics, ActivityModel.ActivityClass)] = []
         for (i, line) in lines.enumerated() {
@@ -24,9 +25,21 @@ struct ActivityTests {
                 default: nil
                 }
             guard v.count == 8, let label else { continue }
-            out.append((i, ActivityModel.WindowStatistics(
-                accelerationMean: v[0], accelerationMin: v[1], accelerationMax: v[2], accelerationStd: v[3],
-                rotationMean: v[4], rotationMin: v[5], rotationMax: v[6], rotationStd: v[7]), label))
+            out.append(
+                (
+                    i,
+                    ActivityModel.WindowStatistics(
+                        accelerationMean: v[0],
+                        accelerationMin: v[1],
+                        accelerationMax: v[2],
+                        accelerationStd: v[3],
+                        rotationMean: v[4],
+                        rotationMin: v[5],
+                        rotationMax: v[6],
+                        rotationStd: v[7]
+                    ), label
+                )
+            )
         }
         return out
     }
@@ -93,12 +106,16 @@ struct ActivityTests {
         let rows = try Self.rows().filter { $0.row % 5 == 0 }
         // Held-out windows the model classifies confidently, one per class.
         func window(_ c: ActivityModel.ActivityClass) throws -> ActivityModel.WindowStatistics {
-            try #require(rows.first { row in
-                let (predicted, p) = ActivityModel.classify(row.stats)
-                return row.label == c && predicted == c && p > 0.9
-            }).stats
+            try #require(
+                rows.first { row in
+                    let (predicted, p) = ActivityModel.classify(row.stats)
+                    return row.label == c && predicted == c && p > 0.9
+                }
+            ).stats
         }
-        let car = try window(.automotive), still = try window(.stationary), walk = try window(.walking)
+        let car = try window(.automotive)
+        let still = try window(.stationary)
+        let walk = try window(.walking)
         var e = ActivityEstimator()
         var t = 0.0
         var changes: [MotionActivity] = []

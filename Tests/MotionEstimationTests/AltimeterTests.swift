@@ -14,7 +14,9 @@ struct AltimeterTests {
         for i in 1...400 {
             let t = Double(i) * 0.04
             let h = min(t, 10.0)
-            last = alt.update(IMUSample(timestamp: t, pressureKPa: StandardAtmosphere.pressure(altitude: h, referenceKPa: 100.0)))
+            last = alt.update(
+                IMUSample(timestamp: t, pressureKPa: StandardAtmosphere.pressure(altitude: h, referenceKPa: 100.0))
+            )
         }
         let data = try #require(last)
         #expect(abs(data.relativeAltitude - 10) < 0.05)

@@ -8,8 +8,11 @@ import Testing
     /// Feeds a synthetic sample to the filter in its own conventions (specific force, m/s²).
     static func feed(_ f: inout AttitudeFilter, _ s: IMUSample) -> AttitudeFilter.Update {
         f.update(
-            timestamp: s.timestamp, gyroscope: s.rotationRate!, specificForce: s.acceleration! * -standardGravity,
-            magneticField: s.magneticField)
+            timestamp: s.timestamp,
+            gyroscope: s.rotationRate!,
+            specificForce: s.acceleration! * -standardGravity,
+            magneticField: s.magneticField
+        )
     }
 
     @Test func gyroscopeBiasConvergesAtRest() {
@@ -74,7 +77,9 @@ import Testing
         let bias = f.gyroscopeBias
         let t = sim.time
         let nan = Vector3(.nan, 0, 0)
-        #expect(f.update(timestamp: t + 0.01, gyroscope: nan, specificForce: Vector3(0, 0, 9.8), magneticField: nil) == [])
+        #expect(
+            f.update(timestamp: t + 0.01, gyroscope: nan, specificForce: Vector3(0, 0, 9.8), magneticField: nil) == []
+        )
         #expect(f.update(timestamp: .nan, gyroscope: .zero, specificForce: nil, magneticField: nil) == [])
         #expect(f.update(timestamp: t, gyroscope: Vector3(1, 1, 1), specificForce: nil, magneticField: nil) == [])
         #expect(f.update(timestamp: t - 1, gyroscope: Vector3(1, 1, 1), specificForce: nil, magneticField: nil) == [])
@@ -83,10 +88,13 @@ import Testing
         // The clock resynchronised at t − 1: the next sample is accepted; bad acc and mag are skipped.
         let used = f.update(timestamp: t - 0.99, gyroscope: .zero, specificForce: nan, magneticField: .zero)
         #expect(used == [.gyroscope])
-        #expect(f.update(timestamp: t - 0.98, gyroscope: .zero, specificForce: .zero, magneticField: nan) == [.gyroscope])
+        #expect(
+            f.update(timestamp: t - 0.98, gyroscope: .zero, specificForce: .zero, magneticField: nan) == [.gyroscope]
+        )
         #expect(
             f.update(timestamp: t - 0.97, gyroscope: .zero, specificForce: Vector3(1e5, 0, 0), magneticField: nil)
-                == [.gyroscope])
+                == [.gyroscope]
+        )
         // Only the (tiny) bias estimate was integrated over those 30 ms.
         #expect(f.quaternion9D.angle(to: before) < 1e-4)
 

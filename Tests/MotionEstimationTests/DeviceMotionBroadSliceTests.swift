@@ -13,16 +13,23 @@ import Testing
 
     @Test func slowRotationSliceMeetsTheBound() throws {
         guard let text = try? String(contentsOfFile: Self.trial, encoding: .utf8) else {
-            Issue.record("cannot read \(Self.trial) — the BROAD data must sit in ../shared/data/broad next to the repository")
+            Issue.record(
+                "cannot read \(Self.trial) — the BROAD data must sit in ../shared/data/broad next to the repository"
+            )
             return
         }
         var lines = text.split(separator: "\n")
         let header = lines.removeFirst().split(separator: ",").map(String.init)
         func index(_ n: String) -> Int { header.firstIndex(of: n)! }
-        let (t, gx, ax, mx, qw, mov) = (index("t_s"), index("gyr_x"), index("acc_x"), index("mag_x"), index("opt_qw"), index("movement"))
+        let (t, gx, ax, mx, qw, mov) = (
+            index("t_s"), index("gyr_x"), index("acc_x"), index("mag_x"), index("opt_qw"), index("movement")
+        )
 
         var e = DeviceMotionEstimator(referenceFrame: .xMagneticNorthZVertical, sampleInterval: 0.0035)
-        var total = 0.0, heading = 0.0, inclination = 0.0, n = 0.0
+        var total = 0.0
+        var heading = 0.0
+        var inclination = 0.0
+        var n = 0.0
         for line in lines {
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) ?? .nan }
             if f[t] >= 80 { break }
@@ -30,7 +37,8 @@ import Testing
                 timestamp: f[t],
                 acceleration: Vector3(f[ax], f[ax + 1], f[ax + 2]) / -standardGravity,
                 rotationRate: Vector3(f[gx], f[gx + 1], f[gx + 2]),
-                magneticField: Vector3(f[mx], f[mx + 1], f[mx + 2]))
+                magneticField: Vector3(f[mx], f[mx + 1], f[mx + 2])
+            )
             guard let m = e.update(sample), f[mov] == 1, f[qw].isFinite else { continue }
             // score_broad.py: e = q_est ⊗ conj(q_ref), both sensor → ENU.
             let est = Quaternion.aboutZ(.pi / 2) * m.attitude

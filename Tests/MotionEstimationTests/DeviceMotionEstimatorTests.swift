@@ -9,7 +9,9 @@ import Testing
 
     /// Runs a turn-and-tilt motion and returns the last output with the true attitude (device → NWU).
     static func run(
-        _ frame: AttitudeReferenceFrame, declination: Double = 0, seconds: Double = 30,
+        _ frame: AttitudeReferenceFrame,
+        declination: Double = 0,
+        seconds: Double = 30,
         first: ((DeviceMotion) -> Void)? = nil
     ) -> (DeviceMotion, Quaternion) {
         var sim = AttitudeSynthesizer(attitude: start, rateHz: 100)

@@ -25,7 +25,8 @@ import Testing
         let soft = Matrix3x3(
             r0: Vector3(1.15, 0.06, -0.04),
             r1: Vector3(0.06, 0.92, 0.05),
-            r2: Vector3(-0.04, 0.05, 1.02))
+            r2: Vector3(-0.04, 0.05, 1.02)
+        )
         var c = MagnetometerCalibrator()
         for (i, m) in Self.samples(hardIron: hard, softIron: soft, count: 6000, noise: 0.05).enumerated() {
             c.update(m, timestamp: Double(i) * 0.05)

@@ -1,9 +1,10 @@
+import MotionModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
 
 /// Deterministic synthetic accelerometer signals for the pedometer tests (independent of the Simulation module).
 struct PedometerSyntheticMotion {
@@ -28,8 +29,13 @@ struct PedometerSyntheticMotion {
     /// of the step) and a lateral sway at half the cadence, plus 0.01 g noise. Core Motion sign: at rest the
     /// reading is −up (gravity).
     static func walk(
-        from start: Double, duration: Double, cadence: Double, amplitude: Double, rate: Double = 100,
-        up: Vector3 = up, noise: inout Noise
+        from start: Double,
+        duration: Double,
+        cadence: Double,
+        amplitude: Double,
+        rate: Double = 100,
+        up: Vector3 = up,
+        noise: inout Noise
     ) -> [IMUSample] {
         let side = up.cross(abs(up.x) < 0.9 ? Vector3(1, 0, 0) : Vector3(0, 1, 0)).normalized
         var out: [IMUSample] = []
@@ -39,7 +45,8 @@ struct PedometerSyntheticMotion {
             let phase = (t * cadence).truncatingRemainder(dividingBy: 1)
             let bump = phase < 0.4 ? amplitude * 0.5 * (1 - cos(2 * Double.pi * phase / 0.4)) : -amplitude * 0.27
             let sway = 0.3 * amplitude * sin(Double.pi * cadence * t)
-            let a = -(1 + bump) * up + sway * side
+            let a =
+                -(1 + bump) * up + sway * side
                 + Vector3(0.01 * noise.normal(), 0.01 * noise.normal(), 0.01 * noise.normal())
             out.append(IMUSample(timestamp: start + t, acceleration: a))
         }

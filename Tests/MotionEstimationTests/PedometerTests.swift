@@ -1,12 +1,13 @@
+import Foundation
+import MotionEstimation
+import MotionModel
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import MotionEstimation
-import MotionModel
-import Testing
 
 @Suite("Pedometer")
 struct PedometerTests {
@@ -103,8 +104,11 @@ struct PedometerTests {
         // Suspension: a 1.5 Hz resonator (damping 0.3) driven by white noise, ≈ 0.05 g rms; bumps of
         // 0.1–0.3 g at random times (about one every 3 s); engine 30 Hz at 0.03 g; road noise 0.04 g rms.
         // Overall ≈ 0.08 g rms: ISO 2631-1 calls 0.8 m/s² "fairly uncomfortable", a rough road.
-        var x = 0.0, v = 0.0
-        let w0 = 2 * Double.pi * 1.5, zeta = 0.3, dt = 0.01
+        var x = 0.0
+        var v = 0.0
+        let w0 = 2 * Double.pi * 1.5
+        let zeta = 0.3
+        let dt = 0.01
         var bump = 0.0
         var samples: [IMUSample] = []
         for i in 0..<12_000 {
@@ -126,16 +130,22 @@ struct PedometerTests {
         // Hand on a 0.3 m forearm swinging ±35° about the elbow in the frontal plane; device y along the
         // forearm. World accelerations from the pendulum kinematics; Core Motion reads −specific force / g.
         var noise = Synth.Noise(state: 9)
-        let r = 0.3, theta0 = 0.6, w = 2 * Double.pi * frequency
+        let r = 0.3
+        let theta0 = 0.6
+        let w = 2 * Double.pi * frequency
         var samples: [IMUSample] = []
         for i in 0..<6000 {
             let t = Double(i) * 0.01
-            let th = theta0 * sin(w * t), thd = theta0 * w * cos(w * t), thdd = -theta0 * w * w * sin(w * t)
+            let th = theta0 * sin(w * t)
+            let thd = theta0 * w * cos(w * t)
+            let thdd = -theta0 * w * w * sin(w * t)
             let ax = r * (thdd * cos(th) - thd * thd * sin(th))
             let ay = -r * (thdd * sin(th) + thd * thd * cos(th)) + standardGravity
             let fx = ax * cos(th) - ay * sin(th)
             let fy = ax * sin(th) + ay * cos(th)
-            let a = Vector3(-fx, -fy, 0) / standardGravity + Vector3(0.01 * noise.normal(), 0.01 * noise.normal(), 0.01 * noise.normal())
+            let a =
+                Vector3(-fx, -fy, 0) / standardGravity
+                + Vector3(0.01 * noise.normal(), 0.01 * noise.normal(), 0.01 * noise.normal())
             samples.append(IMUSample(timestamp: t, acceleration: a))
         }
         var p = Pedometer()

@@ -17,7 +17,9 @@ struct SubmersionTests {
             settings.waterDensity = density
             var e = SubmersionEstimator(settings: settings)
             _ = e.update(IMUSample(timestamp: 0, pressureKPa: Self.surface, temperatureC: 24))
-            let mUpdate = e.update(IMUSample(timestamp: 1, pressureKPa: Self.pressure(depth: 3, density: density), temperatureC: 18))
+            let mUpdate = e.update(
+                IMUSample(timestamp: 1, pressureKPa: Self.pressure(depth: 3, density: density), temperatureC: 18)
+            )
             let m = try #require(mUpdate)
             #expect(abs(m.measurement.depth - 3) < 1e-9)
             #expect(m.measurement.state == .submergedDeep)
@@ -36,20 +38,22 @@ struct SubmersionTests {
             let r = try #require(rUpdate)
             if let ev = r.event { events.append(ev) }
         }
-        #expect(events.map(\.state) == [
-            .submergedShallow,  // 0.35
-            .notSubmerged,  // 0.15 (0.25 and 0.24 stay shallow: the threshold back is 0.2 m, and the surface
-            // pressure followed the 0.25 m dip a little while still dry, so the depths read ≈ 2 cm less)
-            .submergedShallow,  // 0.4
-            .submergedDeep,  // 1.2 (0.95 stays deep)
-            .submergedShallow,  // 0.85
-            .approachingMaxDepth,  // 5.1
-            .pastMaxDepth,  // 6.2 (5.95 stays past)
-            .approachingMaxDepth,  // 5.85
-            .submergedDeep,  // 3
-            .submergedShallow,  // 0.5
-            .notSubmerged,  // 0.1
-        ])
+        #expect(
+            events.map(\.state) == [
+                .submergedShallow,  // 0.35
+                .notSubmerged,  // 0.15 (0.25 and 0.24 stay shallow: the threshold back is 0.2 m, and the surface
+                // pressure followed the 0.25 m dip a little while still dry, so the depths read ≈ 2 cm less)
+                .submergedShallow,  // 0.4
+                .submergedDeep,  // 1.2 (0.95 stays deep)
+                .submergedShallow,  // 0.85
+                .approachingMaxDepth,  // 5.1
+                .pastMaxDepth,  // 6.2 (5.95 stays past)
+                .approachingMaxDepth,  // 5.85
+                .submergedDeep,  // 3
+                .submergedShallow,  // 0.5
+                .notSubmerged,  // 0.1
+            ]
+        )
         #expect(events.map(\.date) == [2, 5, 6, 7, 9, 10, 11, 13, 14, 15, 16])
     }
 

@@ -10,10 +10,15 @@ struct WorldMagneticModelTests {
 
     @Test(
         "NOAA's published WMM2025 test values, within 0.1 nT and 0.01°",
-        arguments: WorldMagneticModelTests.noaaTestValues)
+        arguments: WorldMagneticModelTests.noaaTestValues
+    )
     func noaaTestValue(_ row: NOAATestValue) throws {
         let b = try model.field(
-            latitude: row.latitude, longitude: row.longitude, altitudeKm: row.heightKm, decimalYear: row.year)
+            latitude: row.latitude,
+            longitude: row.longitude,
+            altitudeKm: row.heightKm,
+            decimalYear: row.year
+        )
         #expect(abs(b.northNanotesla - row.x) <= 0.1)
         #expect(abs(b.eastNanotesla - row.y) <= 0.1)
         #expect(abs(b.downNanotesla - row.z) <= 0.1)
@@ -66,8 +71,10 @@ struct WorldMagneticModelTests {
         #expect(abs(end.downNanotesla - start.downNanotesla) > 10)
     }
 
-    @Test("at a geographic pole the field is finite, one horizontal vector seen from every meridian, and continuous",
-          arguments: [90.0, -90.0])
+    @Test(
+        "at a geographic pole the field is finite, one horizontal vector seen from every meridian, and continuous",
+        arguments: [90.0, -90.0]
+    )
     func pole(latitude: Double) throws {
         let year = 2026.0
         let meridians = [0.0, 30.0, 135.0, 200.0, -75.0]
@@ -142,18 +149,30 @@ struct WorldMagneticModelTests {
     @Test("non-finite inputs are refused, naming the input")
     func nonFinite() {
         let cases: [(String, () throws(WorldMagneticModelError) -> WorldMagneticModel.GeomagneticField)] = [
-            ("latitude", { () throws(WorldMagneticModelError) in
-                try model.field(latitude: .nan, longitude: 0, altitudeKm: 0, decimalYear: 2026)
-            }),
-            ("longitude", { () throws(WorldMagneticModelError) in
-                try model.field(latitude: 0, longitude: .infinity, altitudeKm: 0, decimalYear: 2026)
-            }),
-            ("altitudeKm", { () throws(WorldMagneticModelError) in
-                try model.field(latitude: 0, longitude: 0, altitudeKm: .nan, decimalYear: 2026)
-            }),
-            ("decimalYear", { () throws(WorldMagneticModelError) in
-                try model.field(latitude: 0, longitude: 0, altitudeKm: 0, decimalYear: -.infinity)
-            }),
+            (
+                "latitude",
+                { () throws(WorldMagneticModelError) in
+                    try model.field(latitude: .nan, longitude: 0, altitudeKm: 0, decimalYear: 2026)
+                }
+            ),
+            (
+                "longitude",
+                { () throws(WorldMagneticModelError) in
+                    try model.field(latitude: 0, longitude: .infinity, altitudeKm: 0, decimalYear: 2026)
+                }
+            ),
+            (
+                "altitudeKm",
+                { () throws(WorldMagneticModelError) in
+                    try model.field(latitude: 0, longitude: 0, altitudeKm: .nan, decimalYear: 2026)
+                }
+            ),
+            (
+                "decimalYear",
+                { () throws(WorldMagneticModelError) in
+                    try model.field(latitude: 0, longitude: 0, altitudeKm: 0, decimalYear: -.infinity)
+                }
+            ),
         ]
         for (input, call) in cases {
             do {
@@ -168,21 +187,25 @@ struct WorldMagneticModelTests {
 
     @Test(
         "decimal year counts seconds of the real year length, UTC",
-        arguments: WorldMagneticModelTests.decimalYearCases)
+        arguments: WorldMagneticModelTests.decimalYearCases
+    )
     func decimalYear(_ c: DecimalYearCase) {
         let year = WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: c.secondsSince1970))
         #expect(abs(year - c.year) < 1e-9)
     }
 
-    @Test("heading usability thresholds: 6000 nT caution, 2000 nT blackout", arguments: [
-        (40_000.0, WorldMagneticModel.HeadingUsability.normal),
-        (6_000.0, .normal),
-        (5_999.9, .degraded),
-        (2_000.0, .degraded),
-        (1_999.9, .unusable),
-        (0.0, .unusable),
-        (.nan, .unusable),
-    ])
+    @Test(
+        "heading usability thresholds: 6000 nT caution, 2000 nT blackout",
+        arguments: [
+            (40_000.0, WorldMagneticModel.HeadingUsability.normal),
+            (6_000.0, .normal),
+            (5_999.9, .degraded),
+            (2_000.0, .degraded),
+            (1_999.9, .unusable),
+            (0.0, .unusable),
+            (.nan, .unusable),
+        ]
+    )
     func headingUsability(horizontal: Double, expected: WorldMagneticModel.HeadingUsability) {
         #expect(WorldMagneticModel.HeadingUsability(horizontalNanotesla: horizontal) == expected)
     }

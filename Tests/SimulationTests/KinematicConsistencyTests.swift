@@ -1,11 +1,13 @@
+import MotionModel
+import Testing
+
+@testable import Simulation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
-import Testing
-@testable import Simulation
 
 /// The truth must be physics, not a collection of plausible curves: its acceleration is the derivative
 /// of its velocity, its vertical velocity the derivative of its altitude, and its angular rate the
@@ -41,7 +43,10 @@ import Testing
                 "\(scenario.rawValue) t=\(t): a \(now.acceleration) vs Δv/Δt \(acceleration)"
             )
             let climb = (after.altitude - before.altitude) / (2 * h)
-            #expect(abs(climb - now.velocity.z) < 1e-4 + 1e-4 * abs(now.velocity.z), "\(scenario.rawValue) t=\(t): climb")
+            #expect(
+                abs(climb - now.velocity.z) < 1e-4 + 1e-4 * abs(now.velocity.z),
+                "\(scenario.rawValue) t=\(t): climb"
+            )
 
             var delta = before.attitude.conjugate * after.attitude
             if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
@@ -95,7 +100,9 @@ import Testing
             t += 0.5
         }
         #expect(activities == Set(SimulationActivity.allCases))
-        #expect(scenarios.isSuperset(of: [.stationary, .walking, .running, .stairsUp, .stairsDown, .cycling, .driving]))
+        #expect(
+            scenarios.isSuperset(of: [.stationary, .walking, .running, .stairsUp, .stairsDown, .cycling, .driving])
+        )
         // Up two floors and down two: the second loop starts at the same altitude.
         var c0 = 0
         var c1 = 0
@@ -109,7 +116,9 @@ import Testing
     @Test func vehiclesStopAndTurn() {
         for scenario in [SimulationScenario.driving, .cycling] {
             var run = SimulatedRecording(
-                imu: SimulatedIMU(scenario: scenario, seed: 2, errors: .ideal), rateHz: 10, duration: 200,
+                imu: SimulatedIMU(scenario: scenario, seed: 2, errors: .ideal),
+                rateHz: 10,
+                duration: 200,
                 sensors: []
             )
             var maxSpeed = 0.0

@@ -1,11 +1,13 @@
+import MotionModel
+import Testing
+
+@testable import Simulation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MotionModel
-import Testing
-@testable import Simulation
 
 /// Mean and standard deviation per axis of a run of vectors.
 private struct VectorStatistics {
@@ -81,7 +83,9 @@ private let allSensors = Set(SensorType.allCases)
         let field = Vector3(19.0, 0.5, -45.5)
         let errors = SensorErrorModel.consumerMEMS
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .rotating, seed: 5, earthField: field), rateHz: 50, duration: 60,
+            imu: SimulatedIMU(scenario: .rotating, seed: 5, earthField: field),
+            rateHz: 50,
+            duration: 60,
             sensors: [.magnetometer]
         )
         var worldStats = VectorStatistics()
@@ -98,7 +102,9 @@ private let allSensors = Set(SensorType.allCases)
         // 6 σ of the 3-axis noise bounds the norm error of every sample.
         #expect(maxNormError < 6 * errors.magnetometerNoise)
         // In world axes every reading is the field: the mean matches it to the noise of the mean.
-        #expect((worldStats.mean - field).norm < 4 * errors.magnetometerNoise / Double(worldStats.count).squareRoot() * 3)
+        #expect(
+            (worldStats.mean - field).norm < 4 * errors.magnetometerNoise / Double(worldStats.count).squareRoot() * 3
+        )
         // Default field: Vienna, NWU.
         #expect(SimulatedIMU.defaultEarthField == Vector3(21.4, -1.6, -44.0))
     }
@@ -134,7 +140,8 @@ private let allSensors = Set(SensorType.allCases)
 
     @Test func rotatingCoversEveryAxisAtTheScriptedRates() {
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .rotating, seed: 1, errors: .ideal), rateHz: 100,
+            imu: SimulatedIMU(scenario: .rotating, seed: 1, errors: .ideal),
+            rateHz: 100,
             duration: RotationMotion().duration
         )
         var peak = Vector3.zero
@@ -155,7 +162,9 @@ private let allSensors = Set(SensorType.allCases)
         options.walkingCadenceHz = cadence
         let duration = 60.0
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 4, options: options), rateHz: 100, duration: duration,
+            imu: SimulatedIMU(scenario: .walking, seed: 4, options: options),
+            rateHz: 100,
+            duration: duration,
             sensors: [.accelerometer]
         )
         var last = SimulationTruth()
@@ -176,7 +185,9 @@ private let allSensors = Set(SensorType.allCases)
     @Test func walkingAccelerationPeaksOncePerStep() {
         // The vertical (world) acceleration crosses +2 m/s² upward once per step: a pedometer's signal.
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 4, errors: .ideal), rateHz: 100, duration: 30,
+            imu: SimulatedIMU(scenario: .walking, seed: 4, errors: .ideal),
+            rateHz: 100,
+            duration: 30,
             sensors: [.accelerometer]
         )
         var crossings = 0
@@ -225,7 +236,9 @@ private let allSensors = Set(SensorType.allCases)
         let climb = GaitMotion.stairs(floors: 4, up: true).duration
         let period = MotionScript(scenario: .stairsUp, options: SimulationOptions(), seed: 8).period
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .stairsUp, seed: 8, errors: .ideal), rateHz: 10, duration: 2 * period - 1,
+            imu: SimulatedIMU(scenario: .stairsUp, seed: 8, errors: .ideal),
+            rateHz: 10,
+            duration: 2 * period - 1,
             sensors: [.barometer]
         )
         var maxAltitude = 0.0
@@ -269,7 +282,9 @@ private let allSensors = Set(SensorType.allCases)
             let t = Double(i) / 100
             let s1 = both.sample(at: t, sensors: allSensors)
             let s2 = accelOnly.sample(at: t, sensors: [.accelerometer])
-            #expect(s2.rotationRate == nil && s2.magneticField == nil && s2.pressureKPa == nil && s2.temperatureC == nil)
+            #expect(
+                s2.rotationRate == nil && s2.magneticField == nil && s2.pressureKPa == nil && s2.temperatureC == nil
+            )
             #expect(s1.acceleration == s2.acceleration)
             #expect(s1.timestamp == t)
         }
@@ -312,7 +327,9 @@ private let allSensors = Set(SensorType.allCases)
 
     @Test func magneticAttitudePutsTheFieldInTheNorthUpPlane() {
         var run = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 3, errors: .ideal), rateHz: 20, duration: 30,
+            imu: SimulatedIMU(scenario: .walking, seed: 3, errors: .ideal),
+            rateHz: 20,
+            duration: 30,
             sensors: [.magnetometer]
         )
         let field = SimulatedIMU.defaultEarthField
@@ -328,9 +345,12 @@ private let allSensors = Set(SensorType.allCases)
     }
 
     @Test func scenarioNamesAreTheConfigurationStrings() throws {
-        #expect(SimulationScenario.allCases.map(\.rawValue) == [
-            "stationary", "walking", "running", "stairs-up", "stairs-down", "rotating", "cycling", "driving", "mixed-day",
-        ])
+        #expect(
+            SimulationScenario.allCases.map(\.rawValue) == [
+                "stationary", "walking", "running", "stairs-up", "stairs-down", "rotating", "cycling", "driving",
+                "mixed-day",
+            ]
+        )
         #expect(try SimulationScenario(configValue: "stairs-up") == .stairsUp)
         #expect(throws: SimulatedSourceError.self) { try SimulationScenario(configValue: "swimming") }
     }

@@ -2,6 +2,7 @@ import AgentCore
 import MotionModel
 import Synchronization
 import Testing
+
 @testable import Simulation
 
 /// Collects what a source delivers.
@@ -81,10 +82,18 @@ private func plan(_ rateHz: Double, _ sensors: Set<SensorType>) -> AcquisitionPl
         let samples = sink.delivered
         #expect(samples.count == whenOff)
         let early = samples.prefix(atFirstCheck)
-        #expect(early.allSatisfy { $0.acceleration != nil && $0.rotationRate != nil && $0.magneticField != nil && $0.pressureKPa != nil })
+        #expect(
+            early.allSatisfy {
+                $0.acceleration != nil && $0.rotationRate != nil && $0.magneticField != nil && $0.pressureKPa != nil
+            }
+        )
         let late = samples.dropFirst(atFirstCheck + 2)
         #expect(late.count > 10)
-        #expect(late.allSatisfy { $0.acceleration != nil && $0.rotationRate == nil && $0.magneticField == nil && $0.pressureKPa == nil })
+        #expect(
+            late.allSatisfy {
+                $0.acceleration != nil && $0.rotationRate == nil && $0.magneticField == nil && $0.pressureKPa == nil
+            }
+        )
         // Timestamps: monotonic seconds, strictly increasing, on the 100 Hz and then the 50 Hz grid.
         for (a, b) in zip(early, early.dropFirst()) { #expect(abs(b.timestamp - a.timestamp - 0.01) < 1e-6) }
         for (a, b) in zip(late, late.dropFirst()) { #expect(abs(b.timestamp - a.timestamp - 0.02) < 1e-6) }

@@ -1,11 +1,12 @@
+import AgentCore
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AgentCore
-import Foundation
-import Synchronization
 
 /// A real `mosquitto` broker on 127.0.0.1 for tests, with a generated configuration in a temporary
 /// directory. A missing mosquitto is an error (tests fail, they do not skip).
@@ -161,7 +162,8 @@ public final class MosquittoBroker: Sendable {
             if !process.isRunning {
                 await process.waitForExit(timeout: 1)
                 throw FixtureError(
-                    description: "mosquitto exited with \(process.exitCode ?? -1) before listening on \(host):\(port): \(process.standardError)"
+                    description:
+                        "mosquitto exited with \(process.exitCode ?? -1) before listening on \(host):\(port): \(process.standardError)"
                 )
             }
             if FreePort.isAccepting(port) { return }
@@ -169,7 +171,8 @@ public final class MosquittoBroker: Sendable {
         }
         process.kill()
         throw FixtureError(
-            description: "mosquitto did not accept connections on \(host):\(port) within \(timeout) s: \(process.standardError)"
+            description:
+                "mosquitto did not accept connections on \(host):\(port) within \(timeout) s: \(process.standardError)"
         )
     }
 
@@ -273,7 +276,9 @@ public final class MosquittoBroker: Sendable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw FixtureError(description: "mosquitto_passwd \(arguments.dropLast().joined(separator: " ")) failed: \(text)")
+            throw FixtureError(
+                description: "mosquitto_passwd \(arguments.dropLast().joined(separator: " ")) failed: \(text)"
+            )
         }
     }
 }

@@ -1,10 +1,11 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// A child process for tests: arguments, environment and working directory in; stdout and stderr captured
 /// into buffers readable while it runs; signals; a bounded wait for its exit.
@@ -103,13 +104,20 @@ public final class ProcessRunner: Sendable {
         defer { for pointer in argv { free(pointer) } }
         let environmentStrings = environment.map { $0.map { "\($0.key)=\($0.value)" }.sorted() }
         let envp = environmentStrings.map { $0.map { strdup($0) } + [nil] }
-        defer { envp?.forEach { free($0) } }
+        defer { for pointer in envp ?? [] { free(pointer) } }
 
         var pid: pid_t = 0
         let rc = argv.withUnsafeBufferPointer { argvBuffer in
             if let envp {
                 return envp.withUnsafeBufferPointer { envpBuffer in
-                    posix_spawn(&pid, executable, &actions, &attributes, argvBuffer.baseAddress!, envpBuffer.baseAddress!)
+                    posix_spawn(
+                        &pid,
+                        executable,
+                        &actions,
+                        &attributes,
+                        argvBuffer.baseAddress!,
+                        envpBuffer.baseAddress!
+                    )
                 }
             }
             return posix_spawn(&pid, executable, &actions, &attributes, argvBuffer.baseAddress!, environ)
@@ -229,9 +237,10 @@ public final class ProcessRunner: Sendable {
     }()
 
     /// glibc's posix_spawn_file_actions_addchdir_np (2.29+), which Swift's Glibc module does not export.
-    private typealias AddChdir = @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
-    ) -> Int32
+    private typealias AddChdir =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+        ) -> Int32
     private static let addChdir: AddChdir? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
             return nil

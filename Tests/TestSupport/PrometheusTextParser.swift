@@ -54,9 +54,15 @@ public struct PrometheusTextParser {
                 let type = String(parts[1])
                 guard isMetricName(name) else { throw fail("invalid metric name \(name)") }
                 guard types.contains(type) else { throw fail("unknown type \(type)") }
-                guard let help = pendingHelp, help.name == name else { throw fail("TYPE without a HELP for \(name) before it") }
-                guard !families.contains(where: { $0.name == name }) else { throw fail("family \(name) declared twice") }
-                if type == "counter" && !name.hasSuffix("_total") { throw fail("counter \(name) does not end in _total") }
+                guard let help = pendingHelp, help.name == name else {
+                    throw fail("TYPE without a HELP for \(name) before it")
+                }
+                guard !families.contains(where: { $0.name == name }) else {
+                    throw fail("family \(name) declared twice")
+                }
+                if type == "counter" && !name.hasSuffix("_total") {
+                    throw fail("counter \(name) does not end in _total")
+                }
                 families.append(Family(name: name, type: type, help: help.help, samples: []))
                 pendingHelp = nil
                 continue
@@ -67,7 +73,9 @@ public struct PrometheusTextParser {
             guard var family = families.last, family.name == sample.name else {
                 throw fail("sample of \(sample.name) outside its family (HELP and TYPE first, samples contiguous)")
             }
-            let series = sample.name + "{" + sample.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "}"
+            let series =
+                sample.name + "{"
+                + sample.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "}"
             guard seriesSeen.insert(series).inserted else { throw fail("duplicate series \(series)") }
             if family.type == "counter" && !(sample.value >= 0) { throw fail("counter with a negative or NaN value") }
             family.samples.append(sample)
@@ -84,12 +92,15 @@ public struct PrometheusTextParser {
     public static func isMetricName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first else { return false }
         let head = isLetter(first) || first == "_" || first == ":"
-        return head && name.unicodeScalars.allSatisfy { isLetter($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == ":" }
+        return head
+            && name.unicodeScalars.allSatisfy { isLetter($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == ":" }
     }
 
     /// `[a-zA-Z_][a-zA-Z0-9_]*`, not starting with `__` (reserved).
     public static func isLabelName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, isLetter(first) || first == "_", !name.hasPrefix("__") else { return false }
+        guard let first = name.unicodeScalars.first, isLetter(first) || first == "_", !name.hasPrefix("__") else {
+            return false
+        }
         return name.unicodeScalars.allSatisfy { isLetter($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 
@@ -120,7 +131,9 @@ public struct PrometheusTextParser {
                     i += 1
                 }
                 guard isLabelName(labelName) else { throw fail("invalid label name \(labelName)") }
-                guard i + 1 < chars.count, chars[i] == "=", chars[i + 1] == "\"" else { throw fail("label \(labelName) without =\"") }
+                guard i + 1 < chars.count, chars[i] == "=", chars[i + 1] == "\"" else {
+                    throw fail("label \(labelName) without =\"")
+                }
                 i += 2
                 var value = ""
                 while true {
@@ -142,7 +155,9 @@ public struct PrometheusTextParser {
                     i += 1
                 }
                 i += 1
-                guard labels.updateValue(value, forKey: labelName) == nil else { throw fail("label \(labelName) twice") }
+                guard labels.updateValue(value, forKey: labelName) == nil else {
+                    throw fail("label \(labelName) twice")
+                }
                 guard i < chars.count else { throw fail("unterminated label set") }
                 if chars[i] == "," {
                     i += 1
@@ -152,7 +167,10 @@ public struct PrometheusTextParser {
             }
         }
         guard i < chars.count, chars[i] == " " else { throw fail("no space before the value") }
-        let rest = String(String.UnicodeScalarView(chars[(i + 1)...])).split(separator: " ", omittingEmptySubsequences: false)
+        let rest = String(String.UnicodeScalarView(chars[(i + 1)...])).split(
+            separator: " ",
+            omittingEmptySubsequences: false
+        )
         guard rest.count == 1 || rest.count == 2 else { throw fail("expected a value and an optional timestamp") }
         guard let value = parseValue(String(rest[0])) else { throw fail("invalid value \(rest[0])") }
         if rest.count == 2 && Int64(rest[1]) == nil { throw fail("invalid timestamp \(rest[1])") }

@@ -57,36 +57,83 @@ public struct CommandSignature: Sendable {
     /// The comparison of MACs takes constant time (swift-crypto's `isValidAuthenticationCode`).
     public func open(_ payload: [UInt8], maximumSize: Int) -> Result<Opened, ControlFailure> {
         guard payload.count <= maximumSize else {
-            return .failure(ControlFailure(code: 400, id: nil, "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"
+                )
+            )
         }
         guard let outer = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
-            return .failure(ControlFailure(code: 400, id: nil, "the command is not a JSON object — send a signed envelope {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"}"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the command is not a JSON object — send a signed envelope {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"}"
+                )
+            )
         }
         let claimedID = outer["id"] as? String
         guard let signed = outer["signed"] as? String, let signatureText = outer["signature"] as? String else {
-            return .failure(Self.unauthorized(claimedID, "the command is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE)"))
+            return .failure(
+                Self.unauthorized(
+                    claimedID,
+                    "the command is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE)"
+                )
+            )
         }
         guard outer.count == 2 else {
-            return .failure(Self.unauthorized(claimedID, "a signed envelope has exactly the keys \"signed\" and \"signature\"; anything beside them is unsigned and refused"))
+            return .failure(
+                Self.unauthorized(
+                    claimedID,
+                    "a signed envelope has exactly the keys \"signed\" and \"signature\"; anything beside them is unsigned and refused"
+                )
+            )
         }
         guard let command = Data(base64Encoded: signed).map(Array.init) else {
-            return .failure(Self.unauthorized(nil, "\"signed\" is not base64 — it must be the base64 of the command's JSON bytes"))
+            return .failure(
+                Self.unauthorized(nil, "\"signed\" is not base64 — it must be the base64 of the command's JSON bytes")
+            )
         }
         let peek = Self.peek(command)
         guard let mac = Self.bytes(hex: signatureText), mac.count == SHA256.byteCount else {
-            return .failure(Self.unauthorized(peek?.id, "\"signature\" must be 64 lowercase hex digits: HMAC-SHA256 of the signed bytes"))
+            return .failure(
+                Self.unauthorized(
+                    peek?.id,
+                    "\"signature\" must be 64 lowercase hex digits: HMAC-SHA256 of the signed bytes"
+                )
+            )
         }
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: command, using: key) else {
-            return .failure(Self.unauthorized(peek?.id, "the signature does not match: the command was altered or signed with another key — sign it with the key in control.hmac_key_file"))
+            return .failure(
+                Self.unauthorized(
+                    peek?.id,
+                    "the signature does not match: the command was altered or signed with another key — sign it with the key in control.hmac_key_file"
+                )
+            )
         }
         guard let fields = peek else {
-            return .failure(ControlFailure(code: 400, id: nil, "the signed bytes are not a JSON object — sign a command like {\"id\": \"1\", \"command\": \"status\", \"timestamp\": 1763700000, \"nonce\": \"9f2c…\"}"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the signed bytes are not a JSON object — sign a command like {\"id\": \"1\", \"command\": \"status\", \"timestamp\": 1763700000, \"nonce\": \"9f2c…\"}"
+                )
+            )
         }
         guard let timestamp = fields.timestamp, timestamp.isFinite else {
-            return .failure(Self.unauthorized(fields.id, "a signed command needs \"timestamp\": Unix seconds as a number"))
+            return .failure(
+                Self.unauthorized(fields.id, "a signed command needs \"timestamp\": Unix seconds as a number")
+            )
         }
         guard let nonce = fields.nonce, Self.nonceBytes.contains(nonce.utf8.count) else {
-            return .failure(Self.unauthorized(fields.id, "a signed command needs \"nonce\": a string of \(Self.nonceBytes.lowerBound)–\(Self.nonceBytes.upperBound) bytes never used before, e.g. 16 random bytes in hex"))
+            return .failure(
+                Self.unauthorized(
+                    fields.id,
+                    "a signed command needs \"nonce\": a string of \(Self.nonceBytes.lowerBound)–\(Self.nonceBytes.upperBound) bytes never used before, e.g. 16 random bytes in hex"
+                )
+            )
         }
         return .success(Opened(command: command, id: Self.echoable(fields.id), timestamp: timestamp, nonce: nonce))
     }

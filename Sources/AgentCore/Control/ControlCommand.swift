@@ -24,7 +24,8 @@ public enum ControlCommand: Sendable, Equatable {
     case ping
 
     public static let names = [
-        "start", "stop", "set-rate", "set-qos", "set-retain", "set-batch", "set-reference-frame", "reset-pedometer", "query-pedometer", "query-activity", "reload-config", "status",
+        "start", "stop", "set-rate", "set-qos", "set-retain", "set-batch", "set-reference-frame", "reset-pedometer",
+        "query-pedometer", "query-activity", "reload-config", "status",
         "list-streams", "ping",
     ]
 
@@ -34,10 +35,12 @@ public enum ControlCommand: Sendable, Equatable {
         case "set-rate": "\"stream\" and one of \"rate_hz\" or \"interval_s\""
         case "set-qos": "\"stream\" and \"qos\" (0, 1 or 2)"
         case "set-retain": "\"stream\" and \"retain\" (true or false)"
-        case "set-batch": "\"stream\" (accelerometer, gyroscope, magnetometer or device-motion), \"batch\" (1–1000 samples per message) and optionally \"encoding\" (json or binary)"
+        case "set-batch":
+            "\"stream\" (accelerometer, gyroscope, magnetometer or device-motion), \"batch\" (1–1000 samples per message) and optionally \"encoding\" (json or binary)"
         case "query-pedometer", "query-activity":
             "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds"
-        case "set-reference-frame": "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
+        case "set-reference-frame":
+            "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
         default: "no arguments"
         }
     }
@@ -66,10 +69,22 @@ public enum ControlCommand: Sendable, Equatable {
             switch args.string("stream") {
             case .failure(let f): return .failure(f)
             case .success(nil):
-                return .failure(ControlFailure(code: 400, id: nil, "\(name) needs \"stream\" — one of \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"))
+                return .failure(
+                    ControlFailure(
+                        code: 400,
+                        id: nil,
+                        "\(name) needs \"stream\" — one of \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                )
             case .success(let s?):
                 guard let stream = StreamName(rawValue: s) else {
-                    return .failure(ControlFailure(code: 404, id: nil, "unknown stream \"\(s)\" — streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"))
+                    return .failure(
+                        ControlFailure(
+                            code: 404,
+                            id: nil,
+                            "unknown stream \"\(s)\" — streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))"
+                        )
+                    )
                 }
                 return .success(stream)
             }
@@ -85,16 +100,34 @@ public enum ControlCommand: Sendable, Equatable {
                 case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
                 case (.success(let r?), .success(nil)):
                     guard r > 0, r <= maximumRateHz else {
-                        return .failure(ControlFailure(code: 400, id: nil, "rate_hz \(r) is out of range — a number > 0 and ≤ \(Int(maximumRateHz)); rates above the hardware's maximum are clamped"))
+                        return .failure(
+                            ControlFailure(
+                                code: 400,
+                                id: nil,
+                                "rate_hz \(r) is out of range — a number > 0 and ≤ \(Int(maximumRateHz)); rates above the hardware's maximum are clamped"
+                            )
+                        )
                     }
                     return .success(.setRate(s, rateHz: r))
                 case (.success(nil), .success(let i?)):
                     guard i > 0, 1 / i <= maximumRateHz else {
-                        return .failure(ControlFailure(code: 400, id: nil, "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds)"))
+                        return .failure(
+                            ControlFailure(
+                                code: 400,
+                                id: nil,
+                                "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds)"
+                            )
+                        )
                     }
                     return .success(.setRate(s, rateHz: 1 / i))
                 default:
-                    return .failure(ControlFailure(code: 400, id: nil, "set-rate needs exactly one of \"rate_hz\" (Hz) or \"interval_s\" (seconds)"))
+                    return .failure(
+                        ControlFailure(
+                            code: 400,
+                            id: nil,
+                            "set-rate needs exactly one of \"rate_hz\" (Hz) or \"interval_s\" (seconds)"
+                        )
+                    )
                 }
             }
         case "set-qos":
@@ -102,7 +135,10 @@ public enum ControlCommand: Sendable, Equatable {
                 switch args.number("qos") {
                 case .failure(let f): return .failure(f)
                 case .success(let q?) where q == 0 || q == 1 || q == 2: return .success(.setQoS(s, qos: Int(q)))
-                case .success(let q): return .failure(ControlFailure(code: 400, id: nil, "qos \(q.map { "\($0)" } ?? "missing") — allowed: 0, 1 or 2"))
+                case .success(let q):
+                    return .failure(
+                        ControlFailure(code: 400, id: nil, "qos \(q.map { "\($0)" } ?? "missing") — allowed: 0, 1 or 2")
+                    )
                 }
             }
         case "set-retain":
@@ -110,13 +146,16 @@ public enum ControlCommand: Sendable, Equatable {
                 switch args.bool("retain") {
                 case .failure(let f): return .failure(f)
                 case .success(let r?): return .success(.setRetain(s, retain: r))
-                case .success(nil): return .failure(ControlFailure(code: 400, id: nil, "set-retain needs \"retain\": true or false"))
+                case .success(nil):
+                    return .failure(ControlFailure(code: 400, id: nil, "set-retain needs \"retain\": true or false"))
                 }
             }
         case "set-batch":
             return stream().flatMap { s in
                 guard s.canBatch else {
-                    return .failure(ControlFailure(code: 400, id: nil, "\(s.rawValue) does not batch — \(argumentHelp(name))"))
+                    return .failure(
+                        ControlFailure(code: 400, id: nil, "\(s.rawValue) does not batch — \(argumentHelp(name))")
+                    )
                 }
                 let encoding: StreamEncoding?
                 switch args.string("encoding") {
@@ -124,7 +163,9 @@ public enum ControlCommand: Sendable, Equatable {
                 case .success(nil): encoding = nil
                 case .success(let e?):
                     guard let parsed = StreamEncoding(rawValue: e) else {
-                        return .failure(ControlFailure(code: 400, id: nil, "encoding \"\(e)\" — allowed: json or binary"))
+                        return .failure(
+                            ControlFailure(code: 400, id: nil, "encoding \"\(e)\" — allowed: json or binary")
+                        )
                     }
                     encoding = parsed
                 }
@@ -133,17 +174,27 @@ public enum ControlCommand: Sendable, Equatable {
                 case .success(let n?) where n >= 1 && n <= 1000 && n == n.rounded():
                     return .success(.setBatch(s, batch: Int(n), encoding: encoding))
                 case .success(let n):
-                    return .failure(ControlFailure(code: 400, id: nil, "batch \(n.map { "\($0)" } ?? "missing") — allowed: a whole number of samples per message from 1 to 1000"))
+                    return .failure(
+                        ControlFailure(
+                            code: 400,
+                            id: nil,
+                            "batch \(n.map { "\($0)" } ?? "missing") — allowed: a whole number of samples per message from 1 to 1000"
+                        )
+                    )
                 }
             }
         case "set-reference-frame":
             switch args.string("frame") {
             case .failure(let f): return .failure(f)
             case .success(nil):
-                return .failure(ControlFailure(code: 400, id: nil, "set-reference-frame needs \"frame\": \(argumentHelp(name))"))
+                return .failure(
+                    ControlFailure(code: 400, id: nil, "set-reference-frame needs \"frame\": \(argumentHelp(name))")
+                )
             case .success(let f?):
                 guard let frame = AttitudeReferenceFrame(rawValue: f) else {
-                    return .failure(ControlFailure(code: 400, id: nil, "unknown frame \"\(f)\" — \(argumentHelp(name))"))
+                    return .failure(
+                        ControlFailure(code: 400, id: nil, "unknown frame \"\(f)\" — \(argumentHelp(name))")
+                    )
                 }
                 return .success(.setReferenceFrame(frame))
             }
@@ -156,15 +207,25 @@ public enum ControlCommand: Sendable, Equatable {
             case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
             case (.success(let a), .success(let b)):
                 guard a <= b else {
-                    return .failure(ControlFailure(code: 400, id: nil, "\"from\" is after \"to\" — give the earlier time first"))
+                    return .failure(
+                        ControlFailure(code: 400, id: nil, "\"from\" is after \"to\" — give the earlier time first")
+                    )
                 }
-                return .success(name == "query-pedometer" ? .queryPedometer(from: a, to: b) : .queryActivity(from: a, to: b))
+                return .success(
+                    name == "query-pedometer" ? .queryPedometer(from: a, to: b) : .queryActivity(from: a, to: b)
+                )
             }
         case "status": return .success(.status)
         case "list-streams": return .success(.listStreams)
         case "ping": return .success(.ping)
         default:
-            return .failure(ControlFailure(code: 404, id: nil, "unknown command \"\(name)\" — commands: \(names.joined(separator: ", "))"))
+            return .failure(
+                ControlFailure(
+                    code: 404,
+                    id: nil,
+                    "unknown command \"\(name)\" — commands: \(names.joined(separator: ", "))"
+                )
+            )
         }
     }
 }

@@ -94,7 +94,10 @@ public final class ControlPlane: Sendable {
         signature = settings.hmacKey.map(CommandSignature.init(key:))
         var initial = State(tokens: settings.burst, lastRefill: clock())
         if settings.hmacKey != nil {
-            initial.nonces = NonceLedger(windowSeconds: settings.signatureWindowSeconds, capacity: settings.rememberedNonces)
+            initial.nonces = NonceLedger(
+                windowSeconds: settings.signatureWindowSeconds,
+                capacity: settings.rememberedNonces
+            )
         }
         state = Mutex(initial)
     }
@@ -106,10 +109,18 @@ public final class ControlPlane: Sendable {
             var r = reply
             r["device"] = deviceID
             let data = (try? JSONSerialization.data(withJSONObject: r, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return Outcome(replyTopic: replyTopic, payload: Array(data), correlationData: message.correlationData, stateChanged: changed)
+            return Outcome(
+                replyTopic: replyTopic,
+                payload: Array(data),
+                correlationData: message.correlationData,
+                stateChanged: changed
+            )
         }
         func fail(_ f: ControlFailure, command: String? = nil) -> Outcome {
-            logger.warning("control command refused (\(f.code)): \(f.message)", metadata: ["agent.command_id": "\(f.id ?? "-")", "mqtt.topic": "\(message.topic)"])
+            logger.warning(
+                "control command refused (\(f.code)): \(f.message)",
+                metadata: ["agent.command_id": "\(f.id ?? "-")", "mqtt.topic": "\(message.topic)"]
+            )
             var reply: [String: Any] = ["ok": false, "code": f.code, "message": f.message]
             reply["id"] = f.id ?? NSNull()
             if let command { reply["command"] = command }
@@ -117,11 +128,19 @@ public final class ControlPlane: Sendable {
         }
 
         if message.retain {
-            logger.warning("retained control message on \(message.topic) ignored — publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(message.topic)")
+            logger.warning(
+                "retained control message on \(message.topic) ignored — publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(message.topic)"
+            )
             return nil
         }
         guard takeToken() else {
-            return fail(ControlFailure(code: 429, id: nil, "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"))
+            return fail(
+                ControlFailure(
+                    code: 429,
+                    id: nil,
+                    "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"
+                )
+            )
         }
         var payload = message.payload
         if let signature {
@@ -134,15 +153,36 @@ public final class ControlPlane: Sendable {
                 case .stale(let age):
                     let window = Int(settings.signatureWindowSeconds)
                     let when = age >= 0 ? "\(Int(age)) s ago" : "\(Int(-age)) s ahead of the device clock"
-                    return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped \(when); signed commands must be stamped within ±\(window) s of the device clock — check both clocks (NTP) and send it again with a fresh timestamp and nonce"))
+                    return fail(
+                        ControlFailure(
+                            code: 401,
+                            id: opened.id,
+                            "the signed command is stamped \(when); signed commands must be stamped within ±\(window) s of the device clock — check both clocks (NTP) and send it again with a fresh timestamp and nonce"
+                        )
+                    )
                 case .forgotten:
-                    return fail(ControlFailure(code: 401, id: opened.id, "the signed command is stamped before the oldest command this device still remembers (\(settings.rememberedNonces) nonces are kept), so it could be a replay — send it again with a fresh timestamp and nonce"))
+                    return fail(
+                        ControlFailure(
+                            code: 401,
+                            id: opened.id,
+                            "the signed command is stamped before the oldest command this device still remembers (\(settings.rememberedNonces) nonces are kept), so it could be a replay — send it again with a fresh timestamp and nonce"
+                        )
+                    )
                 case .replayed:
                     if let id = opened.id, isRemembered(id) {
-                        logger.warning("signed control command \(id) arrived again with the same nonce (a replay or a QoS 1 redelivery): ignored", metadata: ["mqtt.topic": "\(message.topic)"])
+                        logger.warning(
+                            "signed control command \(id) arrived again with the same nonce (a replay or a QoS 1 redelivery): ignored",
+                            metadata: ["mqtt.topic": "\(message.topic)"]
+                        )
                         return nil
                     }
-                    return fail(ControlFailure(code: 401, id: opened.id, "the nonce \"\(opened.nonce)\" was already used: a replayed command is refused — sign every command with a new random nonce"))
+                    return fail(
+                        ControlFailure(
+                            code: 401,
+                            id: opened.id,
+                            "the nonce \"\(opened.nonce)\" was already used: a replayed command is refused — sign every command with a new random nonce"
+                        )
+                    )
                 }
             }
         }
@@ -158,21 +198,36 @@ public final class ControlPlane: Sendable {
         if let issued = request.issuedAt, settings.maxAgeSeconds > 0, clockSynchronized() {
             let age = clock() - issued
             if age > settings.maxAgeSeconds {
-                return fail(ControlFailure(code: 409, id: request.id, "the command is \(Int(age)) s old; commands older than \(Int(settings.maxAgeSeconds)) s are refused — send it again with a current timestamp"))
+                return fail(
+                    ControlFailure(
+                        code: 409,
+                        id: request.id,
+                        "the command is \(Int(age)) s old; commands older than \(Int(settings.maxAgeSeconds)) s are refused — send it again with a current timestamp"
+                    )
+                )
             }
         }
         do {
             let (result, changed) = try execute(request.command)
             var reply: [String: Any] = ["id": request.id, "ok": true, "code": 200, "message": "ok"]
             if let result { reply["result"] = result }
-            logger.info("control command applied", metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"])
+            logger.info(
+                "control command applied",
+                metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"]
+            )
             return answer(reply, changed: changed)
         } catch let f as ControlFailure {
             var f = f
             f.id = request.id
             return fail(f)
         } catch {
-            return fail(ControlFailure(code: 500, id: request.id, "the command failed inside the agent: \(error) — see the agent's log"))
+            return fail(
+                ControlFailure(
+                    code: 500,
+                    id: request.id,
+                    "the command failed inside the agent: \(error) — see the agent's log"
+                )
+            )
         }
     }
 
@@ -200,10 +255,14 @@ public final class ControlPlane: Sendable {
         case .setRetain(let name, let retain):
             return (streamResult(try controller.update(name) { $0.retain = retain }), true)
         case .setBatch(let name, let batch, let encoding):
-            return (streamResult(try controller.update(name) {
-                $0.batch = batch
-                if let encoding { $0.encoding = encoding }
-            }), true)
+            return (
+                streamResult(
+                    try controller.update(name) {
+                        $0.batch = batch
+                        if let encoding { $0.encoding = encoding }
+                    }
+                ), true
+            )
         case .setReferenceFrame(let frame):
             return (streamResult(try controller.setReferenceFrame(frame)), true)
         case .resetPedometer:
@@ -229,7 +288,11 @@ public final class ControlPlane: Sendable {
 
     private func withHistory<R>(_ body: (HistoryRecorder) throws -> R) throws -> R {
         guard let history else {
-            throw ControlFailure(code: 409, id: nil, "step and activity history is unavailable on this device — the agent's log says why")
+            throw ControlFailure(
+                code: 409,
+                id: nil,
+                "step and activity history is unavailable on this device — the agent's log says why"
+            )
         }
         do {
             return try body(history)

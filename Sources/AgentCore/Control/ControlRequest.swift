@@ -14,33 +14,77 @@ public struct ControlRequest: Sendable, Equatable {
     public static let maximumSize = 8192
 
     /// Parses a payload, or says precisely what is wrong with it (code 400 or 404).
-    public static func parse(_ payload: [UInt8], maximumSize: Int = maximumSize) -> Result<ControlRequest, ControlFailure> {
+    public static func parse(
+        _ payload: [UInt8],
+        maximumSize: Int = maximumSize
+    ) -> Result<ControlRequest, ControlFailure> {
         guard payload.count <= maximumSize else {
-            return .failure(ControlFailure(code: 400, id: nil, "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"
+                )
+            )
         }
         guard String(validating: payload, as: UTF8.self) != nil else {
-            return .failure(ControlFailure(code: 400, id: nil, "the command is not valid UTF-8 — send a JSON object encoded as UTF-8"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the command is not valid UTF-8 — send a JSON object encoded as UTF-8"
+                )
+            )
         }
         let object: [String: Any]
         do {
-            guard let o = try JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed]) as? [String: Any] else {
-                return .failure(ControlFailure(code: 400, id: nil, "the command must be a JSON object like {\"id\": \"1\", \"command\": \"status\"}"))
+            guard
+                let o = try JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])
+                    as? [String: Any]
+            else {
+                return .failure(
+                    ControlFailure(
+                        code: 400,
+                        id: nil,
+                        "the command must be a JSON object like {\"id\": \"1\", \"command\": \"status\"}"
+                    )
+                )
             }
             object = o
         } catch {
-            return .failure(ControlFailure(code: 400, id: nil, "the command is not valid JSON — send an object like {\"id\": \"1\", \"command\": \"status\"}"))
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "the command is not valid JSON — send an object like {\"id\": \"1\", \"command\": \"status\"}"
+                )
+            )
         }
         var args = Arguments(object)
         let id: String
         switch args.string("id") {
         case .success(let v?) where !v.isEmpty && v.utf8.count <= 128: id = v
-        case .success: return .failure(ControlFailure(code: 400, id: nil, "\"id\" is required: a non-empty string of at most 128 bytes that names this command in the reply"))
+        case .success:
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: nil,
+                    "\"id\" is required: a non-empty string of at most 128 bytes that names this command in the reply"
+                )
+            )
         case .failure(let f): return .failure(f)
         }
         let name: String
         switch args.string("command") {
         case .success(let v?): name = v
-        case .success(nil): return .failure(ControlFailure(code: 400, id: id, "\"command\" is required — one of \(ControlCommand.names.joined(separator: ", "))"))
+        case .success(nil):
+            return .failure(
+                ControlFailure(
+                    code: 400,
+                    id: id,
+                    "\"command\" is required — one of \(ControlCommand.names.joined(separator: ", "))"
+                )
+            )
         case .failure(var f):
             f.id = id
             return .failure(f)
@@ -55,7 +99,13 @@ public struct ControlRequest: Sendable, Equatable {
         switch ControlCommand.parse(name: name, arguments: &args) {
         case .success(let command):
             if let unknown = args.unusedKeys.first {
-                return .failure(ControlFailure(code: 400, id: id, "\"\(unknown)\" is not an argument of \(name) — accepted: \(ControlCommand.argumentHelp(name))"))
+                return .failure(
+                    ControlFailure(
+                        code: 400,
+                        id: id,
+                        "\"\(unknown)\" is not an argument of \(name) — accepted: \(ControlCommand.argumentHelp(name))"
+                    )
+                )
             }
             return .success(ControlRequest(id: id, command: command, issuedAt: issuedAt))
         case .failure(var f):
@@ -94,7 +144,9 @@ struct Arguments {
     mutating func string(_ key: String) -> Result<String?, ControlFailure> {
         used.insert(key)
         guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        guard let s = v as? String else { return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a string")) }
+        guard let s = v as? String else {
+            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a string"))
+        }
         return .success(s)
     }
 
@@ -106,7 +158,9 @@ struct Arguments {
             return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a number"))
         }
         let d = n.doubleValue
-        guard d.isFinite else { return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a finite number")) }
+        guard d.isFinite else {
+            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a finite number"))
+        }
         return .success(d)
     }
 

@@ -126,7 +126,9 @@ public final class DurableLog: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw Failure(description: "cannot create the durable outbox directory \(directory): \(error) — check agent.state_dir")
+            throw Failure(
+                description: "cannot create the durable outbox directory \(directory): \(error) — check agent.state_dir"
+            )
         }
         cursor = Self.readCursor(directory + "/cursor")
         cursorWritten = cursor
@@ -193,11 +195,15 @@ public final class DurableLog: @unchecked Sendable {
         if !readSet { readIndex = segments.count }
         if let last = segments.last {
             writeFD = open(last.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            if writeFD < 0 { throw Failure(description: "cannot open \(last.path) for writing: \(String(cString: strerror(errno)))") }
+            if writeFD < 0 {
+                throw Failure(description: "cannot open \(last.path) for writing: \(String(cString: strerror(errno)))")
+            }
         }
         let pending = nextSeq - 1 - cursor
         if pending > 0 {
-            logger.notice("durable outbox: \(pending) unacknowledged messages from before the restart will be sent first")
+            logger.notice(
+                "durable outbox: \(pending) unacknowledged messages from before the restart will be sent first"
+            )
         }
     }
 
@@ -242,7 +248,11 @@ public final class DurableLog: @unchecked Sendable {
     /// Appends one message; returns its seq. Drops the oldest segments past `maxBytes`.
     @discardableResult
     public func append(
-        topic: String, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer, nowMillis: UInt64
+        topic: String,
+        qos: Int,
+        retain: Bool,
+        payload: UnsafeRawBufferPointer,
+        nowMillis: UInt64
     ) throws(Failure) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
@@ -253,7 +263,9 @@ public final class DurableLog: @unchecked Sendable {
         let topicBytes = Array(topic.utf8)
         let bodyLength = Self.fixedBodyBytes + topicBytes.count + payload.count
         let size = Self.headerBytes + bodyLength
-        if segments.isEmpty || writeFD < 0 || (segments[segments.count - 1].bytes + size > segmentBytes && segments[segments.count - 1].count > 0) {
+        if segments.isEmpty || writeFD < 0
+            || (segments[segments.count - 1].bytes + size > segmentBytes && segments[segments.count - 1].count > 0)
+        {
             try roll()
         }
         let seq = nextSeq
@@ -271,7 +283,9 @@ public final class DurableLog: @unchecked Sendable {
         put(UInt16(topicBytes.count))
         writeBuffer.append(contentsOf: topicBytes)
         writeBuffer.append(contentsOf: payload)
-        let crc = writeBuffer.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerBytes...])) }
+        let crc = writeBuffer.withUnsafeBytes {
+            CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerBytes...]))
+        }
         writeBuffer.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self) }
         let written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
         if written != size {
@@ -279,7 +293,9 @@ public final class DurableLog: @unchecked Sendable {
             // Keep the file whole: a partial record would hide every later one behind a bad CRC.
             if written > 0 { _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes)) }
             counters.dropped += 1
-            throw Failure(description: "cannot write to \(segments[segments.count - 1].path): \(reason) — the message was dropped")
+            throw Failure(
+                description: "cannot write to \(segments[segments.count - 1].path): \(reason) — the message was dropped"
+            )
         }
         var last = segments[segments.count - 1]
         if last.count == 0 { last.firstSeq = seq }
@@ -303,7 +319,9 @@ public final class DurableLog: @unchecked Sendable {
         let path = directory + "/" + String(format: "%020llu.log", nextSeq)
         writeFD = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if writeFD < 0 {
-            throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno))) — check the state directory")
+            throw Failure(
+                description: "cannot create \(path): \(String(cString: strerror(errno))) — check the state directory"
+            )
         }
         segments.append(Segment(path: path, firstSeq: nextSeq, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0))
     }
@@ -352,7 +370,9 @@ public final class DurableLog: @unchecked Sendable {
             }
             guard let (record, size) = readRecord(segment.path, at: readOffset) else {
                 // Unreadable now (the file changed under us): skip the rest of this segment.
-                logger.error("durable outbox: cannot read \(segment.path) at byte \(readOffset); skipping the rest of it")
+                logger.error(
+                    "durable outbox: cannot read \(segment.path) at byte \(readOffset); skipping the rest of it"
+                )
                 readOffset = segment.bytes
                 continue
             }

@@ -100,7 +100,11 @@ public final class Outbox: @unchecked Sendable {
     /// `durableStaging` when there is one.
     @discardableResult
     public func enqueue(
-        topicID: Int, qos: Int, retain: Bool, payload: UnsafeRawBufferPointer, durable: Bool = false
+        topicID: Int,
+        qos: Int,
+        retain: Bool,
+        payload: UnsafeRawBufferPointer,
+        durable: Bool = false
     ) -> Bool {
         if durable, let durableStaging {
             return durableStaging.enqueue(topicID: topicID, qos: qos, retain: retain, payload: payload)
@@ -190,7 +194,9 @@ public final class Outbox: @unchecked Sendable {
         }
         let entry = entries[head]
         if entry.length > 0 {
-            lendBuffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: arena[entry.offset..<(entry.offset + entry.length)]))
+            lendBuffer.copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: arena[entry.offset..<(entry.offset + entry.length)])
+            )
         }
         lock.unlock()
 

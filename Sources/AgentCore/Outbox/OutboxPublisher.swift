@@ -44,7 +44,12 @@ public final class OutboxPublisher: Sendable {
     private let writerFinished = Mutex<Bool>(true)
 
     public init(
-        outbox: Outbox, topics: TopicTable, broker: BrokerClient, window: Int, durable: Durable? = nil, logger: Logger
+        outbox: Outbox,
+        topics: TopicTable,
+        broker: BrokerClient,
+        window: Int,
+        durable: Durable? = nil,
+        logger: Logger
     ) {
         self.outbox = outbox
         self.topics = topics
@@ -135,7 +140,13 @@ public final class OutboxPublisher: Sendable {
 
     /// Hands `payload` to the client and remembers its message id under the same lock the acknowledgement
     /// takes, so an acknowledgement can never overtake its registration.
-    private func send(topic: String, payload: UnsafeRawBufferPointer, qos: Int, retain: Bool, seq: UInt64) throws(BrokerError) {
+    private func send(
+        topic: String,
+        payload: UnsafeRawBufferPointer,
+        qos: Int,
+        retain: Bool,
+        seq: UInt64
+    ) throws(BrokerError) {
         try inFlight.withLock { (state) throws(BrokerError) in
             let id = try broker.publish(topic: topic, payload: payload, qos: qos, retain: retain)
             if qos > 0 {
@@ -247,12 +258,18 @@ public final class OutboxPublisher: Sendable {
                 guard let topic = topics.topic(message.topicID) else { return .failed }
                 do throws(DurableLog.Failure) {
                     try durable.log.append(
-                        topic: topic, qos: message.qos, retain: message.retain, payload: message.payload,
-                        nowMillis: Self.nowMillis())
+                        topic: topic,
+                        qos: message.qos,
+                        retain: message.retain,
+                        payload: message.payload,
+                        nowMillis: Self.nowMillis()
+                    )
                 } catch {
                     if DurableLog.problem(topic: topic, payloadCount: message.payload.count) != nil {
                         if invalidTopicsLogged.insert(message.topicID).inserted {
-                            logger.error("durable outbox: refusing messages for \(topic): \(error) (logged once per topic)")
+                            logger.error(
+                                "durable outbox: refusing messages for \(topic): \(error) (logged once per topic)"
+                            )
                         }
                     } else {
                         let now = WallClock.monotonicNow()

@@ -37,9 +37,16 @@ public struct OfflineProcessor {
         let topics = TopicScheme(root: root)
         let topicTable = TopicTable()
         let declination = try StreamCatalog.declination(for: config.location, on: WallClock.realtimeNow())
-        let catalog = StreamCatalog(configuration: config, topics: topics, topicTable: topicTable, declinationDegrees: declination)
+        let catalog = StreamCatalog(
+            configuration: config,
+            topics: topics,
+            topicTable: topicTable,
+            declinationDegrees: declination
+        )
         if config.deviceMotion.referenceFrame == .xTrueNorthZVertical && declination == nil {
-            throw AgentError("xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in the config passed with --config")
+            throw AgentError(
+                "xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in the config passed with --config"
+            )
         }
         let outbox = Outbox(capacityBytes: 16 << 20)
         let hub = SensorHub(outbox: outbox)
@@ -51,7 +58,9 @@ public struct OfflineProcessor {
             if name == .deviceMotion { settings.enabled = true }
             let stream = catalog.make(name, settings)
             if let motion = stream as? DeviceMotionStream { motion.publishesEverySample = true }
-            for (sensor, r) in stream.sensorDemandsHz(settings: settings) { demands[sensor] = max(demands[sensor] ?? 0, r) }
+            for (sensor, r) in stream.sensorDemandsHz(settings: settings) {
+                demands[sensor] = max(demands[sensor] ?? 0, r)
+            }
             settingsByName[name] = settings
             streams.append(stream)
         }
@@ -71,17 +80,20 @@ public struct OfflineProcessor {
         var pending = Data()
         pending.reserveCapacity(1 << 20)
         func drain() {
-            while outbox.withOldest(timeout: 0, { message in
-                let topic = topicTable.topic(message.topicID) ?? ""
-                let name = topic.hasPrefix(root + "/") ? String(topic.dropFirst(root.count + 1)) : topic
-                counts[name, default: 0] += 1
-                line.removeAll(keepingCapacity: true)
-                line.append(contentsOf: Array("{\"stream\":\"\(name)\",\"message\":".utf8))
-                line.append(contentsOf: message.payload)
-                line.append(contentsOf: Array("}\n".utf8))
-                pending.append(contentsOf: line)
-                return .published
-            }) {}
+            while outbox.withOldest(
+                timeout: 0,
+                { message in
+                    let topic = topicTable.topic(message.topicID) ?? ""
+                    let name = topic.hasPrefix(root + "/") ? String(topic.dropFirst(root.count + 1)) : topic
+                    counts[name, default: 0] += 1
+                    line.removeAll(keepingCapacity: true)
+                    line.append(contentsOf: Array("{\"stream\":\"\(name)\",\"message\":".utf8))
+                    line.append(contentsOf: message.payload)
+                    line.append(contentsOf: Array("}\n".utf8))
+                    pending.append(contentsOf: line)
+                    return .published
+                }
+            ) {}
             if pending.count > 512 << 10 {
                 output.write(pending)
                 pending.removeAll(keepingCapacity: true)

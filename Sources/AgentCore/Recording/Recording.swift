@@ -15,7 +15,11 @@ public struct Recording: Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw RecordingError(file: path, line: 0, message: "cannot read: \(error.localizedDescription) — check source.replay.file / --input")
+            throw RecordingError(
+                file: path,
+                line: 0,
+                message: "cannot read: \(error.localizedDescription) — check source.replay.file / --input"
+            )
         }
         var samples: [IMUSample] = []
         samples.reserveCapacity(text.utf8.count / 80)
@@ -28,7 +32,11 @@ public struct Recording: Sendable {
             if !sawHeader {
                 let columns = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 guard Array(columns.prefix(RecordingFormat.columns.count)) == RecordingFormat.columns else {
-                    throw RecordingError(file: path, line: lineNumber, message: "the header must begin with \(RecordingFormat.header)")
+                    throw RecordingError(
+                        file: path,
+                        line: lineNumber,
+                        message: "the header must begin with \(RecordingFormat.header)"
+                    )
                 }
                 sawHeader = true
                 continue
@@ -36,7 +44,11 @@ public struct Recording: Sendable {
             do throws(RecordingError) {
                 let sample = try RecordingFormat.parse(row: line, lineNumber: lineNumber)
                 guard sample.timestamp >= previous else {
-                    throw RecordingError(line: lineNumber, message: "timestamp \(sample.timestamp) goes backwards (previous \(previous)) — rows must be in time order")
+                    throw RecordingError(
+                        line: lineNumber,
+                        message:
+                            "timestamp \(sample.timestamp) goes backwards (previous \(previous)) — rows must be in time order"
+                    )
                 }
                 previous = sample.timestamp
                 samples.append(sample)
@@ -46,7 +58,13 @@ public struct Recording: Sendable {
                 throw e
             }
         }
-        guard sawHeader else { throw RecordingError(file: path, line: 1, message: "empty file — expected the header \(RecordingFormat.header)") }
+        guard sawHeader else {
+            throw RecordingError(
+                file: path,
+                line: 1,
+                message: "empty file — expected the header \(RecordingFormat.header)"
+            )
+        }
         self.samples = samples
     }
 

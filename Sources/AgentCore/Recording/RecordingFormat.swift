@@ -12,8 +12,12 @@ public enum RecordingFormat {
 
     /// Parses one data row. `lineNumber` is for the error message only.
     public static func parse(row: Substring, lineNumber: Int) throws(RecordingError) -> IMUSample {
-        var cells: (Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?) =
-            (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+        var cells:
+            (
+                Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?,
+                Substring?, Substring?, Substring?, Substring?
+            ) =
+                (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
         var index = 0
         var start = row.startIndex
         var i = row.startIndex
@@ -51,12 +55,14 @@ public enum RecordingFormat {
             guard let v = Double(trimmed) else {
                 throw RecordingError(
                     line: lineNumber,
-                    message: "\(columns[column]) is '\(trimmed)', not a number — cells hold decimal numbers or are empty"
+                    message:
+                        "\(columns[column]) is '\(trimmed)', not a number — cells hold decimal numbers or are empty"
                 )
             }
             return v
         }
-        func vector(_ a: Substring?, _ b: Substring?, _ c: Substring?, _ first: Int) throws(RecordingError) -> Vector3? {
+        func vector(_ a: Substring?, _ b: Substring?, _ c: Substring?, _ first: Int) throws(RecordingError) -> Vector3?
+        {
             let x = try number(a, first)
             let y = try number(b, first + 1)
             let z = try number(c, first + 2)
@@ -66,7 +72,8 @@ public enum RecordingFormat {
             default:
                 throw RecordingError(
                     line: lineNumber,
-                    message: "\(columns[first])…\(columns[first + 2]) are partly empty — a sensor's three axes are all present or all empty"
+                    message:
+                        "\(columns[first])…\(columns[first + 2]) are partly empty — a sensor's three axes are all present or all empty"
                 )
             }
         }
@@ -93,7 +100,8 @@ public enum RecordingFormat {
             guard let v else { return ",," }
             return "\(n(v.x)),\(n(v.y)),\(n(v.z))"
         }
-        return "\(n(s.timestamp)),\(v(s.acceleration)),\(v(s.rotationRate)),\(v(s.magneticField)),\(n(s.pressureKPa)),\(n(s.temperatureC))"
+        return
+            "\(n(s.timestamp)),\(v(s.acceleration)),\(v(s.rotationRate)),\(v(s.magneticField)),\(n(s.pressureKPa)),\(n(s.temperatureC))"
     }
 }
 

@@ -18,7 +18,11 @@ public final class ReplaySensorSource: SensorSource {
     public init(path: String, realtime: Bool, loop: Bool) throws(RecordingError) {
         recording = try Recording(contentsOf: path)
         guard !recording.samples.isEmpty else {
-            throw RecordingError(file: path, line: 2, message: "no data rows — record some data first (motion-agent record)")
+            throw RecordingError(
+                file: path,
+                line: 2,
+                message: "no data rows — record some data first (motion-agent record)"
+            )
         }
         self.path = path
         self.realtime = realtime
@@ -61,7 +65,8 @@ public final class ReplaySensorSource: SensorSource {
 
     private func play(into sink: SampleSink, stop: borrowing Atomic<Bool>) {
         let samples = recording.samples
-        let period = recording.duration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
+        let period =
+            recording.duration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
         var offset = 0.0
         let startWall = WallClock.monotonicNow()
         let firstTimestamp = samples[0].timestamp
@@ -82,7 +87,9 @@ public final class ReplaySensorSource: SensorSource {
                     let wait = due - WallClock.monotonicNow()
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
-                if sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil || sample.pressureKPa != nil {
+                if sample.acceleration != nil || sample.rotationRate != nil || sample.magneticField != nil
+                    || sample.pressureKPa != nil
+                {
                     sink.ingest(sample)
                 }
             }
@@ -90,4 +97,3 @@ public final class ReplaySensorSource: SensorSource {
         } while loop
     }
 }
-

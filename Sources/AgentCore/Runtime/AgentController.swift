@@ -117,13 +117,19 @@ public final class AgentController: Sendable {
     /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
     public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
         let present = Set(source.devices.flatMap(\.sensors))
-        if let reason = AgentStatus.Availability.unavailableReason(frame, sensors: present, locationConfigured: locationConfigured) {
+        if let reason = AgentStatus.Availability.unavailableReason(
+            frame,
+            sensors: present,
+            locationConfigured: locationConfigured
+        ) {
             throw ControlFailure(code: 409, id: nil, reason)
         }
         if frame.isNorthReferenced && headingUnusable {
             throw ControlFailure(
-                code: 409, id: nil,
-                "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical")
+                code: 409,
+                id: nil,
+                "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical"
+            )
         }
         state.withLock { $0.referenceFrame = frame }
         hub.withStreams { streams in
@@ -179,37 +185,54 @@ public final class AgentController: Sendable {
     private func persist() {
         guard let path = persistencePath else { return }
         let (settings, frame) = state.withLock { ($0.settings, $0.referenceFrame) }
-        let persisted = Dictionary(uniqueKeysWithValues: settings.map {
-            (
-                $0.key.rawValue,
-                PersistedStream(
-                    enabled: $0.value.enabled, rateHz: $0.value.rateHz, qos: $0.value.qos, retain: $0.value.retain,
-                    referenceFrame: $0.key == .deviceMotion ? frame : nil,
-                    batch: $0.value.batch, encoding: $0.value.encoding)
-            )
-        })
+        let persisted = Dictionary(
+            uniqueKeysWithValues: settings.map {
+                (
+                    $0.key.rawValue,
+                    PersistedStream(
+                        enabled: $0.value.enabled,
+                        rateHz: $0.value.rateHz,
+                        qos: $0.value.qos,
+                        retain: $0.value.retain,
+                        referenceFrame: $0.key == .deviceMotion ? frame : nil,
+                        batch: $0.value.batch,
+                        encoding: $0.value.encoding
+                    )
+                )
+            }
+        )
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             try encoder.encode(persisted).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            logger.error("cannot save stream settings to \(path): \(error) — changes apply now but will not survive a restart; make agent.state_dir writable")
+            logger.error(
+                "cannot save stream settings to \(path): \(error) — changes apply now but will not survive a restart; make agent.state_dir writable"
+            )
         }
     }
 
     private func loadPersisted() {
         guard let path = persistencePath, let data = FileManager.default.contents(atPath: path) else { return }
         guard let persisted = try? JSONDecoder().decode([String: PersistedStream].self, from: data) else {
-            logger.error("\(path) is not a valid stream-settings file: ignored (config.yaml applies) — delete it to silence this")
+            logger.error(
+                "\(path) is not a valid stream-settings file: ignored (config.yaml applies) — delete it to silence this"
+            )
             return
         }
         var applied = 0
         state.withLock { s in
             for (key, p) in persisted {
-                guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos) else { continue }
+                guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos)
+                else { continue }
                 s.settings[name] = StreamSettings(
-                    enabled: p.enabled, rateHz: p.rateHz, qos: p.qos, retain: p.retain,
-                    batch: min(max(p.batch ?? 1, 1), 1000), encoding: p.encoding ?? .json)
+                    enabled: p.enabled,
+                    rateHz: p.rateHz,
+                    qos: p.qos,
+                    retain: p.retain,
+                    batch: min(max(p.batch ?? 1, 1), 1000),
+                    encoding: p.encoding ?? .json
+                )
                 if name == .deviceMotion, let frame = p.referenceFrame { s.referenceFrame = frame }
                 applied += 1
             }
@@ -238,10 +261,16 @@ public final class AgentController: Sendable {
             return (s.settings, s.planned)
         }
         try source.apply(result.plan)
-        let topicIDs = Dictionary(uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) })
+        let topicIDs = Dictionary(
+            uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) }
+        )
         hub.flushThenReconfigure { streams in
             for stream in streams {
-                stream.configure(settings: settings[stream.name]!, sensorRatesHz: result.sensorRatesHz, topicID: topicIDs[stream.name]!)
+                stream.configure(
+                    settings: settings[stream.name]!,
+                    sensorRatesHz: result.sensorRatesHz,
+                    topicID: topicIDs[stream.name]!
+                )
             }
         }
         for (id, plan) in result.plan.devices.sorted(by: { $0.key < $1.key }) {

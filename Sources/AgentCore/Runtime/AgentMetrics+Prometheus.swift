@@ -13,28 +13,68 @@ extension AgentMetrics {
         }
         func number(_ value: Double) -> String { value.isFinite ? String(value) : "NaN" }
         family(
-            "info", "gauge", "Always 1; the agent's version in a label.", "1",
-            extraLabels: "version=\"\(Self.escapeLabel(agentVersion))\"")
+            "info",
+            "gauge",
+            "Always 1; the agent's version in a label.",
+            "1",
+            extraLabels: "version=\"\(Self.escapeLabel(agentVersion))\""
+        )
         family("uptime_seconds", "gauge", "Seconds since the agent started.", number(uptimeSeconds))
-        family("boots_total", "counter", "Starts with this state directory (the status document's bootCount).", String(bootCount))
-        family("samples_read_total", "counter", "Sensor readings received.", String(samples.read))
-        family("samples_invalid_total", "counter", "Sensor readings dropped because a value was NaN or infinite.", String(samples.invalid))
-        family("messages_enqueued_total", "counter", "Messages the streams queued for the broker.", String(messages.enqueued))
-        family("messages_published_total", "counter", "Messages the MQTT client accepted.", String(messages.published))
-        family("messages_failed_total", "counter", "Messages the MQTT client refused as invalid.", String(messages.failed))
-        family("messages_rejected_total", "counter", "Messages the outbox refused (too large or unknown topic).", String(messages.rejected))
         family(
-            "messages_dropped_total", "counter", "Oldest queued messages dropped because the outbox was full.",
-            String(messages.droppedOverflow))
+            "boots_total",
+            "counter",
+            "Starts with this state directory (the status document's bootCount).",
+            String(bootCount)
+        )
+        family("samples_read_total", "counter", "Sensor readings received.", String(samples.read))
+        family(
+            "samples_invalid_total",
+            "counter",
+            "Sensor readings dropped because a value was NaN or infinite.",
+            String(samples.invalid)
+        )
+        family(
+            "messages_enqueued_total",
+            "counter",
+            "Messages the streams queued for the broker.",
+            String(messages.enqueued)
+        )
+        family("messages_published_total", "counter", "Messages the MQTT client accepted.", String(messages.published))
+        family(
+            "messages_failed_total",
+            "counter",
+            "Messages the MQTT client refused as invalid.",
+            String(messages.failed)
+        )
+        family(
+            "messages_rejected_total",
+            "counter",
+            "Messages the outbox refused (too large or unknown topic).",
+            String(messages.rejected)
+        )
+        family(
+            "messages_dropped_total",
+            "counter",
+            "Oldest queued messages dropped because the outbox was full.",
+            String(messages.droppedOverflow)
+        )
         family("outbox_messages", "gauge", "Messages waiting in the outbox.", String(outbox.depth))
         family("outbox_bytes", "gauge", "Bytes waiting in the outbox.", String(outbox.bytes))
         family("connected", "gauge", "1 while connected to the broker.", connection.connected ? "1" : "0")
-        family("reconnects_total", "counter", "Connections to the broker after the first.", String(connection.reconnects))
+        family(
+            "reconnects_total",
+            "counter",
+            "Connections to the broker after the first.",
+            String(connection.reconnects)
+        )
         family("connection_failures_total", "counter", "Failed connection attempts.", String(connection.failures))
         family("cpu_seconds_total", "counter", "User and system CPU time.", number(process.cpuSeconds))
         family(
-            "cpu_usage_ratio", "gauge", "CPU time over the last interval as a fraction of one core.",
-            number(process.cpuPercent / 100))
+            "cpu_usage_ratio",
+            "gauge",
+            "CPU time over the last interval as a fraction of one core.",
+            number(process.cpuPercent / 100)
+        )
         family("resident_memory_bytes", "gauge", "Resident memory (VmRSS).", String(process.rssBytes))
         return text
     }

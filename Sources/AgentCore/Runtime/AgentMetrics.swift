@@ -91,7 +91,10 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         )
         outbox = OutboxLevel(depth: counters.outbox.depth, bytes: counters.outbox.bytes)
         connection = Connection(
-            connected: connected, reconnects: connections.reconnects, failures: connections.connectionFailures)
+            connected: connected,
+            reconnects: connections.reconnects,
+            failures: connections.connectionFailures
+        )
         self.process = process
     }
 }

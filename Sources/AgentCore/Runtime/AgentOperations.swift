@@ -9,12 +9,28 @@ public final class AgentOperations: Sendable {
     private let metrics: MetricsReporter
     private let homeAssistant: HomeAssistantPublisher
 
-    public init(configuration: AgentConfiguration, topics: TopicScheme, broker: BrokerClient, stateDirectory: String, logger: Logger) {
+    public init(
+        configuration: AgentConfiguration,
+        topics: TopicScheme,
+        broker: BrokerClient,
+        stateDirectory: String,
+        logger: Logger
+    ) {
         metrics = MetricsReporter(
-            configuration: configuration, topics: topics, broker: broker, connections: connections,
-            started: .now, logger: logger)
+            configuration: configuration,
+            topics: topics,
+            broker: broker,
+            connections: connections,
+            started: .now,
+            logger: logger
+        )
         homeAssistant = HomeAssistantPublisher(
-            configuration: configuration, topics: topics, broker: broker, stateDirectory: stateDirectory, logger: logger)
+            configuration: configuration,
+            topics: topics,
+            broker: broker,
+            stateDirectory: stateDirectory,
+            logger: logger
+        )
     }
 
     /// After the birth on every CONNACK.

@@ -97,7 +97,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
                 return "\(frame.rawValue) needs a magnetometer and none was found — use xArbitraryZVertical"
             }
             if frame == .xTrueNorthZVertical && !locationConfigured {
-                return "xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in config.yaml"
+                return
+                    "xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in config.yaml"
             }
             return nil
         }

@@ -14,7 +14,8 @@ public enum BootCounter {
             )
         }
         let path = directory + "/boot-count"
-        let previous = (try? String(contentsOfFile: path, encoding: .utf8))
+        let previous =
+            (try? String(contentsOfFile: path, encoding: .utf8))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
         let next = previous + 1
         let tmp = path + ".tmp"

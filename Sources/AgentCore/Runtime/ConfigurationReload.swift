@@ -4,7 +4,8 @@ import AgentConfig
 /// once; sections that shape connections or hardware (mqtt, source, device, topics…) need a restart, and the
 /// result says which. An invalid file changes nothing and the reply carries every problem.
 enum ConfigurationReload {
-    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any] {
+    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any]
+    {
         guard let path else {
             throw ControlFailure(code: 409, id: nil, "this agent was started without a configuration file to reload")
         }

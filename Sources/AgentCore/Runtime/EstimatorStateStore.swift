@@ -19,7 +19,9 @@ struct EstimatorStateStore: Sendable {
         do {
             return try JSONDecoder().decode(DeviceMotionEstimatorState.self, from: data)
         } catch {
-            logger.error("\(path) is unreadable (\(error)): starting with no gyroscope bias or magnetometer calibration — it will be rewritten")
+            logger.error(
+                "\(path) is unreadable (\(error)): starting with no gyroscope bias or magnetometer calibration — it will be rewritten"
+            )
             return nil
         }
     }

@@ -52,7 +52,8 @@ public final class HistoryRecorder: Sendable {
 
     /// Records what changed; called about once a second.
     public func poll(now: Double = WallClock.realtimeNow(), force: Bool = false) {
-        let pedometer = controller.withStream(PedometerStream.self) { stream -> (Int, Double, Int?, Int?, Double, Bool) in
+        let pedometer = controller.withStream(PedometerStream.self) {
+            stream -> (Int, Double, Int?, Int?, Double, Bool) in
             let p = stream.pedometer
             let data = p.data
             return (p.numberOfSteps, p.distance, data.floorsAscended, data.floorsDescended, p.activeTime, p.isWalking)
@@ -69,13 +70,22 @@ public final class HistoryRecorder: Sendable {
             if due {
                 store.recordPedometer(
                     PedometerSnapshot(
-                        sessionID: session, time: now, numberOfSteps: steps, distance: distance,
-                        floorsAscended: up, floorsDescended: down, activeTime: active))
+                        sessionID: session,
+                        time: now,
+                        numberOfSteps: steps,
+                        distance: distance,
+                        floorsAscended: up,
+                        floorsDescended: down,
+                        activeTime: active
+                    )
+                )
             }
         }
         if let activity = controller.withStream(ActivityStream.self, { $0.current }), !activity.unknown {
             let changed = state.withLock { s -> Bool in
-                guard s.lastActivity.map({ !$0.hasSameFlags(as: activity) || $0.confidence != activity.confidence }) ?? true
+                guard
+                    s.lastActivity.map({ !$0.hasSameFlags(as: activity) || $0.confidence != activity.confidence })
+                        ?? true
                 else { return false }
                 s.lastActivity = activity
                 return true

@@ -107,8 +107,15 @@ public struct HomeAssistantDiscovery: Sendable {
         )
         let origin = Entity.Origin(name: "motion-agent", swVersion: AgentVersion.version)
         func entity(
-            _ component: String, _ objectID: String, name: String, stream: String, template: String,
-            unit: String? = nil, deviceClass: String? = nil, stateClass: String? = nil, options: [String]? = nil,
+            _ component: String,
+            _ objectID: String,
+            name: String,
+            stream: String,
+            template: String,
+            unit: String? = nil,
+            deviceClass: String? = nil,
+            stateClass: String? = nil,
+            options: [String]? = nil,
             icon: String? = nil
         ) -> Message {
             let online = component == "binary_sensor"
@@ -143,41 +150,137 @@ public struct HomeAssistantDiscovery: Sendable {
         // Radians on the wire; degrees read better on a dashboard (57.29578 = 180/π).
         func degrees(_ angle: String) -> String { "{{ (value_json.attitude.\(angle) * 57.29578) | round(1) }}" }
         return [
-            entity("binary_sensor", "online", name: "Online", stream: topics.status,
-                   template: "{{ value_json.state }}", deviceClass: "connectivity"),
+            entity(
+                "binary_sensor",
+                "online",
+                name: "Online",
+                stream: topics.status,
+                template: "{{ value_json.state }}",
+                deviceClass: "connectivity"
+            ),
             // Steps and distance restart from 0 with the agent: total_increasing treats a drop as a reset.
-            entity("sensor", "steps", name: "Steps", stream: pedometer, template: "{{ value_json.numberOfSteps }}",
-                   unit: "steps", stateClass: "total_increasing", icon: "mdi:walk"),
-            entity("sensor", "distance", name: "Distance", stream: pedometer, template: "{{ value_json.distance | round(1) }}",
-                   unit: "m", deviceClass: "distance", stateClass: "total_increasing"),
-            entity("sensor", "activity", name: "Activity", stream: topics.stream(.activity),
-                   template: "{{ 'automotive' if value_json.automotive else 'cycling' if value_json.cycling else "
-                       + "'running' if value_json.running else 'walking' if value_json.walking else "
-                       + "'stationary' if value_json.stationary else 'unknown' }}",
-                   deviceClass: "enum", options: ["stationary", "walking", "running", "cycling", "automotive", "unknown"],
-                   icon: "mdi:run"),
-            entity("sensor", "relative_altitude", name: "Relative altitude", stream: altimeter,
-                   template: "{{ value_json.relativeAltitude | round(2) }}", unit: "m", deviceClass: "distance",
-                   stateClass: "measurement"),
-            entity("sensor", "pressure", name: "Pressure", stream: altimeter, template: "{{ value_json.pressure }}",
-                   unit: "kPa", deviceClass: "atmospheric_pressure", stateClass: "measurement"),
-            entity("sensor", "heading", name: "Heading", stream: motion, template: "{{ value_json.heading | round(1) }}",
-                   unit: "°", stateClass: "measurement", icon: "mdi:compass"),
-            entity("sensor", "roll", name: "Roll", stream: motion, template: degrees("roll"), unit: "°",
-                   stateClass: "measurement", icon: "mdi:axis-y-rotate-clockwise"),
-            entity("sensor", "pitch", name: "Pitch", stream: motion, template: degrees("pitch"), unit: "°",
-                   stateClass: "measurement", icon: "mdi:axis-x-rotate-clockwise"),
-            entity("sensor", "yaw", name: "Yaw", stream: motion, template: degrees("yaw"), unit: "°",
-                   stateClass: "measurement", icon: "mdi:axis-z-rotate-clockwise"),
-            entity("sensor", "acceleration_x", name: "Acceleration x", stream: accelerometer,
-                   template: "{{ value_json.acceleration.x | round(3) }}", unit: "g", stateClass: "measurement",
-                   icon: "mdi:axis-arrow"),
-            entity("sensor", "acceleration_y", name: "Acceleration y", stream: accelerometer,
-                   template: "{{ value_json.acceleration.y | round(3) }}", unit: "g", stateClass: "measurement",
-                   icon: "mdi:axis-arrow"),
-            entity("sensor", "acceleration_z", name: "Acceleration z", stream: accelerometer,
-                   template: "{{ value_json.acceleration.z | round(3) }}", unit: "g", stateClass: "measurement",
-                   icon: "mdi:axis-arrow"),
+            entity(
+                "sensor",
+                "steps",
+                name: "Steps",
+                stream: pedometer,
+                template: "{{ value_json.numberOfSteps }}",
+                unit: "steps",
+                stateClass: "total_increasing",
+                icon: "mdi:walk"
+            ),
+            entity(
+                "sensor",
+                "distance",
+                name: "Distance",
+                stream: pedometer,
+                template: "{{ value_json.distance | round(1) }}",
+                unit: "m",
+                deviceClass: "distance",
+                stateClass: "total_increasing"
+            ),
+            entity(
+                "sensor",
+                "activity",
+                name: "Activity",
+                stream: topics.stream(.activity),
+                template: "{{ 'automotive' if value_json.automotive else 'cycling' if value_json.cycling else "
+                    + "'running' if value_json.running else 'walking' if value_json.walking else "
+                    + "'stationary' if value_json.stationary else 'unknown' }}",
+                deviceClass: "enum",
+                options: ["stationary", "walking", "running", "cycling", "automotive", "unknown"],
+                icon: "mdi:run"
+            ),
+            entity(
+                "sensor",
+                "relative_altitude",
+                name: "Relative altitude",
+                stream: altimeter,
+                template: "{{ value_json.relativeAltitude | round(2) }}",
+                unit: "m",
+                deviceClass: "distance",
+                stateClass: "measurement"
+            ),
+            entity(
+                "sensor",
+                "pressure",
+                name: "Pressure",
+                stream: altimeter,
+                template: "{{ value_json.pressure }}",
+                unit: "kPa",
+                deviceClass: "atmospheric_pressure",
+                stateClass: "measurement"
+            ),
+            entity(
+                "sensor",
+                "heading",
+                name: "Heading",
+                stream: motion,
+                template: "{{ value_json.heading | round(1) }}",
+                unit: "°",
+                stateClass: "measurement",
+                icon: "mdi:compass"
+            ),
+            entity(
+                "sensor",
+                "roll",
+                name: "Roll",
+                stream: motion,
+                template: degrees("roll"),
+                unit: "°",
+                stateClass: "measurement",
+                icon: "mdi:axis-y-rotate-clockwise"
+            ),
+            entity(
+                "sensor",
+                "pitch",
+                name: "Pitch",
+                stream: motion,
+                template: degrees("pitch"),
+                unit: "°",
+                stateClass: "measurement",
+                icon: "mdi:axis-x-rotate-clockwise"
+            ),
+            entity(
+                "sensor",
+                "yaw",
+                name: "Yaw",
+                stream: motion,
+                template: degrees("yaw"),
+                unit: "°",
+                stateClass: "measurement",
+                icon: "mdi:axis-z-rotate-clockwise"
+            ),
+            entity(
+                "sensor",
+                "acceleration_x",
+                name: "Acceleration x",
+                stream: accelerometer,
+                template: "{{ value_json.acceleration.x | round(3) }}",
+                unit: "g",
+                stateClass: "measurement",
+                icon: "mdi:axis-arrow"
+            ),
+            entity(
+                "sensor",
+                "acceleration_y",
+                name: "Acceleration y",
+                stream: accelerometer,
+                template: "{{ value_json.acceleration.y | round(3) }}",
+                unit: "g",
+                stateClass: "measurement",
+                icon: "mdi:axis-arrow"
+            ),
+            entity(
+                "sensor",
+                "acceleration_z",
+                name: "Acceleration z",
+                stream: accelerometer,
+                template: "{{ value_json.acceleration.z | round(3) }}",
+                unit: "g",
+                stateClass: "measurement",
+                icon: "mdi:axis-arrow"
+            ),
         ]
     }
 

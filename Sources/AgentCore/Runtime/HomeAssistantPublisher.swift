@@ -13,10 +13,19 @@ public struct HomeAssistantPublisher: Sendable {
     private let markerPath: String
     private let logger: Logger
 
-    public init(configuration: AgentConfiguration, topics: TopicScheme, broker: BrokerClient, stateDirectory: String, logger: Logger) {
+    public init(
+        configuration: AgentConfiguration,
+        topics: TopicScheme,
+        broker: BrokerClient,
+        stateDirectory: String,
+        logger: Logger
+    ) {
         enabled = configuration.homeAssistant.enabled
         discovery = HomeAssistantDiscovery(
-            prefix: configuration.homeAssistant.discoveryPrefix, deviceID: configuration.device.id, topics: topics)
+            prefix: configuration.homeAssistant.discoveryPrefix,
+            deviceID: configuration.device.id,
+            topics: topics
+        )
         self.broker = broker
         markerPath = stateDirectory + "/home-assistant-discovery"
         self.logger = logger
@@ -38,10 +47,17 @@ public struct HomeAssistantPublisher: Sendable {
             }
             // An empty retained payload deletes the retained config, and Home Assistant removes the entity.
             for topic in published.subtracting(current).sorted() {
-                _ = try broker.publish(topic: topic, payload: UnsafeRawBufferPointer(start: nil, count: 0), qos: 1, retain: true)
+                _ = try broker.publish(
+                    topic: topic,
+                    payload: UnsafeRawBufferPointer(start: nil, count: 0),
+                    qos: 1,
+                    retain: true
+                )
             }
         } catch {
-            logger.error("publishing the Home Assistant discovery configs failed: \(error) — they are sent again at the next connection")
+            logger.error(
+                "publishing the Home Assistant discovery configs failed: \(error) — they are sent again at the next connection"
+            )
             return
         }
         if enabled {
@@ -70,7 +86,8 @@ public struct HomeAssistantPublisher: Sendable {
             guard rename(temporary, markerPath) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             logger.error(
-                "cannot write \(markerPath): \(error) — if home_assistant.enabled is switched off later, the entities will not be removed")
+                "cannot write \(markerPath): \(error) — if home_assistant.enabled is switched off later, the entities will not be removed"
+            )
         }
     }
 }

@@ -4,8 +4,8 @@ import Logging
 import MotionEstimation
 import MotionModel
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 /// The running agent: source → hub → streams → outbox → broker, with the birth/will status, reconnects owned
 /// here (jittered exponential back-off), and a clean goodbye on SIGTERM/SIGINT.
@@ -69,7 +69,13 @@ public final class MotionAgent: Service, Sendable {
         self.logger = logger
         self.options = options
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
-        operations = AgentOperations(configuration: configuration, topics: topics, broker: broker, stateDirectory: stateDirectory, logger: logger)
+        operations = AgentOperations(
+            configuration: configuration,
+            topics: topics,
+            broker: broker,
+            stateDirectory: stateDirectory,
+            logger: logger
+        )
         health = HealthFile(stateDirectory: stateDirectory)
         var durable: OutboxPublisher.Durable?
         if configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) {
@@ -95,7 +101,9 @@ public final class MotionAgent: Service, Sendable {
         do {
             field = try StreamCatalog.field(for: configuration.location, on: WallClock.realtimeNow())
         } catch {
-            logger.error("no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable")
+            logger.error(
+                "no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable"
+            )
         }
         let declination = field?.declinationDegrees
         if let field, field.headingUsability != .normal {
@@ -104,8 +112,12 @@ public final class MotionAgent: Service, Sendable {
             )
         }
         let catalog = StreamCatalog(
-            configuration: configuration, topics: topics, topicTable: topicTable, declinationDegrees: declination,
-            headingUsability: field?.headingUsability)
+            configuration: configuration,
+            topics: topics,
+            topicTable: topicTable,
+            declinationDegrees: declination,
+            headingUsability: field?.headingUsability
+        )
         hub = SensorHub(outbox: outbox, faults: { faultBox.forward($0) })
         controller = AgentController(
             configuration: configuration,
@@ -158,7 +170,8 @@ public final class MotionAgent: Service, Sendable {
             history: history,
             logger: logger
         )
-        controlTopics = [topics.control, configuration.control.fleetTopic]
+        controlTopics =
+            [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) }
         faultBox.target = { [controller, logger, deviceFaults] fault in
             controller.recordFault(fault)
@@ -176,7 +189,10 @@ public final class MotionAgent: Service, Sendable {
         bootCount.value = boot
         logger.info(
             "motion-agent \(AgentVersion.version) starting",
-            metadata: ["agent.device": "\(configuration.device.id)", "agent.boot": "\(boot)", "agent.source": "\(source.summary)"]
+            metadata: [
+                "agent.device": "\(configuration.device.id)", "agent.boot": "\(boot)",
+                "agent.source": "\(source.summary)",
+            ]
         )
         try controller.start()
         let estimatorStore = EstimatorStateStore(stateDirectory: stateDirectory, logger: logger)
@@ -217,7 +233,9 @@ public final class MotionAgent: Service, Sendable {
                 group.addTask {
                     // What the estimators learned survives a crash, at most a minute old.
                     while (try? await Task.sleep(for: .seconds(60))) != nil {
-                        if let state = self.controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
+                        if let state = self.controller.withDeviceMotion({ $0.persistentState }) {
+                            estimatorStore.save(state)
+                        }
                     }
                 }
             }
@@ -287,7 +305,9 @@ public final class MotionAgent: Service, Sendable {
                 do {
                     try broker.subscribe(controlTopics, qos: 1)
                 } catch {
-                    logger.error("cannot subscribe to the control topics \(controlTopics): \(error) — commands will not reach this device")
+                    logger.error(
+                        "cannot subscribe to the control topics \(controlTopics): \(error) — commands will not reach this device"
+                    )
                 }
                 publisher.setConnected(true)
                 operations.connected()
@@ -298,7 +318,12 @@ public final class MotionAgent: Service, Sendable {
                 let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
                 failures += 1
                 // The reason names the fix already (MosquittoReasons: the user, the password file, the client id).
-                writeHealth(isAuthorization ? .refused : .connecting, lastError: reason, failures: failures, retryIn: delay)
+                writeHealth(
+                    isAuthorization ? .refused : .connecting,
+                    lastError: reason,
+                    failures: failures,
+                    retryIn: delay
+                )
                 logger.error("\(reason) — retrying in \(String(format: "%.1f", delay)) s")
                 guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
@@ -306,8 +331,15 @@ public final class MotionAgent: Service, Sendable {
                 publisher.setConnected(false)
                 if expected { return }
                 let delay = backoff.next()
-                writeHealth(.connecting, lastError: "connection to the broker lost: \(reason)", failures: failures, retryIn: delay)
-                logger.warning("connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s")
+                writeHealth(
+                    .connecting,
+                    lastError: "connection to the broker lost: \(reason)",
+                    failures: failures,
+                    retryIn: delay
+                )
+                logger.warning(
+                    "connection to the broker lost: \(reason) — reconnecting in \(String(format: "%.1f", delay)) s"
+                )
                 guard await sleep(delay), !shuttingDown.load(ordering: .acquiring) else { return }
                 try? broker.connect(options)
             case .delivered(let messageID):
@@ -315,7 +347,11 @@ public final class MotionAgent: Service, Sendable {
             case .message(let message):
                 guard let outcome = control.handle(message) else { continue }
                 do {
-                    try broker.publishResponse(topic: outcome.replyTopic, payload: outcome.payload, correlationData: outcome.correlationData)
+                    try broker.publishResponse(
+                        topic: outcome.replyTopic,
+                        payload: outcome.payload,
+                        correlationData: outcome.correlationData
+                    )
                 } catch {
                     logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
                 }
@@ -332,12 +368,15 @@ public final class MotionAgent: Service, Sendable {
         var lastSamples = hub.counters.samples
         while await sleep(interval) {
             let samples = hub.counters.samples
-            let anySensorOn = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
+            let anySensorOn =
+                controller.status(state: .online, reason: nil, bootCount: bootCount.value)
                 .devices?.contains { $0.rateHz > 0 } ?? false
             if samples != lastSamples || !anySensorOn {
                 systemd.notify("WATCHDOG=1")
             } else {
-                logger.error("no samples for \(String(format: "%.0f", interval)) s while sensors are on: not feeding the systemd watchdog")
+                logger.error(
+                    "no samples for \(String(format: "%.0f", interval)) s while sensors are on: not feeding the systemd watchdog"
+                )
             }
             lastSamples = samples
         }
@@ -349,7 +388,10 @@ public final class MotionAgent: Service, Sendable {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             do {
                 let result = try ConfigurationReload.perform(
-                    path: configurationPath, running: configuration, controller: controller)
+                    path: configurationPath,
+                    running: configuration,
+                    controller: controller
+                )
                 logger.notice("SIGHUP: configuration reloaded: \(result["message"] ?? "")")
                 if broker.isConnected {
                     publishStatus(status(state: .online, reason: nil))

@@ -51,7 +51,11 @@ public struct ProcessStatistics: Sendable, Equatable {
     }
 
     /// The CPU used between two readings as a percentage of one core (200 on two busy cores).
-    public static func cpuPercent(from earlier: ProcessStatistics, to later: ProcessStatistics, seconds: Double) -> Double {
+    public static func cpuPercent(
+        from earlier: ProcessStatistics,
+        to later: ProcessStatistics,
+        seconds: Double
+    ) -> Double {
         guard seconds > 0 else { return 0 }
         return max(0, later.cpuSeconds - earlier.cpuSeconds) / seconds * 100
     }

@@ -70,7 +70,11 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         if walking {
             let run = cadence >= Self.runningCadence || next.running
             next = MotionActivity(
-                startDate: next.startDate, walking: !run, running: run, confidence: .high)
+                startDate: next.startDate,
+                walking: !run,
+                running: run,
+                confidence: .high
+            )
         }
         if !next.hasSameFlags(as: fused) {
             if walking && !(fused.walking || fused.running) { next.startDate = walkStart }

@@ -39,7 +39,8 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     }
 
     public var requiredSensors: Set<SensorType> {
-        estimator.referenceFrame.needsMagnetometer ? [.accelerometer, .gyroscope, .magnetometer] : [.accelerometer, .gyroscope]
+        estimator.referenceFrame.needsMagnetometer
+            ? [.accelerometer, .gyroscope, .magnetometer] : [.accelerometer, .gyroscope]
     }
 
     public var referenceFrame: AttitudeReferenceFrame {
@@ -149,7 +150,8 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     /// below 2000 nT (near the magnetic poles, or inside steel) it is refused (−1). WMM2025's report gives the
     /// thresholds ("blackout" and "caution" zones).
     private func limitHeading(_ motion: inout DeviceMotion) {
-        let usability = expectedHeadingUsability
+        let usability =
+            expectedHeadingUsability
             ?? (measuredHorizontalNanotesla.isNaN
                 ? .normal : WorldMagneticModel.HeadingUsability(horizontalNanotesla: measuredHorizontalNanotesla))
         switch usability {
@@ -167,7 +169,8 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         let horizontal = (m - g * m.dot(g)).norm * 1000
         guard horizontal.isFinite, motion.magneticFieldAccuracy != .uncalibrated else { return }
         let alpha = min(1, 1 / (2 * max(estimationRateHz, 1)))
-        measuredHorizontalNanotesla = measuredHorizontalNanotesla.isNaN
+        measuredHorizontalNanotesla =
+            measuredHorizontalNanotesla.isNaN
             ? horizontal : measuredHorizontalNanotesla + alpha * (horizontal - measuredHorizontalNanotesla)
     }
 

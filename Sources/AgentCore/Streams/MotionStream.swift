@@ -45,8 +45,12 @@ public struct StreamContext: ~Copyable {
         let outbox = self.outbox
         buffer.withBytes { bytes in
             _ = outbox.enqueue(
-                topicID: topicID, qos: settings.qos, retain: settings.retain, payload: bytes,
-                durable: settings.durable && settings.qos > 0)
+                topicID: topicID,
+                qos: settings.qos,
+                retain: settings.retain,
+                payload: bytes,
+                durable: settings.durable && settings.qos > 0
+            )
         }
     }
 

@@ -45,7 +45,9 @@ public struct SampleBatcher: ~Copyable {
         count = 0
         json = JSONBuffer(capacity: self.size > 1 && encoding == .json ? self.size * jsonBytesPerSample + 64 : 0)
         binary = []
-        if self.size > 1 && encoding == .binary { binary.reserveCapacity(Self.headerSize + self.size * kind.recordSize) }
+        if self.size > 1 && encoding == .binary {
+            binary.reserveCapacity(Self.headerSize + self.size * kind.recordSize)
+        }
     }
 
     /// Adds one sample already encoded as its standalone JSON object in `context.buffer`, publishing when
@@ -101,8 +103,12 @@ public struct SampleBatcher: ~Copyable {
             binary[7] = UInt8(truncatingIfNeeded: count >> 8)
             binary.withUnsafeBytes {
                 _ = outbox.enqueue(
-                    topicID: topicID, qos: settings.qos, retain: settings.retain, payload: $0,
-                    durable: settings.durable && settings.qos > 0)
+                    topicID: topicID,
+                    qos: settings.qos,
+                    retain: settings.retain,
+                    payload: $0,
+                    durable: settings.durable && settings.qos > 0
+                )
             }
         }
         count = 0

@@ -29,7 +29,10 @@ public struct StreamCatalog: Sendable {
     }
 
     /// The WMM field at `location` today, or nil without a location.
-    public static func field(for location: LocationSettings, on date: Double) throws -> WorldMagneticModel.GeomagneticField? {
+    public static func field(
+        for location: LocationSettings,
+        on date: Double
+    ) throws -> WorldMagneticModel.GeomagneticField? {
         guard let latitude = location.latitude, let longitude = location.longitude else { return nil }
         return try WorldMagneticModel.wmm2025.field(
             latitude: latitude,
