@@ -67,7 +67,10 @@ import Testing
 
         // A corrupt database is moved aside and replaced; the agent keeps running and answers.
         let database = first.directory + "/state/history.sqlite"
+        // The agent's last transactions may still sit in the write-ahead log (SQLite replays it at open, page 1
+        // included), so a corrupt database means the main file garbled and no log to rescue it.
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: database))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
         let third = try AgentProcess(
             config: try String(contentsOfFile: first.configPath, encoding: .utf8),
             arguments: ["run", "--config", first.configPath]
