@@ -99,6 +99,9 @@ public final class DurableLog: @unchecked Sendable {
     /// Acknowledged seqs above the cursor, waiting for the gap below them to close (QoS 1 acks may arrive
     /// out of order).
     private var acked: Set<UInt64> = []
+    /// Records handed to the client whose segment was dropped before their acknowledgement arrived.
+    private var orphaned: Set<UInt64> = []
+    private static let maximumOrphaned = 65_536
     private var nextSeq: UInt64 = 1
     /// The next record to hand out: segment index and byte offset.
     private var readIndex = 0
@@ -330,9 +333,21 @@ public final class DurableLog: @unchecked Sendable {
     private func dropOldestSegment() {
         let segment = segments.removeFirst()
         if segment.count > 0 && segment.lastSeq > cursor {
-            let from = max(segment.firstSeq, cursor + 1)
-            var lost = segment.lastSeq - from + 1
-            lost -= UInt64(acked.lazy.filter { $0 >= from && $0 <= segment.lastSeq }.count)
+            // Records already handed to the client are not lost: libmosquitto holds them until the broker
+            // acknowledges (and resends them on a reconnect). Only those never handed over are dropped; the
+            // handed ones are remembered so their late acknowledgement still counts.
+            var lost: UInt64 = 0
+            var seq = max(segment.firstSeq, cursor + 1)
+            while seq <= segment.lastSeq {
+                if !acked.contains(seq) {
+                    if seq <= handedSeq && orphaned.count < Self.maximumOrphaned {
+                        orphaned.insert(seq)
+                    } else {
+                        lost += 1
+                    }
+                }
+                seq += 1
+            }
             counters.dropped += lost
             cursor = segment.lastSeq
             acked = acked.filter { $0 > cursor }
@@ -449,7 +464,11 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     private func acknowledgeLocked(_ seq: UInt64, counted: Bool) {
-        guard seq > cursor, seq < nextSeq, !acked.contains(seq) else { return }
+        if seq <= cursor {
+            if orphaned.remove(seq) != nil && counted { counters.acknowledged += 1 }
+            return
+        }
+        guard seq < nextSeq, !acked.contains(seq) else { return }
         if counted { counters.acknowledged += 1 }
         acked.insert(seq)
         advanceCursor()
@@ -512,7 +531,8 @@ public final class DurableLog: @unchecked Sendable {
         var c = counters
         let last = nextSeq - 1
         c.cursor = cursor
-        c.depth = Int(last - cursor) - acked.count
+        // Records handed to the client whose segment went are still awaiting their acknowledgement.
+        c.depth = Int(last - cursor) - acked.count + orphaned.count
         c.backlog = Int(last - max(handedSeq, cursor))
         c.bytes = totalBytes
         c.segments = segments.count
