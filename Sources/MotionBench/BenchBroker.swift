@@ -19,7 +19,7 @@ final class BenchBroker {
 
     /// - Parameter tcpNoDelay: the listener's `set_tcp_nodelay` (mosquitto's default: off, Nagle on).
     init(executable: String = "/usr/sbin/mosquitto", tcpNoDelay: Bool = false) throws {
-        var template = Array("/tmp/motion-bench-broker.XXXXXX".utf8CString)
+        var template = Array(("/tmp/motion-bench-broker." + String(repeating: "X", count: 6)).utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw StartError(
                 description: "cannot create a temporary directory under /tmp: \(String(cString: strerror(errno)))"

@@ -9,6 +9,34 @@ import Testing
 /// The durable path of the publisher against a real mosquitto: the log fills while disconnected, drains in
 /// order when connected, and the broker's acknowledgements move the cursor.
 @Suite struct DurablePublishingTests {
+    /// A fresh log, memory and staging rings, and a publisher on a real (not yet connected) client.
+    struct Rig {
+        let log: DurableLog
+        let staging = Outbox(capacityBytes: 1 << 16)
+        let outbox: Outbox
+        let topics = TopicTable()
+        let client = MosquittoClient()
+        let publisher: OutboxPublisher
+
+        init() throws {
+            log = try DurableLog(
+                directory: NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)",
+                maxBytes: 1 << 20,
+                maxAgeSeconds: 3600,
+                logger: Logger(label: "t")
+            )
+            outbox = Outbox(capacityBytes: 1 << 16, durableStaging: staging)
+            publisher = OutboxPublisher(
+                outbox: outbox,
+                topics: topics,
+                broker: client,
+                window: 1000,
+                durable: .init(staging: staging, log: log, replayRate: 100_000),
+                logger: Logger(label: "t")
+            )
+        }
+    }
+
     /// Polls `condition` for up to 10 s (a bound for a loaded machine, not a speed assertion).
     private func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<2000 {
@@ -42,26 +70,11 @@ import Testing
     @Test func durableMessagesGoToTheLogWhileDisconnectedAndAcksAdvanceTheCursor() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/d/accelerometer"])
-        let directory = NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)"
-        let log = try DurableLog(
-            directory: directory,
-            maxBytes: 1 << 20,
-            maxAgeSeconds: 3600,
-            logger: Logger(label: "t")
+        let rig = try Rig()
+        let (log, outbox, staging, topics, client, publisher) = (
+            rig.log, rig.outbox, rig.staging, rig.topics, rig.client, rig.publisher
         )
-        let staging = Outbox(capacityBytes: 1 << 16)
-        let outbox = Outbox(capacityBytes: 1 << 16, durableStaging: staging)
-        let topics = TopicTable()
         let topicID = topics.id(for: "motion/d/accelerometer")
-        let client = MosquittoClient()
-        let publisher = OutboxPublisher(
-            outbox: outbox,
-            topics: topics,
-            broker: client,
-            window: 1000,
-            durable: .init(staging: staging, log: log, replayRate: 100_000),
-            logger: Logger(label: "t")
-        )
         publisher.start()
 
         // Disconnected: the messages leave the memory rings for the log at once.
@@ -87,7 +100,7 @@ import Testing
 
         // The cursor was saved: a new log finds nothing left to send.
         let reopened = try DurableLog(
-            directory: directory,
+            directory: log.directory,
             maxBytes: 1 << 20,
             maxAgeSeconds: 3600,
             logger: Logger(label: "t")
@@ -99,27 +112,10 @@ import Testing
     @Test func anInvalidTopicIsRefusedWithoutBlockingTheOthers() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/d/accelerometer"])
-        let directory = NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)"
-        let log = try DurableLog(
-            directory: directory,
-            maxBytes: 1 << 20,
-            maxAgeSeconds: 3600,
-            logger: Logger(label: "t")
-        )
-        let staging = Outbox(capacityBytes: 1 << 16)
-        let outbox = Outbox(capacityBytes: 1 << 16, durableStaging: staging)
-        let topics = TopicTable()
+        let rig = try Rig()
+        let (outbox, topics, client, publisher) = (rig.outbox, rig.topics, rig.client, rig.publisher)
         let bad = topics.id(for: "motion/+/accelerometer")
         let good = topics.id(for: "motion/d/accelerometer")
-        let client = MosquittoClient()
-        let publisher = OutboxPublisher(
-            outbox: outbox,
-            topics: topics,
-            broker: client,
-            window: 1000,
-            durable: .init(staging: staging, log: log, replayRate: 100_000),
-            logger: Logger(label: "t")
-        )
         let (_, pump) = try await connect(broker, publisher, client: client)
         publisher.start()
         publisher.setConnected(true)

@@ -62,7 +62,7 @@ public final class MosquittoBroker: Sendable {
         self.options = options
         portValue = Atomic(port ?? FreePort.find())
         portChosenAutomatically = port == nil
-        let template = NSTemporaryDirectory() + "mosquitto-test-XXXXXX"
+        let template = NSTemporaryDirectory() + "mosquitto-test-" + String(repeating: "X", count: 6)
         var path = Array(template.utf8CString)
         guard mkdtemp(&path) != nil else {
             throw FixtureError(description: "mkdtemp \(template) failed: \(String(cString: strerror(errno)))")
