@@ -177,15 +177,26 @@ extension MosquittoClient {
     static let payloadTooLarge = BrokerError(
         operation: "publish",
         code: Int(MosquittoError.payloadSize),
-        message: "the payload exceeds MQTT's 268435455-byte limit"
+        message: "the payload exceeds MQTT's 268435455-byte limit",
+        isPermanent: true
     )
 
     static func invalidQoS(operation: String) -> BrokerError {
-        BrokerError(operation: operation, code: Int(MosquittoError.invalid), message: "QoS must be 0, 1 or 2")
+        BrokerError(
+            operation: operation,
+            code: Int(MosquittoError.invalid),
+            message: "QoS must be 0, 1 or 2",
+            isPermanent: true
+        )
     }
 
     static func libraryError(operation: String, _ rc: Int32) -> BrokerError {
-        BrokerError(operation: operation, code: Int(rc), message: MosquittoLibrary.errorText(rc))
+        BrokerError(
+            operation: operation,
+            code: Int(rc),
+            message: MosquittoLibrary.errorText(rc),
+            isPermanent: MosquittoError.isPermanent(rc)
+        )
     }
 }
 

@@ -15,4 +15,10 @@ enum MosquittoError {
     static let tlsHandshake = Int32(MOSQ_ERR_TLS_HANDSHAKE.rawValue)
     static let protocolError = Int32(MOSQ_ERR_PROTOCOL.rawValue)
     static let connectionRefused = Int32(MOSQ_ERR_CONN_REFUSED.rawValue)
+
+    /// Codes that say "this message can never be sent", whatever the connection does (mosquitto.h, 2.0.11).
+    static func isPermanent(_ rc: Int32) -> Bool {
+        rc == invalid || rc == payloadSize || rc == Int32(MOSQ_ERR_MALFORMED_UTF8.rawValue)
+            || rc == Int32(MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue) || rc == Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue)
+    }
 }

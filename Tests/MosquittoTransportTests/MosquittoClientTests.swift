@@ -66,6 +66,31 @@ struct MosquittoClientTests {
         await echo.close()
     }
 
+    @Test("messages that can never be sent are marked permanent; not being connected is not")
+    func permanentPublishErrors() async throws {
+        let broker = try await MosquittoBroker.started()
+        let client = MosquittoClient()
+        let payload: [UInt8] = [1, 2, 3]
+        func publishError(_ topic: String, qos: Int) -> BrokerError? {
+            payload.withUnsafeBytes { bytes in
+                do throws(BrokerError) {
+                    _ = try client.publish(topic: topic, payload: bytes, qos: qos, retain: false)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        #expect(publishError("perm/a", qos: 0)?.isPermanent == false, "disconnected: worth retrying later")
+        let log = EventLog(client)
+        try client.connect(broker.connectOptions(clientID: Self.uniqueID("perm")))
+        try await log.waitForConnected()
+        #expect(publishError("perm/+/wildcard", qos: 0)?.isPermanent == true)
+        #expect(publishError("perm/a", qos: 3)?.isPermanent == true)
+        #expect(publishError("perm/a", qos: 1) == nil)
+        await client.disconnect(flushTimeout: 1)
+    }
+
     @Test("QoS 1 publishes are reported delivered with the ids publish returned")
     func qos1Delivered() async throws {
         let broker = try await MosquittoBroker.started()

@@ -194,7 +194,7 @@ public final class OutboxPublisher: Sendable {
                         logger.warning("publish to \(topic) failed: \(error)")
                     }
                     // Invalid messages are dropped (counted); anything else waits for the connection.
-                    if Self.isPermanent(error.code) { return .failed }
+                    if error.isPermanent { return .failed }
                     idle = true
                     return .keep
                 }
@@ -234,7 +234,7 @@ public final class OutboxPublisher: Sendable {
                     lastErrorLog = now
                     logger.warning("publish to \(record.topic) failed: \(error)")
                 }
-                if Self.isPermanent(error.code) {
+                if error.isPermanent {
                     // Never sendable: step over it so it cannot block the log.
                     durable.log.markPublished(record.seq)
                     durable.log.acknowledge(record.seq)
@@ -293,11 +293,4 @@ public final class OutboxPublisher: Sendable {
     }
 
     static func nowMillis() -> UInt64 { UInt64(max(0, WallClock.realtimeNow() * 1000)) }
-
-    /// libmosquitto error codes that mean "this message can never be sent" (mosquitto.h, 2.0.11):
-    /// MOSQ_ERR_INVAL 3, MOSQ_ERR_PAYLOAD_SIZE 9, MOSQ_ERR_MALFORMED_UTF8 18, MOSQ_ERR_QOS_NOT_SUPPORTED 24,
-    /// MOSQ_ERR_OVERSIZE_PACKET 25.
-    static func isPermanent(_ code: Int) -> Bool {
-        [3, 9, 18, 24, 25].contains(code)
-    }
 }
