@@ -8,7 +8,6 @@ struct MotionBench: AsyncParsableCommand {
         commandName: "motion-bench",
         abstract: "Measures MotionAgent's estimators, pipeline and publishing; prints tables.",
         subcommands: [
-            QuaternionThroughput.self,
             BroadAccuracy.self,
             StepAccuracy.self,
             ActivityAccuracy.self,
