@@ -331,7 +331,7 @@ import Testing
     @Test func bridgeCarriesStreamsToTheCentralBrokerAndCommandsToTheDevice() async throws {
         let pki = try Self.temporaryDirectory("bridge-pki")
         defer { try? FileManager.default.removeItem(atPath: pki) }
-        let tls = try await BridgeTLS.make(in: pki)
+        let tls = try await TLSFiles.make(in: pki)
         // Central: plain listener for the operator and the subscriber, TLS listener with a password for the bridge.
         let tlsPort = FreePort.find()
         let central = try await MosquittoBroker.started(
@@ -396,44 +396,5 @@ import Testing
             }
         }
         await subscriber.close()
-    }
-}
-
-/// A throw-away CA and a server certificate for 127.0.0.1, made with the openssl command line tool (the same
-/// recipe as MosquittoTransportTests' TLSFiles, which this test target cannot import).
-private struct BridgeTLS {
-    let directory: String
-    var caFile: String { directory + "/ca.crt" }
-    var serverCertificate: String { directory + "/server.crt" }
-    var serverKey: String { directory + "/server.key" }
-
-    static func make(in directory: String) async throws -> BridgeTLS {
-        let files = BridgeTLS(directory: directory)
-        try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
-        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await openssl(
-            ["req", "-x509"] + curve + [
-                "-keyout", directory + "/ca.key", "-out", files.caFile, "-days", "2", "-subj",
-                "/CN=MotionAgent bridge test CA",
-            ]
-        )
-        try await openssl(
-            ["req"] + curve + ["-keyout", files.serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"]
-        )
-        try await openssl([
-            "x509", "-req", "-in", directory + "/server.csr", "-CA", files.caFile, "-CAkey", directory + "/ca.key",
-            "-CAcreateserial", "-out", files.serverCertificate, "-days", "2", "-extfile", directory + "/san.ext",
-        ])
-        return files
-    }
-
-    private static func openssl(_ arguments: [String]) async throws {
-        let result = try await DeployTests.run("/usr/bin/openssl", arguments, timeout: 30)
-        guard result.code == 0 else {
-            throw DeployTests.Failure(
-                description:
-                    "openssl \(arguments.first ?? "") failed (\(result.code.map(String.init) ?? "timeout")): \(result.errors)"
-            )
-        }
     }
 }

@@ -15,10 +15,6 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Deploy/mosquitto").path
 
-    struct ToolFailed: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// A throwaway CA and a server certificate for 127.0.0.1, made with openssl, plus the password and key files.
     struct Secrets {
         let directory: String
@@ -33,32 +29,9 @@ import Testing
         init() async throws {
             directory = NSTemporaryDirectory() + "motion-security-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            // P-256 keys: quick to generate. The server certificate names 127.0.0.1 in subjectAltName, which
-            // libmosquitto checks against the host it connected to.
-            let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-            try await Self.openssl(
-                ["req", "-x509"] + ec + [
-                    "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=MotionAgent test CA",
-                ],
-                in: directory
-            )
-            try await Self.openssl(
-                ["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
-                in: directory
-            )
-            try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
-                toFile: directory + "/server.ext",
-                atomically: true,
-                encoding: .utf8
-            )
-            try await Self.openssl(
-                [
-                    "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-                    "server.crt",
-                    "-days", "2", "-extfile", "server.ext",
-                ],
-                in: directory
-            )
+            // The CA (ca.key stays there, to sign client certificates) and a server certificate for 127.0.0.1,
+            // which libmosquitto checks against the host it connected to.
+            _ = try await TLSFiles.make(in: directory)
             for (user, password) in Self.passwords {
                 try (password + "\n").write(toFile: directory + "/\(user).password", atomically: true, encoding: .utf8)
             }
@@ -66,19 +39,7 @@ import Testing
         }
 
         static func openssl(_ arguments: [String], in directory: String) async throws {
-            let runner = ProcessRunner(
-                executable: "/usr/bin/openssl",
-                arguments: arguments,
-                workingDirectory: directory
-            )
-            try runner.start()
-            let code = await runner.waitForExit(timeout: 30)
-            guard code == 0 else {
-                throw ToolFailed(
-                    description:
-                        "openssl \(arguments.joined(separator: " ")) failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError) — install openssl"
-                )
-            }
+            try await TLSFiles.openssl(arguments, in: directory)
         }
     }
 

@@ -1,19 +1,18 @@
 import Foundation
-import TestSupport
 
 /// A throw-away CA and a server certificate for 127.0.0.1, made with the openssl command line tool.
-struct TLSFiles {
-    let directory: String
-    var caFile: String { directory + "/ca.crt" }
-    var serverCertificate: String { directory + "/server.crt" }
-    var serverKey: String { directory + "/server.key" }
+public struct TLSFiles: Sendable {
+    public let directory: String
+    public var caFile: String { directory + "/ca.crt" }
+    public var serverCertificate: String { directory + "/server.crt" }
+    public var serverKey: String { directory + "/server.key" }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    /// `name` keeps two sets in one directory apart (a second CA that did not sign the server).
-    static func make(in directory: String) async throws -> TLSFiles {
+    /// Writes `ca.crt`/`ca.key` and `server.crt`/`server.key` (subjectAltName IP:127.0.0.1) into `directory`.
+    public static func make(in directory: String) async throws -> TLSFiles {
         let files = TLSFiles(directory: directory)
         try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
@@ -33,14 +32,15 @@ struct TLSFiles {
         return files
     }
 
-    private static func openssl(_ arguments: [String]) async throws {
-        let runner = ProcessRunner(executable: "/usr/bin/openssl", arguments: arguments)
+    /// Runs the openssl command line tool, or says what failed and that it needs installing.
+    public static func openssl(_ arguments: [String], in directory: String? = nil) async throws {
+        let runner = ProcessRunner(executable: "/usr/bin/openssl", arguments: arguments, workingDirectory: directory)
         try runner.start()
         let code = await runner.waitForExit(timeout: 30)
         guard code == 0 else {
             throw Failure(
                 description:
-                    "openssl \(arguments.first ?? "") failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError)"
+                    "openssl \(arguments.first ?? "") failed (\(code.map(String.init) ?? "timeout")): \(runner.standardError) — install openssl"
             )
         }
     }
