@@ -140,6 +140,11 @@ public final class AgentController: Sendable {
         return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
     }
 
+    /// Whether the current plan has some sensor switched on (samples are expected to flow).
+    public var anySensorOn: Bool {
+        state.withLock { s in s.planned.plan.devices.values.contains { !$0.isOff } }
+    }
+
     /// Publishes partial batches (at shutdown).
     public func flushBatches() {
         hub.flushThenReconfigure { _ in }

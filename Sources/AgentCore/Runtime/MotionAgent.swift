@@ -368,10 +368,7 @@ public final class MotionAgent: Service, Sendable {
         var lastSamples = hub.counters.samples
         while await sleep(interval) {
             let samples = hub.counters.samples
-            let anySensorOn =
-                controller.status(state: .online, reason: nil, bootCount: bootCount.value)
-                .devices?.contains { $0.rateHz > 0 } ?? false
-            if samples != lastSamples || !anySensorOn {
+            if samples != lastSamples || !controller.anySensorOn {
                 systemd.notify("WATCHDOG=1")
             } else {
                 logger.error(
