@@ -11,8 +11,10 @@ ensure_swift
 ensure_debs
 
 log "building motion-agent (release)"
-swift build -c release --product motion-agent >/dev/null || die "swift build failed: run 'swift build -c release --product motion-agent' to see why"
-agent_bin="$(swift build -c release --show-bin-path)/motion-agent"
+mkdir -p .build
+bin_dir="$(bash scripts/build-release.sh motion-agent 2>.build/release-build.log | tail -n 1)" \
+    || die "the release build failed: see .build/release-build.log, or run 'bash scripts/build-release.sh' to watch it"
+agent_bin="$bin_dir/motion-agent"
 
 work="$(mktemp -d)"
 pids=()

@@ -65,10 +65,10 @@ public final class Outbox: @unchecked Sendable {
         self.durableStaging = durableStaging
         self.capacityBytes = max(1024, capacityBytes)
         self.capacityMessages = max(16, capacityMessages)
+        // Reserved, not touched: the ring rewinds to the start of the arena and of the entries whenever it
+        // empties, so a connected agent keeps only the first pages resident and the bound is reached (and
+        // paid for in RSS) only by a real backlog.
         arena = .allocate(byteCount: self.capacityBytes, alignment: 16)
-        // Touched once now, so the resident size is what it will be after hours (the ring walks the whole arena)
-        // and a memory limit bites at start, not in the field.
-        arena.initializeMemory(as: UInt8.self, repeating: 0)
         entries = .allocate(capacity: self.capacityMessages)
         lendCapacity = min(self.capacityBytes, Self.maximumMessageBytes)
         lendBuffer = .allocate(byteCount: lendCapacity, alignment: 16)
@@ -173,7 +173,10 @@ public final class Outbox: @unchecked Sendable {
         usedBytes -= max(1, entries[head].length)
         head = (head + 1) % capacityMessages
         count -= 1
-        if count == 0 { writeOffset = 0 }
+        if count == 0 {
+            head = 0
+            writeOffset = 0
+        }
     }
 
     /// Waits up to `timeout` seconds for a message and lends a copy of the oldest one to `body`, which
