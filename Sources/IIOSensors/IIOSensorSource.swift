@@ -75,8 +75,16 @@ public final class IIOSensorSource: SensorSource {
         }
     }
 
-    /// The devices `filter` names, in discovery order; every device when it is empty.
-    static func select(_ filter: [String], from all: [IIODeviceInfo], uri: String) throws(IIOError) -> [IIODeviceInfo] {
+    /// The devices `filter` (config `source.iio.devices`: ids or driver names) names, in discovery order;
+    /// every device when it is empty.
+    /// - Throws: `IIOError` naming every entry that matches no device, with the devices found.
+    public static func select(
+        _ filter: [String],
+        from all: [IIODeviceInfo],
+        uri: String
+    ) throws(IIOError)
+        -> [IIODeviceInfo]
+    {
         guard !filter.isEmpty else { return all }
         let unknown = filter.filter { name in !all.contains { $0.id == name || $0.name == name } }
         guard unknown.isEmpty else {

@@ -1,22 +1,55 @@
+import AgentConfig
 import AgentCore
 import ArgumentParser
 import IIOSensors
 import MotionModel
 
-/// `motion-agent list-sensors [--uri URI]`: what libiio finds, the rates each device accepts and which
-/// stream every channel would feed.
+/// `motion-agent list-sensors [--config FILE] [--uri URI]`: what libiio finds, the rates each device accepts
+/// and which stream every channel would feed — as the agent would see it: the configuration's
+/// `source.iio.uri`, mount-matrix overrides and device selection apply.
 struct ListSensorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list-sensors",
-        abstract: "Lists the IIO sensors found, their rates and the streams each channel feeds."
+        abstract: "Lists the IIO sensors found, their rates and the streams each channel feeds.",
+        discussion: """
+            With a configuration (--config FILE, else ./config.yaml or /etc/motion-agent/config.yaml when one \
+            exists), source.iio.uri, source.iio.mount_matrix and source.iio.devices apply, and devices the \
+            agent would not use are marked. --uri wins over the configuration's URI.
+            """
     )
 
-    @Option(name: .long, help: "libiio context URI: local:, ip:HOST[:PORT], usb:…, serial:…")
-    var uri: String = "local:"
+    @Option(
+        name: .long,
+        help: "libiio context URI: local:, ip:HOST[:PORT], usb:…, serial:… (default: source.iio.uri, else local:)"
+    )
+    var uri: String?
+
+    @Option(
+        name: .long,
+        help: "The configuration file (default: ./config.yaml, then /etc/motion-agent/config.yaml, if present)."
+    )
+    var config: String?
 
     func run() throws {
-        let devices = try IIODiscovery.devices(uri: uri)
+        var settings = IIOSourceSettings()
+        var configPath: String?
+        if let path = config ?? ConfigurationLoader.defaultConfigPath() {
+            do {
+                settings = try ConfigurationLoader.load(file: path).source.iio
+                configPath = path
+            } catch {
+                printError("invalid configuration — list-sensors does not run:\n\(error)")
+                throw ExitCode(78)
+            }
+        }
+        let uri = uri ?? settings.uri
+        let devices = try IIODiscovery.devices(
+            uri: uri,
+            mountMatrixOverrides: SourceFactory.mountMatrixOverrides(settings)
+        )
+        let selected = Set(try IIOSensorSource.select(settings.devices, from: devices, uri: uri).map(\.id))
         print("libiio \(IIODiscovery.libraryVersion), context \"\(uri)\": \(devices.count) sensor device(s)")
+        if let configPath { print("source.iio settings from \(configPath)") }
         if devices.isEmpty {
             print("No accelerometer, gyroscope, magnetometer or pressure channel found.")
             return
@@ -24,6 +57,9 @@ struct ListSensorsCommand: ParsableCommand {
         for device in devices {
             print("")
             print(Self.describe(device))
+            if !selected.contains(device.id) {
+                print("  not used: source.iio.devices (\(settings.devices.joined(separator: ", "))) does not name it")
+            }
         }
     }
 

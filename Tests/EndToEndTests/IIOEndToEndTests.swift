@@ -349,6 +349,40 @@ import Testing
         #expect(out.contains("mount matrix (magnetometer): 0, -1, 0; -1, 0, 0; 0, 0, -1  [in_mount_matrix]"), "\(out)")
     }
 
+    @Test func listSensorsAppliesTheConfigurationsSelectionAndOverrides() throws {
+        let directory = NSTemporaryDirectory() + "motion-agent-iio-list-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/list.yaml"
+        try """
+        source:
+          kind: iio
+          iio:
+            devices: [icm42605-gyro, "iio:device2"]
+            mount_matrix: ["ak8975:magnetometer=0, 1, 0; 1, 0, 0; 0, 0, 1"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("source.iio settings from \(config)"), "\(out)")
+        #expect(out.contains("mount matrix (magnetometer): 0, 1, 0; 1, 0, 0; 0, 0, 1  [override]"), "\(out)")
+        let unused = out.components(separatedBy: "\n").filter { $0.contains("not used: source.iio.devices") }
+        #expect(unused.count == 2, "\(out)")  // the accelerometer and the barometer
+        let sections = out.components(separatedBy: "\n\n")
+        for (id, used) in [
+            ("iio:device0", false), ("iio:device1", true), ("iio:device2", true), ("iio:device3", false),
+        ] {
+            let section = try #require(sections.first { $0.hasPrefix(id + " ") }, "\(out)")
+            #expect(section.contains("not used:") == !used, "\(id): \(section)")
+        }
+
+        let typo = directory + "/typo.yaml"
+        try "source:\n  iio:\n    devices: [bmi999]\n".write(toFile: typo, atomically: true, encoding: .utf8)
+        let refused = try FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", typo])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("no sensor device bmi999"), "\(refused.stderr)")
+    }
+
     @Test func recordInTheTreeThenReplayThroughTheAgentGivesTheSameValues() async throws {
         let directory = NSTemporaryDirectory() + "motion-agent-iio-record-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
