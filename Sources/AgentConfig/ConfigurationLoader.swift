@@ -59,7 +59,9 @@ public enum ConfigurationLoader {
     ) throws(ConfigurationError) -> AgentConfiguration {
         var decoder = ConfigurationDecoder(file: source, baseDirectory: baseDirectory)
         do {
-            decoder.decode(root: try Yams.compose(yaml: yaml))
+            // The schema reads every scalar's text itself, so the tags Yams' default resolver would compute
+            // with a regular expression per scalar (ICU's regex engine, a few MB of resident code) go unused.
+            decoder.decode(root: try Yams.compose(yaml: yaml, .basic))
         } catch {
             throw syntaxError(error, source: source)
         }
