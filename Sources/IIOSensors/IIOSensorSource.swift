@@ -129,6 +129,22 @@ public final class IIOSensorSource: SensorSource {
         state.statuses()
     }
 
+    public func deviceCounters() -> [String: SensorDeviceCounters] {
+        var result: [String: SensorDeviceCounters] = [:]
+        for device in state.statuses() {
+            let c = device.counters
+            result[device.id] = SensorDeviceCounters(
+                samples: UInt64(c.samples),
+                nonFinite: UInt64(c.nonFinite),
+                saturated: UInt64(c.saturated),
+                timestampsBackwards: UInt64(c.timestampsBackwards),
+                readErrors: UInt64(c.readErrors),
+                recoveries: UInt64(c.recoveries)
+            )
+        }
+        return result
+    }
+
     /// Acquires until the task is cancelled: one thread per device, each retrying by itself after faults.
     public func run(into sink: SampleSink) async throws {
         guard state.beginRun() else {

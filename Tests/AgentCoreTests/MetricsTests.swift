@@ -65,6 +65,33 @@ import Testing
         )
     }
 
+    @Test func sensorDeviceCountersAreOneFamilyEachWithALinePerDevice() throws {
+        var metrics = try Self.metrics()
+        metrics.devices = [
+            "iio:device1": SensorDeviceCounters(samples: 900, readErrors: 2, recoveries: 1),
+            "iio:device0": SensorDeviceCounters(samples: 1000, nonFinite: 3, saturated: 7, timestampsBackwards: 1),
+        ]
+        let families = try PrometheusTextParser.parse(metrics.prometheusText())
+        func value(_ family: String, _ device: String) -> Double? {
+            families.first { $0.name == family }?.samples.first { $0.labels["sensor_device"] == device }?.value
+        }
+        #expect(value("motion_agent_sensor_samples_total", "iio:device0") == 1000)
+        #expect(value("motion_agent_sensor_samples_total", "iio:device1") == 900)
+        #expect(value("motion_agent_sensor_nonfinite_total", "iio:device0") == 3)
+        #expect(value("motion_agent_sensor_saturated_total", "iio:device0") == 7)
+        #expect(value("motion_agent_sensor_timestamps_backwards_total", "iio:device0") == 1)
+        #expect(value("motion_agent_sensor_read_errors_total", "iio:device1") == 2)
+        #expect(value("motion_agent_sensor_recoveries_total", "iio:device1") == 1)
+        #expect(families.first { $0.name == "motion_agent_sensor_samples_total" }?.type == "counter")
+        // Without devices (simulator, replay) the families are absent rather than empty.
+        let plain = try PrometheusTextParser.parse(try Self.metrics().prometheusText())
+        #expect(!plain.contains { $0.name.hasPrefix("motion_agent_sensor_") })
+        // And the JSON report carries the same counters.
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(metrics)) as? [String: Any]
+        let devices = try #require(json?["devices"] as? [String: [String: Any]])
+        #expect(devices["iio:device0"]?["saturated"] as? Int == 7)
+    }
+
     @Test func labelValuesAreEscaped() throws {
         let device = "lab \"7\"\\east\nwing"
         let families = try PrometheusTextParser.parse(try Self.metrics(device: device).prometheusText())

@@ -292,6 +292,8 @@ import Testing
                       activity: {enabled: false}
                       altimeter: {enabled: false}
                       submersion: {enabled: false}
+                    metrics:
+                      interval_s: 1
                     """
             )
         )
@@ -324,6 +326,24 @@ import Testing
             let a = try #require(Self.vector(m, "acceleration"))
             #expect(Self.expectedAcceleration.contains { Self.equal(a, $0, decimals: 6) }, "\(a)")
         }
+        // The metrics report counts what the acquisition met, per device.
+        @Sendable func accelCounters(_ m: InboundMessage) -> [String: Any]? {
+            (payloadJSON(m)["devices"] as? [String: Any])?["iio:device0"] as? [String: Any]
+        }
+        try await agent.explaining {
+            try await subscriber.waitUntil(timeout: 10, "a metrics report counting the recovery") { messages in
+                messages.contains {
+                    $0.topic == "motion/\(device)/metrics" && (accelCounters($0)?["recoveries"] as? Int ?? 0) >= 1
+                }
+            }
+        }
+        let report = try #require(subscriber.messages(on: "motion/\(device)/metrics").last)
+        let accel = try #require(accelCounters(report))
+        let gyro = try #require((payloadJSON(report)["devices"] as? [String: Any])?["iio:device1"] as? [String: Any])
+        #expect((accel["readErrors"] as? Int ?? 0) >= 1, "\(accel)")
+        #expect((accel["samples"] as? Int ?? 0) > 100, "\(accel)")
+        #expect((gyro["samples"] as? Int ?? 0) > (accel["samples"] as? Int ?? 0), "the gyro kept going: \(gyro)")
+        #expect(gyro["readErrors"] as? Int == 0, "\(gyro)")
         #expect(await agent.stop() == 0)
         #expect(agent.runner.standardError.contains("sensor device fault"))
         #expect(agent.runner.standardError.contains("sensor device recovered"))

@@ -80,4 +80,11 @@ public protocol SensorSource: AnyObject, Sendable {
     /// Acquires until the calling task is cancelled (or, for a finite source such as a replay, until the
     /// data ends), delivering every sample to `sink` from the source's own thread.
     func run(into sink: SampleSink) async throws
+    /// Per-device acquisition counters keyed by `SensorDevice.id`, read once per metrics interval (never per
+    /// sample). Sources without hardware to count have none.
+    func deviceCounters() -> [String: SensorDeviceCounters]
+}
+
+extension SensorSource {
+    public func deviceCounters() -> [String: SensorDeviceCounters] { [:] }
 }

@@ -76,6 +76,30 @@ extension AgentMetrics {
             number(process.cpuPercent / 100)
         )
         family("resident_memory_bytes", "gauge", "Resident memory (VmRSS).", String(process.rssBytes))
+        // One family per counter, one line per device (a family's HELP and TYPE appear once).
+        let deviceIDs = devices.keys.sorted()
+        let perDevice: [(String, String, KeyPath<SensorDeviceCounters, UInt64>)] = [
+            ("sensor_samples_total", "Samples a sensor device delivered.", \.samples),
+            (
+                "sensor_nonfinite_total", "Readings dropped because the converted value was NaN or infinite.",
+                \.nonFinite
+            ),
+            ("sensor_saturated_total", "Samples at the channel's raw limit (the sensor clipped).", \.saturated),
+            (
+                "sensor_timestamps_backwards_total", "Samples dropped because time did not advance.",
+                \.timestampsBackwards
+            ),
+            ("sensor_read_errors_total", "Buffer refills, polls or set-ups that failed.", \.readErrors),
+            ("sensor_recoveries_total", "Times a device delivered again after failing.", \.recoveries),
+        ]
+        for (name, help, keyPath) in perDevice where !deviceIDs.isEmpty {
+            text += "# HELP motion_agent_\(name) \(help)\n"
+            text += "# TYPE motion_agent_\(name) counter\n"
+            for id in deviceIDs {
+                let labels = String(label.dropLast()) + ",sensor_device=\"\(Self.escapeLabel(id))\"}"
+                text += "motion_agent_\(name)\(labels) \(devices[id]![keyPath: keyPath])\n"
+            }
+        }
         return text
     }
 

@@ -63,6 +63,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
     public var outbox: OutboxLevel
     public var connection: Connection
     public var process: Process
+    /// Per sensor device (IIO), keyed by device id: samples, garbage dropped or clipped, read errors.
+    public var devices: [String: SensorDeviceCounters]
 
     public init(
         device: String,
@@ -96,5 +98,6 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             failures: connections.connectionFailures
         )
         self.process = process
+        devices = counters.devices
     }
 }

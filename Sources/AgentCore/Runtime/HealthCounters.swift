@@ -2,9 +2,12 @@
 public struct HealthCounters: Sendable, Equatable {
     public var outbox: Outbox.Counters
     public var hub: SensorHub.Counters
+    /// The source's per-device acquisition counters, keyed by device id (empty for the simulator and replay).
+    public var devices: [String: SensorDeviceCounters]
 
-    public init(outbox: Outbox.Counters, hub: SensorHub.Counters) {
+    public init(outbox: Outbox.Counters, hub: SensorHub.Counters, devices: [String: SensorDeviceCounters] = [:]) {
         self.outbox = outbox
         self.hub = hub
+        self.devices = devices
     }
 }

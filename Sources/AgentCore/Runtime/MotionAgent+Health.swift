@@ -1,6 +1,7 @@
 extension MotionAgent {
-    /// The outbox's and the hub's counters, read under their locks (cheap: two small copies).
+    /// The outbox's, the hub's and the source's devices' counters, read under their locks (small copies, once
+    /// per metrics interval).
     public func healthCounters() -> HealthCounters {
-        HealthCounters(outbox: outboxCounters, hub: hubCounters)
+        HealthCounters(outbox: outboxCounters, hub: hubCounters, devices: source.deviceCounters())
     }
 }

@@ -19,7 +19,7 @@ public final class MotionAgent: Service, Sendable {
     }
 
     private let configuration: AgentConfiguration
-    private let source: SensorSource
+    let source: SensorSource
     private let broker: BrokerClient
     private let stateDirectory: String
     private let password: String?
