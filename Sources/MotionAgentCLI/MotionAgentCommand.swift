@@ -1,6 +1,5 @@
 import ArgumentParser
 
-@main
 struct MotionAgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-agent",
