@@ -104,7 +104,16 @@ struct BatchedStreams: AsyncParsableCommand {
         /// Per message, receipt − the timestamp of its oldest sample, ms: the batching delay plus the path.
         /// Only with the simulated input, whose timestamps are CLOCK_MONOTONIC at acquisition.
         var oldestSampleAgesMs: [Double] = []
+        /// JSON samples carrying `"clockSynchronized":false` (the agent adds it while adjtimex reports the clock
+        /// unsynchronized, checked once a second), which makes them that flag's 26 bytes longer.
+        var unsynchronizedSamples = 0
+        /// Messages with another sample count than the configured batch (the agent sends partial batches only
+        /// when it reconfigures or stops), and the first one: its first seq and sample count.
+        var partialBatches = 0
+        var firstPartial: String?
     }
+
+    static let unsynchronizedFlag = Array(",\"clockSynchronized\":false".utf8)
 
     /// One configuration's run.
     struct RunFigures: Sendable {
@@ -114,7 +123,12 @@ struct BatchedStreams: AsyncParsableCommand {
         var brokerCPU: Double
         /// From the agent's log; nil when it logged no plan.
         var deviceRateHz: Double?
+        /// The agent's log lines at notice level or above during the whole run.
+        var logProblems: [String]
         var droppedBySubscriber: Int
+        /// Messages on the broker from the agent's start to the end of the window that are neither the
+        /// measured streams nor the agent's status and metrics (another process on this port, commands).
+        var otherTopics: [String]
     }
 
     static func measure(_ settings: Settings) async throws -> [BenchRow] {
@@ -165,10 +179,12 @@ struct BatchedStreams: AsyncParsableCommand {
         defer { broker.stop() }
         let device = "bench-batching"
         let topics = streams.map { "motion/\(device)/\($0.name)" }
+        let expected = Set(topics + ["motion/\(device)/status", "motion/\(device)/metrics"])
         let capture = try await MessageCapture(
             broker: broker,
             clientID: "bench-batching-capture",
-            filters: topics,
+            // Everything, so that traffic from anything else that found this broker's port shows.
+            filters: ["#"],
             qos: settings.qos
         )
         let inputRateHz = streams.map(\.rateHz).max() ?? 0
@@ -249,23 +265,35 @@ struct BatchedStreams: AsyncParsableCommand {
         let window = Double(end - start) / 1e9
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let received = capture.messages(from: start, to: end)
-        let figures = zip(streams, topics).map { spec, topic in
+        let figures = zip(streams.indices, topics).map { index, topic in
             tally(
                 received.filter { $0.topic == topic },
-                spec: spec,
+                spec: streams[index],
+                batch: variant.batches[index],
                 topicBytes: topic.utf8.count,
                 qos: settings.qos,
                 monotonicTimestamps: settings.input == "simulated"
             )
         }
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        let anomalous =
+            figures.contains { $0.seqGaps + $0.timestampGaps + $0.undecodable + $0.partialBatches > 0 }
+            || !logProblems(log).isEmpty
+        if anomalous {
+            // The broker's directory goes with it: keep the agent's log for the post-mortem.
+            let kept = "/tmp/motion-bench-batching-\(getpid())-\(start).log"
+            try? FileManager.default.copyItem(atPath: logPath, toPath: kept)
+            progress("batching \(variant.label): gaps or partial batches; the agent's log is kept in \(kept)")
+        }
         return RunFigures(
             windowSeconds: window,
             streams: figures,
             agentCPU: 100 * Double(agentEnd - agentStart) / ticksPerSecond / window,
             brokerCPU: 100 * Double(brokerEnd - brokerStart) / ticksPerSecond / window,
             deviceRateHz: deviceRateHz(log),
-            droppedBySubscriber: capture.droppedCount
+            logProblems: logProblems(log),
+            droppedBySubscriber: capture.droppedCount,
+            otherTopics: capture.messages(from: 0, to: end).map(\.topic).filter { !expected.contains($0) }
         )
     }
 
@@ -273,6 +301,7 @@ struct BatchedStreams: AsyncParsableCommand {
     static func tally(
         _ messages: [MessageCapture.Message],
         spec: StreamSpec,
+        batch: Int,
         topicBytes: Int,
         qos: Int,
         monotonicTimestamps: Bool
@@ -298,6 +327,18 @@ struct BatchedStreams: AsyncParsableCommand {
                 continue
             }
             figures.samples += decoded.samples.count
+            if decoded.samples.count != batch {
+                figures.partialBatches += 1
+                if figures.firstPartial == nil {
+                    let at = Double(message.receivedNanoseconds - (messages.first?.receivedNanoseconds ?? 0)) / 1e9
+                    figures.firstPartial =
+                        "\(decoded.samples.count) samples from seq \(decoded.samples.first?.seq ?? 0), "
+                        + String(format: "%.1f s into the window", at)
+                }
+            }
+            if decoded.encoding == .json {
+                figures.unsynchronizedSamples += occurrences(of: unsynchronizedFlag, in: message.payload)
+            }
             if monotonicTimestamps, let oldest = decoded.samples.first {
                 figures.oldestSampleAgesMs.append(Double(message.receivedNanoseconds) / 1e6 - oldest.timestamp * 1e3)
             }
@@ -316,6 +357,21 @@ struct BatchedStreams: AsyncParsableCommand {
         return figures
     }
 
+    static func occurrences(of pattern: [UInt8], in bytes: [UInt8]) -> Int {
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return 0 }
+        var count = 0
+        var i = 0
+        while i <= bytes.count - pattern.count {
+            if bytes[i] == pattern[0] && bytes[i..<i + pattern.count].elementsEqual(pattern) {
+                count += 1
+                i += pattern.count
+            } else {
+                i += 1
+            }
+        }
+        return count
+    }
+
     /// Bytes of an MQTT 5 PUBLISH packet: fixed header (1 byte + the remaining length as a 1–4 byte varint),
     /// topic length (2) and topic, packet id (2, QoS > 0 only), property length (1: the agent sends none), payload.
     static func publishPacketBytes(topicBytes: Int, payloadBytes: Int, qos: Int) -> Int {
@@ -327,6 +383,18 @@ struct BatchedStreams: AsyncParsableCommand {
             rest >>= 7
         }
         return 1 + lengthBytes + remaining
+    }
+
+    /// Log lines at notice level or above, and plan changes after the start (each reconfigures the streams
+    /// and so sends partial batches).
+    static func logProblems(_ log: String) -> [String] {
+        let lines = log.split(separator: "\n").map(String.init)
+        var problems = lines.filter { line in
+            ["notice", "warning", "error", "critical"].contains(line.split(separator: " ").dropFirst().first ?? "")
+        }
+        let plans = lines.filter { $0.contains("sensor device on at ") }.count
+        if plans > 1 { problems.append("\(plans - 1) plan changes after the start (\"sensor device on at\" lines)") }
+        return problems
     }
 
     /// The device rate from the agent's last "sensor device on at … Hz" log line.
@@ -350,12 +418,26 @@ struct BatchedStreams: AsyncParsableCommand {
         let deviceRates = runs.map(\.deviceRateHz)
         let plans = Set(deviceRates.map { $0.map { Self.format($0) + " Hz" } ?? "not logged" }).sorted()
         let dropped = runs.map(\.droppedBySubscriber).reduce(0, +)
+        let problems = runs.flatMap(\.logProblems)
+        let others = runs.flatMap(\.otherTopics)
         var rows = [
             BenchRow(
                 name: "\(name) device rate (agent log)",
                 value: plans.joined(separator: ", "),
                 target: "≥ \(Self.format(inputRateHz)) Hz",
                 met: deviceRates.allSatisfy { ($0 ?? 0) >= inputRateHz }
+            ),
+            BenchRow(
+                name: "\(name) agent log, notice or worse",
+                value: problems.isEmpty ? "none" : "\(problems.count) lines, first: \(problems[0].suffix(90))",
+                target: "none",
+                met: problems.isEmpty
+            ),
+            BenchRow(
+                name: "\(name) other messages on the broker",
+                value: others.isEmpty ? "none" : "\(others.count), first on \(others[0])",
+                target: "none",
+                met: others.isEmpty
             ),
             BenchRow(
                 name: "\(name) agent CPU",
@@ -396,6 +478,11 @@ struct BatchedStreams: AsyncParsableCommand {
                 gaps += ", \(undecodable) undecodable: \(first)"
             }
             if dropped > 0 { gaps += ", \(dropped) dropped by the subscriber" }
+            let partial = total(\.partialBatches)
+            if partial > 0 {
+                let first = runs.compactMap { $0.streams[index].firstPartial }.first ?? ""
+                gaps += ", \(partial) messages not of \(variant.batches[index]) samples (first: \(first))"
+            }
             rows += [
                 BenchRow(
                     name: "\(stream) messages/s",
@@ -425,6 +512,20 @@ struct BatchedStreams: AsyncParsableCommand {
                     target: "PUBLISH: MQTT 5 header + topic\(qos > 0 ? " + packet id" : ""), no TCP/IP"
                 ),
             ]
+            if variant.encoding == "json" {
+                let flag = unsynchronizedFlag.count
+                rows.append(
+                    BenchRow(
+                        name: "\(stream) samples with clockSynchronized:false",
+                        value: String(format: "%.0f %%", 100 * ratio(\.unsynchronizedSamples, \.samples)),
+                        target: String(
+                            format: "%d B each; without: %.1f B/sample",
+                            flag,
+                            ratio({ $0.payloadBytes - flag * $0.unsynchronizedSamples }, \.samples)
+                        )
+                    )
+                )
+            }
             let ages = runs.map { $0.streams[index].oldestSampleAgesMs.sorted() }
             if ages.allSatisfy({ !$0.isEmpty }) {
                 rows.append(
@@ -447,7 +548,7 @@ struct BatchedStreams: AsyncParsableCommand {
                     name: "\(stream) gaps seq / timestamp",
                     value: gaps,
                     target: "0 / 0",
-                    met: seqGaps == 0 && timestampGaps == 0 && undecodable == 0 && dropped == 0
+                    met: seqGaps == 0 && timestampGaps == 0 && undecodable == 0 && dropped == 0 && partial == 0
                 )
             ]
         }
