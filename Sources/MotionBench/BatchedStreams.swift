@@ -129,6 +129,8 @@ struct BatchedStreams: AsyncParsableCommand {
         /// Messages on the broker from the agent's start to the end of the window that are neither the
         /// measured streams nor the agent's status and metrics (another process on this port, commands).
         var otherTopics: [String]
+        /// Seconds into the window at which the agent was found ended, when it did not last the window.
+        var agentExitedAfter: Double?
     }
 
     static func measure(_ settings: Settings) async throws -> [BenchRow] {
@@ -256,8 +258,22 @@ struct BatchedStreams: AsyncParsableCommand {
         let agentStart = RealisticLoad.cpuTicks(process.pid)
         let brokerStart = RealisticLoad.cpuTicks(broker.pid)
         let start = bench_monotonic_ns()
-        try await Task.sleep(for: .seconds(settings.seconds))
-        let agentEnd = RealisticLoad.cpuTicks(process.pid)
+        let windowEnd = start + UInt64(settings.seconds * 1e9)
+        // Watched, not slept through: on this shared machine something else may end the agent (its counts would
+        // then just look low), and /proc of an ended process reads 0 ticks.
+        var agentEnd = agentStart
+        var agentExitedAfter: Double?
+        while bench_monotonic_ns() < windowEnd {
+            try await Task.sleep(for: .milliseconds(min(250, max(1, (windowEnd - bench_monotonic_ns()) / 1_000_000))))
+            guard agentExitedAfter == nil else { continue }
+            if process.isRunning {
+                agentEnd = RealisticLoad.cpuTicks(process.pid)
+            } else {
+                let after = Double(bench_monotonic_ns() - start) / 1e9
+                agentExitedAfter = after
+                progress(String(format: "batching \(variant.label): motion-agent ended %.1f s into the window", after))
+            }
+        }
         let brokerEnd = RealisticLoad.cpuTicks(broker.pid)
         let end = bench_monotonic_ns()
         process.terminate()
@@ -278,7 +294,7 @@ struct BatchedStreams: AsyncParsableCommand {
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         let anomalous =
             figures.contains { $0.seqGaps + $0.timestampGaps + $0.undecodable + $0.partialBatches > 0 }
-            || !logProblems(log).isEmpty
+            || !logProblems(log).isEmpty || agentExitedAfter != nil
         if anomalous {
             // The broker's directory goes with it: keep the agent's log for the post-mortem.
             let kept = "/tmp/motion-bench-batching-\(getpid())-\(start).log"
@@ -293,7 +309,8 @@ struct BatchedStreams: AsyncParsableCommand {
             deviceRateHz: deviceRateHz(log),
             logProblems: logProblems(log),
             droppedBySubscriber: capture.droppedCount,
-            otherTopics: capture.messages(from: 0, to: end).map(\.topic).filter { !expected.contains($0) }
+            otherTopics: capture.messages(from: 0, to: end).map(\.topic).filter { !expected.contains($0) },
+            agentExitedAfter: agentExitedAfter
         )
     }
 
@@ -420,6 +437,7 @@ struct BatchedStreams: AsyncParsableCommand {
         let dropped = runs.map(\.droppedBySubscriber).reduce(0, +)
         let problems = runs.flatMap(\.logProblems)
         let others = runs.flatMap(\.otherTopics)
+        let exits = runs.compactMap(\.agentExitedAfter)
         var rows = [
             BenchRow(
                 name: "\(name) device rate (agent log)",
@@ -432,6 +450,15 @@ struct BatchedStreams: AsyncParsableCommand {
                 value: problems.isEmpty ? "none" : "\(problems.count) lines, first: \(problems[0].suffix(90))",
                 target: "none",
                 met: problems.isEmpty
+            ),
+            BenchRow(
+                name: "\(name) agent ran through the window",
+                value: exits.isEmpty
+                    ? "yes"
+                    : "no, in \(exits.count) run(s): ended "
+                        + exits.map { String(format: "%.1f s", $0) }.joined(separator: ", ") + " in",
+                target: "yes",
+                met: exits.isEmpty
             ),
             BenchRow(
                 name: "\(name) other messages on the broker",
