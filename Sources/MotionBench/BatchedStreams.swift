@@ -19,8 +19,8 @@ struct BatchedStreams: AsyncParsableCommand {
     )
 
     @Option(help: "The motion-agent binary (release).") var agent = Settings().agent
-    @Option(help: "Accelerometer rate, Hz (1–1000).") var accelerometerRate = Settings().accelerometerRateHz
-    @Option(help: "Device-motion rate, Hz (1–1000).") var deviceMotionRate = Settings().deviceMotionRateHz
+    @Option(help: "Accelerometer rate, Hz (at most 1000).") var accelerometerRate = Settings().accelerometerRateHz
+    @Option(help: "Device-motion rate, Hz (at most 1000).") var deviceMotionRate = Settings().deviceMotionRateHz
     @Option(help: "Accelerometer samples per batched message.") var accelerometerBatch = Settings().accelerometerBatch
     @Option(help: "Device-motion samples per batched message.") var deviceMotionBatch = Settings().deviceMotionBatch
     @Option(help: "Seconds measured per configuration.") var seconds = Settings().seconds
