@@ -313,7 +313,7 @@ struct BatchedStreams: AsyncParsableCommand {
             // The broker's directory goes with it: keep the agent's log for the post-mortem.
             let kept = "/tmp/motion-bench-batching-\(getpid())-\(start).log"
             try? FileManager.default.copyItem(atPath: logPath, toPath: kept)
-            progress("batching \(variant.label): gaps or partial batches; the agent's log is kept in \(kept)")
+            progress("batching \(variant.label): something is off (see the table); the agent's log is kept in \(kept)")
         }
         return RunFigures(
             windowSeconds: window,
