@@ -227,6 +227,8 @@ struct BatchedStreams: AsyncParsableCommand {
             "{enabled: true, rate_hz: \(spec.rateHz), qos: \(settings.qos), retain: false, batch: \(batch), "
                 + "encoding: \(variant.encoding)\(extra)}"
         }
+        // Debug logging adds a handful of lines per run (none per sample or message) and names the signal that
+        // stopped the agent ("Signal caught"), for the kept logs of runs another process cut short.
         // The 9-axis frame, as the load benchmark and the default config use.
         let motionFrame = ", reference_frame: xMagneticNorthZVertical"
         let configuration = """
@@ -234,7 +236,7 @@ struct BatchedStreams: AsyncParsableCommand {
               id: \(device)
             agent:
               state_dir: \(broker.directory)/state
-              log_level: info
+              log_level: debug
             source:
             \(source)
             mqtt:
