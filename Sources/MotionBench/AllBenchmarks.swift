@@ -1,16 +1,17 @@
 import ArgumentParser
 
-/// The whole performance set in one run, one table: estimation, pipeline, publishing, latency, load.
+/// The whole performance set in one run, one table: estimation, pipeline, publishing, latency, load, batching.
 struct AllBenchmarks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "all",
-        abstract: "Runs estimation, pipeline, publish, latency and load; prints one table."
+        abstract: "Runs estimation, pipeline, publish, latency, load and batching; prints one table."
     )
 
     @Option(help: "The motion-agent binary (release) for the load run.") var agent = ".build/release/motion-agent"
     @Option(help: "Seconds of the load run per input.") var loadSeconds = 60.0
     @Option(help: "Load inputs: replay, simulated or both.") var loadInput = "both"
-    @Flag(help: "Skip the load run (no release motion-agent at hand).") var skipLoad = false
+    @Option(help: "Seconds of the batching run per configuration.") var batchingSeconds = 15.0
+    @Flag(help: "Skip the load and batching runs (no release motion-agent at hand).") var skipLoad = false
 
     func run() async throws {
         var rows = EstimationSpeed.measure(samples: 60_000, repetitions: 7)
@@ -21,6 +22,9 @@ struct AllBenchmarks: AsyncParsableCommand {
             for input in loadInput == "both" ? ["replay", "simulated"] : [loadInput] {
                 rows += try RealisticLoad.measure(agent: agent, input: input, seconds: loadSeconds)
             }
+            rows += try await BatchedStreams.measure(
+                BatchedStreams.Settings(agent: agent, seconds: batchingSeconds)
+            )
         }
         BenchRow.printTable("motion-bench all", rows)
     }

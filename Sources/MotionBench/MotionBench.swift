@@ -16,6 +16,7 @@ struct MotionBench: AsyncParsableCommand {
             PublishThroughput.self,
             EndToEndLatency.self,
             RealisticLoad.self,
+            BatchedStreams.self,
             AllBenchmarks.self,
         ]
     )
