@@ -177,7 +177,8 @@ public final class OutboxPublisher: Sendable {
     }
 
     /// Hands `payload` to the client and remembers its message id under the same lock the acknowledgement
-    /// takes, so an acknowledgement can never overtake its registration.
+    /// takes, so an acknowledgement can never overtake its registration. QoS 0 messages are never
+    /// acknowledged, so they skip the lock.
     private func send(
         topic: String,
         payload: UnsafeRawBufferPointer,
@@ -185,6 +186,10 @@ public final class OutboxPublisher: Sendable {
         retain: Bool,
         seq: UInt64
     ) throws(BrokerError) {
+        if qos == 0 {
+            _ = try broker.publish(topic: topic, payload: payload, qos: 0, retain: retain)
+            return
+        }
         try inFlight.withLock { (state) throws(BrokerError) in
             let id = try broker.publish(topic: topic, payload: payload, qos: qos, retain: retain)
             if qos > 0 {
@@ -200,6 +205,7 @@ public final class OutboxPublisher: Sendable {
         var lastErrorLog = -Double.infinity
         var invalidTopicsLogged = Set<Int>()
         var bucket = TokenBucket(rate: durable?.replayRate ?? 1)
+        var knownTopics: [KnownTopic?] = []
         while running.load(ordering: .acquiring) {
             var idle = false
             var sentDurable = false
@@ -217,8 +223,13 @@ public final class OutboxPublisher: Sendable {
                     windowBlocked = true
                     return .keep
                 }
-                guard let topic = topics.topic(message.topicID) else { return .failed }
-                if let problem = DurableLog.problem(topic: topic, payloadCount: message.payload.count) {
+                guard let known = knownTopic(message.topicID, in: &knownTopics) else { return .failed }
+                let topic = known.topic
+                let problem =
+                    known.problem
+                    ?? (message.payload.count > DurableLog.maxPayloadBytes
+                        ? DurableLog.problem(topic: topic, payloadCount: message.payload.count) : nil)
+                if let problem {
                     if invalidTopicsLogged.insert(message.topicID).inserted {
                         logger.error("refusing messages for \(topic): \(problem) (logged once per topic)")
                     }
@@ -247,6 +258,23 @@ public final class OutboxPublisher: Sendable {
                 Thread.sleep(forTimeInterval: 0)
             }
         }
+    }
+
+    /// A topic as the publisher thread resolved it, and why it can never be published (nil when it can).
+    private struct KnownTopic {
+        var topic: String
+        var problem: String?
+    }
+
+    /// The topic of `id`, from the publisher thread's own copy of the table: the table's lock, a String
+    /// retain and the topic check are paid once per topic instead of once per message (ids are never reused).
+    private func knownTopic(_ id: Int, in known: inout [KnownTopic?]) -> KnownTopic? {
+        if id >= 0, id < known.count, let topic = known[id] { return topic }
+        guard let topic = topics.topic(id) else { return nil }
+        if id >= known.count { known.append(contentsOf: repeatElement(nil, count: id + 1 - known.count)) }
+        let resolved = KnownTopic(topic: topic, problem: DurableLog.problem(topic: topic, payloadCount: 0))
+        known[id] = resolved
+        return resolved
     }
 
     /// Sends up to 64 records of the durable log in order while the window and the replay rate allow;
