@@ -26,6 +26,13 @@ struct PublishThroughput: AsyncParsableCommand {
     @Option(help: "Payload bytes.") var payload = 200
     @Option(help: "Run only one side (agent or bare), for profiling one publisher under callgrind or perf.")
     var only: Side?
+    @Flag(
+        help: """
+            TCP_NODELAY on the bare publisher's socket too, as the agent's client sets it for latency (by default \
+            the bare library keeps Nagle, which batches its writes: the stricter reference).
+            """
+    )
+    var bareNoDelay = false
 
     enum Side: String, ExpressibleByArgument, Sendable {
         case agent
@@ -38,7 +45,8 @@ struct PublishThroughput: AsyncParsableCommand {
             runs: runs,
             window: window,
             payloadBytes: payload,
-            only: only
+            only: only,
+            bareNoDelay: bareNoDelay
         )
         BenchRow.printTable("Publishing into mosquitto on loopback (\(payload)-byte payloads, window \(window))", rows)
     }
@@ -48,7 +56,8 @@ struct PublishThroughput: AsyncParsableCommand {
         runs: Int,
         window: Int,
         payloadBytes: Int,
-        only: Side? = nil
+        only: Side? = nil,
+        bareNoDelay: Bool = false
     ) async throws -> [BenchRow] {
         let broker = try BenchBroker()
         defer { broker.stop() }
@@ -74,7 +83,15 @@ struct PublishThroughput: AsyncParsableCommand {
                 _ = try await agentRun(broker, subscriber, qos: qos, count: warmUp, window: window, payload: payload)
             }
             if only != .agent {
-                _ = try bareRun(broker, subscriber, qos: qos, count: warmUp, window: window, payload: payload)
+                _ = try bareRun(
+                    broker,
+                    subscriber,
+                    qos: qos,
+                    count: warmUp,
+                    window: window,
+                    payload: payload,
+                    noDelay: bareNoDelay
+                )
             }
             for run in 0..<max(1, runs) {
                 // Alternate which goes first, so a drift in the machine's load does not favour one side.
@@ -82,8 +99,7 @@ struct PublishThroughput: AsyncParsableCommand {
                     if only == (agentFirst ? .bare : .agent) { continue }
                     if agentFirst {
                         let allocationsBefore = bench_alloc_total()
-                        let cpuBefore = Self.processCPUSeconds()
-                        let (rate, note) = try await agentRun(
+                        let (rate, cpu, note) = try await agentRun(
                             broker,
                             subscriber,
                             qos: qos,
@@ -92,23 +108,23 @@ struct PublishThroughput: AsyncParsableCommand {
                             payload: payload
                         )
                         agentAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
-                        agentCPU.append((Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6)
+                        agentCPU.append(cpu)
                         agentRates.append(rate)
                         progress("publish QoS \(qos) agent run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
                         if let note { notes.append("agent: " + note) }
                     } else {
                         let allocationsBefore = bench_alloc_total()
-                        let cpuBefore = Self.processCPUSeconds()
-                        let (rate, note) = try bareRun(
+                        let (rate, cpu, note) = try bareRun(
                             broker,
                             subscriber,
                             qos: qos,
                             count: count,
                             window: window,
-                            payload: payload
+                            payload: payload,
+                            noDelay: bareNoDelay
                         )
                         bareAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
-                        bareCPU.append((Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6)
+                        bareCPU.append(cpu)
                         bareRates.append(rate)
                         progress("publish QoS \(qos) bare run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
                         if let note { notes.append("bare: " + note) }
@@ -130,7 +146,7 @@ struct PublishThroughput: AsyncParsableCommand {
             if only != .agent {
                 rows.append(
                     BenchRow(
-                        name: "publish QoS \(qos) bare libmosquitto",
+                        name: "publish QoS \(qos) bare libmosquitto" + (bareNoDelay ? " (TCP_NODELAY)" : ""),
                         value: String(format: "%.0f msg/s", bare),
                         target: "runs " + list(bareRates)
                     )
@@ -164,7 +180,7 @@ struct PublishThroughput: AsyncParsableCommand {
                 BenchRow(
                     name: "publish QoS \(qos) CPU µs/message agent, bare",
                     value: String(format: "%.2f, %.2f", Statistics.median(agentCPU), Statistics.median(bareCPU)),
-                    target: "this process (user + system), incl. the subscriber; not the broker"
+                    target: "this process (user + system) over the timed window, incl. the subscriber; not the broker"
                 )
             )
             for note in notes { rows.append(BenchRow(name: "  note QoS \(qos)", value: note)) }
@@ -180,7 +196,7 @@ struct PublishThroughput: AsyncParsableCommand {
         count: Int,
         window: Int,
         payload: [UInt8]
-    ) async throws -> (Double, String?) {
+    ) async throws -> (rate: Double, cpuMicrosecondsPerMessage: Double, note: String?) {
         var logger = Logger(label: "motion-bench.publish")
         logger.logLevel = .error
         let outbox = Outbox(capacityBytes: max(4 << 20, count * (payload.count + 8)), capacityMessages: count + 16)
@@ -217,11 +233,13 @@ struct PublishThroughput: AsyncParsableCommand {
         subscriber.reset(recordLatencies: false)
         // The streams' side of the path: messages enqueued as fast as this thread can, while the publisher
         // thread (connected, waiting on the empty outbox) drains them.
+        let cpuStart = processCPUSeconds()
         let start = bench_monotonic_ns()
         payload.withUnsafeBytes { bytes in
             for _ in 0..<count { outbox.enqueue(topicID: topicID, qos: qos, retain: false, payload: bytes) }
         }
         let end = subscriber.wait(for: UInt64(count), timeout: 120)
+        let cpu = (processCPUSeconds() - cpuStart) / Double(count) * 1e6
         let received = subscriber.count
         await publisher.stop(drainTimeout: 0)
         await client.disconnect(flushTimeout: 1)
@@ -235,7 +253,7 @@ struct PublishThroughput: AsyncParsableCommand {
         if client.droppedEventCount > 0 {
             note = (note.map { $0 + "; " } ?? "") + "\(client.droppedEventCount) delivery events dropped"
         }
-        return (rate, note)
+        return (rate, cpu, note)
     }
 
     /// The bare library: the same count, window and (for QoS 0) the agent client's 20 000-message queue bound.
@@ -245,8 +263,9 @@ struct PublishThroughput: AsyncParsableCommand {
         qos: Int,
         count: Int,
         window: Int,
-        payload: [UInt8]
-    ) throws -> (Double, String?) {
+        payload: [UInt8],
+        noDelay: Bool
+    ) throws -> (rate: Double, cpuMicrosecondsPerMessage: Double, note: String?) {
         var error = [CChar](repeating: 0, count: 256)
         guard
             let publisher = bench_pub_open(
@@ -255,7 +274,7 @@ struct PublishThroughput: AsyncParsableCommand {
                 "bench-bare",
                 Int32(window),
                 1,
-                0,
+                noDelay ? 1 : 0,
                 10,
                 &error,
                 error.count
@@ -265,6 +284,7 @@ struct PublishThroughput: AsyncParsableCommand {
         }
         defer { bench_pub_close(publisher) }
         subscriber.reset(recordLatencies: false)
+        let cpuStart = processCPUSeconds()
         let start = bench_monotonic_ns()
         let rc = payload.withUnsafeBytes { bytes in
             bench_pub_run(
@@ -278,11 +298,12 @@ struct PublishThroughput: AsyncParsableCommand {
             )
         }
         let end = subscriber.wait(for: UInt64(count), timeout: 120)
+        let cpu = (processCPUSeconds() - cpuStart) / Double(count) * 1e6
         let received = subscriber.count
         let rate = Double(received) / (Double(end - start) / 1e9)
         var note: String?
         if rc != 0 || received < UInt64(count) { note = "\(received) of \(count) arrived (rc \(rc))" }
-        return (rate, note)
+        return (rate, cpu, note)
     }
 }
 
