@@ -160,7 +160,8 @@ struct PublishThroughput: AsyncParsableCommand {
                     BenchRow(
                         name: "publish QoS \(qos) ratio agent/bare",
                         value: String(format: "%.2f", ratio),
-                        target: "≥ 0.80 (pairs " + pairs.map { String(format: "%.2f", $0) }.joined(separator: " ") + ")",
+                        target: "≥ 0.80 (pairs " + pairs.map { String(format: "%.2f", $0) }.joined(separator: " ")
+                            + ")",
                         met: ratio >= 0.8
                     )
                 )

@@ -25,7 +25,12 @@ import Testing
         func publishResponse(topic: String, payload: [UInt8], correlationData: [UInt8]?) throws(BrokerError) {}
         func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {}
 
-        func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int, retain: Bool) throws(BrokerError)
+        func publish(
+            topic: String,
+            payload: UnsafeRawBufferPointer,
+            qos: Int,
+            retain: Bool
+        ) throws(BrokerError)
             -> Int32
         {
             state.withLock { state in
