@@ -17,6 +17,10 @@ struct bench_pub {
     int connected;
     int connect_result;
     long pending;
+    // The publisher waits for room with the agent's rule (OutboxPublisher): once the limit is reached it sleeps
+    // until an eighth of it is free, so a burst of acknowledgements costs one wake-up, not one per message.
+    long resume_at;
+    int waiting;
 };
 
 static void on_connect(struct mosquitto *mosq, void *context, int rc, int flags, const mosquitto_property *props) {
@@ -35,7 +39,7 @@ static void on_publish(struct mosquitto *mosq, void *context, int mid, int rc, c
     bench_pub *pub = context;
     pthread_mutex_lock(&pub->lock);
     pub->pending--;
-    pthread_cond_broadcast(&pub->changed);
+    if (pub->waiting && pub->pending <= pub->resume_at) pthread_cond_broadcast(&pub->changed);
     pthread_mutex_unlock(&pub->lock);
 }
 
@@ -90,16 +94,26 @@ bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int
 }
 
 int bench_pub_run(bench_pub *pub, const char *topic, const void *payload, int length, int qos, long count, int limit) {
+    pthread_mutex_lock(&pub->lock);
+    pub->resume_at = limit - (limit / 8 > 1 ? limit / 8 : 1);
+    pthread_mutex_unlock(&pub->lock);
     for (long i = 0; i < count; i++) {
         pthread_mutex_lock(&pub->lock);
-        while (pub->pending >= limit) pthread_cond_wait(&pub->changed, &pub->lock);
+        if (pub->pending >= limit) {
+            pub->waiting = 1;
+            while (pub->pending > pub->resume_at) pthread_cond_wait(&pub->changed, &pub->lock);
+            pub->waiting = 0;
+        }
         pub->pending++;
         pthread_mutex_unlock(&pub->lock);
         int rc = mosquitto_publish_v5(pub->mosq, NULL, topic, length, payload, qos, false, NULL);
         if (rc != MOSQ_ERR_SUCCESS) return -rc;
     }
     pthread_mutex_lock(&pub->lock);
+    pub->resume_at = 0;
+    pub->waiting = 1;
     while (pub->pending > 0) pthread_cond_wait(&pub->changed, &pub->lock);
+    pub->waiting = 0;
     pthread_mutex_unlock(&pub->lock);
     return 0;
 }

@@ -8,71 +8,171 @@ import Synchronization
 /// messages a second, and QoS 1 publishing produces one `.delivered` per message (22–30 k/s measured on
 /// libmosquitto 2.0.11). If the consumer stalls, an unbounded stream would grow without limit; here at most
 /// `dataLimit` data events wait, later ones are dropped and counted (`droppedDataEvents`), and connection
-/// events still get through, in order. The count of waiting data events is kept by wrapping the stream:
-/// the producer adds one per data event yielded, the consumer subtracts one per data event taken.
+/// events still get through, in order.
+///
+/// The queue is this type's own (one lock, one waiting consumer) behind `AsyncStream(unfolding:)`, rather than
+/// a second `AsyncStream` wrapped to count what the consumer took: the inner stream's generic storage cost a
+/// runtime metadata lookup, a lock and, with the consumer waiting, a thread wake-up per event — per published
+/// QoS 1 message. Here `yieldDeliveries` queues all acknowledgements of one network-loop turn under one lock
+/// and wakes a waiting consumer once for the lot.
 final class BrokerEventChannel: Sendable {
     let stream: AsyncStream<BrokerEvent>
     let dataLimit: Int
-    private let continuation: AsyncStream<BrokerEvent>.Continuation
-    private let counters: Counters
-
-    final class Counters: Sendable {
-        let waitingData = Atomic<Int>(0)
-        let droppedData = Atomic<Int>(0)
-    }
-
-    /// The inner stream's iterator, advanced only by the single consumer of `stream` (AsyncStream traps
-    /// when two tasks await `next()` at once, and so does this).
-    private final class IteratorBox: @unchecked Sendable {
-        var iterator: AsyncStream<BrokerEvent>.Iterator
-        init(_ iterator: AsyncStream<BrokerEvent>.Iterator) { self.iterator = iterator }
-        func next() async -> BrokerEvent? { await iterator.next(isolation: nil) }
-    }
+    private let queue: Queue
 
     init(dataLimit: Int) {
         self.dataLimit = dataLimit
-        let (inner, continuation) = AsyncStream.makeStream(of: BrokerEvent.self, bufferingPolicy: .unbounded)
-        self.continuation = continuation
-        let counters = Counters()
-        self.counters = counters
-        let box = IteratorBox(inner.makeAsyncIterator())
-        stream = AsyncStream(unfolding: {
-            let event = await box.next()
-            if let event, event.isData {
-                counters.waitingData.subtract(1, ordering: .relaxed)
-            }
-            return event
-        })
+        let queue = Queue(dataLimit: dataLimit)
+        self.queue = queue
+        stream = AsyncStream(unfolding: { await queue.next() }, onCancel: { queue.finish() })
     }
 
-    var droppedDataEvents: Int { counters.droppedData.load(ordering: .relaxed) }
+    var droppedDataEvents: Int { queue.droppedData.load(ordering: .relaxed) }
 
     /// Connection events: always delivered.
     func yieldControl(_ event: BrokerEvent) {
-        continuation.yield(event)
+        queue.push(event, isData: false)
     }
 
     /// Claims room for one data event; `false` means the consumer is `dataLimit` events behind and the
     /// event must be dropped (call before building the event, so a dropped message costs no allocation).
     func reserveData() -> Bool {
-        let waiting = counters.waitingData.add(1, ordering: .relaxed).newValue
-        if waiting > dataLimit {
-            counters.waitingData.subtract(1, ordering: .relaxed)
-            counters.droppedData.add(1, ordering: .relaxed)
-            return false
-        }
-        return true
+        queue.reserveData()
     }
 
     /// Yields a data event whose room `reserveData()` granted.
     func yieldReservedData(_ event: BrokerEvent) {
-        if case .terminated = continuation.yield(event) {
-            counters.waitingData.subtract(1, ordering: .relaxed)
-        }
+        queue.push(event, isData: true)
+    }
+
+    /// `.delivered` for each id, as far as the data bound allows, with at most one consumer wake-up.
+    func yieldDeliveries(_ messageIDs: ArraySlice<Int32>) {
+        queue.pushDeliveries(messageIDs)
     }
 
     func finish() {
-        continuation.finish()
+        queue.finish()
+    }
+}
+
+extension BrokerEventChannel {
+    /// The events not yet taken, and the one consumer suspended waiting for the next.
+    final class Queue: Sendable {
+        private struct State {
+            var events = EventRing()
+            /// Data events queued or reserved and not yet taken by the consumer.
+            var waitingData = 0
+            var consumer: UnsafeContinuation<BrokerEvent?, Never>?
+            var finished = false
+
+            /// The next event for the consumer, or nil when there is none yet.
+            mutating func take() -> BrokerEvent? {
+                guard let event = events.popFirst() else { return nil }
+                if event.isData { waitingData -= 1 }
+                return event
+            }
+
+            /// When the consumer is waiting and an event is queued: both, for resuming outside the lock.
+            mutating func handOff() -> (UnsafeContinuation<BrokerEvent?, Never>, BrokerEvent)? {
+                guard let consumer, let event = take() else { return nil }
+                self.consumer = nil
+                return (consumer, event)
+            }
+        }
+
+        let dataLimit: Int
+        let droppedData = Atomic<Int>(0)
+        private let state = Mutex(State())
+
+        init(dataLimit: Int) {
+            self.dataLimit = dataLimit
+        }
+
+        func reserveData() -> Bool {
+            let granted = state.withLock { state in
+                guard state.waitingData < dataLimit else { return false }
+                state.waitingData += 1
+                return true
+            }
+            if !granted { droppedData.add(1, ordering: .relaxed) }
+            return granted
+        }
+
+        /// Queues `event` (a data event's room already reserved) and wakes a waiting consumer.
+        func push(_ event: BrokerEvent, isData: Bool) {
+            let handOff = state.withLock { state -> (UnsafeContinuation<BrokerEvent?, Never>, BrokerEvent)? in
+                guard !state.finished else {
+                    if isData { state.waitingData -= 1 }
+                    return nil
+                }
+                state.events.append(event)
+                return state.handOff()
+            }
+            if let (consumer, event) = handOff { consumer.resume(returning: event) }
+        }
+
+        func pushDeliveries(_ messageIDs: ArraySlice<Int32>) {
+            guard !messageIDs.isEmpty else { return }
+            var dropped = 0
+            let handOff = state.withLock { state -> (UnsafeContinuation<BrokerEvent?, Never>, BrokerEvent)? in
+                guard !state.finished else { return nil }
+                for messageID in messageIDs {
+                    guard state.waitingData < dataLimit else {
+                        dropped += 1
+                        continue
+                    }
+                    state.waitingData += 1
+                    state.events.append(.delivered(messageID: messageID))
+                }
+                return state.handOff()
+            }
+            if dropped > 0 { droppedData.add(dropped, ordering: .relaxed) }
+            if let (consumer, event) = handOff { consumer.resume(returning: event) }
+        }
+
+        /// The consumer's side: the oldest event, waiting for one if none is queued; nil once finished and
+        /// drained.
+        func next() async -> BrokerEvent? {
+            enum Immediate {
+                case event(BrokerEvent)
+                case end
+            }
+            let immediate = state.withLock { state -> Immediate? in
+                if let event = state.take() { return .event(event) }
+                return state.finished ? .end : nil
+            }
+            switch immediate {
+            case .event(let event): return event
+            case .end: return nil
+            case nil: break
+            }
+            return await withUnsafeContinuation { continuation in
+                let now = state.withLock { state -> Immediate? in
+                    if let event = state.take() { return .event(event) }
+                    if state.finished { return .end }
+                    // AsyncStream traps when two tasks await next() at once; so does this.
+                    precondition(state.consumer == nil, "two tasks iterate one MosquittoClient.events at once")
+                    state.consumer = continuation
+                    return nil
+                }
+                switch now {
+                case .event(let event): continuation.resume(returning: event)
+                case .end: continuation.resume(returning: nil)
+                case nil: break
+                }
+            }
+        }
+
+        /// Ends the stream: queued events are still taken, then `next` returns nil; later pushes are ignored.
+        func finish() {
+            let consumer = state.withLock { state -> UnsafeContinuation<BrokerEvent?, Never>? in
+                state.finished = true
+                defer { state.consumer = nil }
+                // A waiting consumer has nothing queued (it would have taken it), so it gets the end.
+                return state.consumer
+            }
+            consumer?.resume(returning: nil)
+        }
     }
 }
 

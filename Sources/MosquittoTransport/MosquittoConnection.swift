@@ -192,10 +192,7 @@ final class MosquittoConnection: @unchecked Sendable {
                     acknowledged += 1
                 }
             }
-            let channel = core.channel
-            for index in 0..<acknowledged where channel.reserveData() {
-                channel.yieldReservedData(.delivered(messageID: completedMessageIDs[index]))
-            }
+            core.channel.yieldDeliveries(completedMessageIDs[0..<acknowledged])
             completedMessageIDs.removeAll(keepingCapacity: true)
         }
         if let code = publishFailureCode, !publishFailureLogged {

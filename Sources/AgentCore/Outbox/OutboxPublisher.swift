@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -28,6 +29,15 @@ public final class OutboxPublisher: Sendable {
         var seqs: [Int32: UInt64] = [:]
         /// QoS > 0 messages handed over since the connection came up and not yet acknowledged.
         var window = 0
+        /// The publisher thread sleeps on `windowOpened` until the window is down to `resumeAt`.
+        var publisherWaiting = false
+
+        /// Whether the sleeping publisher must be woken now; clears the flag so it is woken once.
+        mutating func takeWaiter(if condition: Bool = true) -> Bool {
+            guard publisherWaiting && condition else { return false }
+            publisherWaiting = false
+            return true
+        }
     }
 
     private let outbox: Outbox
@@ -40,6 +50,14 @@ public final class OutboxPublisher: Sendable {
     private let running = Atomic<Bool>(false)
     private let writing = Atomic<Bool>(false)
     private let inFlight = Mutex(InFlight())
+    /// Signalled when the publisher sleeps on a full window and acknowledgements bring the window down to
+    /// `resumeAt`, the connection changes, or `stop` is called. A semaphore, not a condition, so a signal
+    /// given between the publisher's check and its wait is not lost.
+    private let windowOpened = DispatchSemaphore(value: 0)
+    /// The in-flight count at which a publisher waiting for room resumes: an eighth of the window free, so a
+    /// burst of acknowledgements costs one wake-up instead of one per message, while seven eighths of the
+    /// window stay in flight (the broker never runs dry).
+    private let resumeAt: Int
     private let finished = Mutex<Bool>(false)
     private let writerFinished = Mutex<Bool>(true)
 
@@ -55,6 +73,7 @@ public final class OutboxPublisher: Sendable {
         self.topics = topics
         self.broker = broker
         self.window = max(1, window)
+        resumeAt = self.window - max(1, self.window / 8)
         self.durable = durable
         self.logger = logger
     }
@@ -88,6 +107,7 @@ public final class OutboxPublisher: Sendable {
         }
         running.store(false, ordering: .sequentiallyConsistent)
         outbox.wake()
+        wakeWindowWaiter()
         while !finished.withLock({ $0 }) {
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -116,16 +136,34 @@ public final class OutboxPublisher: Sendable {
         // their acknowledgements still find their seqs by message id.
         if !up { inFlight.withLock { $0.window = 0 } }
         outbox.wake()
+        wakeWindowWaiter()
     }
 
     /// The broker acknowledged the QoS > 0 message `messageID`.
     public func acknowledged(messageID: Int32) {
-        let seq: UInt64? = inFlight.withLock { state in
-            guard let seq = state.seqs.removeValue(forKey: messageID) else { return nil }
+        let (seq, wake): (UInt64?, Bool) = inFlight.withLock { state in
+            guard let seq = state.seqs.removeValue(forKey: messageID) else { return (nil, false) }
             state.window = max(0, state.window - 1)
-            return seq
+            return (seq, state.takeWaiter(if: state.window <= resumeAt))
         }
+        if wake { windowOpened.signal() }
         if let seq, seq > 0, let durable { durable.log.acknowledge(seq) }
+    }
+
+    private func wakeWindowWaiter() {
+        if inFlight.withLock({ $0.takeWaiter() }) { windowOpened.signal() }
+    }
+
+    /// Sleeps until acknowledgements free room in a full window (or the connection or `running` changes);
+    /// at most 100 ms, so a lost acknowledgement cannot stall the thread for good.
+    private func waitForWindow() {
+        let full = inFlight.withLock { state in
+            guard state.window >= window else { return false }
+            state.publisherWaiting = true
+            return true
+        }
+        guard full, running.load(ordering: .acquiring), connected.load(ordering: .acquiring) else { return }
+        _ = windowOpened.wait(timeout: .now() + .milliseconds(100))
     }
 
     /// The durable log's and the staging ring's counters, when there is a log.
@@ -139,7 +177,8 @@ public final class OutboxPublisher: Sendable {
     }
 
     /// Hands `payload` to the client and remembers its message id under the same lock the acknowledgement
-    /// takes, so an acknowledgement can never overtake its registration.
+    /// takes, so an acknowledgement can never overtake its registration. QoS 0 messages are never
+    /// acknowledged, so they skip the lock.
     private func send(
         topic: String,
         payload: UnsafeRawBufferPointer,
@@ -147,6 +186,10 @@ public final class OutboxPublisher: Sendable {
         retain: Bool,
         seq: UInt64
     ) throws(BrokerError) {
+        if qos == 0 {
+            _ = try broker.publish(topic: topic, payload: payload, qos: 0, retain: retain)
+            return
+        }
         try inFlight.withLock { (state) throws(BrokerError) in
             let id = try broker.publish(topic: topic, payload: payload, qos: qos, retain: retain)
             if qos > 0 {
@@ -162,23 +205,31 @@ public final class OutboxPublisher: Sendable {
         var lastErrorLog = -Double.infinity
         var invalidTopicsLogged = Set<Int>()
         var bucket = TokenBucket(rate: durable?.replayRate ?? 1)
+        var knownTopics: [KnownTopic?] = []
         while running.load(ordering: .acquiring) {
             var idle = false
             var sentDurable = false
+            var windowBlocked = false
             if let durable, connected.load(ordering: .acquiring) {
-                sentDurable = publishDurable(durable, bucket: &bucket, lastErrorLog: &lastErrorLog)
+                (sentDurable, windowBlocked) = publishDurable(durable, bucket: &bucket, lastErrorLog: &lastErrorLog)
             }
-            let got = outbox.withOldest(timeout: durable == nil ? 0.2 : (sentDurable ? 0 : 0.02)) { message in
+            let timeout = durable == nil ? 0.2 : (sentDurable || windowBlocked ? 0 : 0.02)
+            let got = outbox.withOldest(timeout: timeout) { message in
                 guard connected.load(ordering: .acquiring) else {
                     idle = true
                     return .keep
                 }
                 if message.qos > 0 && windowFull {
-                    idle = true
+                    windowBlocked = true
                     return .keep
                 }
-                guard let topic = topics.topic(message.topicID) else { return .failed }
-                if let problem = DurableLog.problem(topic: topic, payloadCount: message.payload.count) {
+                guard let known = knownTopic(message.topicID, in: &knownTopics) else { return .failed }
+                let topic = known.topic
+                let problem =
+                    known.problem
+                    ?? (message.payload.count > DurableLog.maxPayloadBytes
+                        ? DurableLog.problem(topic: topic, payloadCount: message.payload.count) : nil)
+                if let problem {
                     if invalidTopicsLogged.insert(message.topicID).inserted {
                         logger.error("refusing messages for \(topic): \(problem) (logged once per topic)")
                     }
@@ -199,17 +250,43 @@ public final class OutboxPublisher: Sendable {
                     return .keep
                 }
             }
-            if idle || (!got && !sentDurable) {
-                Thread.sleep(forTimeInterval: idle ? 0.002 : 0)
+            if idle {
+                Thread.sleep(forTimeInterval: 0.002)
+            } else if windowBlocked && !got {
+                waitForWindow()
+            } else if !got && !sentDurable {
+                Thread.sleep(forTimeInterval: 0)
             }
         }
     }
 
+    /// A topic as the publisher thread resolved it, and why it can never be published (nil when it can).
+    private struct KnownTopic {
+        var topic: String
+        var problem: String?
+    }
+
+    /// The topic of `id`, from the publisher thread's own copy of the table: the table's lock, a String
+    /// retain and the topic check are paid once per topic instead of once per message (ids are never reused).
+    private func knownTopic(_ id: Int, in known: inout [KnownTopic?]) -> KnownTopic? {
+        if id >= 0, id < known.count, let topic = known[id] { return topic }
+        guard let topic = topics.topic(id) else { return nil }
+        if id >= known.count { known.append(contentsOf: repeatElement(nil, count: id + 1 - known.count)) }
+        let resolved = KnownTopic(topic: topic, problem: DurableLog.problem(topic: topic, payloadCount: 0))
+        known[id] = resolved
+        return resolved
+    }
+
     /// Sends up to 64 records of the durable log in order while the window and the replay rate allow;
-    /// returns whether it sent any.
-    private func publishDurable(_ durable: Durable, bucket: inout TokenBucket, lastErrorLog: inout Double) -> Bool {
+    /// returns whether it sent any, and whether it stopped at a full window.
+    private func publishDurable(
+        _ durable: Durable,
+        bucket: inout TokenBucket,
+        lastErrorLog: inout Double
+    ) -> (sent: Bool, windowFull: Bool) {
         var sent = 0
-        while sent < 64, connected.load(ordering: .acquiring), !windowFull {
+        while sent < 64, connected.load(ordering: .acquiring) {
+            if windowFull { return (sent > 0, durable.log.snapshot.backlog > 0) }
             guard bucket.take(now: WallClock.monotonicNow()) else { break }
             guard let record = durable.log.next(nowMillis: Self.nowMillis()) else {
                 bucket.refund()
@@ -243,7 +320,7 @@ public final class OutboxPublisher: Sendable {
                 break
             }
         }
-        return sent > 0
+        return (sent > 0, false)
     }
 
     /// Moves staged durable messages into the log as soon as they arrive, and keeps the cursor file current

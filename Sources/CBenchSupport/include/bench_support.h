@@ -25,8 +25,9 @@ typedef struct bench_pub bench_pub;
 bench_pub *bench_pub_open(const char *host, int port, const char *client_id, int window, int v5, int nodelay,
                           double timeout_s, char *error, size_t error_size);
 /// Publishes `count` copies of `payload` to `topic` as fast as the library takes them, keeping at most
-/// `limit` messages unacknowledged (QoS > 0) or unwritten (QoS 0); returns when all are acknowledged or
-/// written, or a negative libmosquitto error.
+/// `limit` messages unacknowledged (QoS > 0) or unwritten (QoS 0) — at the limit it waits until an eighth of
+/// it is free, the agent's OutboxPublisher rule; returns when all are acknowledged or written, or a negative
+/// libmosquitto error.
 int bench_pub_run(bench_pub *pub, const char *topic, const void *payload, int length, int qos, long count, int limit);
 /// Publishes `{"seq":n,"timestamp":<CLOCK_MONOTONIC s>}` at `rate_hz` for `seconds` (absolute deadlines), `burst`
 /// copies back to back per tick (the agent sends one message per stream due on a sample): the bare library's

@@ -1,0 +1,111 @@
+import AgentCore
+import Testing
+
+@testable import MosquittoTransport
+
+/// The client's event queue on its own: order, the data bound, connection events past the bound, the end.
+@Suite struct BrokerEventChannelTests {
+    private func drain(_ channel: BrokerEventChannel, _ count: Int) async -> [BrokerEvent] {
+        var iterator = channel.stream.makeAsyncIterator()
+        var out: [BrokerEvent] = []
+        for _ in 0..<count {
+            guard let event = await iterator.next() else { break }
+            out.append(event)
+        }
+        return out
+    }
+
+    @Test func deliversEverythingInOrder() async {
+        let channel = BrokerEventChannel(dataLimit: 100)
+        channel.yieldControl(.connected(sessionPresent: false))
+        channel.yieldDeliveries([1, 2, 3][...])
+        #expect(channel.reserveData())
+        channel.yieldReservedData(.delivered(messageID: 4))
+        channel.yieldControl(.disconnected(reason: "test", expected: true))
+        let events = await drain(channel, 6)
+        #expect(
+            events == [
+                .connected(sessionPresent: false), .delivered(messageID: 1), .delivered(messageID: 2),
+                .delivered(messageID: 3), .delivered(messageID: 4), .disconnected(reason: "test", expected: true),
+            ]
+        )
+        #expect(channel.droppedDataEvents == 0)
+    }
+
+    @Test func dropsDataPastTheLimitButNeverConnectionEvents() async {
+        let channel = BrokerEventChannel(dataLimit: 3)
+        channel.yieldDeliveries([1, 2][...])
+        channel.yieldControl(.connected(sessionPresent: true))
+        channel.yieldDeliveries([3, 4, 5][...])  // 3 fits, 4 and 5 do not
+        #expect(!channel.reserveData())
+        channel.yieldControl(.disconnected(reason: "lost", expected: false))
+        #expect(channel.droppedDataEvents == 3)
+        let events = await drain(channel, 5)
+        #expect(
+            events == [
+                .delivered(messageID: 1), .delivered(messageID: 2), .connected(sessionPresent: true),
+                .delivered(messageID: 3), .disconnected(reason: "lost", expected: false),
+            ]
+        )
+        // Taken events make room again.
+        channel.yieldDeliveries([6][...])
+        #expect(await drain(channel, 1) == [.delivered(messageID: 6)])
+        #expect(channel.droppedDataEvents == 3)
+    }
+
+    @Test func aWaitingConsumerGetsEventsYieldedLater() async {
+        // Room for all 40, so nothing is dropped whether the consumer is waiting (hand-off) or behind (queue).
+        let channel = BrokerEventChannel(dataLimit: 64)
+        let consumer = Task { await drain(channel, 40) }
+        for round in 0..<10 {
+            let base = Int32(round * 4)
+            channel.yieldDeliveries([base, base + 1, base + 2, base + 3][...])
+            await Task.yield()
+        }
+        let events = await consumer.value
+        #expect(events == (0..<40).map { BrokerEvent.delivered(messageID: Int32($0)) })
+        #expect(channel.droppedDataEvents == 0)
+    }
+
+    @Test func growsPastItsInitialSizeAndKeepsOrder() async {
+        let channel = BrokerEventChannel(dataLimit: 1000)
+        channel.yieldDeliveries(ArraySlice((0..<300).map { Int32($0) }))
+        channel.yieldControl(.connected(sessionPresent: false))
+        let events = await drain(channel, 301)
+        #expect(events.count == 301)
+        #expect(events.first == .delivered(messageID: 0))
+        #expect(events[299] == .delivered(messageID: 299))
+        #expect(events.last == .connected(sessionPresent: false))
+    }
+
+    @Test func finishDeliversWhatIsQueuedThenEnds() async {
+        let channel = BrokerEventChannel(dataLimit: 10)
+        channel.yieldDeliveries([7][...])
+        channel.finish()
+        channel.yieldControl(.connected(sessionPresent: false))  // ignored after the end
+        var iterator = channel.stream.makeAsyncIterator()
+        #expect(await iterator.next() == .delivered(messageID: 7))
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func finishWakesAWaitingConsumer() async {
+        let channel = BrokerEventChannel(dataLimit: 10)
+        let consumer = Task { () -> BrokerEvent? in
+            var iterator = channel.stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        await Task.yield()
+        channel.finish()
+        #expect(await consumer.value == nil)
+    }
+
+    @Test func cancellingTheConsumerEndsTheStream() async {
+        let channel = BrokerEventChannel(dataLimit: 10)
+        let consumer = Task { () -> BrokerEvent? in
+            var iterator = channel.stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+    }
+}
