@@ -166,6 +166,12 @@ struct RealisticLoad: ParsableCommand {
             maxRSS = max(maxRSS, rss)
         }
         let cpuEnd = cpuTicks(pid)
+        guard cpuEnd >= cpuStart, cpuStart > 0 else {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            throw ValidationError(
+                "motion-agent (pid \(pid)) was gone before the end of the measurement; its log:\n\(log)"
+            )
+        }
         let wall = Double(bench_monotonic_ns() - wallStart) / 1e9
         let messages = subscriber.count - messagesStart
         let totalCPU = Double(cpuEnd) / ticksPerSecond
