@@ -29,14 +29,27 @@ extension IIODeviceWorker {
         var values = ScanValues(roles: slots)
         let resolved = ResolvedMatrices(matrices)
         let period = 1 / max(rateHz, 0.001)
+        // On the local backend the files stay open for the session (see PolledAttribute); nil: through libiio.
+        let deviceID = device.iioDeviceID
+        let files: ContiguousArray<PolledAttribute?> =
+            uri.hasPrefix("local:")
+            ? ContiguousArray(
+                slots.map {
+                    PolledAttribute(deviceID: deviceID, channel: $0.channel, attribute: $0.pollsRaw ? "raw" : "input")
+                }
+            ) : ContiguousArray(repeating: nil, count: slots.count)
         var next = TimestampClock.monotonicNow()
         while !planChanged(since: generation) {
             var saturated = false
-            for slot in slots {
+            for (i, slot) in slots.enumerated() {
                 var ok: Int32
                 if slot.pollsRaw {
                     var raw: Int64 = 0
-                    ok = iio_channel_attr_read_longlong(slot.channel, "raw", &raw)
+                    if let file = files[i] {
+                        (ok, raw) = file.readInteger()
+                    } else {
+                        ok = iio_channel_attr_read_longlong(slot.channel, "raw", &raw)
+                    }
                     if ok == 0 {
                         values.set(slot.role, slot.value(raw: raw))
                         if let limits = slot.rawLimits, raw == limits.lowerBound || raw == limits.upperBound {
@@ -45,7 +58,11 @@ extension IIODeviceWorker {
                     }
                 } else {
                     var processed = 0.0
-                    ok = iio_channel_attr_read_double(slot.channel, "input", &processed)
+                    if let file = files[i] {
+                        (ok, processed) = file.readDouble()
+                    } else {
+                        ok = iio_channel_attr_read_double(slot.channel, "input", &processed)
+                    }
                     if ok == 0 { values.set(slot.role, processed) }
                 }
                 if ok < 0 {

@@ -24,24 +24,42 @@ struct RealisticLoad: ParsableCommand {
         help: """
             Input: 'simulated' (the simulator with rate_hz 1000; the agent plans the device at the lowest \
             ladder rate serving the streams), 'replay' (a 1 kHz 9-axis simulated recording replayed in real \
-            time, looping — the replay device offers only its recorded rate, so the input is 1 kHz), or 'both'.
+            time, looping — the replay device offers only its recorded rate, so the input is 1 kHz), 'iio' \
+            (the agent's production path: libiio reading a fake sysfs tree — accelerometer and gyroscope at \
+            1 kHz through buffers, a polled magnetometer and barometer; needs root and unshare), 'both' \
+            (replay and simulated) or 'all'.
             """
     )
     var input = "both"
 
+    @Option(help: "The fake IIO tree (input 'iio').") var fakeIIO = "Tests/Fixtures/iio/fake_iio.py"
+
     func run() throws {
-        let inputs = input == "both" ? ["replay", "simulated"] : [input]
+        let inputs =
+            switch input {
+            case "both": ["replay", "simulated"]
+            case "all": ["replay", "iio", "simulated"]
+            default: [input]
+            }
         var rows: [BenchRow] = []
-        for i in inputs { rows += try Self.measure(agent: agent, input: i, seconds: seconds) }
+        for i in inputs { rows += try Self.measure(agent: agent, input: i, seconds: seconds, fakeIIO: fakeIIO) }
         BenchRow.printTable("Realistic load (release motion-agent, \(Int(seconds)) s)", rows)
     }
 
-    static func measure(agent: String, input: String, seconds: Double) throws -> [BenchRow] {
+    static func measure(
+        agent: String,
+        input: String,
+        seconds: Double,
+        fakeIIO: String = "Tests/Fixtures/iio/fake_iio.py"
+    ) throws -> [BenchRow] {
         guard FileManager.default.isExecutableFile(atPath: agent) else {
             throw ValidationError("no executable at \(agent) — build it: swift build -c release --product motion-agent")
         }
-        guard input == "simulated" || input == "replay" else {
-            throw ValidationError("--input must be simulated, replay or both")
+        guard ["simulated", "replay", "iio"].contains(input) else {
+            throw ValidationError("--input must be simulated, replay, iio, both or all")
+        }
+        if input == "iio" && !FileManager.default.fileExists(atPath: fakeIIO) {
+            throw ValidationError("no fake IIO tree at \(fakeIIO) — run from the repository root or pass --fake-iio")
         }
         let broker = try BenchBroker()
         defer { broker.stop() }
@@ -63,6 +81,13 @@ struct RealisticLoad: ParsableCommand {
                     file: \(file)
                     speed: realtime
                     loop: true
+                """
+        } else if input == "iio" {
+            try writeIIOSpec(to: broker.directory + "/iio-spec.json", seconds: 10)
+            source = """
+                  kind: iio
+                  iio:
+                    uri: "local:"
                 """
         } else {
             source = """
@@ -102,9 +127,26 @@ struct RealisticLoad: ParsableCommand {
 
         subscriber.reset(recordLatencies: false)
         let spawned = bench_monotonic_ns()
-        let process = try BenchProcess(agent, ["run", "--config", configPath], output: logPath)
-        defer { process.terminate() }
-        let pid = process.pid
+        let process: BenchProcess
+        let pid: pid_t
+        if input == "iio" {
+            // The agent runs inside the fake tree's private mount namespace, a grandchild of the fake: measure
+            // the agent alone (the Python writers feeding the FIFOs are other processes), and stop it by its
+            // own pid — the fake does not forward SIGTERM, it ends when its command does.
+            process = try BenchProcess(
+                "/usr/bin/python3",
+                [fakeIIO, broker.directory + "/iio-spec.json", "--", agent, "run", "--config", configPath],
+                output: logPath
+            )
+            pid = try findProcess(arguments: [agent, "run", "--config", configPath], timeout: 30)
+        } else {
+            process = try BenchProcess(agent, ["run", "--config", configPath], output: logPath)
+            pid = process.pid
+        }
+        defer {
+            if input == "iio" { kill(pid, SIGTERM) }
+            process.terminate(grace: 10)
+        }
         _ = subscriber.wait(for: 1, timeout: 30)
         guard let first = subscriber.firstReceiptNanoseconds else {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
@@ -124,6 +166,12 @@ struct RealisticLoad: ParsableCommand {
             maxRSS = max(maxRSS, rss)
         }
         let cpuEnd = cpuTicks(pid)
+        guard cpuEnd >= cpuStart, cpuStart > 0 else {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            throw ValidationError(
+                "motion-agent (pid \(pid)) was gone before the end of the measurement; its log:\n\(log)"
+            )
+        }
         let wall = Double(bench_monotonic_ns() - wallStart) / 1e9
         let messages = subscriber.count - messagesStart
         let totalCPU = Double(cpuEnd) / ticksPerSecond
@@ -132,14 +180,21 @@ struct RealisticLoad: ParsableCommand {
         let hwm = statusField(pid, "VmHWM:")
         let anonymous = statusField(pid, "RssAnon:")
         let fileBacked = statusField(pid, "RssFile:")
-        process.terminate()
+        if input == "iio" { kill(pid, SIGTERM) }
+        process.terminate(grace: 10)
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        // The last plan of each device: "iio.device=iio:device0 … sensor device on at 1000.0 Hz".
+        var plans: [String: String] = [:]
+        for line in log.split(separator: "\n") where line.contains("sensor device") && line.contains(" at ") {
+            guard let range = line.range(of: "on at ") else { continue }
+            let device = line.split(separator: " ").first { $0.hasPrefix("iio.device=") }.map { $0.dropFirst(11) } ?? ""
+            plans[String(device)] = String(line[range.lowerBound...].prefix(24)).trimmingCharacters(in: .whitespaces)
+        }
         let plan =
-            log.split(separator: "\n").filter { $0.contains("sensor device") && $0.contains(" at ") }.last
-            .map { line -> String in
-                guard let range = line.range(of: "on at ") else { return String(line) }
-                return String(line[range.lowerBound...].prefix(24))
-            } ?? "?"
+            plans.isEmpty
+            ? "?"
+            : plans.sorted { $0.key < $1.key }.map { plans.count > 1 ? "\($0.key) \($0.value)" : $0.value }
+                .joined(separator: ", ")
         return [
             BenchRow(name: "load[\(input)] device plan (agent log)", value: plan),
             BenchRow(
@@ -170,6 +225,23 @@ struct RealisticLoad: ParsableCommand {
             ),
             BenchRow(name: "load[\(input)] start-up to first sample", value: String(format: "%.0f ms", startup)),
         ]
+    }
+
+    /// The pid of the process whose command line is exactly `arguments`, waiting for it to appear.
+    static func findProcess(arguments: [String], timeout: Double) throws -> pid_t {
+        let wanted = arguments.joined(separator: "\0") + "\0"
+        let deadline = bench_monotonic_ns() + UInt64(timeout * 1e9)
+        while bench_monotonic_ns() < deadline {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry),
+                    let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                    String(decoding: data, as: UTF8.self) == wanted
+                else { continue }
+                return pid
+            }
+            usleep(50_000)
+        }
+        throw ValidationError("\(arguments.joined(separator: " ")) did not start within \(Int(timeout)) s")
     }
 
     /// utime + stime of `pid`, clock ticks (/proc/PID/stat fields 14 and 15).

@@ -76,6 +76,40 @@ import Testing
     }
 }
 
+extension RecordingTests {
+    /// In real time the samples come in FIFO-like batches; every one still arrives, in order, with its
+    /// recorded timestamp, and the sensors the plan leaves off are blanked.
+    @Test func realTimeReplayDeliversEverySampleInOrderWithItsTimestamp() async throws {
+        var text = RecordingFormat.header + "\n"
+        for i in 0..<60 {
+            text += "\(Double(i) / 1000),0,0,-1,0.1,0,0,20,0,-40,101.3,20\n"
+        }
+        let source = try ReplaySensorSource(path: try write(text), realtime: true, loop: false)
+        try source.apply(
+            AcquisitionPlan(devices: ["replay": DevicePlan(rateHz: 1000, sensors: [.gyroscope, .barometer])])
+        )
+        let sink = CollectingSink()
+        try await source.run(into: sink)
+        let samples = sink.samples.withLock { $0 }
+        #expect(samples.map(\.timestamp) == (0..<60).map { Double($0) / 1000 })
+        #expect(samples.allSatisfy { $0.acceleration == nil && $0.magneticField == nil })
+        #expect(samples.allSatisfy { $0.rotationRate != nil && $0.pressureKPa == 101.3 && $0.temperatureC == 20 })
+    }
+
+    @Test func cancellingARealTimeReplayStopsIt() async throws {
+        var text = RecordingFormat.header + "\n"
+        for i in 0..<10 { text += "\(Double(i)),0,0,-1,,,,,,,,\n" }
+        let source = try ReplaySensorSource(path: try write(text), realtime: true, loop: true)
+        try source.apply(AcquisitionPlan(devices: ["replay": DevicePlan(rateHz: 1, sensors: [.accelerometer])]))
+        let sink = CollectingSink()
+        let task = Task { try await source.run(into: sink) }
+        while sink.samples.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        try await task.value
+        #expect(sink.samples.withLock { $0.count } < 10)
+    }
+}
+
 final class CollectingSink: SampleSink {
     let samples = Mutex<[IMUSample]>([])
     let faults = Mutex<[SourceFault]>([])
