@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Regenerates scripts/symbol-order/symbols.txt, the function order scripts/build-release.sh links with.
+#
+#   sudo bash scripts/symbol-order/profile.sh [SECONDS]      (root: the fake IIO tree needs a mount namespace)
+#
+# Runs the release agent under valgrind's callgrind (which records every function executed, however rarely)
+# through two profiles of the realistic load — the 9-axis IMU at 1 kHz on the fake IIO tree (the production
+# path: libiio, buffered capture) and the simulator — each twice for SECONDS (default 60) against a local
+# mosquitto: the first start finds an empty state directory, the second restores what the first saved, and the
+# broker is restarted in the middle of each run so the reconnect path is in the profile too. Then it writes
+# every executed function, most executed first (generate.py explains why). Needs valgrind (Debian package)
+# besides what scripts/test.sh installs. Takes about SECONDS × 4 plus a build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/lib/common.sh
+
+seconds="${1:-60}"
+command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed: apt-get install valgrind"
+[ "$(id -u)" -eq 0 ] || die "run it as root: the fake IIO tree is mounted in a private mount namespace"
+
+bin_dir="$(bash scripts/build-release.sh motion-agent | tail -n 1)"
+work="$(mktemp -d)"
+broker_pid=""
+cleanup() {
+    [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# valgrind 3.19 cannot read the toolchain's DWARF 5; the symbol table is all callgrind needs.
+cp "$bin_dir/motion-agent" "$work/motion-agent"
+strip --strip-debug "$work/motion-agent"
+
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$work/mosquitto.conf"
+
+start_broker() {
+    mosquitto -c "$work/mosquitto.conf" >> "$work/mosquitto.log" 2>&1 &
+    broker_pid=$!
+    sleep 0.5
+}
+start_broker
+profiles=()
+for profile in iio simulated; do
+    sed -e "s|{PORT}|$port|" -e "s|{STATE}|$work/state-$profile|" \
+        "scripts/symbol-order/profile-$profile.yaml" > "$work/$profile.yaml"
+    mkdir -p "$work/state-$profile"
+    for pass in 1 2; do
+        out="$work/$profile-$pass.callgrind"
+        run=(timeout -s INT "$seconds" valgrind --tool=callgrind --demangle=no
+            --callgrind-out-file="$out" "$work/motion-agent" run --config "$work/$profile.yaml")
+        log "profiling the agent ($profile input, start $pass of 2) for $seconds s under callgrind"
+        # Halfway through, the broker goes away for 2 s: the agent's reconnect path runs as in the field.
+        (sleep $((seconds / 2)); kill "$broker_pid" 2>/dev/null; sleep 2; start_broker; echo "$broker_pid" > "$work/broker.pid") &
+        restarter=$!
+        if [ "$profile" = iio ]; then
+            python3 Tests/Fixtures/iio/fake_iio.py scripts/symbol-order/imu-9axis-1khz.json -- "${run[@]}" \
+                > "$work/$profile-$pass.log" 2>&1 || true
+        else
+            "${run[@]}" > "$work/$profile-$pass.log" 2>&1 || true
+        fi
+        wait "$restarter" || true
+        broker_pid="$(cat "$work/broker.pid")"
+        grep -q "connected to the broker" "$work/$profile-$pass.log" \
+            || die "the $profile profile never reached the broker; its log: $(tail -n 20 "$work/$profile-$pass.log")"
+        [ -s "$out" ] || die "callgrind wrote no profile for $profile; its log: $(tail -n 20 "$work/$profile-$pass.log")"
+        profiles+=("$out")
+    done
+done
+
+python3 scripts/symbol-order/generate.py "${profiles[@]}" > scripts/symbol-order/symbols.txt
+log "wrote scripts/symbol-order/symbols.txt ($(wc -l < scripts/symbol-order/symbols.txt) functions); rebuild with scripts/build-release.sh"
