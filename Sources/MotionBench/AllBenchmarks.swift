@@ -9,17 +9,22 @@ struct AllBenchmarks: AsyncParsableCommand {
 
     @Option(help: "The motion-agent binary (release) for the load run.") var agent = ".build/release/motion-agent"
     @Option(help: "Seconds of the load run per input.") var loadSeconds = 60.0
-    @Option(help: "Load inputs: replay, simulated or both.") var loadInput = "both"
+    @Option(help: "Load inputs: replay, simulated, iio (root: the fake IIO tree), both (replay, simulated) or all.")
+    var loadInput = "all"
     @Option(help: "Seconds of the batching run per configuration.") var batchingSeconds = 15.0
     @Flag(help: "Skip the load and batching runs (no release motion-agent at hand).") var skipLoad = false
 
     func run() async throws {
+        let loadInputs = RealisticLoad.inputs(loadInput)
+        guard loadInputs.allSatisfy({ ["replay", "simulated", "iio"].contains($0) }) else {
+            throw ValidationError("--load-input must be replay, simulated, iio, both or all")
+        }
         var rows = EstimationSpeed.measure(samples: 60_000, repetitions: 7)
         rows += try PipelineThroughput.measure(samples: 200_000, repetitions: 5, rateHz: 100)
         rows += try await PublishThroughput.measure(counts: [50_000, 20_000], runs: 3, window: 100, payloadBytes: 200)
         rows += try await EndToEndLatency.measure(rates: [200, 1000], seconds: 10)
         if !skipLoad {
-            for input in loadInput == "both" ? ["replay", "simulated"] : [loadInput] {
+            for input in loadInputs {
                 rows += try RealisticLoad.measure(agent: agent, input: input, seconds: loadSeconds)
             }
             rows += try await BatchedStreams.measure(

@@ -35,12 +35,7 @@ struct RealisticLoad: ParsableCommand {
     @Option(help: "The fake IIO tree (input 'iio').") var fakeIIO = "Tests/Fixtures/iio/fake_iio.py"
 
     func run() throws {
-        let inputs =
-            switch input {
-            case "both": ["replay", "simulated"]
-            case "all": ["replay", "iio", "simulated"]
-            default: [input]
-            }
+        let inputs = Self.inputs(input)
         var rows: [BenchRow] = []
         for i in inputs { rows += try Self.measure(agent: agent, input: i, seconds: seconds, fakeIIO: fakeIIO) }
         BenchRow.printTable("Realistic load (release motion-agent, \(Int(seconds)) s)", rows)
@@ -242,6 +237,15 @@ struct RealisticLoad: ParsableCommand {
             usleep(50_000)
         }
         throw ValidationError("\(arguments.joined(separator: " ")) did not start within \(Int(timeout)) s")
+    }
+
+    /// The inputs an `--input` value names: `both` is replay and simulated, `all` adds iio.
+    static func inputs(_ input: String) -> [String] {
+        switch input {
+        case "both": ["replay", "simulated"]
+        case "all": ["replay", "iio", "simulated"]
+        default: [input]
+        }
     }
 
     /// utime + stime of `pid`, clock ticks (/proc/PID/stat fields 14 and 15).
