@@ -21,7 +21,7 @@ struct AllBenchmarks: AsyncParsableCommand {
         }
         var rows = EstimationSpeed.measure(samples: 60_000, repetitions: 7)
         rows += try PipelineThroughput.measure(samples: 200_000, repetitions: 5, rateHz: 100)
-        rows += try await PublishThroughput.measure(counts: [50_000, 20_000], runs: 3, window: 100, payloadBytes: 200)
+        rows += try await PublishThroughput.measure(counts: [100_000, 40_000], runs: 5, window: 100, payloadBytes: 200)
         rows += try await EndToEndLatency.measure(rates: [200, 1000], seconds: 10)
         if !skipLoad {
             for input in loadInputs {
