@@ -31,6 +31,25 @@ trap cleanup EXIT
 cp "$bin_dir/motion-agent" "$work/motion-agent"
 strip --strip-debug "$work/motion-agent"
 
+# The IIO board: the bmi160 of Tests/Fixtures/iio/bench-bmi160.json offering only 1 kHz (the load's input rate),
+# plus an ak8975 magnetometer and a bmp280 barometer, both polled.
+python3 - "$work/imu-9axis-1khz.json" <<'PY'
+import json, sys
+spec = json.load(open("Tests/Fixtures/iio/bench-bmi160.json"))
+attrs = spec["devices"][0]["attrs"]
+for sensor in ("accel", "anglvel"):
+    attrs[f"in_{sensor}_sampling_frequency"] = attrs[f"in_{sensor}_sampling_frequency_available"] = "1000"
+spec["devices"].append({"id": "iio:device1", "name": "ak8975", "attrs": {
+    "in_magn_x_raw": "5000", "in_magn_y_raw": "-1200", "in_magn_z_raw": "-12000",
+    "in_magn_x_scale": "0.003363", "in_magn_y_scale": "0.003375", "in_magn_z_scale": "0.003234",
+    "in_mount_matrix": "0, -1, 0; -1, 0, 0; 0, 0, -1"}})
+spec["devices"].append({"id": "iio:device2", "name": "bmp280", "attrs": {
+    "in_pressure_input": "98.928725586", "in_temp_input": "24997",
+    "in_pressure_oversampling_ratio": "16", "in_pressure_oversampling_ratio_available": "1 2 4 8 16",
+    "in_temp_oversampling_ratio": "2", "in_temp_oversampling_ratio_available": "1 2 4 8 16"}})
+json.dump(spec, open(sys.argv[1], "w"), indent=1)
+PY
+
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$work/mosquitto.conf"
 
@@ -54,7 +73,7 @@ for profile in iio simulated; do
         (sleep $((seconds / 2)); kill "$broker_pid" 2>/dev/null; sleep 2; start_broker; echo "$broker_pid" > "$work/broker.pid") &
         restarter=$!
         if [ "$profile" = iio ]; then
-            python3 Tests/Fixtures/iio/fake_iio.py scripts/symbol-order/imu-9axis-1khz.json -- "${run[@]}" \
+            python3 Tests/Fixtures/iio/fake_iio.py "$work/imu-9axis-1khz.json" -- "${run[@]}" \
                 > "$work/$profile-$pass.log" 2>&1 || true
         else
             "${run[@]}" > "$work/$profile-$pass.log" 2>&1 || true
