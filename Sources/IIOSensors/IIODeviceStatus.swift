@@ -1,3 +1,5 @@
+import AgentCore
+
 /// One device as status shows it.
 public struct IIODeviceStatus: Sendable, Hashable {
     public enum State: Sendable, Hashable {
@@ -19,7 +21,7 @@ public struct IIODeviceStatus: Sendable, Hashable {
     /// What the hardware runs at: the lowest supported rate at or above the request (clamped to the maximum),
     /// as read back from `sampling_frequency` once written; nil while off.
     public var effectiveRateHz: Double?
-    public var counters: IIOCounters
+    public var counters: SensorDeviceCounters
 
     public init(id: String, name: String) {
         self.id = id
@@ -27,6 +29,6 @@ public struct IIODeviceStatus: Sendable, Hashable {
         state = .off
         requestedRateHz = 0
         effectiveRateHz = nil
-        counters = IIOCounters()
+        counters = SensorDeviceCounters()
     }
 }

@@ -25,7 +25,7 @@ final class IIODeviceWorker: @unchecked Sendable {
     private var logger: Logger
 
     // Thread-confined state.
-    var counters = IIOCounters()
+    var counters = SensorDeviceCounters()
     private var failure: String?
     var lastTimestamp = -Double.infinity
     let scratch = UnsafeMutableRawPointer.allocate(byteCount: ScanSlot.scratchBytes, alignment: 8)
@@ -231,7 +231,7 @@ final class IIODeviceWorker: @unchecked Sendable {
     func flush() {
         markHealthy()
         if !pending.isEmpty {
-            counters.samples += pending.count
+            counters.samples += UInt64(pending.count)
             delivery.lock.withLock { _ in
                 for sample in pending { sink.ingest(sample) }
             }

@@ -16,7 +16,7 @@ import MotionModel
 /// Faults: a device that fails (refill error or timeout, vanished from the context, refused rate) is reported
 /// once with `recovered: false`, retried with back-off on a fresh context (found again by id, or by name
 /// if it came back under another number), and reported with `recovered: true` when it delivers again; the
-/// other devices keep running. Garbage is counted in `status()` (see `IIOCounters`).
+/// other devices keep running. Garbage is counted in `status()` (see `SensorDeviceCounters`).
 public final class IIOSensorSource: SensorSource {
     public let uri: String
     /// The discovered devices with channels, scales, rates and mount matrices.
@@ -130,19 +130,7 @@ public final class IIOSensorSource: SensorSource {
     }
 
     public func deviceCounters() -> [String: SensorDeviceCounters] {
-        var result: [String: SensorDeviceCounters] = [:]
-        for device in state.statuses() {
-            let c = device.counters
-            result[device.id] = SensorDeviceCounters(
-                samples: UInt64(c.samples),
-                nonFinite: UInt64(c.nonFinite),
-                saturated: UInt64(c.saturated),
-                timestampsBackwards: UInt64(c.timestampsBackwards),
-                readErrors: UInt64(c.readErrors),
-                recoveries: UInt64(c.recoveries)
-            )
-        }
-        return result
+        Dictionary(state.statuses().map { ($0.id, $0.counters) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Acquires until the task is cancelled: one thread per device, each retrying by itself after faults.

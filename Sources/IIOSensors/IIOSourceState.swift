@@ -46,7 +46,7 @@ final class IIOSourceState: Sendable {
         }
     }
 
-    func counters(for id: String) -> IIOCounters {
+    func counters(for id: String) -> SensorDeviceCounters {
         entries.withLock { $0[id]!.status.counters }
     }
 

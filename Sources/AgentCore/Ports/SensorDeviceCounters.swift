@@ -4,7 +4,8 @@
 public struct SensorDeviceCounters: Sendable, Hashable, Codable {
     /// Samples handed to the hub.
     public var samples: UInt64
-    /// Readings dropped because the converted value was NaN or infinite.
+    /// Readings dropped because the converted value was NaN or infinite (a sample left with no reading is
+    /// dropped whole).
     public var nonFinite: UInt64
     /// Samples at the channel's raw minimum or maximum (the sensor clipped; delivered).
     public var saturated: UInt64
