@@ -24,24 +24,12 @@ struct ListSensorsCommand: ParsableCommand {
     )
     var uri: String?
 
-    @Option(
-        name: .long,
-        help: "The configuration file (default: ./config.yaml, then /etc/motion-agent/config.yaml, if present)."
-    )
-    var config: String?
+    @OptionGroup var configuration: ConfigurationOptions
 
     func run() throws {
-        var settings = IIOSourceSettings()
-        var configPath: String?
-        if let path = config ?? ConfigurationLoader.defaultConfigPath() {
-            do {
-                settings = try ConfigurationLoader.load(file: path).source.iio
-                configPath = path
-            } catch {
-                printError("invalid configuration — list-sensors does not run:\n\(error)")
-                throw ExitCode(78)
-            }
-        }
+        let loaded = try configuration.loadIfPresent(refusing: "list-sensors does not run")
+        let settings = loaded?.0.source.iio ?? IIOSourceSettings()
+        let configPath = loaded?.path
         let uri = uri ?? settings.uri
         let devices = try IIODiscovery.devices(
             uri: uri,
