@@ -93,6 +93,8 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentCore", "AgentConfig", "Simulation", "MosquittoTransport",
                 "CBenchSupport",
+                // The fake IIO driver models of the tests, for the load's production-path input.
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -2,6 +2,7 @@ import CBenchSupport
 import Foundation
 import MotionModel
 import Simulation
+import TestSupport
 
 extension RealisticLoad {
     /// The fake IIO tree of the 'iio' input, in the spec format of Tests/Fixtures/iio/fake_iio.py: a 9-axis
@@ -27,8 +28,8 @@ extension RealisticLoad {
             rateHz: rateHz,
             duration: seconds
         )
-        var accel: [[Int]] = []
-        var gyro: [[Int]] = []
+        var accel: [[Int64]] = []
+        var gyro: [[Int64]] = []
         var field = Vector3(20, 0, -40)
         var pressureKPa = 101.325
         var first = true
@@ -42,76 +43,36 @@ extension RealisticLoad {
             if first, let p = sample.pressureKPa { pressureKPa = p }
             first = false
         }
+        // The driver models the IIO tests use (TestSupport/FakeIIOModels), offering only the load's 1 kHz.
         let t0 = Int64(bench_monotonic_ns())
-        func icm42600(
-            _ id: String,
-            _ type: String,
-            _ name: String,
-            _ scale: Double,
-            _ records: [[Int]]
-        ) -> [String: Any] {
-            [
-                "id": id, "name": name,
-                "attrs": [
-                    "in_\(type)_scale": String(scale),
-                    "in_\(type)_x_raw": "0", "in_\(type)_y_raw": "0", "in_\(type)_z_raw": "0",
-                    "in_temp_raw": "0", "in_temp_scale": "7.548309", "in_temp_offset": "3311.986611",
-                    "sampling_frequency": "1000",
-                    "sampling_frequency_available": "1000.000000",
-                    "mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
-                    "current_timestamp_clock": "monotonic",
-                ],
-                "scan": [
-                    ["name": "in_\(type)_x", "index": 0, "type": "be:s16/16>>0"],
-                    ["name": "in_\(type)_y", "index": 1, "type": "be:s16/16>>0"],
-                    ["name": "in_\(type)_z", "index": 2, "type": "be:s16/16>>0"],
-                    ["name": "in_temp", "index": 3, "type": "le:s16/16>>0"],
-                    ["name": "in_timestamp", "index": 4, "type": "le:s64/64>>0"],
-                ],
-                "buffer_attrs": ["watermark": "1", "hwfifo_enabled": "0"],
-                "records": records,
-                "t0_ns": t0,
-            ]
-        }
-        // ak8975: (ASA + 128) × 3000 / 256 µG per count; µT = G × 100. Identity mount matrix.
-        let magnScale = (0.003363, 0.003375, 0.003234)  // G per count
-        let magnRaw = (
-            Int((field.x / 100 / magnScale.0).rounded()), Int((field.y / 100 / magnScale.1).rounded()),
-            Int((field.z / 100 / magnScale.2).rounded())
+        var accelDevice = FakeIIOModels.icm42600(
+            kind: .accel,
+            id: "iio:device0",
+            records: accel,
+            available: "1000.000000"
         )
-        let spec: [String: Any] = [
-            "devices": [
-                icm42600("iio:device0", "accel", "icm42605-accel", accelScale, accel),
-                icm42600("iio:device1", "anglvel", "icm42605-gyro", gyroScale, gyro),
-                [
-                    "id": "iio:device2", "name": "ak8975",
-                    "attrs": [
-                        "in_magn_x_raw": "\(magnRaw.0)", "in_magn_y_raw": "\(magnRaw.1)",
-                        "in_magn_z_raw": "\(magnRaw.2)",
-                        "in_magn_x_scale": "\(magnScale.0)", "in_magn_y_scale": "\(magnScale.1)",
-                        "in_magn_z_scale": "\(magnScale.2)",
-                        "in_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
-                    ],
-                ],
-                [
-                    "id": "iio:device3", "name": "bmp280",
-                    "attrs": [
-                        "in_pressure_input": String(format: "%.9f", pressureKPa),
-                        "in_temp_input": "25000",
-                        "in_pressure_oversampling_ratio": "16",
-                        "in_pressure_oversampling_ratio_available": "1 2 4 8 16",
-                        "in_temp_oversampling_ratio": "2",
-                        "in_temp_oversampling_ratio_available": "1 2 4 8 16",
-                    ],
-                ],
-            ]
-        ]
-        let data = try JSONSerialization.data(withJSONObject: spec)
-        try data.write(to: URL(fileURLWithPath: path))
+        var gyroDevice = FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: gyro, available: "1000.000000")
+        accelDevice.t0_ns = t0
+        gyroDevice.t0_ns = t0
+        // ak8975: 0.003363, 0.003375, 0.003234 G per count (the model's fuse-ROM scales); µT = G × 100.
+        let magnRaw = (
+            Int((field.x / 100 / 0.003363).rounded()), Int((field.y / 100 / 0.003375).rounded()),
+            Int((field.z / 100 / 0.003234).rounded())
+        )
+        let spec = FakeIIOSpec(devices: [
+            accelDevice, gyroDevice,
+            FakeIIOModels.ak8975(id: "iio:device2", raw: magnRaw, matrix: "1, 0, 0; 0, 1, 0; 0, 0, 1"),
+            FakeIIOModels.bmp280(
+                id: "iio:device3",
+                pressureKPa: String(format: "%.9f", pressureKPa),
+                temperatureMilliC: "25000"
+            ),
+        ])
+        try JSONEncoder().encode(spec).write(to: URL(fileURLWithPath: path))
     }
 
     /// A vector as s16 counts at `scale` units per count, clamped to the register's range.
-    private static func counts(_ v: Vector3, scale: Double) -> [Int] {
-        [v.x, v.y, v.z].map { Int(min(max(($0 / scale).rounded(), -32768), 32767)) }
+    private static func counts(_ v: Vector3, scale: Double) -> [Int64] {
+        [v.x, v.y, v.z].map { Int64(min(max(($0 / scale).rounded(), -32768), 32767)) }
     }
 }
