@@ -116,3 +116,96 @@ final class CollectingSink: SampleSink {
     func ingest(_ sample: IMUSample) { samples.withLock { $0.append(sample) } }
     func report(_ fault: SourceFault) { faults.withLock { $0.append(fault) } }
 }
+
+/// Replay streams the file through `RecordingReader` a block at a time instead of loading it.
+@Suite struct RecordingReaderTests {
+    private func write(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString).csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Rows straddling block boundaries, CRLF line ends, blank lines, multi-byte characters in the ignored
+    /// columns and a last row without a newline all read back row for row.
+    @Test func readsAcrossBlockBoundariesRowForRow() throws {
+        var rows: [String] = []
+        for i in 0..<4000 {
+            let t = Double(i) / 1000
+            rows.append("\(t),0.\(i % 10),-0.02,-1,0.1,0.2,0.\(i % 7),,,,101.3,24.5,é→\(i)")
+        }
+        let text = "\(RecordingFormat.header),note\r\n" + rows.joined(separator: "\r\n") + "\r\n\r\n"
+        let lastRow = "4.5,0,0,-1,,,,,,,,"
+        let path = try write(text + lastRow)
+        #expect(text.utf8.count > 3 * RecordingReader.blockSize)
+
+        var reader = try RecordingReader(path: path)
+        var samples: [IMUSample] = []
+        while let sample = try reader.next() { samples.append(sample) }
+        let expected =
+            try rows.enumerated().map {
+                try RecordingFormat.parse(row: Substring($0.element), lineNumber: $0.offset + 2)
+            }
+            + [try RecordingFormat.parse(row: Substring(lastRow), lineNumber: 0)]
+        #expect(samples == expected)
+        #expect(reader.lineNumber == 4003)
+    }
+
+    @Test func rewindStartsOverAtTheFirstRow() throws {
+        let path = try write("\(RecordingFormat.header)\n1,0,0,-1,,,,,,,,\n2,0,0,-1,,,,,,,,\n")
+        var reader = try RecordingReader(path: path)
+        #expect(try reader.next()?.timestamp == 1)
+        #expect(try reader.next()?.timestamp == 2)
+        #expect(try reader.next() == nil)
+        try reader.rewind()
+        #expect(try reader.next()?.timestamp == 1)
+    }
+
+    @Test func aFileWithoutLineEndsIsRefusedInsteadOfReadIntoMemory() throws {
+        let path = try write(RecordingFormat.header + "\n" + String(repeating: "7", count: 3 << 20))
+        var reader = try RecordingReader(path: path)
+        #expect {
+            _ = try reader.next()
+        } throws: { error in
+            (error as? RecordingError)?.description.contains("no line end") == true
+        }
+    }
+
+    @Test func aMissingFileNamesTheSetting() throws {
+        #expect {
+            _ = try RecordingReader(path: "/nonexistent/walk.csv")
+        } throws: { error in
+            let text = (error as? RecordingError)?.description ?? ""
+            return text.contains("/nonexistent/walk.csv") && text.contains("source.replay.file")
+        }
+    }
+
+    /// Looping, the second pass continues the timeline one recording (plus one sample period) later.
+    @Test func loopingReplayContinuesTheTimeline() async throws {
+        var text = RecordingFormat.header + "\n"
+        for i in 0..<50 { text += "\(Double(i) / 100),0,0,-1,,,,,,,,\n" }
+        let source = try ReplaySensorSource(path: try write(text), realtime: false, loop: true)
+        try source.apply(AcquisitionPlan(devices: ["replay": DevicePlan(rateHz: 100, sensors: [.accelerometer])]))
+        let sink = CollectingSink()
+        let task = Task { try await source.run(into: sink) }
+        while sink.samples.withLock({ $0.count < 120 }) { try await Task.sleep(for: .milliseconds(2)) }
+        task.cancel()
+        try await task.value
+        let times = sink.samples.withLock { $0.prefix(120).map(\.timestamp) }
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 > $1 })
+        #expect(abs(times[50] - 0.5) < 1e-9 && abs(times[100] - 1.0) < 1e-9)
+    }
+
+    /// The file is checked when the source is made; if it loses its rows afterwards, playing fails with a
+    /// reason instead of spinning over an empty file.
+    @Test func aRecordingThatLosesItsRowsFailsThePlay() async throws {
+        let path = try write("\(RecordingFormat.header)\n0,0,0,-1,,,,,,,,\n0.01,0,0,-1,,,,,,,,\n")
+        let source = try ReplaySensorSource(path: path, realtime: false, loop: true)
+        try source.apply(AcquisitionPlan(devices: ["replay": DevicePlan(rateHz: 100, sensors: [.accelerometer])]))
+        try (RecordingFormat.header + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        await #expect {
+            try await source.run(into: CollectingSink())
+        } throws: { error in
+            (error as? RecordingError)?.description.contains("changed while it was replayed") == true
+        }
+    }
+}

@@ -28,8 +28,9 @@ public struct OfflineProcessor {
 
     public func run(recording: Recording, output: FileHandle) throws -> Summary {
         let started = WallClock.monotonicNow()
-        let sensors = recording.sensors
-        let rate = sensors.compactMap { recording.rateHz(of: $0) }.max() ?? 100
+        let summary = recording.summary
+        let sensors = summary.sensors
+        let rate = sensors.compactMap { summary.rateHz(of: $0) }.max() ?? 100
         let device = SensorDevice(id: "replay", name: "recording", sensors: sensors, supportedRates: .list([rate]))
         var config = configuration
         if let referenceFrame { config.deviceMotion.referenceFrame = referenceFrame }

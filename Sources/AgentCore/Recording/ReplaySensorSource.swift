@@ -10,12 +10,17 @@ import Darwin
 
 /// Plays a recording through the whole pipeline, at its recorded pace or as fast as the sink takes it.
 ///
+/// The file is read twice over: once when the source is made, to check every row and learn the sensors and
+/// rate, and then while playing, a block at a time (`RecordingReader`), so memory does not grow with the
+/// recording's length.
+///
 /// It presents one device (`replay`) whose only rate is the recording's; streams asking for less are decimated
 /// by the hub as with hardware. Sensors the plan switches off are blanked from the samples. With `loop`, the
 /// recording starts over with timestamps continuing, so consumers never see time go backwards. In real time
 /// the samples come in batches, as from a hardware FIFO (`ReplayDeliverySchedule`).
 public final class ReplaySensorSource: SensorSource {
-    public let recording: Recording
+    /// What the file held when the source was made.
+    public let recorded: RecordingSummary
     public let path: String
     public let realtime: Bool
     public let loop: Bool
@@ -26,8 +31,10 @@ public final class ReplaySensorSource: SensorSource {
     static let longestSleep = 0.05
 
     public init(path: String, realtime: Bool, loop: Bool) throws(RecordingError) {
-        recording = try Recording(contentsOf: path)
-        guard !recording.samples.isEmpty else {
+        var reader = try RecordingReader(path: path)
+        var recorded = RecordingSummary()
+        while let sample = try reader.next() { recorded.add(sample) }
+        guard recorded.sampleCount > 0 else {
             throw RecordingError(
                 file: path,
                 line: 2,
@@ -37,14 +44,14 @@ public final class ReplaySensorSource: SensorSource {
         self.path = path
         self.realtime = realtime
         self.loop = loop
-        let loaded = recording
-        let sensors = loaded.sensors
-        let rate = sensors.compactMap { loaded.rateHz(of: $0) }.max() ?? 1
+        self.recorded = recorded
+        let sensors = recorded.sensors
+        let rate = sensors.compactMap { recorded.rateHz(of: $0) }.max() ?? 1
         devices = [SensorDevice(id: "replay", name: "replay", sensors: sensors, supportedRates: .list([rate]))]
     }
 
     public var summary: String {
-        "replay of \(path) (\(recording.samples.count) samples, \(String(format: "%.1f", recording.duration)) s, \(realtime ? "real time" : "as fast as possible")\(loop ? ", looping" : ""))"
+        "replay of \(path) (\(recorded.sampleCount) samples, \(String(format: "%.1f", recorded.duration)) s, \(realtime ? "real time" : "as fast as possible")\(loop ? ", looping" : ""))"
     }
 
     public func apply(_ plan: AcquisitionPlan) throws {
@@ -64,12 +71,17 @@ public final class ReplaySensorSource: SensorSource {
 
     public func run(into sink: SampleSink) async throws {
         let stop = Atomic<Bool>(false)
-        // The thread resumes the task when it ends (data over, or stopped): no polling from the task side.
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+        // The thread resumes the task when it ends (data over, stopped, or the file became unreadable): no
+        // polling from the task side.
+        let failure = await withTaskCancellationHandler {
+            await withCheckedContinuation { (finished: CheckedContinuation<RecordingError?, Never>) in
                 let thread = Thread { [self] in
-                    self.play(into: sink, stop: stop)
-                    finished.resume()
+                    do throws(RecordingError) {
+                        try self.play(into: sink, stop: stop)
+                        finished.resume(returning: nil)
+                    } catch {
+                        finished.resume(returning: error)
+                    }
                 }
                 thread.name = "motion-agent.replay"
                 thread.start()
@@ -77,18 +89,21 @@ public final class ReplaySensorSource: SensorSource {
         } onCancel: {
             stop.store(true, ordering: .releasing)
         }
+        if let failure { throw failure }
     }
 
-    private func play(into sink: SampleSink, stop: borrowing Atomic<Bool>) {
-        let samples = recording.samples
+    private func play(into sink: SampleSink, stop: borrowing Atomic<Bool>) throws(RecordingError) {
+        var reader = try RecordingReader(path: path)
         let period =
-            recording.duration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
+            recorded.duration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
         var offset = 0.0
         let startWall = WallClock.monotonicNow()
-        let firstTimestamp = samples[0].timestamp
+        guard let firstTimestamp = recorded.firstTimestamp else { return }
         var schedule = ReplayDeliverySchedule()
         repeat {
-            for var sample in samples {
+            var played = 0
+            while var sample = try reader.next() {
+                played += 1
                 if stop.load(ordering: .relaxed) { return }
                 sample.timestamp += offset
                 if realtime,
@@ -116,7 +131,15 @@ public final class ReplaySensorSource: SensorSource {
                     sink.ingest(sample)
                 }
             }
+            guard played > 0 else {
+                throw RecordingError(
+                    file: path,
+                    line: reader.lineNumber,
+                    message: "no data rows any more — the file changed while it was replayed; restore it or restart"
+                )
+            }
             offset += period
+            if loop { try reader.rewind() }
         } while loop
     }
 
