@@ -19,8 +19,11 @@ public enum RecordingFormat {
             ) =
                 (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
         var index = 0
-        var start = row.startIndex
-        var i = row.startIndex
+        // Byte-wise: replay parses every row as it plays (1000 rows/s at 1 kHz), and walking Characters costs
+        // grapheme-break checks per byte. Commas are ASCII, so the byte indices are valid Substring bounds.
+        let utf8 = row.utf8
+        var start = utf8.startIndex
+        var i = utf8.startIndex
         func store(_ cell: Substring) {
             switch index {
             case 0: cells.0 = cell
@@ -38,15 +41,15 @@ public enum RecordingFormat {
             default: break
             }
         }
-        while i < row.endIndex {
-            if row[i] == "," {
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: ",") {
                 store(row[start..<i])
                 index += 1
-                start = row.index(after: i)
+                start = utf8.index(after: i)
             }
-            i = row.index(after: i)
+            i = utf8.index(after: i)
         }
-        store(row[start..<row.endIndex])
+        store(row[start..<utf8.endIndex])
 
         func number(_ cell: Substring?, _ column: Int) throws(RecordingError) -> Double? {
             guard let cell else { return nil }
@@ -122,9 +125,12 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable, Equatabl
 
 extension Substring {
     fileprivate var trimmingSpaces: Substring {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
-        return s
+        let utf8 = self.utf8
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
+        var lower = utf8.startIndex
+        var upper = utf8.endIndex
+        while lower < upper, isSpace(utf8[lower]) { lower = utf8.index(after: lower) }
+        while upper > lower, isSpace(utf8[utf8.index(before: upper)]) { upper = utf8.index(before: upper) }
+        return self[lower..<upper]
     }
 }
