@@ -4,12 +4,13 @@
 #   sudo bash scripts/symbol-order/profile.sh [SECONDS]      (root: the fake IIO tree needs a mount namespace)
 #
 # Runs the release agent under valgrind's callgrind (which records every function executed, however rarely)
-# through two profiles of the realistic load — the 9-axis IMU at 1 kHz on the fake IIO tree (the production
-# path: libiio, buffered capture) and the simulator — each twice for SECONDS (default 60) against a local
-# mosquitto: the first start finds an empty state directory, the second restores what the first saved, and the
-# broker is restarted in the middle of each run so the reconnect path is in the profile too. Then it writes
-# every executed function, most executed first (generate.py explains why). Needs valgrind (Debian package)
-# besides what scripts/test.sh installs. Takes about SECONDS × 4 plus a build.
+# through three profiles of the realistic load — the 9-axis IMU at 1 kHz on the fake IIO tree (the production
+# path: libiio, buffered capture), the simulator, and a 1 kHz recording of it replayed — each twice for SECONDS
+# (default 60) against a local mosquitto: the first start finds an empty state directory, the second restores
+# what the first saved, and the broker is restarted in the middle of each run so the reconnect path is in the
+# profile too. Then it writes every executed function, most executed first, leaving out the few large
+# prebuilt sections cheaper left in place (generate.py explains why; it reads the build's link map). Needs
+# valgrind (Debian package) besides what scripts/test.sh installs. Takes about SECONDS × 6 plus a build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
@@ -18,8 +19,8 @@ seconds="${1:-60}"
 command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed: apt-get install valgrind"
 [ "$(id -u)" -eq 0 ] || die "run it as root: the fake IIO tree is mounted in a private mount namespace"
 
-bin_dir="$(bash scripts/build-release.sh motion-agent | tail -n 1)"
 work="$(mktemp -d)"
+bin_dir="$(LINK_MAP="$work/motion-agent.map" bash scripts/build-release.sh motion-agent | tail -n 1)"
 broker_pid=""
 cleanup() {
     [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null || true
@@ -59,9 +60,18 @@ start_broker() {
     sleep 0.5
 }
 start_broker
+
+# The replay profile's input: 10 s of the walking simulator recorded at 1 kHz.
+sed -e "s|{PORT}|$port|" -e "s|{STATE}|$work/state-record|" scripts/symbol-order/profile-simulated.yaml \
+    > "$work/record.yaml"
+mkdir -p "$work/state-record"
+log "recording 10 s of the simulator at 1 kHz for the replay profile"
+"$work/motion-agent" record --config "$work/record.yaml" --rate 1000 --duration 10 --output "$work/walk-1khz.csv" \
+    > "$work/record.log" 2>&1 || die "recording the replay input failed: $(tail -n 20 "$work/record.log")"
+
 profiles=()
-for profile in iio simulated; do
-    sed -e "s|{PORT}|$port|" -e "s|{STATE}|$work/state-$profile|" \
+for profile in iio simulated replay; do
+    sed -e "s|{PORT}|$port|" -e "s|{STATE}|$work/state-$profile|" -e "s|{RECORDING}|$work/walk-1khz.csv|" \
         "scripts/symbol-order/profile-$profile.yaml" > "$work/$profile.yaml"
     mkdir -p "$work/state-$profile"
     for pass in 1 2; do
@@ -87,5 +97,10 @@ for profile in iio simulated; do
     done
 done
 
-python3 scripts/symbol-order/generate.py "${profiles[@]}" > scripts/symbol-order/symbols.txt
+# Kept (under .build, not committed) so generate.py can be re-run without profiling again.
+kept=.build/symbol-order
+rm -rf "$kept" && mkdir -p "$kept"
+cp "$work/motion-agent.map" "${profiles[@]}" "$kept/"
+python3 scripts/symbol-order/generate.py --map "$kept/motion-agent.map" "$kept"/*.callgrind \
+    > scripts/symbol-order/symbols.txt
 log "wrote scripts/symbol-order/symbols.txt ($(wc -l < scripts/symbol-order/symbols.txt) functions); rebuild with scripts/build-release.sh"
