@@ -120,7 +120,7 @@ if ! "$destdir/usr/local/bin/motion-agent" check-config "$config" >/dev/null; th
 fi
 # Drop the new binary's pages from the page cache (GNU dd's documented idiom), so the service's first start reads
 # its code from disk as after a reboot instead of mapping the pages this copy wrote: the kernel maps cached pages
-# around every fault, and with the written ones the agent started 0.3–0.8 MB larger (BENCHMARKS.md, "Memory").
+# around every fault, and with the written ones the agent started 0.5–0.8 MB larger (BENCHMARKS.md, "Memory").
 dd if=/dev/null of="$destdir/usr/local/bin/motion-agent" oflag=nocache conv=notrunc,fdatasync count=0 2>/dev/null \
     || say "could not drop the new binary from the page cache (harmless: the agent starts up to 0.8 MB larger until the next reboot)"
 say "checked /etc/motion-agent/config.yaml: valid"

@@ -294,7 +294,7 @@ struct RealisticLoad: ParsableCommand {
 
     /// A simulated walk with all four sensors, in the agent's record/replay CSV format.
     /// Drops the agent binary's pages from the page cache, so it starts as on a device after boot: its code read
-    /// from storage as it runs. Measured warm instead, the same binary's RSS moved by up to 0.7 MB with how the
+    /// from storage as it runs. Measured warm instead, one binary's RSS was 19.5 or 20.0 MB depending on how the
     /// file had entered the cache (the linker's or cp's writes, an earlier run's reads): a page fault maps the
     /// cached pages around it, and how many depends on the cache's folio sizes for that file.
     static func evictFromPageCache(_ path: String) throws {

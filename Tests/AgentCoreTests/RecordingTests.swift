@@ -4,13 +4,14 @@ import MotionModel
 import Synchronization
 import Testing
 
-@Suite struct RecordingTests {
-    private func write(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString).csv"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
+/// A recording file in the temporary directory with `text` as its contents; returns its path.
+private func write(_ text: String) throws -> String {
+    let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString).csv"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
 
+@Suite struct RecordingTests {
     @Test func parsesRowsWithEmptyCellsForAbsentSensors() throws {
         let path = try write(
             """
@@ -27,8 +28,8 @@ import Testing
         #expect(r.samples[0].pressureKPa == nil)
         #expect(r.samples[1].pressureKPa == 101.3 && r.samples[1].temperatureC == 24.5)
         #expect(r.samples[2].acceleration == nil && r.samples[2].rotationRate == Vector3(0.1, 0.2, 0.3))
-        #expect(r.sensors == [.accelerometer, .gyroscope, .magnetometer, .barometer])
-        #expect(abs(r.rateHz(of: .gyroscope)! - 200) < 1e-6)
+        #expect(r.summary.sensors == [.accelerometer, .gyroscope, .magnetometer, .barometer])
+        #expect(abs(r.summary.rateHz(of: .gyroscope)! - 200) < 1e-6)
     }
 
     @Test(arguments: [
@@ -119,12 +120,6 @@ final class CollectingSink: SampleSink {
 
 /// Replay streams the file through `RecordingReader` a block at a time instead of loading it.
 @Suite struct RecordingReaderTests {
-    private func write(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString).csv"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// Rows straddling block boundaries, CRLF line ends, blank lines, multi-byte characters in the ignored
     /// columns and a last row without a newline all read back row for row.
     @Test func readsAcrossBlockBoundariesRowForRow() throws {

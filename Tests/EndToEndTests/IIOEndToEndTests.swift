@@ -424,9 +424,10 @@ import Testing
         let summary = try #require(result.stderr.split(separator: "\n").last { $0.contains("recorded") })
         #expect(summary.contains("iio:device0 at 200 Hz, iio:device1 at 100 Hz"), "\(summary)")
         let recording = try Recording(contentsOf: csv)
-        #expect(recording.sensors == [.accelerometer, .gyroscope, .magnetometer, .barometer])
-        #expect(recording.rateHz(of: .accelerometer) == 200)
-        #expect(recording.rateHz(of: .gyroscope) == 100)
+        let recorded = recording.summary
+        #expect(recorded.sensors == [.accelerometer, .gyroscope, .magnetometer, .barometer])
+        #expect(recorded.rateHz(of: .accelerometer) == 200)
+        #expect(recorded.rateHz(of: .gyroscope) == 100)
         let accelRows = recording.samples.filter { $0.acceleration != nil }
         #expect(summary.contains("accelerometer \(accelRows.count),"), "\(summary)")
         #expect(accelRows.count >= 300, "2 s at 200 Hz, \(accelRows.count) rows")
@@ -455,7 +456,7 @@ import Testing
             ]
         )
         #expect(slowResult.status == 0, "\(slowResult.stderr)")
-        #expect(try Recording(contentsOf: slow).rateHz(of: .accelerometer) == 50)
+        #expect(try Recording(contentsOf: slow).summary.rateHz(of: .accelerometer) == 50)
 
         // Replay the file through the agent at its recorded pace: the same values on MQTT.
         let broker = try await MosquittoBroker.started()

@@ -84,7 +84,6 @@ for path in args:
                 cost[current] += int(parts[1])
             after_call = False
 
-# Only symbols a linker can place: drop "0x…" addresses and names with spaces (C++ demangled leftovers).
 # Grouped by the inputs that run them — what every input runs first, then what two share, then each input's own —
 # so a run touches its groups' pages only, not functions of the other inputs interleaved with its own.
 def placement(item):
@@ -93,6 +92,7 @@ def placement(item):
     return (-len(group), sorted(group), -executed, name)
 
 
+# Only symbols a linker can place: drop "0x…" addresses and names with spaces (C++ demangled leftovers).
 symbols = [s for s, _ in sorted(cost.items(), key=placement) if s and " " not in s and not s.startswith("0x")]
 
 if map_path:

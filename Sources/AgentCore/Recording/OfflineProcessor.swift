@@ -30,7 +30,7 @@ public struct OfflineProcessor {
         let started = WallClock.monotonicNow()
         let summary = recording.summary
         let sensors = summary.sensors
-        let rate = sensors.compactMap { summary.rateHz(of: $0) }.max() ?? 100
+        let rate = summary.fastestRateHz ?? 100
         let device = SensorDevice(id: "replay", name: "recording", sensors: sensors, supportedRates: .list([rate]))
         var config = configuration
         if let referenceFrame { config.deviceMotion.referenceFrame = referenceFrame }

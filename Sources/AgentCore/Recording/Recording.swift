@@ -1,6 +1,6 @@
 import MotionModel
 
-/// A whole recording in memory: its samples in order, the sensors it holds and the rate each was recorded at.
+/// A whole recording in memory: its samples in order; `summary` tells the sensors, rates and time span.
 /// (`motion-agent process` and the tests use it; replay streams through `RecordingReader` instead.)
 public struct Recording: Sendable {
     public var samples: [IMUSample]
@@ -22,11 +22,4 @@ public struct Recording: Sendable {
         for sample in samples { summary.add(sample) }
         return summary
     }
-
-    public var sensors: Set<SensorType> { summary.sensors }
-
-    /// The median rate at which `sensor` was recorded, Hz (robust to the odd gap).
-    public func rateHz(of sensor: SensorType) -> Double? { summary.rateHz(of: sensor) }
-
-    public var duration: Double { summary.duration }
 }

@@ -124,7 +124,8 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable, Equatabl
 }
 
 extension Substring {
-    fileprivate var trimmingSpaces: Substring {
+    /// Without leading and trailing spaces, tabs and carriage returns (a CRLF file's lines end in "\r").
+    var trimmingSpaces: Substring {
         let utf8 = self.utf8
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
         var lower = utf8.startIndex

@@ -33,13 +33,7 @@ public struct RecordingReader: ~Copyable {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         cursor = text.startIndex
-        guard descriptor >= 0 else {
-            throw RecordingError(
-                file: path,
-                line: 0,
-                message: "cannot read: \(String(cString: strerror(errno))) — check source.replay.file / --input"
-            )
-        }
+        guard descriptor >= 0 else { throw readError() }
         try readHeader()
     }
 
@@ -86,7 +80,7 @@ public struct RecordingReader: ~Copyable {
     private mutating func readHeader() throws(RecordingError) {
         while let line = try nextLine() {
             if Self.isBlank(line) { continue }
-            let columns = line.split(separator: ",").map { Self.trimmed($0) }
+            let columns = line.split(separator: ",").map { String($0.trimmingSpaces) }
             guard Array(columns.prefix(RecordingFormat.columns.count)) == RecordingFormat.columns else {
                 throw RecordingError(
                     file: path,
@@ -154,13 +148,5 @@ public struct RecordingReader: ~Copyable {
 
     private static func isBlank(_ line: Substring) -> Bool {
         line.utf8.allSatisfy { $0 == UInt8(ascii: "\r") }
-    }
-
-    private static func trimmed(_ cell: Substring) -> String {
-        let utf8 = cell.utf8
-        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = utf8.lastIndex(where: { !isSpace($0) })!
-        return String(cell[first...last])
     }
 }

@@ -34,6 +34,9 @@ public struct RecordingSummary: Sendable {
         return (1000 / gaps[gaps.count / 2]).rounded() / 1000
     }
 
+    /// The rate of the fastest sensor, Hz: the one rate a replayed recording's device offers.
+    public var fastestRateHz: Double? { sensors.compactMap { rateHz(of: $0) }.max() }
+
     /// Seconds from the first sample to the last.
     public var duration: Double {
         guard let firstTimestamp, let lastTimestamp else { return 0 }

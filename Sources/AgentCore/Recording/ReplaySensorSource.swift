@@ -46,7 +46,7 @@ public final class ReplaySensorSource: SensorSource {
         self.loop = loop
         self.recorded = recorded
         let sensors = recorded.sensors
-        let rate = sensors.compactMap { recorded.rateHz(of: $0) }.max() ?? 1
+        let rate = recorded.fastestRateHz ?? 1
         devices = [SensorDevice(id: "replay", name: "replay", sensors: sensors, supportedRates: .list([rate]))]
     }
 
