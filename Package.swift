@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The layout follows ../shared/STYLE.md: a thin executable over library modules that own the work.
-// Adapters (IIOSensors, MosquittoTransport, Simulation) depend on AgentCore's ports, never the reverse.
+// Adapters (IIOSensors, MosquittoTransport, Simulation, Recording, Platform) depend on AgentPorts, never on
+// AgentCore; the compiler keeps these arrows (README, "How it is built").
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -38,23 +39,33 @@ let package = Package(
         ),
 
         // adjtimex(2) for "is the clock synchronized?": Swift's Glibc module does not export <sys/timex.h>.
+        // Imported by Platform only.
         .target(name: "CSystemClock"),
         // Benchmark-only C: allocation counters (replaces malloc in motion-bench) and a bare libmosquitto
         // publisher and subscriber with no agent code, the reference the agent's publishing is measured against.
         .target(name: "CBenchSupport", linkerSettings: [.linkedLibrary("mosquitto")]),
+
+        // The arrows, lowest first. Value types and pure algorithms:
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
+        // What the core needs from the world (sensor source, broker, host system), the stream vocabulary and
+        // the topic scheme. Every adapter depends on this, never on AgentCore.
+        .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
+        // Every payload's encoder and decoder (JSON, binary batches): the agent, sub, watch, the bench, tests.
+        .target(name: "MotionWire", dependencies: ["AgentPorts", "MotionModel"], swiftSettings: strict),
         // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
         .target(name: "MotionHistory", dependencies: ["CSQLite", "MotionModel"], swiftSettings: strict),
+        // config.yaml ⇄ the ports' types, with validation that names the key, the value and what is allowed.
         .target(
             name: "AgentConfig",
-            dependencies: ["MotionModel", .product(name: "Yams", package: "Yams")],
+            dependencies: ["MotionModel", "AgentPorts", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
+        // Hub, streams, outbox, the control door and the services: pure Swift, no C.
         .target(
             name: "AgentCore",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentConfig", "MotionHistory", "CSystemClock",
+                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig", "MotionHistory",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -62,25 +73,35 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+
+        // Adapters: each depends on AgentPorts, never on AgentCore.
+        .target(
+            name: "Platform",
+            dependencies: ["AgentPorts", "CSystemClock"],
+            swiftSettings: strict
+        ),
+        .target(name: "Recording", dependencies: ["AgentPorts", "MotionModel"], swiftSettings: strict),
         .target(
             name: "Simulation",
-            dependencies: ["MotionModel", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MotionModel", "AgentPorts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "IIOSensors",
-            dependencies: ["CLibIIO", "MotionModel", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLibIIO", "MotionModel", "AgentPorts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "MosquittoTransport",
-            dependencies: ["CMosquitto", "AgentCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CMosquitto", "AgentPorts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+
         .executableTarget(
             name: "MotionAgentCLI",
             dependencies: [
-                "AgentCore", "AgentConfig", "Simulation", "IIOSensors", "MosquittoTransport",
+                "AgentCore", "AgentConfig", "AgentPorts", "MotionWire", "Platform", "Recording", "Simulation",
+                "IIOSensors", "MosquittoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,9 +112,9 @@ let package = Package(
         .executableTarget(
             name: "MotionBench",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentCore", "AgentConfig", "Simulation", "MosquittoTransport",
-                "CBenchSupport",
-                // The fake IIO driver models of the tests, for the load's production-path input.
+                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentCore", "AgentConfig",
+                "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
+                // Fixtures shared with the tests: a real mosquitto, processes, the fake IIO driver models.
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -104,15 +125,16 @@ let package = Package(
         // Test-only: runs IIOSensors inside the fake IIO tree's private mount namespace (Tests/Fixtures/iio).
         .executableTarget(
             name: "IIOProbe",
-            dependencies: ["IIOSensors", "AgentCore", "MotionModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["IIOSensors", "AgentPorts", "MotionModel", .product(name: "Logging", package: "swift-log")],
             path: "Tests/IIOProbe",
             swiftSettings: strict
         ),
 
-        // Shared fixtures: a real mosquitto launcher, a fake IIO sysfs tree, process helpers.
+        // Shared fixtures (a library the tests and the bench use): a real mosquitto launcher, a fake IIO sysfs
+        // tree, process helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["MotionModel", "AgentCore", "MosquittoTransport"],
+            dependencies: ["MotionModel", "AgentPorts", "MosquittoTransport"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
@@ -124,6 +146,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
+        .testTarget(name: "AgentPortsTests", dependencies: ["AgentPorts"], swiftSettings: strict),
+        .testTarget(name: "MotionWireTests", dependencies: ["MotionWire"], swiftSettings: strict),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
+        .testTarget(
+            name: "RecordingTests",
+            dependencies: ["Recording", "Simulation", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "AgentCoreTests",
@@ -139,7 +169,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "AgentConfig", "MosquittoTransport"],
+            dependencies: [
+                "TestSupport", "AgentCore", "AgentConfig", "AgentPorts", "MotionWire", "Platform", "MosquittoTransport",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import AgentPorts
 import MotionModel
 
 #if canImport(Glibc)
@@ -32,41 +33,6 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var homeAssistant = HomeAssistantSettings()
 
     public init() {}
-}
-
-/// A stream has one name everywhere: config key, topic, control command.
-public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
-    case accelerometer
-    case gyroscope
-    case magnetometer
-    case deviceMotion = "device-motion"
-    case pedometer
-    case activity
-    case altimeter
-    case submersion
-
-    /// The streams that publish a sensor's samples as they come, without estimation.
-    public var isRawSensor: Bool { self == .accelerometer || self == .gyroscope || self == .magnetometer }
-
-    public static func < (a: StreamName, b: StreamName) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
-
-    public static var defaultSettings: [StreamName: StreamSettings] {
-        [
-            .accelerometer: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
-            .gyroscope: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
-            .magnetometer: StreamSettings(enabled: true, rateHz: 25, qos: 0, retain: false),
-            .deviceMotion: StreamSettings(enabled: true, rateHz: 50, qos: 0, retain: false),
-            // Event streams: rate_hz caps how often a changing value is published; state-like, so retained
-            // at QoS 1 (a new dashboard sees the current count and activity at once).
-            .pedometer: StreamSettings(enabled: true, rateHz: 1, qos: 1, retain: true),
-            .activity: StreamSettings(enabled: true, rateHz: 1, qos: 1, retain: true),
-            .altimeter: StreamSettings(enabled: true, rateHz: 1, qos: 0, retain: false),
-            // Off by default: most boards are not water-rated, and a barometer in a sealed case reads depth wrong.
-            .submersion: StreamSettings(enabled: false, rateHz: 1, qos: 1, retain: true),
-        ]
-    }
 }
 
 public struct DeviceSettings: Sendable, Equatable {
@@ -301,54 +267,6 @@ public struct SubmersionSettings: Sendable, Equatable {
     public var maxDepthM: Double = 40
 
     public init() {}
-}
-
-public struct StreamSettings: Sendable, Equatable {
-    public var enabled: Bool
-    /// Requested update rate, Hz (> 0, ≤ 1000). Clamped to what the hardware supports; status shows the
-    /// effective rate.
-    public var rateHz: Double
-    /// 0, 1 or 2.
-    public var qos: Int
-    public var retain: Bool
-    /// Samples per message (Core Motion's batched sensor data): 1 publishes every sample on its own; more
-    /// packs that many into one message, so high rates cost the broker fewer messages. 1–1000; only the
-    /// sample streams (accelerometer, gyroscope, magnetometer, device-motion) batch.
-    public var batch: Int
-    /// How a batch is encoded: JSON (`{"batch": [...]}`) or the compact little-endian binary layout of
-    /// docs/payloads.md. Unbatched messages are always JSON.
-    public var encoding: StreamEncoding
-    /// Keep the stream's messages on disk (`<state_dir>/outbox/`) until the broker acknowledges them, so
-    /// they survive broker outages and agent crashes. Needs QoS ≥ 1.
-    public var durable: Bool
-
-    public init(
-        enabled: Bool,
-        rateHz: Double,
-        qos: Int,
-        retain: Bool,
-        batch: Int = 1,
-        encoding: StreamEncoding = .json,
-        durable: Bool = false
-    ) {
-        self.enabled = enabled
-        self.rateHz = rateHz
-        self.qos = qos
-        self.retain = retain
-        self.batch = batch
-        self.encoding = encoding
-        self.durable = durable
-    }
-}
-
-public enum StreamEncoding: String, Sendable, Equatable, CaseIterable, Codable {
-    case json
-    case binary
-}
-
-extension StreamName {
-    /// The streams that publish one message per sample and can therefore batch samples.
-    public var canBatch: Bool { isRawSensor || self == .deviceMotion }
 }
 
 public struct DeviceMotionSettings: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 
 /// Checks that need more than one value, or the file system, run after the file and the environment are

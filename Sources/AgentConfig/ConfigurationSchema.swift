@@ -1,3 +1,5 @@
+import AgentPorts
+
 /// Every key of config.yaml, in the order of the shipped sample: the one place where keys are named,
 /// ranges set and values read (`ConfigurationDecoder`) and written back (`effectiveYAML()`). The sample
 /// config.yaml documents the same keys in prose; a test decodes it so the two cannot drift.

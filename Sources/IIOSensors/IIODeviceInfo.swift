@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import MotionModel
 
 /// One channel of a discovered device, as `list-sensors` shows it.

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 
 /// One device as status shows it.
 public struct IIODeviceStatus: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 internal import CLibIIO
 
 extension IIODeviceWorker {

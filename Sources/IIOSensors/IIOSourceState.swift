@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import Synchronization
 
 /// What the control path and the acquisition threads share: each device's plan (with a generation that

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 
 extension SupportedRates {
     /// Parses `sampling_frequency_available` as the kernel prints it: a space-separated list

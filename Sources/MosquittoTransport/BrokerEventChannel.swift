@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import Synchronization
 
 /// The client's `events` stream: connection events are never dropped; data events (inbound messages and

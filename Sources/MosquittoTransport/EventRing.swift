@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 
 /// A FIFO of broker events in one ring buffer that doubles when full: taking and appending reuse the slots,
 /// so a steady flow of events allocates nothing once the ring has grown to the largest backlog seen.

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 internal import CMosquitto
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 internal import CMosquitto
 
 /// Owns one MQTT 5 property list (`mosquitto_property *`), built for a single CONNECT or PUBLISH.

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 
 #if canImport(Glibc)
 import Glibc

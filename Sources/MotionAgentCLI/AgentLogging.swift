@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Logging
 
 enum AgentLogging {

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import ArgumentParser
 
 /// `motion-agent check-config FILE`: validates and prints the effective configuration.

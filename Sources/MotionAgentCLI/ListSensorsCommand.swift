@@ -1,5 +1,6 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import IIOSensors
 import MotionModel

@@ -1,9 +1,11 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import Foundation
 import Logging
 import MotionModel
+import Recording
 
 /// `motion-agent process`: the live estimators over a recording, as fast as possible.
 struct ProcessCommand: ParsableCommand {
@@ -58,7 +60,13 @@ struct ProcessCommand: ParsableCommand {
             referenceFrame: referenceFrame,
             logger: Logger(label: "motion-agent.process")
         )
-        let summary = try processor.run(recording: recording, output: handle)
+        let recordingSummary = recording.summary
+        let summary = try processor.run(
+            samples: recording.samples,
+            sensors: recordingSummary.sensors,
+            fastestRateHz: recordingSummary.fastestRateHz,
+            output: handle
+        )
         try? handle.close()
         let counts = summary.messages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         printError(String(format: "processed %d samples in %.2f s: %@", summary.samples, summary.seconds, counts))

@@ -1,7 +1,9 @@
 import AgentCore
+import AgentPorts
 import Foundation
 import Logging
 import MotionModel
+import Recording
 import ServiceLifecycle
 import Synchronization
 

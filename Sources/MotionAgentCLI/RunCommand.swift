@@ -1,9 +1,11 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import Foundation
 import Logging
 import MosquittoTransport
+import Platform
 import ServiceLifecycle
 
 /// `motion-agent run`: the daemon.
@@ -45,6 +47,7 @@ struct RunCommand: AsyncParsableCommand {
             password: password,
             configurationPath: path,
             hmacKey: hmacKey,
+            host: LinuxHost(stateDirectory: stateDirectory),
             logger: logger
         )
         let group = ServiceGroup(

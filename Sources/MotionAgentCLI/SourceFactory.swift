@@ -1,10 +1,12 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import Foundation
 import IIOSensors
 import Logging
 import MotionEstimation
 import MotionModel
+import Recording
 import Simulation
 
 /// Chooses the sensor source from `source.kind`: IIO hardware, the simulator, or a replayed recording.

@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 
 extension SupportedRates {
     /// The highest supported rate at most `limitHz`; the minimum when even that is above the limit.

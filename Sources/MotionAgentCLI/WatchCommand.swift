@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import Foundation
 import Logging

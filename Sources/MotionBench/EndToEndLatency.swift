@@ -1,10 +1,12 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
 import Logging
 import MosquittoTransport
+import Platform
 import Simulation
 
 /// Latency from a sample's timestamp (CLOCK_MONOTONIC, stamped by the simulated source at acquisition) to
@@ -61,6 +63,7 @@ struct EndToEndLatency: AsyncParsableCommand {
                 broker: MosquittoClient(logger: logger),
                 stateDirectory: state,
                 password: nil,
+                host: LinuxHost(stateDirectory: state),
                 logger: logger
             )
             let task = Task { try await agent.run() }

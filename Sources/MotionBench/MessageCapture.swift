@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 import CBenchSupport
 import Logging
 import MosquittoTransport

@@ -1,8 +1,10 @@
 import AgentCore
+import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
 import MotionModel
+import Recording
 import Simulation
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import Logging
 import MotionModel
 import Synchronization

@@ -1,3 +1,5 @@
+import AgentPorts
+
 /// A misuse of `SimulatedSensorSource`, with a sentence that names the problem and the fix.
 public struct SimulatedSourceError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {

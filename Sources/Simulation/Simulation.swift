@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import MotionModel
 
 /// The simulated IMU: physically grounded scenarios with ground truth, for the running agent (when no IIO

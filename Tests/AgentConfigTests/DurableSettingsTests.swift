@@ -1,3 +1,4 @@
+import AgentPorts
 import Testing
 
 @testable import AgentConfig

@@ -1,8 +1,10 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import Foundation
 import Logging
 import MotionModel
+import Recording
 import Synchronization
 import Testing
 

@@ -1,7 +1,9 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import Foundation
 import Logging
+import Recording
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import Testing
 
 @Suite struct ControlRequestTests {

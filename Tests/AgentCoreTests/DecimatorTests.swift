@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 import Testing
 
 @Suite struct DecimatorTests {

@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import AgentCore
+import AgentPorts
 import MotionModel
 import Testing
 
@@ -39,18 +40,5 @@ import Testing
     @Test func onlyNeededSensorsOfADeviceAreEnabled() {
         let r = RatePlanner.plan(devices: [imu], demandsHz: [.gyroscope: 200])
         #expect(r.plan.devices["iio:device0"] == DevicePlan(rateHz: 200, sensors: [.gyroscope]))
-    }
-
-    @Test(arguments: [
-        (SupportedRates.list([12.5, 25, 50]), 1.0, 12.5),
-        (SupportedRates.list([12.5, 25, 50]), 25.0, 25),
-        (SupportedRates.list([12.5, 25, 50]), 26.0, 50),
-        (SupportedRates.list([12.5, 25, 50]), 80.0, 50),
-        (SupportedRates.range(min: 1, step: 0.5, max: 10), 3.2, 3.5),
-        (SupportedRates.range(min: 1, step: 0, max: 10), 3.2, 3.2),
-        (SupportedRates.range(min: 1, step: 1, max: 10), 0.1, 1),
-    ])
-    func supportedRatesPickTheLowestSufficient(rates: SupportedRates, requested: Double, expected: Double) {
-        #expect(abs(rates.lowest(atLeast: requested) - expected) < 1e-9)
     }
 }

@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import Foundation
 import TestSupport
 import Testing

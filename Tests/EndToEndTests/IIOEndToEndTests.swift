@@ -1,6 +1,7 @@
-import AgentCore
+import AgentPorts
 import Foundation
 import MotionModel
+import Recording
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import AgentConfig
 import AgentCore
+import AgentPorts
 import Foundation
 import TestSupport
 import Testing

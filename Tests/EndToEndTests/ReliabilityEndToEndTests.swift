@@ -1,6 +1,8 @@
 import AgentCore
+import AgentPorts
 import Foundation
 import Logging
+import Platform
 import TestSupport
 import Testing
 

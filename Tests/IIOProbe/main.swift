@@ -15,7 +15,7 @@
 //     fault   <device>  recovered=0|1  <message>
 //     status  <id>  state=…  rate=…  samples=…  nonfinite=…  saturated=…  backwards=…  errors=…  recoveries=…
 // Exit status 0 when the wanted samples (and recoveries) arrived in time, 1 otherwise.
-import AgentCore
+import AgentPorts
 import Foundation
 import IIOSensors
 import Logging

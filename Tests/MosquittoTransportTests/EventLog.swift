@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import MosquittoTransport
 import Synchronization
 

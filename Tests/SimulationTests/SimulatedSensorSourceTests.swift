@@ -1,4 +1,4 @@
-import AgentCore
+import AgentPorts
 import MotionModel
 import Synchronization
 import Testing

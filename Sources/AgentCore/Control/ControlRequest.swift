@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Foundation
 
 /// A parsed command: `{"id": "…", "command": "…", …arguments}`. Parsing checks only the envelope and the

@@ -1,3 +1,4 @@
+import AgentPorts
 import MotionModel
 
 /// Decides the hardware rates: every device runs at the lowest rate it supports that serves every active

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Logging
 import MotionModel
 import Synchronization
@@ -25,9 +26,15 @@ public final class SensorHub: SampleSink {
     private let state: Mutex<State>
     private let faults: @Sendable (SourceFault) -> Void
 
-    /// - Parameter faults: called (on the acquisition thread) when the source reports a fault or recovery.
-    public init(outbox: Outbox, faults: @escaping @Sendable (SourceFault) -> Void = { _ in }) {
-        state = Mutex(State(streams: [], context: StreamContext(outbox: outbox)))
+    /// - Parameters:
+    ///   - clock: maps sensor timestamps to wall time in every message (`WallClock`).
+    ///   - faults: called (on the acquisition thread) when the source reports a fault or recovery.
+    public init(
+        outbox: Outbox,
+        clock: WallClock = WallClock(),
+        faults: @escaping @Sendable (SourceFault) -> Void = { _ in }
+    ) {
+        state = Mutex(State(streams: [], context: StreamContext(outbox: outbox, clock: clock)))
         self.faults = faults
     }
 

@@ -1,3 +1,4 @@
+import AgentPorts
 import Dispatch
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Foundation
 import Logging
 import MotionEstimation
@@ -31,6 +32,8 @@ public final class AgentController: Sendable {
     private let locationConfigured: Bool
     /// The World Magnetic Model's horizontal field at the location is too weak for a compass.
     private let headingUnusable: Bool
+    /// The host's clock synchronization, for the status document.
+    private let clockSynchronized: @Sendable () -> Bool
 
     public init(
         configuration: AgentConfiguration,
@@ -42,8 +45,10 @@ public final class AgentController: Sendable {
         streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
         locationConfigured: Bool = false,
         headingUnusable: Bool = false,
+        clockSynchronized: @escaping @Sendable () -> Bool = { true },
         logger: Logger
     ) {
+        self.clockSynchronized = clockSynchronized
         self.locationConfigured = locationConfigured
         self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
@@ -322,7 +327,7 @@ public final class AgentController: Sendable {
             schemaVersion: AgentVersion.schemaVersion,
             bootCount: bootCount,
             time: WallClock.realtimeNow(),
-            clockSynchronized: ClockSynchronization.isSynchronized(),
+            clockSynchronized: clockSynchronized(),
             reason: reason,
             source: source.summary,
             streams: streams,

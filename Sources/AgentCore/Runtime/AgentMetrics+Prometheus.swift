@@ -1,3 +1,5 @@
+import AgentPorts
+
 extension AgentMetrics {
     /// The same figures in the Prometheus text exposition format (version 0.0.4), for node_exporter's
     /// textfile collector: `# HELP` and `# TYPE` before each family, base units in the names (`_seconds`,

@@ -1,3 +1,5 @@
+import AgentPorts
+
 /// The `{root}/metrics` document: the agent's health at one moment. Counters count since the agent started;
 /// `cpuPercent` is over the last interval.
 public struct AgentMetrics: Sendable, Codable, Equatable {

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Logging
 
 /// What an operator gets beside the streams: connection counters, the health report (`metrics`) and Home
@@ -14,6 +15,7 @@ public final class AgentOperations: Sendable {
         topics: TopicScheme,
         broker: BrokerClient,
         stateDirectory: String,
+        host: HostSystem,
         logger: Logger
     ) {
         metrics = MetricsReporter(
@@ -21,6 +23,7 @@ public final class AgentOperations: Sendable {
             topics: topics,
             broker: broker,
             connections: connections,
+            host: host,
             started: .now,
             logger: logger
         )

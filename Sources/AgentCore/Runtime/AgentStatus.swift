@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import MotionModel
 
 /// The retained `{root}/status` document: the birth after every CONNACK, the will, and the goodbye on a clean

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 
 /// Re-reads config.yaml for `reload-config` and SIGHUP. Stream settings and the reference frame apply at
 /// once; sections that shape connections or hardware (mqtt, source, device, topics…) need a restart, and the

@@ -1,3 +1,5 @@
+import AgentPorts
+
 /// The pipeline's counters at one moment, as `MotionAgent.healthCounters()` hands them to the metrics report.
 public struct HealthCounters: Sendable, Equatable {
     public var outbox: Outbox.Counters

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Foundation
 
 /// Home Assistant's MQTT discovery configs for one device (https://www.home-assistant.io/integrations/mqtt/

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Foundation
 import Logging
 
@@ -12,6 +13,7 @@ public struct MetricsReporter: Sendable {
     private let topic: String
     private let broker: BrokerClient
     private let connections: ConnectionCounters
+    private let host: HostSystem
     private let logger: Logger
     private let started: ContinuousClock.Instant
 
@@ -20,6 +22,7 @@ public struct MetricsReporter: Sendable {
         topics: TopicScheme,
         broker: BrokerClient,
         connections: ConnectionCounters,
+        host: HostSystem,
         started: ContinuousClock.Instant,
         logger: Logger
     ) {
@@ -28,6 +31,7 @@ public struct MetricsReporter: Sendable {
         topic = topics.metrics
         self.broker = broker
         self.connections = connections
+        self.host = host
         self.started = started
         self.logger = logger
     }
@@ -36,12 +40,12 @@ public struct MetricsReporter: Sendable {
     public func run(bootCount: UInt64, counters: @Sendable () -> HealthCounters) async {
         guard settings.intervalS > 0 else { return }
         let interval = Duration.seconds(settings.intervalS)
-        var previous = ProcessStatistics.current()
+        var previous = host.processStatistics()
         var previousInstant = ContinuousClock.now
         var lastFileError: String?
         while (try? await Task.sleep(for: interval)) != nil {
             let now = ContinuousClock.now
-            let current = ProcessStatistics.current()
+            let current = host.processStatistics()
             let elapsed = Self.seconds(now - previousInstant)
             var process = AgentMetrics.Process(cpuPercent: 0, cpuSeconds: 0, rssBytes: 0)
             if let current {

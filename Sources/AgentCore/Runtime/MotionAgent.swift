@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import Foundation
 import Logging
 import MotionEstimation
@@ -29,7 +30,7 @@ public final class MotionAgent: Service, Sendable {
     private let options: Options
 
     private let outbox: Outbox
-    private let health: HealthFile
+    private let host: HostSystem
     private let topicTable = TopicTable()
     private let topics: TopicScheme
     private let hub: SensorHub
@@ -57,6 +58,7 @@ public final class MotionAgent: Service, Sendable {
         password: String?,
         configurationPath: String? = nil,
         hmacKey: [UInt8]? = nil,
+        host: HostSystem,
         logger: Logger,
         options: Options = Options()
     ) {
@@ -68,15 +70,16 @@ public final class MotionAgent: Service, Sendable {
         self.password = password
         self.logger = logger
         self.options = options
+        self.host = host
         topics = TopicScheme(root: configuration.resolvedTopicRoot)
         operations = AgentOperations(
             configuration: configuration,
             topics: topics,
             broker: broker,
             stateDirectory: stateDirectory,
+            host: host,
             logger: logger
         )
-        health = HealthFile(stateDirectory: stateDirectory)
         var durable: OutboxPublisher.Durable?
         if configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) {
             do {
@@ -118,7 +121,11 @@ public final class MotionAgent: Service, Sendable {
             declinationDegrees: declination,
             headingUsability: field?.headingUsability
         )
-        hub = SensorHub(outbox: outbox, faults: { faultBox.forward($0) })
+        hub = SensorHub(
+            outbox: outbox,
+            clock: WallClock(isSynchronized: { host.isClockSynchronized() }),
+            faults: { faultBox.forward($0) }
+        )
         controller = AgentController(
             configuration: configuration,
             source: source,
@@ -129,6 +136,7 @@ public final class MotionAgent: Service, Sendable {
             streamFactory: { [catalog] in catalog.make($0, $1) },
             locationConfigured: declination != nil,
             headingUnusable: field?.headingUsability == .unusable,
+            clockSynchronized: { host.isClockSynchronized() },
             logger: logger
         )
         publisher = OutboxPublisher(
@@ -158,7 +166,7 @@ public final class MotionAgent: Service, Sendable {
             topics: topics,
             deviceID: configuration.device.id,
             settings: controlSettings,
-            clockSynchronized: { ClockSynchronization.isSynchronized() },
+            clockSynchronized: { host.isClockSynchronized() },
             statusDocument: { [controller, outbox, publisher] in
                 var status = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
                 status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
@@ -185,7 +193,7 @@ public final class MotionAgent: Service, Sendable {
     }
 
     public func run() async throws {
-        let boot = try BootCounter.increment(in: stateDirectory)
+        let boot = try host.incrementBootCount()
         bootCount.value = boot
         logger.info(
             "motion-agent \(AgentVersion.version) starting",
@@ -202,8 +210,7 @@ public final class MotionAgent: Service, Sendable {
         }
         publisher.start()
 
-        let systemd = SystemdNotifier()
-        systemd.notify("READY=1\nSTATUS=acquiring from \(source.summary)")
+        host.notifyServiceManager("READY=1\nSTATUS=acquiring from \(source.summary)")
         let options = try connectOptions(bootCount: boot)
         logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
         writeHealth(.connecting, lastError: nil, failures: 0, retryIn: nil)
@@ -216,8 +223,8 @@ public final class MotionAgent: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.acquire() }
                 group.addTask { await self.reloadOnHangup() }
-                if let interval = systemd.watchdogInterval {
-                    group.addTask { await self.keepWatchdogFed(systemd, every: interval) }
+                if let interval = self.host.watchdogIntervalSeconds {
+                    group.addTask { await self.keepWatchdogFed(every: interval) }
                 }
                 group.addTask { await self.operations.reportMetrics(bootCount: boot) { self.healthCounters() } }
                 if let history = self.history {
@@ -242,7 +249,7 @@ public final class MotionAgent: Service, Sendable {
         }
 
         if let state = controller.withDeviceMotion({ $0.persistentState }) { estimatorStore.save(state) }
-        systemd.notify("STOPPING=1")
+        host.notifyServiceManager("STOPPING=1")
         history?.poll(force: true)
         controller.flushBatches()
         logger.info("shutting down: draining the outbox")
@@ -364,12 +371,12 @@ public final class MotionAgent: Service, Sendable {
 
     /// Feeds systemd's watchdog only while acquisition is alive: samples keep arriving whenever some sensor
     /// is switched on. A wedged source thread stops the keep-alives and systemd restarts the agent.
-    private func keepWatchdogFed(_ systemd: SystemdNotifier, every interval: Double) async {
+    private func keepWatchdogFed(every interval: Double) async {
         var lastSamples = hub.counters.samples
         while await sleep(interval) {
             let samples = hub.counters.samples
             if samples != lastSamples || !controller.anySensorOn {
-                systemd.notify("WATCHDOG=1")
+                host.notifyServiceManager("WATCHDOG=1")
             } else {
                 logger.error(
                     "no samples for \(String(format: "%.0f", interval)) s while sensors are on: not feeding the systemd watchdog"
@@ -408,10 +415,10 @@ public final class MotionAgent: Service, Sendable {
         return status
     }
 
-    private func writeHealth(_ state: HealthFile.State, lastError: String?, failures: Int, retryIn: Double?) {
+    private func writeHealth(_ state: HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?) {
         let mqtt = configuration.mqtt
         let now = WallClock.realtimeNow()
-        let document = HealthFile.Document(
+        let document = HealthDocument(
             state: state,
             broker: "\(mqtt.host):\(mqtt.port)",
             lastError: lastError,
@@ -419,8 +426,8 @@ public final class MotionAgent: Service, Sendable {
             nextRetryTime: retryIn.map { now + $0 },
             time: now
         )
-        if let error = health.write(document) {
-            logger.warning("cannot write \(health.path): \(error)")
+        if let error = host.writeHealth(document) {
+            logger.warning("cannot write \(host.healthPath): \(error)")
         }
     }
 

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import MotionEstimation
 import MotionModel
 

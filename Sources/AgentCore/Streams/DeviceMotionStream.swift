@@ -1,6 +1,8 @@
 import AgentConfig
+import AgentPorts
 import MotionEstimation
 import MotionModel
+import MotionWire
 
 /// `{root}/device-motion`: Core Motion's `CMDeviceMotion` — attitude in the selected reference frame,
 /// bias-free rotation rate, gravity, user acceleration, calibrated magnetic field and heading.

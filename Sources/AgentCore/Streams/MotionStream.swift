@@ -1,5 +1,7 @@
 import AgentConfig
+import AgentPorts
 import MotionModel
+import MotionWire
 
 /// What the hub needs from a published stream: which sensors it reads and how fast, and a per-sample entry
 /// point that estimates, decides, encodes and queues. Implementations are classes owned by the hub and called
@@ -34,10 +36,10 @@ public struct StreamContext: ~Copyable {
     public var buffer: JSONBuffer
     public var clock: WallClock
 
-    public init(outbox: Outbox, bufferCapacity: Int = 16_384) {
+    public init(outbox: Outbox, clock: WallClock = WallClock(), bufferCapacity: Int = 16_384) {
         self.outbox = outbox
         buffer = JSONBuffer(capacity: bufferCapacity)
-        clock = WallClock()
+        self.clock = clock
     }
 
     /// Queues what is in the buffer for `topicID`.

@@ -1,6 +1,8 @@
 import AgentConfig
+import AgentPorts
 import MotionEstimation
 import MotionModel
+import MotionWire
 
 /// `{root}/pedometer` (Core Motion's `CMPedometerData`) and `{root}/pedometer/events` (`CMPedometerEvent`).
 ///

@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 import MotionModel
 
 /// The raw sensor streams: `accelerometer` (g, Core Motion's sign), `gyroscope` (rad/s, raw) and

@@ -1,5 +1,7 @@
 import AgentConfig
+import AgentPorts
 import MotionModel
+import MotionWire
 
 /// Packs a stream's samples into batch messages (Core Motion's batched sensor data): N samples per message as
 /// `{"batch": [sample, …]}` in JSON, or the compact little-endian binary layout below. Buffers are reserved

@@ -1,0 +1,26 @@
+/// The MQTT port. One client per agent; one network thread inside it. Reconnecting is the caller's
+/// decision (the agent owns the back-off), so a lost connection stays lost until `connect` is called again.
+public protocol BrokerClient: AnyObject, Sendable {
+    /// Every connection event and inbound message, in the order the network thread saw them.
+    var events: AsyncStream<BrokerEvent> { get }
+    /// Whether the connection is up (CONNACK accepted and not yet lost).
+    var isConnected: Bool { get }
+    /// Starts one connection attempt and returns at once; the outcome arrives on `events`.
+    func connect(_ options: BrokerConnectOptions) throws(BrokerError)
+    /// Sends DISCONNECT after flushing what is queued (bounded by `timeout` seconds) and stops the thread.
+    func disconnect(flushTimeout: Double) async
+    /// Queues a message without waiting on the network; returns its message id.
+    func publish(
+        topic: String,
+        payload: UnsafeRawBufferPointer,
+        qos: Int,
+        retain: Bool
+    ) throws(BrokerError) -> Int32
+    /// Publishes an MQTT 5 response (with correlation data) — or a plain message on 3.1.1.
+    func publishResponse(
+        topic: String,
+        payload: [UInt8],
+        correlationData: [UInt8]?
+    ) throws(BrokerError)
+    func subscribe(_ filters: [String], qos: Int) throws(BrokerError)
+}

@@ -1,0 +1,44 @@
+/// Everything needed for one connection attempt.
+public struct BrokerConnectOptions: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public var clientID: String
+    public var protocolVersion: MQTTProtocolVersion
+    /// Seconds; libmosquitto refuses values below 5.
+    public var keepaliveSeconds: Int
+    /// `false` asks the broker to keep the session (subscriptions, QoS > 0 messages) across reconnects.
+    public var cleanSession: Bool
+    public var username: String?
+    public var password: String?
+    public var tls: BrokerTLS?
+    public var will: BrokerWill?
+    /// QoS > 0 messages in flight at once. Unlimited collapses QoS 1 throughput (1.9 k msg/s measured against
+    /// 22–30 k msg/s with a window of 20–1000 on libmosquitto 2.0.11), so this is always bounded.
+    public var maxInflightMessages: Int
+
+    public init(
+        host: String,
+        port: Int,
+        clientID: String,
+        protocolVersion: MQTTProtocolVersion = .v5,
+        keepaliveSeconds: Int = 30,
+        cleanSession: Bool = true,
+        username: String? = nil,
+        password: String? = nil,
+        tls: BrokerTLS? = nil,
+        will: BrokerWill? = nil,
+        maxInflightMessages: Int = 100
+    ) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.protocolVersion = protocolVersion
+        self.keepaliveSeconds = keepaliveSeconds
+        self.cleanSession = cleanSession
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.will = will
+        self.maxInflightMessages = maxInflightMessages
+    }
+}

@@ -1,0 +1,16 @@
+/// What happens on the connection, in order, as the client's network thread sees it.
+public enum BrokerEvent: Sendable, Hashable {
+    /// CONNACK accepted.
+    case connected(sessionPresent: Bool)
+    /// The attempt failed (TCP, TLS or a CONNACK refusal). `code` is the MQTT reason code or the library's
+    /// error number; `reason` is a sentence for the log. `isAuthorization` marks refused credentials or
+    /// client ids, which call for a long back-off.
+    case connectFailed(code: Int, reason: String, isAuthorization: Bool)
+    /// An established connection ended; `expected` when we asked for it.
+    case disconnected(reason: String, expected: Bool)
+    /// A message arrived on a subscription.
+    case message(InboundMessage)
+    /// The broker acknowledged the QoS > 0 message with this id (PUBACK / PUBCOMP). QoS 0 messages have no
+    /// acknowledgement and produce no event.
+    case delivered(messageID: Int32)
+}
