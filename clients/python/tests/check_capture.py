@@ -68,7 +68,9 @@ FRAMES = ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorth
 def _messages(error: Any, depth: int = 0) -> list[str]:
     """An error and, for oneOf/anyOf, why each alternative failed — the bare message hides the reason."""
     path = "/".join(str(p) for p in error.absolute_path) or "(root)"
-    out = [("  " * depth) + f"{path}: {error.message}"]
+    # jsonschema quotes the whole instance in some messages ("{…} is not valid under any of the given schemas").
+    message = error.message if len(error.message) <= 240 else error.message[:160] + " … " + error.message[-60:]
+    out = [("  " * depth) + f"{path}: {message}"]
     for sub in sorted(error.context or [], key=lambda e: (list(e.schema_path), e.message)):
         out.extend(_messages(sub, depth + 1))
     return out
