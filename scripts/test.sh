@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, and runs every test — unit tests, the real-mosquitto
-# end-to-end tests and the fake-IIO tests (which need root for a private mount namespace, as in CI).
+# end-to-end tests, the fake-IIO tests (which need root for a private mount namespace, as in CI), and the Python
+# reference client's tests (clients/python) in a venv, .build/python-venv, with packages from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
 
 ensure_swift
 ensure_debs
+ensure_python_venv  # exports MOTION_AGENT_PYTHON, which the schema end-to-end test runs its checker with
 
 log "checking the formatting (swift format lint --strict, rules in .swift-format)"
 swift format lint --strict -r Sources Tests Package.swift \
     || die "formatting differs from .swift-format: run 'swift format format -i -r Sources Tests Package.swift'"
+log "testing the Python reference client and docs/schemas (pytest, clients/python/tests)"
+"$MOTION_AGENT_PYTHON" -m pytest -q clients/python/tests \
+    || die "the Python client's tests failed: see above ($MOTION_AGENT_PYTHON -m pytest clients/python/tests)"
 log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"

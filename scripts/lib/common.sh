@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
 
 log() { printf '\033[1m[motion-agent]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[motion-agent] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -27,4 +27,33 @@ ensure_debs() {
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
             || die "apt-get install ${missing[*]} failed: see the messages above"
     fi
+}
+
+# The Python packages (from PyPI) of the reference client's tests (clients/python) and of the schema checker the
+# end-to-end tests run (docs/schemas): lower bounds only, the newest that fits is taken.
+MOTION_AGENT_PIP_PACKAGES=("jsonschema>=4.18" "paho-mqtt>=2.0" "pytest>=7")
+
+# Creates .build/python-venv with MOTION_AGENT_PIP_PACKAGES when it is missing or lacks one of them, and exports
+# MOTION_AGENT_PYTHON (its interpreter), which the end-to-end tests read. Debian's python3 needs python3-venv.
+ensure_python_venv() {
+    local venv="$PWD/.build/python-venv"
+    local python=/usr/bin/python3
+    [ -x "$python" ] || python="$(command -v python3)" \
+        || die "python3 is not installed: apt-get install python3 python3-venv (or install Python 3.11+)"
+    if [ -x "$venv/bin/python" ] && ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+        log "the Python venv $venv is broken (was its python3 upgraded?): recreating it"
+        rm -rf "$venv"
+    fi
+    if [ ! -x "$venv/bin/python" ]; then
+        log "creating the Python venv $venv"
+        mkdir -p "$(dirname "$venv")"
+        "$python" -m venv "$venv" \
+            || die "'$python -m venv $venv' failed: install python3-venv (apt-get install python3-venv)"
+    fi
+    if ! "$venv/bin/python" -c 'import jsonschema, paho.mqtt, pytest' 2>/dev/null; then
+        log "installing ${MOTION_AGENT_PIP_PACKAGES[*]} from PyPI into $venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${MOTION_AGENT_PIP_PACKAGES[@]}" \
+            || die "pip install ${MOTION_AGENT_PIP_PACKAGES[*]} failed: see the messages above (PyPI must be reachable)"
+    fi
+    export MOTION_AGENT_PYTHON="$venv/bin/python"
 }

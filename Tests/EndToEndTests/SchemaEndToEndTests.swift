@@ -1,0 +1,274 @@
+import AgentCore
+import Foundation
+import TestSupport
+import Testing
+
+/// Every payload the real agent publishes, checked against docs/schemas: a real mosquitto, the real binary on the
+/// simulated IMU (every sensor, every stream, submersion included, metrics every second), captured by a real
+/// subscriber and handed to clients/python/tests/check_capture.py, which validates each JSON payload with
+/// `jsonschema` (draft 2020-12), decodes each binary batch with the reference client, and checks seq continuity
+/// and the values' sanity.
+///
+/// Two runs of the agent, each on its own device id (so seq starts at 1 on every topic):
+/// 1. binary batches on the four sample streams; unsigned commands — applied ones, refused ones and one that is
+///    not JSON — and a clean stop (SIGTERM: the goodbye status);
+/// 2. JSON batches, then single samples (set-batch 1), the device-motion stream in all four reference frames;
+///    signing on (control.hmac_key_file): signed commands and an unsigned and a tampered one; SIGKILL (the will).
+///
+/// The checker needs a Python with jsonschema: MOTION_AGENT_PYTHON, which scripts/test.sh sets to the venv it
+/// creates (.build/python-venv), or that venv itself. Without either the test fails and says so; it never skips.
+@Suite(.serialized) struct SchemaEndToEndTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let binaryDevice = "e2e-schema-bin"
+    static let jsonDevice = "e2e-schema-json"
+    /// The part of every topic after `{root}/`: each must be seen, or the check proves nothing about it.
+    static let topicKinds = [
+        "accelerometer", "gyroscope", "magnetometer", "device-motion", "pedometer", "pedometer/events", "activity",
+        "altimeter", "altimeter/absolute", "submersion", "status", "metrics", "control", "control/reply",
+    ]
+    /// The topics the agent publishes by itself, before any command (the control topics are ours).
+    static let publishedKinds = topicKinds.filter { $0 != "control" && $0 != "control/reply" }
+    static let sampleStreams = ["accelerometer", "gyroscope", "magnetometer", "device-motion"]
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The interpreter that runs the checker: MOTION_AGENT_PYTHON, else the venv scripts/test.sh creates.
+    static func python() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["MOTION_AGENT_PYTHON"], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw SetupError(
+                    description:
+                        "MOTION_AGENT_PYTHON=\(path) is not an executable — run `bash scripts/test.sh`, which creates .build/python-venv with jsonschema, paho-mqtt and pytest"
+                )
+            }
+            return path
+        }
+        let venv = repository + "/.build/python-venv/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: venv) else {
+            throw SetupError(
+                description:
+                    "no Python to run the schema checker: MOTION_AGENT_PYTHON is unset and \(venv) does not exist — run `bash scripts/test.sh` (it creates that venv with jsonschema, paho-mqtt and pytest from PyPI), or set MOTION_AGENT_PYTHON to a python 3.11+ that has jsonschema"
+            )
+        }
+        return venv
+    }
+
+    static func streams(batch: Int, encoding: String) -> String {
+        """
+        streams:
+          accelerometer: {enabled: true, rate_hz: 50, batch: \(batch), encoding: \(encoding)}
+          gyroscope: {enabled: true, rate_hz: 50, batch: \(batch), encoding: \(encoding)}
+          magnetometer: {enabled: true, rate_hz: 25, batch: \(max(2, batch / 2)), encoding: \(encoding)}
+          device-motion: {enabled: true, rate_hz: 50, batch: \(batch), encoding: \(encoding)}
+          pedometer: {enabled: true, rate_hz: 2}
+          activity: {enabled: true, rate_hz: 1}
+          altimeter: {enabled: true, rate_hz: 2}
+          submersion: {enabled: true, rate_hz: 2}
+        """
+    }
+
+    /// The part of `topic` after `motion/<device>/`.
+    static func kind(_ topic: String, device: String) -> String? {
+        let prefix = "motion/\(device)/"
+        return topic.hasPrefix(prefix) ? String(topic.dropFirst(prefix.count)) : nil
+    }
+
+    static func kinds(_ subscriber: TestSubscriber, device: String) -> Set<String> {
+        Set(subscriber.messages.compactMap { kind($0.topic, device: device) })
+    }
+
+    static func publish(_ subscriber: TestSubscriber, _ topic: String, _ payload: [UInt8]) throws {
+        _ = try payload.withUnsafeBytes {
+            try subscriber.client.publish(topic: topic, payload: $0, qos: 1, retain: false)
+        }
+    }
+
+    static func json(_ object: [String: Any]) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    /// Waits until `device` has answered `count` commands.
+    static func waitForReplies(_ subscriber: TestSubscriber, device: String, count: Int) async throws {
+        try await subscriber.waitFor(count: count, on: "motion/\(device)/control/reply", timeout: 20)
+    }
+
+    @Test func everyPayloadMatchesItsSchemaAndBinaryBatchesDecode() async throws {
+        let python = try Self.python()
+        let broker = try await MosquittoBroker.started()
+        let subscriber = try await TestSubscriber(
+            broker: broker,
+            filters: ["motion/\(Self.binaryDevice)/#", "motion/\(Self.jsonDevice)/#"]
+        )
+
+        // Run 1: binary batches, unsigned commands, a clean stop.
+        let binary = try AgentProcess(
+            config: AgentProcess.config(
+                device: Self.binaryDevice,
+                port: broker.port,
+                scenario: "walking",
+                streams: Self.streams(batch: 10, encoding: "binary"),
+                extra: "metrics:\n  interval_s: 1"
+            )
+        )
+        defer { binary.runner.kill() }
+        try await subscriber.waitUntil(timeout: 90, "every topic of \(Self.binaryDevice)") { messages in
+            let seen = Set(messages.compactMap { Self.kind($0.topic, device: Self.binaryDevice) })
+            return Self.publishedKinds.allSatisfy(seen.contains)
+        }
+        let control = "motion/\(Self.binaryDevice)/control"
+        let now = Date().timeIntervalSince1970
+        let commands: [[String: Any]] = [
+            ["id": "bin-reload", "command": "reload-config"],
+            ["id": "bin-status", "command": "status"],
+            ["id": "bin-ping", "command": "ping", "timestamp": now],
+            ["id": "bin-list", "command": "list-streams"],
+            ["id": "bin-rate", "command": "set-rate", "stream": "altimeter", "rate_hz": 1],
+            ["id": "bin-qos", "command": "set-qos", "stream": "activity", "qos": 0],
+            ["id": "bin-frame", "command": "set-reference-frame", "frame": "xMagneticNorthZVertical"],
+            ["id": "bin-query-steps", "command": "query-pedometer", "from": now - 60, "to": now + 1],
+            ["id": "bin-query-activity", "command": "query-activity", "from": now - 60, "to": now + 1],
+            ["id": "bin-reset", "command": "reset-pedometer"],
+            // Refused by the agent although the schema accepts it: true north needs `location` (409).
+            ["id": "refused-true-north", "command": "set-reference-frame", "frame": "xTrueNorthZVertical"],
+            // Refused by the agent and by control-request.schema.json.
+            ["id": "bad-unknown-command", "command": "fly"],
+            ["id": "bad-unknown-stream", "command": "start", "stream": "barometer"],
+            ["id": "bad-extra-key", "command": "ping", "extra": 1],
+            ["id": "bad-batch-stream", "command": "set-batch", "stream": "pedometer", "batch": 5],
+        ]
+        for command in commands {
+            try Self.publish(subscriber, control, try Self.json(command))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try Self.publish(subscriber, control, Array("this is not JSON".utf8))
+        try await Self.waitForReplies(subscriber, device: Self.binaryDevice, count: commands.count + 1)
+        // Binary device-motion batches in the magnetic-north frame.
+        try await Task.sleep(for: .seconds(1))
+        binary.runner.terminate()
+        let code = await binary.runner.waitForExit(timeout: 15)
+        #expect(code == 0, "the agent's exit status after SIGTERM; stderr: \(binary.runner.standardError.suffix(2000))")
+        try await subscriber.waitUntil(timeout: 10, "the goodbye of \(Self.binaryDevice)") { messages in
+            messages.contains {
+                $0.topic == "motion/\(Self.binaryDevice)/status" && payloadJSON($0)["reason"] as? String == "shutdown"
+            }
+        }
+
+        // Run 2: JSON batches, then single samples, all four frames; signed commands; the will.
+        let directory = NSTemporaryDirectory() + "motion-agent-e2e-schema-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let key = Array("schema-test-key-0123456789abcdef".utf8)
+        try Data(key).write(to: URL(fileURLWithPath: directory + "/control.key"))
+        let jsonAgent = try AgentProcess(
+            config: AgentProcess.config(
+                device: Self.jsonDevice,
+                port: broker.port,
+                scenario: "walking",
+                streams: Self.streams(batch: 5, encoding: "json"),
+                extra: """
+                    metrics:
+                      interval_s: 1
+                    location:
+                      latitude: 48.2
+                      longitude: 16.37
+                    control:
+                      hmac_key_file: control.key
+                    """
+            ),
+            directory: directory
+        )
+        defer { jsonAgent.runner.kill() }
+        try await subscriber.waitUntil(timeout: 60, "JSON batches and the birth of \(Self.jsonDevice)") { messages in
+            let seen = Set(messages.compactMap { Self.kind($0.topic, device: Self.jsonDevice) })
+            return (Self.sampleStreams + ["status"]).allSatisfy(seen.contains)
+        }
+        let signature = CommandSignature(key: key)
+        let jsonControl = "motion/\(Self.jsonDevice)/control"
+        func signed(_ id: String, _ command: String, _ arguments: [String: Any] = [:]) throws -> [UInt8] {
+            var object = arguments
+            object["id"] = id
+            object["command"] = command
+            object["timestamp"] = Date().timeIntervalSince1970
+            object["nonce"] = UUID().uuidString
+            return signature.envelope(for: try Self.json(object))
+        }
+        var sent = 0
+        func send(_ payload: [UInt8], pause: Duration = .milliseconds(100)) async throws {
+            try Self.publish(subscriber, jsonControl, payload)
+            sent += 1
+            try await Task.sleep(for: pause)
+        }
+        try await send(try signed("json-status", "status"))
+        try await send(try signed("json-ping", "ping"))
+        for frame in ["xArbitraryCorrectedZVertical", "xMagneticNorthZVertical", "xTrueNorthZVertical"] {
+            try await send(
+                try signed("json-frame-\(frame)", "set-reference-frame", ["frame": frame]),
+                pause: .seconds(1)
+            )
+        }
+        for stream in Self.sampleStreams {
+            try await send(try signed("json-single-\(stream)", "set-batch", ["stream": stream, "batch": 1]))
+        }
+        // Signing is on: an unsigned command, a tampered one and an envelope with an extra key are refused (401).
+        try await send(try Self.json(["id": "refused-unsigned", "command": "ping"]))
+        let other = CommandSignature(key: Array("another-key-that-is-not-the-agents".utf8))
+        let tampered = try Self.json([
+            "id": "refused-tampered", "command": "ping", "timestamp": Date().timeIntervalSince1970,
+            "nonce": UUID().uuidString,
+        ])
+        try await send(other.envelope(for: tampered))
+        try await send(
+            try Self.json(["signed": Data("{}".utf8).base64EncodedString(), "signature": "00", "id": "bad-envelope"])
+        )
+        try await Self.waitForReplies(subscriber, device: Self.jsonDevice, count: sent)
+        try await Task.sleep(for: .seconds(1.5))  // single samples on every sample stream
+        jsonAgent.runner.kill()  // SIGKILL: the broker publishes the will
+        try await subscriber.waitUntil(timeout: 15, "the will of \(Self.jsonDevice)") { messages in
+            messages.contains {
+                $0.topic == "motion/\(Self.jsonDevice)/status"
+                    && payloadJSON($0)["reason"] as? String == "connection lost"
+            }
+        }
+
+        // Every topic kind was seen, in one run or the other, before anything is checked.
+        let seen = Self.kinds(subscriber, device: Self.binaryDevice).union(
+            Self.kinds(subscriber, device: Self.jsonDevice)
+        )
+        #expect(
+            Set(Self.topicKinds).subtracting(seen).isEmpty,
+            "topics never seen: \(Set(Self.topicKinds).subtracting(seen))"
+        )
+        #expect(subscriber.messages.contains { $0.payload.starts(with: Array("MAB".utf8)) }, "no binary batch captured")
+
+        // The capture, for the checker: topic and base64 payload in arrival order.
+        let capture: [String: Any] = [
+            "capturedAt": Date().timeIntervalSince1970,
+            "messages": subscriber.messages.map { m in
+                ["topic": m.topic, "payload": Data(m.payload).base64EncodedString(), "qos": m.qos, "retain": m.retain]
+            },
+        ]
+        let capturePath = NSTemporaryDirectory() + "motion-agent-schema-capture-\(UUID().uuidString.prefix(8)).json"
+        try JSONSerialization.data(withJSONObject: capture).write(to: URL(fileURLWithPath: capturePath))
+        let checker = ProcessRunner(
+            executable: python,
+            arguments: [
+                Self.repository + "/clients/python/tests/check_capture.py",
+                "--schemas", Self.repository + "/docs/schemas", "--require-coverage", capturePath,
+            ]
+        )
+        try checker.start()
+        let status = await checker.waitForExit(timeout: 300)
+        #expect(
+            status == 0,
+            """
+            check_capture.py failed (exit \(String(describing: status))) on \(subscriber.messages.count) messages, \
+            kept in \(capturePath):
+            \(checker.standardOutput)\(checker.standardError)
+            """
+        )
+        if status == 0 { try? FileManager.default.removeItem(atPath: capturePath) }
+        await subscriber.close()
+    }
+}

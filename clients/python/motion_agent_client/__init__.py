@@ -1,0 +1,34 @@
+"""A small reference client for MotionAgent's MQTT payloads (docs/payloads.md, docs/schemas/).
+
+    from motion_agent_client import decode, samples
+    decode("motion/imu-17/accelerometer", payload)   # dict for JSON, list of sample dicts for a binary batch
+    samples("motion/imu-17/accelerometer", payload)  # always a list of samples (single, JSON or binary batch)
+"""
+
+from .decoder import (
+    BINARY_MAGIC,
+    BINARY_VERSION,
+    SAMPLE_STREAMS,
+    TOPIC_KINDS,
+    BinaryBatch,
+    decode,
+    decode_json,
+    parse_binary_batch,
+    samples,
+    topic_kind,
+)
+
+__all__ = [
+    "BINARY_MAGIC",
+    "BINARY_VERSION",
+    "SAMPLE_STREAMS",
+    "TOPIC_KINDS",
+    "BinaryBatch",
+    "decode",
+    "decode_json",
+    "parse_binary_batch",
+    "samples",
+    "topic_kind",
+]
+
+__version__ = "0.1.0"
