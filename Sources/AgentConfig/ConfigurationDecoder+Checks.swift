@@ -142,7 +142,7 @@ extension ConfigurationDecoder {
     }
 
     /// A durable message is deleted from disk when the broker acknowledges it; QoS 0 has no acknowledgement.
-    private mutating func checkDurableStreams() {
+    mutating func checkDurableStreams() {
         for name in StreamName.allCases {
             let settings = configuration[stream: name]
             let key = "streams.\(name.rawValue)"

@@ -20,10 +20,14 @@ struct ConfigurationDecoder {
         self.context = FieldContext(baseDirectory: baseDirectory)
     }
 
-    /// Reads the document's root; `nil` (an empty file, or only comments) keeps every default.
-    mutating func decode(root: Node?) {
+    /// Scalar leaves read without a problem: key path → the value as written (the runtime layers keep these).
+    var assigned: [String: String] = [:]
+
+    /// Reads the document's root against `schema` (the whole file's, or the runtime part's for a desired
+    /// document); `nil` (an empty file, or only comments) keeps every default.
+    mutating func decode(root: Node?, schema: [ConfigurationSchema.Item] = ConfigurationSchema.root) {
         guard let root else { return }
-        walk(root, items: ConfigurationSchema.root, path: "")
+        walk(root, items: schema, path: "")
     }
 
     mutating func report(
@@ -102,6 +106,7 @@ struct ConfigurationDecoder {
                 return
             }
             if let problem = decode(scalar.string, context, &configuration) {
+                assigned[keyPath] = nil
                 report(
                     problem.kind,
                     keyPath: keyPath,
@@ -110,6 +115,8 @@ struct ConfigurationDecoder {
                     allowed: field.allowed,
                     suggestion: problem.suggestion
                 )
+            } else {
+                assigned[keyPath] = scalar.string
             }
         case .list(let decode, _):
             readList(node, decode: decode, allowed: field.allowed, keyPath: keyPath)

@@ -452,9 +452,9 @@ enum ConfigurationSchema {
         return nil
     }
 
-    /// The field at a dotted key path (`mqtt.port`), for environment overrides.
-    static func field(at keyPath: String) -> ConfigurationField? {
-        var items = root
+    /// The field at a dotted key path (`mqtt.port`), for environment overrides and the runtime layers.
+    static func field(at keyPath: String, in schema: [Item] = root) -> ConfigurationField? {
+        var items = schema
         let keys = keyPath.split(separator: ".").map(String.init)
         for (index, key) in keys.enumerated() {
             guard let item = items.first(where: { $0.key == key }) else { return nil }

@@ -1,0 +1,113 @@
+import Yams
+
+/// A partial configuration over the runtime keys (`streams.accelerometer.rate_hz: 100`): one layer above
+/// config.yaml — a fleet, group or device desired document, or what commands set. Every value was validated
+/// by the config schema, the same check and the same error whichever door it came through, and is kept in the
+/// form `effectiveYAML()` writes (`100` and `100.0` are one value), so layers can be compared key by key.
+public struct ConfigurationOverlay: Sendable, Equatable, Codable {
+    /// Key path → value, in canonical form.
+    public private(set) var values: [String: String]
+
+    public init() { values = [:] }
+
+    public var isEmpty: Bool { values.isEmpty }
+
+    /// The key paths this layer sets, sorted.
+    public var keyPaths: [String] { values.keys.sorted() }
+
+    public subscript(keyPath: String) -> String? { values[keyPath] }
+
+    /// Values as a command names them (key path → text as written), checked like config.yaml's: every
+    /// problem at once, each naming the key, the value and what is allowed; `source` says where they came from.
+    public init(validating written: [String: String], source: String) throws(ConfigurationError) {
+        var errors: [ConfigurationError] = []
+        var values: [String: String] = [:]
+        for (keyPath, text) in written.sorted(by: { $0.key < $1.key }) {
+            guard let field = ConfigurationSchema.runtimeField(at: keyPath) else {
+                errors.append(Self.notRuntime(keyPath: keyPath, value: text, source: source))
+                continue
+            }
+            var scratch = AgentConfiguration()
+            guard case .scalar(let decode, _) = field.value else { continue }
+            if let problem = decode(text, FieldContext(baseDirectory: nil), &scratch) {
+                errors.append(
+                    ConfigurationError(
+                        kind: problem.kind,
+                        keyPath: keyPath,
+                        value: text,
+                        problem: problem.problem,
+                        allowed: field.allowed,
+                        file: source,
+                        suggestion: problem.suggestion
+                    )
+                )
+                continue
+            }
+            values[keyPath] = field.renderedText(of: scratch)
+        }
+        if !errors.isEmpty { throw ConfigurationError(collecting: errors) }
+        self.values = values
+    }
+
+    /// Reads a YAML or JSON mapping (already composed) against the runtime part of the schema.
+    static func decode(_ node: Node, source: String) throws(ConfigurationError) -> ConfigurationOverlay {
+        var decoder = ConfigurationDecoder(file: source, baseDirectory: nil)
+        decoder.decode(root: node, schema: ConfigurationSchema.runtime)
+        if !decoder.errors.isEmpty {
+            // Keys outside the runtime part are refused with a reason a user can act on, not as typos.
+            let errors = decoder.errors.map { error -> ConfigurationError in
+                guard error.kind == .unknownKey, ConfigurationSchema.contains(keyPath: error.keyPath) else {
+                    return error
+                }
+                return notRuntime(keyPath: error.keyPath, value: error.value, source: source, line: error.line)
+            }
+            throw ConfigurationError(collecting: errors)
+        }
+        return try ConfigurationOverlay(validating: decoder.assigned, source: source)
+    }
+
+    /// Writes every value into `configuration`.
+    public func apply(to configuration: inout AgentConfiguration) {
+        for (keyPath, text) in values {
+            guard let field = ConfigurationSchema.runtimeField(at: keyPath),
+                case .scalar(let decode, _) = field.value
+            else { continue }
+            _ = decode(text, FieldContext(baseDirectory: nil), &configuration)
+        }
+    }
+
+    /// This overlay with `other`'s values on top.
+    public func merging(_ other: ConfigurationOverlay) -> ConfigurationOverlay {
+        var merged = self
+        merged.values.merge(other.values) { _, new in new }
+        return merged
+    }
+
+    /// This overlay without `keyPaths`.
+    public func removing(_ keyPaths: some Sequence<String>) -> ConfigurationOverlay {
+        var trimmed = self
+        for keyPath in keyPaths { trimmed.values[keyPath] = nil }
+        return trimmed
+    }
+
+    private static func notRuntime(
+        keyPath: String,
+        value: String?,
+        source: String,
+        line: Int? = nil
+    ) -> ConfigurationError {
+        let known = ConfigurationSchema.contains(keyPath: keyPath)
+        return ConfigurationError(
+            kind: .unknownKey,
+            keyPath: keyPath,
+            value: value,
+            problem: known
+                ? "cannot change while the agent runs (set it in config.yaml and restart the agent)"
+                : "is not a key a desired document or command can set",
+            allowed: "streams.<stream>.enabled, rate_hz, qos, retain, durable, batch, encoding, "
+                + "streams.device-motion.reference_frame, metrics.interval_s",
+            line: line,
+            file: source
+        )
+    }
+}

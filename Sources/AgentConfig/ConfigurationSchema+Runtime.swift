@@ -1,0 +1,63 @@
+extension ConfigurationSchema {
+    /// The part of the configuration that may change while the agent runs: what a desired document or a
+    /// command may set. Every stream's settings (device motion's reference frame among them) and the metrics
+    /// interval; everything else (identity, broker, files, the source) needs a restart, so no layer above
+    /// config.yaml can name it, and a document that tries is refused with the keys it may use.
+    static var runtime: [Item] {
+        root.compactMap { item in
+            switch (item.key, item.entry) {
+            case ("streams", _):
+                return item
+            case ("metrics", .section(let children)):
+                return .section("metrics", children.filter { $0.key == "interval_s" })
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// Every runtime key path (`streams.accelerometer.rate_hz`, …, `metrics.interval_s`), in schema order.
+    static var runtimeKeyPaths: [String] {
+        var found: [String] = []
+        func visit(_ items: [Item], prefix: String) {
+            for item in items {
+                let path = prefix.isEmpty ? item.key : prefix + "." + item.key
+                switch item.entry {
+                case .section(let children): visit(children, prefix: path)
+                case .field: found.append(path)
+                }
+            }
+        }
+        visit(runtime, prefix: "")
+        return found
+    }
+
+    /// Whether config.yaml has this key (a section or a value).
+    static func contains(keyPath: String) -> Bool {
+        var items = root
+        for key in keyPath.split(separator: ".").map(String.init) {
+            guard let item = items.first(where: { $0.key == key }) else { return false }
+            switch item.entry {
+            case .section(let children): items = children
+            case .field: items = []
+            }
+        }
+        return true
+    }
+
+    /// The runtime field at `keyPath`, or nil when the key is not runtime-changeable.
+    static func runtimeField(at keyPath: String) -> ConfigurationField? {
+        field(at: keyPath, in: runtime)
+    }
+}
+
+extension ConfigurationField {
+    /// The value at this field's key path in `configuration`, as the layers compare and report it.
+    func renderedText(of configuration: AgentConfiguration) -> String? {
+        guard case .scalar(_, let render) = value else { return nil }
+        switch render(configuration) {
+        case .text(let text), .plain(let text): return text
+        case .null: return nil
+        }
+    }
+}
