@@ -85,3 +85,47 @@ import Testing
         }
     }
 }
+
+@Suite struct DesiredDocumentEditingTests {
+    @Test func encodedReadsBackAsTheSameDocument() throws {
+        let document = try DesiredDocument(
+            version: 4,
+            settings: ConfigurationOverlay(
+                validating: [
+                    "streams.accelerometer.rate_hz": "100.0", "streams.accelerometer.encoding": "binary",
+                    "streams.device-motion.reference_frame": "xTrueNorthZVertical", "metrics.interval_s": "30",
+                ],
+                source: "test"
+            )
+        )
+        let text = String(decoding: document.encoded(), as: UTF8.self)
+        #expect(
+            text == #"{"metrics":{"interval_s":30},"streams":{"accelerometer":{"encoding":"binary","rate_hz":100},"#
+                + #""device-motion":{"reference_frame":"xTrueNorthZVertical"}},"version":4}"#
+        )
+        #expect(try DesiredDocument.decode(document.encoded(), source: "t") == document)
+    }
+
+    @Test func updatingRaisesTheVersionSetsAndUnsets() throws {
+        let current = try DesiredDocument.decode(
+            Array(
+                #"{"version": 12, "streams": {"gyroscope": {"rate_hz": 25, "qos": 1}, "accelerometer": {"qos": 1}}}"#
+                    .utf8
+            ),
+            source: "t"
+        )
+        let next = try current.updating(
+            setting: ["streams.magnetometer.enabled": "false"],
+            unsetting: ["streams.gyroscope"],
+            source: "fleet set"
+        )
+        #expect(next.version == 13)
+        #expect(next.settings.values == ["streams.accelerometer.qos": "1", "streams.magnetometer.enabled": "false"])
+        #expect(throws: ConfigurationError.self) {
+            try current.updating(setting: ["streams.gyroscope.rate_hz": "0"], source: "fleet set")
+        }
+        #expect(throws: ConfigurationError.self) {
+            try current.updating(setting: [:], unsetting: ["streams.gyro"], source: "fleet unset")
+        }
+    }
+}
