@@ -11,6 +11,15 @@ struct FieldProblem: Error, Equatable {
     }
 
     static let outOfRange = FieldProblem(kind: .outOfRange, problem: "is out of range")
+
+    /// A word that is not among `names`, with the closest of them as the suggestion.
+    static func notAChoice(_ text: String, among names: [String]) -> FieldProblem {
+        FieldProblem(
+            kind: .invalidValue,
+            problem: "is not one of the choices",
+            suggestion: EditDistance.closest(to: text, among: names)
+        )
+    }
 }
 
 /// A scalar as it is written back by `effectiveYAML()`.
@@ -139,17 +148,20 @@ extension ConfigurationField {
         return ConfigurationField(
             allowed: "a whole number \(range.lowerBound)–\(range.upperBound)\(unitText)",
             decode: { text, _, configuration in
-                guard let value = parseInteger(text) else {
-                    guard let number = parseNumber(text) else { return .wrongType("a number") }
-                    // Whole but beyond Int (99999999999999999999): a range problem, not a type problem.
-                    return number == number.rounded() ? .outOfRange : .wrongType("a whole number")
-                }
+                guard let value = parseInteger(text) else { return notAnInteger(text) }
                 guard range.contains(value) else { return .outOfRange }
                 configuration[keyPath: keyPath] = value
                 return nil
             },
             render: { .plain(String($0[keyPath: keyPath])) }
         )
+    }
+
+    /// Why text that is not a whole number in range is refused: a whole number too large for the type is a
+    /// range problem (99999999999999999999), a fraction or a word a type problem.
+    private static func notAnInteger(_ text: String) -> FieldProblem {
+        guard let number = parseNumber(text) else { return .wrongType("a number") }
+        return number == number.rounded() ? .outOfRange : .wrongType("a whole number")
     }
 
     /// A whole number 0–2⁶⁴−1.
@@ -159,16 +171,26 @@ extension ConfigurationField {
             decode: { text, _, configuration in
                 guard let value = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
                     if let signed = parseInteger(text), signed < 0 { return .outOfRange }
-                    if let number = parseNumber(text) {
-                        return number == number.rounded() ? .outOfRange : .wrongType("a whole number")
-                    }
-                    return .wrongType("a number")
+                    return notAnInteger(text)
                 }
                 configuration[keyPath: keyPath] = value
                 return nil
             },
             render: { .plain(String($0[keyPath: keyPath])) }
         )
+    }
+
+    /// Reads a finite number that `accepts` takes and hands it to `store`.
+    private static func numberDecoder(
+        accepts: @escaping (Double) -> Bool,
+        store: @escaping (inout AgentConfiguration, Double) -> Void
+    ) -> ScalarDecoder {
+        { text, _, configuration in
+            guard let value = parseNumber(text) else { return .wrongType("a number") }
+            guard value.isFinite, accepts(value) else { return .outOfRange }
+            store(&configuration, value)
+            return nil
+        }
     }
 
     /// An optional finite number accepted by `accepts`; left empty it stays `nil` (the default).
@@ -179,12 +201,7 @@ extension ConfigurationField {
     ) -> ConfigurationField {
         ConfigurationField(
             allowed: allowed,
-            decode: { text, _, configuration in
-                guard let value = parseNumber(text) else { return .wrongType("a number") }
-                guard value.isFinite, accepts(value) else { return .outOfRange }
-                configuration[keyPath: keyPath] = value
-                return nil
-            },
+            decode: numberDecoder(accepts: accepts) { $0[keyPath: keyPath] = $1 },
             render: { $0[keyPath: keyPath].map { .plain(formatNumber($0)) } ?? .null }
         )
     }
@@ -230,12 +247,7 @@ extension ConfigurationField {
     ) -> ConfigurationField {
         ConfigurationField(
             allowed: allowed,
-            decode: { text, _, configuration in
-                guard let value = parseNumber(text) else { return .wrongType("a number") }
-                guard value.isFinite, accepts(value) else { return .outOfRange }
-                configuration[keyPath: keyPath] = value
-                return nil
-            },
+            decode: numberDecoder(accepts: accepts) { $0[keyPath: keyPath] = $1 },
             render: { .plain(formatNumber($0[keyPath: keyPath])) }
         )
     }
@@ -264,13 +276,7 @@ extension ConfigurationField {
         return ConfigurationField(
             allowed: "one of " + names.joined(separator: ", "),
             decode: { text, _, configuration in
-                guard let value = Choice(rawValue: text) else {
-                    return FieldProblem(
-                        kind: .invalidValue,
-                        problem: "is not one of the choices",
-                        suggestion: EditDistance.closest(to: text, among: names)
-                    )
-                }
+                guard let value = Choice(rawValue: text) else { return .notAChoice(text, among: names) }
                 configuration[keyPath: keyPath] = value
                 return nil
             },
@@ -287,13 +293,7 @@ extension ConfigurationField {
         ConfigurationField(
             allowed: "one of " + names.joined(separator: ", "),
             decode: { text, _, configuration in
-                guard names.contains(text) else {
-                    return FieldProblem(
-                        kind: .invalidValue,
-                        problem: "is not one of the choices",
-                        suggestion: EditDistance.closest(to: text, among: names)
-                    )
-                }
+                guard names.contains(text) else { return .notAChoice(text, among: names) }
                 configuration[keyPath: keyPath] = text
                 return nil
             },

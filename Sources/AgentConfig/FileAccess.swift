@@ -21,19 +21,10 @@ enum FileAccess {
     /// The first line of the file at `path`, without its line break. Only the first 64 KiB are read: a
     /// password or token is far shorter, and a huge file here is a mistake.
     static func firstLine(of path: String) -> Result<String, FieldProblem> {
-        let descriptor: Int32
-        switch openRegularFile(path) {
+        let bytes: [UInt8]
+        switch readRegularFile(path, while: { $0.count < 65536 && !$0.contains(0x0A) }) {
         case .failure(let problem): return .failure(problem)
-        case .success(let opened): descriptor = opened
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536, !bytes.contains(0x0A) {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { return .failure(cannotRead(errno)) }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
+        case .success(let read): bytes = read
         }
         var line = bytes.prefix { $0 != 0x0A }
         if line.last == 0x0D { line = line.dropLast() }  // a file written on Windows
@@ -60,19 +51,10 @@ enum FileAccess {
     /// The bytes of the key file at `path` without one trailing line break (`\n` or `\r\n`, as `echo` and
     /// editors leave it), so `openssl rand -hex 32 > key` gives the 64 hex characters as the key.
     static func key(at path: String) -> Result<[UInt8], FieldProblem> {
-        let descriptor: Int32
-        switch openRegularFile(path) {
+        var bytes: [UInt8]
+        switch readRegularFile(path, while: { $0.count <= maximumKeyFileBytes }) {
         case .failure(let problem): return .failure(problem)
-        case .success(let opened): descriptor = opened
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= maximumKeyFileBytes {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { return .failure(cannotRead(errno)) }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
+        case .success(let read): bytes = read
         }
         if bytes.count > maximumKeyFileBytes {
             return .failure(
@@ -93,6 +75,28 @@ enum FileAccess {
                     problem: "holds a \(bytes.count)-byte key; an HMAC key needs at least \(minimumKeyBytes) bytes"
                 )
             )
+        }
+        return .success(bytes)
+    }
+
+    /// Reads the regular file at `path` 4 KiB at a time for as long as `more` says, from what was read so far.
+    private static func readRegularFile(
+        _ path: String,
+        while more: ([UInt8]) -> Bool
+    ) -> Result<[UInt8], FieldProblem> {
+        let descriptor: Int32
+        switch openRegularFile(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let opened): descriptor = opened
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while more(bytes) {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return .failure(cannotRead(errno)) }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
         }
         return .success(bytes)
     }
