@@ -15,6 +15,16 @@ public struct ConfigurationLayers: Sendable {
         public var configuration: AgentConfiguration
         /// Every runtime key path → its source.
         public var sources: [String: SettingSource]
+
+        /// Every runtime key in config.yaml's order with its effective value (as config.yaml writes it) and
+        /// source: the table `check-config --explain` prints and the status document carries.
+        public var entries: [(keyPath: String, value: String, source: SettingSource)] {
+            ConfigurationSchema.runtimeKeyPaths.compactMap { keyPath in
+                guard let value = ConfigurationSchema.runtimeField(at: keyPath)?.renderedText(of: configuration)
+                else { return nil }
+                return (keyPath, value, sources[keyPath] ?? .configFile)
+            }
+        }
     }
 
     /// What became of an offered document.

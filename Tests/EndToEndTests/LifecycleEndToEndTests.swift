@@ -124,4 +124,27 @@ import Testing
         #expect(check.standardOutput.contains("id: \"e2e-check\""))
         #expect(check.standardOutput.contains("rate_hz: 50"))
     }
+
+    /// `check-config --explain` reads the desired documents the state directory keeps and names each
+    /// setting's source; a kept document that no longer validates is named as the problem it is.
+    @Test func checkConfigExplainNamesEachSettingsSource() async throws {
+        let directory = NSTemporaryDirectory() + "explain-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/desired", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/config.yaml"
+        try "agent:\n  state_dir: \(directory)\ncontrol:\n  groups: [lab]\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"version": 3, "streams": {"accelerometer": {"rate_hz": 100}}}"#
+            .write(toFile: directory + "/desired/fleet.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "streams": {"gyroscope": {"qos": 7}}}"#
+            .write(toFile: directory + "/desired/group-lab.json", atomically: true, encoding: .utf8)
+        let check = ProcessRunner(executable: AgentProcess.executable, arguments: ["check-config", "--explain", path])
+        try check.start()
+        #expect(await check.waitForExit(timeout: 10) == 0)
+        let lines = check.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("streams.accelerometer.rate_hz 100 fleet v3"))
+        #expect(lines.contains("streams.gyroscope.qos 0 config.yaml"))
+        #expect(lines.contains("desired documents kept: fleet v3"))
+        #expect(lines.contains { $0.hasPrefix("problem:") && $0.contains("streams.gyroscope.qos: 7 is out of range") })
+    }
 }
