@@ -20,6 +20,9 @@ import Testing
         let state = Mutex(State())
         let events = AsyncStream<BrokerEvent> { _ in }
         var isConnected: Bool { true }
+        var droppedInboundCount: Int { 0 }
+
+        func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {}
 
         func connect(_ options: BrokerConnectOptions) throws(BrokerError) {}
         func disconnect(flushTimeout: Double) async {}
@@ -73,7 +76,7 @@ import Testing
         while broker.state.withLock({ $0.published.count }) < count, ContinuousClock.now < deadline {
             // The broker's count drops before the publisher hears of it, so it never exceeds the window.
             let ids = broker.takeUnacknowledged()
-            for id in acknowledgeInReverse ? ids.reversed() : ids { publisher.acknowledged(messageID: id) }
+            for id in acknowledgeInReverse ? ids.reversed() : ids { publisher.acknowledge(contentsOf: [id]) }
             try? await Task.sleep(for: .milliseconds(1))
         }
     }

@@ -91,7 +91,7 @@ struct MosquittoClientTests {
         await client.disconnect(flushTimeout: 1)
     }
 
-    @Test("QoS 1 publishes are reported delivered with the ids publish returned")
+    @Test("QoS 1 publishes are acknowledged to the handler with the ids publish returned")
     func qos1Delivered() async throws {
         let broker = try await MosquittoBroker.started()
         let client = MosquittoClient()
@@ -105,17 +105,10 @@ struct MosquittoClientTests {
         }
         #expect(ids.count == 200)
         let expected = ids
-        try await log.waitFor("200 deliveries", count: 200) {
-            if case .delivered(let id) = $0 { return expected.contains(id) }
-            return false
-        }
-        let delivered = Set(
-            log.all.compactMap { event -> Int32? in
-                if case .delivered(let id) = event { return id }
-                return nil
-            }
-        )
+        try await log.waitForAcknowledgements("200 acknowledgements", count: 200) { expected.contains($0) }
+        let delivered = Set(log.acknowledgements.acknowledged)
         #expect(delivered == ids)
+        #expect(log.acknowledgements.acknowledged.count == 200, "each id acknowledged once")
         #expect(client.queuedMessageCount == 0)
         await client.disconnect(flushTimeout: 1)
     }
@@ -393,12 +386,12 @@ struct MosquittoClientTests {
         // Repeat until the subscription is active and 100 messages have either waited or been dropped.
         var sent = 0
         let deadline = ContinuousClock.now + .seconds(20)
-        while client.droppedEventCount < 90, ContinuousClock.now < deadline {
+        while client.droppedInboundCount < 90, ContinuousClock.now < deadline {
             _ = try Self.publish(publisher, "flood/x", "m\(sent)", qos: 1)
             sent += 1
             try await Task.sleep(for: .milliseconds(2))
         }
-        #expect(client.droppedEventCount >= 90)
+        #expect(client.droppedInboundCount >= 90)
         await client.disconnect(flushTimeout: 1)
 
         var iterator = client.events.makeAsyncIterator()
@@ -411,6 +404,33 @@ struct MosquittoClientTests {
         #expect(received.filter(\.isMessage).count == 10)
         #expect(received.last.map { if case .disconnected(_, true) = $0 { true } else { false } } == true)
         await publisher.disconnect(flushTimeout: 1)
+    }
+
+    @Test("acknowledgements reach the handler while inbound messages flood a stalled event stream")
+    func acknowledgementsBypassTheEventBound() async throws {
+        let broker = try await MosquittoBroker.started()
+        // Nobody consumes `events`, and it holds 10 messages: the flood below fills it at once.
+        let client = MosquittoClient(eventBacklogLimit: 10)
+        let acknowledgements = AcknowledgementRecorder()
+        client.setAcknowledgementHandler(acknowledgements)
+        try client.connect(broker.connectOptions(clientID: Self.uniqueID("acks")))
+        while !client.isConnected { try await Task.sleep(for: .milliseconds(10)) }
+        // Its own publishes come back to it as a flood of inbound messages, one per acknowledgement.
+        try client.subscribe(["acks/#"], qos: 0)
+        var ids: Set<Int32> = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while client.droppedInboundCount < 1000, ContinuousClock.now < deadline {
+            for index in 0..<100 { ids.insert(try Self.publish(client, "acks/x", "m\(index)", qos: 1)) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(client.droppedInboundCount >= 1000, "the inbound bound was passed")
+        let expected = ids
+        while Set(acknowledgements.acknowledged).count < expected.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Set(acknowledgements.acknowledged).isSuperset(of: expected), "every QoS 1 publish acknowledged")
+        #expect(client.queuedMessageCount == 0)
+        await client.disconnect(flushTimeout: 1)
     }
 
     @Test("keepalive below 5 s is rejected before any network activity")
