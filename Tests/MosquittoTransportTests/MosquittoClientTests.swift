@@ -409,27 +409,51 @@ struct MosquittoClientTests {
     @Test("acknowledgements reach the handler while inbound messages flood a stalled event stream")
     func acknowledgementsBypassTheEventBound() async throws {
         let broker = try await MosquittoBroker.started()
-        // Nobody consumes `events`, and it holds 10 messages: the flood below fills it at once.
+        // Nobody consumes `events`, and it holds 10 messages: the flood below passes that bound at once.
         let client = MosquittoClient(eventBacklogLimit: 10)
         let acknowledgements = AcknowledgementRecorder()
         client.setAcknowledgementHandler(acknowledgements)
         try client.connect(broker.connectOptions(clientID: Self.uniqueID("acks")))
         while !client.isConnected { try await Task.sleep(for: .milliseconds(10)) }
-        // Its own publishes come back to it as a flood of inbound messages, one per acknowledgement.
-        try client.subscribe(["acks/#"], qos: 0)
+        try client.subscribe(["flood/#"], qos: 0)
+        let flooder = MosquittoClient()
+        let flooderLog = EventLog(flooder)
+        try flooder.connect(broker.connectOptions(clientID: Self.uniqueID("flooder")))
+        try await flooderLog.waitForConnected()
+
+        // Interleaved: 250 flood messages to the client, then 100 QoS 1 publishes from it, twenty times.
         var ids: Set<Int32> = []
-        let deadline = ContinuousClock.now + .seconds(20)
-        while client.droppedInboundCount < 1000, ContinuousClock.now < deadline {
-            for index in 0..<100 { ids.insert(try Self.publish(client, "acks/x", "m\(index)", qos: 1)) }
-            try await Task.sleep(for: .milliseconds(5))
+        for round in 0..<20 {
+            var flooded = 0
+            while flooded < 250 {
+                if (try? Self.publish(flooder, "flood/x", "f\(round)-\(flooded)", qos: 0)) != nil {
+                    flooded += 1
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            var published = 0
+            while published < 100 {
+                if let id = try? Self.publish(client, "acks/x", "m\(round)-\(published)", qos: 1) {
+                    ids.insert(id)
+                    published += 1
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
         }
-        #expect(client.droppedInboundCount >= 1000, "the inbound bound was passed")
+        #expect(ids.count == 2000)
         let expected = ids
-        while Set(acknowledgements.acknowledged).count < expected.count, ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !Set(acknowledgements.acknowledged).isSuperset(of: expected) || client.droppedInboundCount < 1000,
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(10))
         }
+        #expect(client.droppedInboundCount >= 1000, "the inbound bound was passed")
         #expect(Set(acknowledgements.acknowledged).isSuperset(of: expected), "every QoS 1 publish acknowledged")
         #expect(client.queuedMessageCount == 0)
+        await flooder.disconnect(flushTimeout: 1)
         await client.disconnect(flushTimeout: 1)
     }
 

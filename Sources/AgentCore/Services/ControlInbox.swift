@@ -12,7 +12,8 @@ final class ControlInbox: Sendable {
     private let counters: ConnectionCounters
 
     init(capacity: Int = ControlInbox.defaultCapacity, counters: ConnectionCounters) {
-        (messages, continuation) = AsyncStream<InboundMessage>.makeStream(bufferingPolicy: .bufferingOldest(max(1, capacity)))
+        let policy = AsyncStream<InboundMessage>.Continuation.BufferingPolicy.bufferingOldest(max(1, capacity))
+        (messages, continuation) = AsyncStream<InboundMessage>.makeStream(bufferingPolicy: policy)
         self.counters = counters
     }
 
