@@ -1,8 +1,15 @@
 /// The MQTT port. One client per agent; one network thread inside it. Reconnecting is the caller's
 /// decision (the agent owns the back-off), so a lost connection stays lost until `connect` is called again.
 public protocol BrokerClient: AnyObject, Sendable {
-    /// Every connection event and inbound message, in the order the network thread saw them.
+    /// Every connection event and inbound message, in the order the network thread saw them. Inbound
+    /// messages are bounded (past the bound they are dropped and counted in `droppedInboundCount`); connection
+    /// events never are. Acknowledgements do not come this way: see `setAcknowledgementHandler`.
     var events: AsyncStream<BrokerEvent> { get }
+    /// Inbound messages dropped because the consumer of `events` fell too far behind.
+    var droppedInboundCount: Int { get }
+    /// Who receives the broker's acknowledgements of QoS > 0 messages, from the network thread. Held weakly
+    /// (the handler usually owns the client); nil stops the calls.
+    func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?)
     /// Whether the connection is up (CONNACK accepted and not yet lost).
     var isConnected: Bool { get }
     /// Starts one connection attempt and returns at once; the outcome arrives on `events`.

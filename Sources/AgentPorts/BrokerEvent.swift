@@ -8,9 +8,7 @@ public enum BrokerEvent: Sendable, Hashable {
     case connectFailed(code: Int, reason: String, isAuthorization: Bool)
     /// An established connection ended; `expected` when we asked for it.
     case disconnected(reason: String, expected: Bool)
-    /// A message arrived on a subscription.
+    /// A message arrived on a subscription. (Acknowledgements of published messages go to the client's
+    /// `BrokerAcknowledgementHandler` instead, on a path inbound messages cannot block.)
     case message(InboundMessage)
-    /// The broker acknowledged the QoS > 0 message with this id (PUBACK / PUBCOMP). QoS 0 messages have no
-    /// acknowledgement and produce no event.
-    case delivered(messageID: Int32)
 }

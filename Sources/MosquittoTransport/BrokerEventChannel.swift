@@ -1,20 +1,18 @@
 import AgentPorts
 import Synchronization
 
-/// The client's `events` stream: connection events are never dropped; data events (inbound messages and
-/// `.delivered`) are bounded.
+/// The client's `events` stream: connection events are never dropped; inbound messages are bounded.
 ///
 /// Inbound volume is the reason for the bound: a subscriber to the agent's own data topics sees thousands of
-/// messages a second, and QoS 1 publishing produces one `.delivered` per message (22–30 k/s measured on
-/// libmosquitto 2.0.11). If the consumer stalls, an unbounded stream would grow without limit; here at most
-/// `dataLimit` data events wait, later ones are dropped and counted (`droppedDataEvents`), and connection
-/// events still get through, in order.
+/// messages a second, and anyone allowed to publish on a control topic can flood it. If the consumer stalls,
+/// an unbounded stream would grow without limit; here at most `dataLimit` messages wait, later ones are
+/// dropped and counted (`droppedDataEvents`), and connection events still get through, in order.
+/// Acknowledgements of published messages never enter this queue (they go to the client's
+/// `BrokerAcknowledgementHandler`), so a flood of inbound messages cannot drop or delay them.
 ///
 /// The queue is this type's own (one lock, one waiting consumer) behind `AsyncStream(unfolding:)`, rather than
 /// a second `AsyncStream` wrapped to count what the consumer took: the inner stream's generic storage cost a
-/// runtime metadata lookup, a lock and, with the consumer waiting, a thread wake-up per event — per published
-/// QoS 1 message. Here `yieldDeliveries` queues all acknowledgements of one network-loop turn under one lock
-/// and wakes a waiting consumer once for the lot.
+/// runtime metadata lookup, a lock and, with the consumer waiting, a thread wake-up per event.
 final class BrokerEventChannel: Sendable {
     let stream: AsyncStream<BrokerEvent>
     let dataLimit: Int
@@ -43,11 +41,6 @@ final class BrokerEventChannel: Sendable {
     /// Yields a data event whose room `reserveData()` granted.
     func yieldReservedData(_ event: BrokerEvent) {
         queue.push(event, isData: true)
-    }
-
-    /// `.delivered` for each id, as far as the data bound allows, with at most one consumer wake-up.
-    func yieldDeliveries(_ messageIDs: ArraySlice<Int32>) {
-        queue.pushDeliveries(messageIDs)
     }
 
     func finish() {
@@ -111,25 +104,6 @@ extension BrokerEventChannel {
             if let (consumer, event) = handOff { consumer.resume(returning: event) }
         }
 
-        func pushDeliveries(_ messageIDs: ArraySlice<Int32>) {
-            guard !messageIDs.isEmpty else { return }
-            var dropped = 0
-            let handOff = state.withLock { state -> (UnsafeContinuation<BrokerEvent?, Never>, BrokerEvent)? in
-                guard !state.finished else { return nil }
-                for messageID in messageIDs {
-                    guard state.waitingData < dataLimit else {
-                        dropped += 1
-                        continue
-                    }
-                    state.waitingData += 1
-                    state.events.append(.delivered(messageID: messageID))
-                }
-                return state.handOff()
-            }
-            if dropped > 0 { droppedData.add(dropped, ordering: .relaxed) }
-            if let (consumer, event) = handOff { consumer.resume(returning: event) }
-        }
-
         /// The consumer's side: the oldest event, waiting for one if none is queued; nil once finished and
         /// drained.
         func next() async -> BrokerEvent? {
@@ -179,7 +153,7 @@ extension BrokerEventChannel {
 extension BrokerEvent {
     var isData: Bool {
         switch self {
-        case .message, .delivered: true
+        case .message: true
         case .connected, .connectFailed, .disconnected: false
         }
     }

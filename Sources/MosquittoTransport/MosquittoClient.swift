@@ -12,14 +12,15 @@ import Logging
 /// silently on several errors, while here reconnecting is the agent's decision. The handle is in threaded
 /// mode, so `publish` and `subscribe` from any thread only queue the packet and wake the loop through
 /// libmosquitto's socket pair; they never wait on the network. Callbacks run on the network thread and only
-/// yield into `events`.
+/// yield into `events`; acknowledgements are handed, once per loop turn, to the acknowledgement handler.
 public final class MosquittoClient: BrokerClient {
     let core: MosquittoClientCore
 
     /// - Parameters:
     ///   - logger: for the rare conditions no event carries (a broker refusing published messages).
-    ///   - eventBacklogLimit: inbound messages and `.delivered` events that may wait in `events` for a slow
-    ///     consumer before later ones are dropped (`droppedEventCount`); connection events are never dropped.
+    ///   - eventBacklogLimit: inbound messages that may wait in `events` for a slow consumer before later ones
+    ///     are dropped (`droppedInboundCount`); connection events are never dropped, and acknowledgements go to
+    ///     the acknowledgement handler, not through `events`.
     ///   - maxQueuedMessages: QoS > 0 messages awaiting acknowledgement, and separately QoS 0 messages not
     ///     yet written, beyond which `publish` refuses: libmosquitto itself queues without bound. 1…30000.
     public init(
@@ -55,8 +56,12 @@ public final class MosquittoClient: BrokerClient {
 
     public var isConnected: Bool { core.phase == .connected }
 
-    /// Inbound messages and `.delivered` events dropped because `events` was `eventBacklogLimit` behind.
-    public var droppedEventCount: Int { core.channel.droppedDataEvents }
+    /// Inbound messages dropped because `events` was `eventBacklogLimit` behind.
+    public var droppedInboundCount: Int { core.channel.droppedDataEvents }
+
+    public func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
+        core.locked.withLock { $0.acknowledgementHandler = handler }
+    }
 
     /// Messages handed to libmosquitto and not yet written (QoS 0) or acknowledged (QoS > 0).
     public var queuedMessageCount: Int {

@@ -22,6 +22,8 @@ final class MosquittoClientCore: Sendable {
         var stopDeadline: ContinuousClock.Instant?
         var waiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextWaiterID = 0
+        /// Weak: the handler (the agent's publisher) owns the client.
+        weak var acknowledgementHandler: (any BrokerAcknowledgementHandler)?
     }
 
     init(logger: Logger, eventBacklogLimit: Int, maxQueuedMessages: Int) {

@@ -30,8 +30,8 @@ extension MosquittoConnection {
         }
         mosquitto_publish_v5_callback_set(mosq) { _, userdata, messageID, reasonCode, _ in
             guard let connection = MosquittoConnection.from(userdata) else { return }
-            // Settled (and reported as `.delivered` for QoS > 0 only) after the loop call: an event per QoS 0
-            // message written would cost an AsyncStream hop per message for nothing.
+            // Settled (and handed to the acknowledgement handler, QoS > 0 only) after the loop call, outside
+            // libmosquitto's locks and in one batch per loop turn.
             connection.completedMessageIDs.append(messageID)
             if reasonCode >= 0x80, connection.publishFailureCode == nil {
                 connection.publishFailureCode = reasonCode

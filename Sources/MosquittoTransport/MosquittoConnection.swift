@@ -184,15 +184,18 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func settleCompletedMessages() {
         if !completedMessageIDs.isEmpty {
-            // Keep, in place, the ids that were QoS > 0 acknowledgements: those are the `.delivered` events.
+            // Keep, in place, the ids that were QoS > 0 acknowledgements: those go to the handler.
             var acknowledged = 0
-            core.locked.withLock { state in
+            let handler = core.locked.withLock { state in
                 for index in completedMessageIDs.indices where state.outstanding.complete(completedMessageIDs[index]) {
                     completedMessageIDs[acknowledged] = completedMessageIDs[index]
                     acknowledged += 1
                 }
+                return state.acknowledgementHandler
             }
-            core.channel.yieldDeliveries(completedMessageIDs[0..<acknowledged])
+            // Outside the client's lock: the handler takes its own, and a publisher holding that one may be
+            // inside `publish`, which takes the client's.
+            if acknowledged > 0 { handler?.brokerAcknowledged(completedMessageIDs[0..<acknowledged]) }
             completedMessageIDs.removeAll(keepingCapacity: true)
         }
         if let code = publishFailureCode, !publishFailureLogged {

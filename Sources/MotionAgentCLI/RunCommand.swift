@@ -39,7 +39,7 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(78)
         }
-        let agent = MotionAgent(
+        let agent = AgentBuilder(
             configuration: configuration,
             source: source,
             broker: MosquittoClient(logger: logger),
@@ -49,12 +49,7 @@ struct RunCommand: AsyncParsableCommand {
             hmacKey: hmacKey,
             host: LinuxHost(stateDirectory: stateDirectory),
             logger: logger
-        )
-        let group = ServiceGroup(
-            services: [agent],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        try await group.run()
+        ).build()
+        try await agent.serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
     }
 }

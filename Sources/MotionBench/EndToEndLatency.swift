@@ -57,7 +57,7 @@ struct EndToEndLatency: AsyncParsableCommand {
             let state = broker.directory + "/state-\(Int(rate))"
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
             let source = try SimulatedSensorSource(scenario: .walking, seed: 1, rateHz: rate, logger: logger)
-            let agent = MotionAgent(
+            let agent = AgentBuilder(
                 configuration: configuration,
                 source: source,
                 broker: MosquittoClient(logger: logger),
@@ -65,7 +65,7 @@ struct EndToEndLatency: AsyncParsableCommand {
                 password: nil,
                 host: LinuxHost(stateDirectory: state),
                 logger: logger
-            )
+            ).build().serviceGroup(logger: logger)
             let task = Task { try await agent.run() }
             try await Task.sleep(for: .seconds(2))
             subscriber.reset(recordLatencies: true)

@@ -84,7 +84,7 @@ final class MessageCapture: Sendable {
     }
 
     /// Messages the client dropped because this consumer fell `eventBacklogLimit` behind (should be 0).
-    var droppedCount: Int { client.droppedEventCount }
+    var droppedCount: Int { client.droppedInboundCount }
 
     func stop() async {
         await client.disconnect(flushTimeout: 1)

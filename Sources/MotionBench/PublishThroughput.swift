@@ -207,17 +207,11 @@ struct PublishThroughput: AsyncParsableCommand {
         let client = MosquittoClient(logger: logger)
         let publisher = OutboxPublisher(outbox: outbox, topics: topics, broker: client, window: window, logger: logger)
         let connected = AsyncStream<Void>.makeStream()
-        // As MotionAgent.superviseConnection does: CONNACK opens the publisher, each ack returns a window slot.
+        // As the agent's connection supervisor does: CONNACK opens the publisher (its acknowledgements come
+        // straight from the client, as the publisher's `start` arranges).
         let events = Task {
             for await event in client.events {
-                switch event {
-                case .connected:
-                    connected.continuation.yield()
-                case .delivered(let id):
-                    publisher.acknowledged(messageID: id)
-                default:
-                    break
-                }
+                if case .connected = event { connected.continuation.yield() }
             }
         }
         publisher.start()
@@ -251,9 +245,6 @@ struct PublishThroughput: AsyncParsableCommand {
         var note: String?
         if received < UInt64(count) || counters.failed > 0 || counters.droppedOverflow > 0 {
             note = "\(received) of \(count) arrived, \(counters.failed) refused, \(counters.droppedOverflow) dropped"
-        }
-        if client.droppedEventCount > 0 {
-            note = (note.map { $0 + "; " } ?? "") + "\(client.droppedEventCount) delivery events dropped"
         }
         return (rate, cpu, note)
     }

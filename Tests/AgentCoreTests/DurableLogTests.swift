@@ -76,6 +76,21 @@ import Testing
         #expect(log.snapshot.acknowledged == 5)
     }
 
+    @Test func aBatchOfAcknowledgementsAdvancesTheCursorLikeSingleOnes() throws {
+        let log = try open(directory())
+        for i in 1...6 { try append(log, i) }
+        _ = drain(log)
+        log.acknowledge(contentsOf: [3, 2, 5])
+        #expect(log.snapshot.cursor == 0)
+        #expect(log.snapshot.depth == 3)
+        log.acknowledge(contentsOf: [1, 2, 99])  // 2 again and one never handed out: neither counts
+        #expect(log.snapshot.cursor == 3)
+        log.acknowledge(contentsOf: [4, 6])
+        #expect(log.snapshot.cursor == 6)
+        #expect(log.snapshot.depth == 0)
+        #expect(log.snapshot.acknowledged == 6)
+    }
+
     @Test func reopeningResumesAfterTheCursor() throws {
         let dir = directory()
         do {

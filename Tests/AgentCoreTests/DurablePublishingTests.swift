@@ -47,7 +47,8 @@ import Testing
         return condition()
     }
 
-    /// Connects `client`, forwarding the broker's acknowledgements to `publisher` as MotionAgent does.
+    /// Connects `client`; the broker's acknowledgements reach `publisher` straight from the client (its
+    /// `start` installs it as the handler).
     private func connect(
         _ broker: MosquittoBroker,
         _ publisher: OutboxPublisher,
@@ -59,7 +60,6 @@ import Testing
             for await event in client.events {
                 switch event {
                 case .connected: connected.withLock { $0 = true }
-                case .delivered(let id): publisher.acknowledged(messageID: id)
                 default: break
                 }
             }

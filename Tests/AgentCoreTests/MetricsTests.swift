@@ -18,7 +18,9 @@ import Testing
             SensorHub.Counters.self,
             from: Data(#"{"samples":5000,"invalidReadings":3}"#.utf8)
         )
-        let connections = ConnectionCounters()
+        let connections = ConnectionCounters(droppedByClient: { 5 })
+        connections.countInboundDropped()
+        connections.countInboundDropped()
         connections.connected()
         connections.connectFailed()
         connections.connected()
@@ -56,6 +58,7 @@ import Testing
         #expect(values["motion_agent_outbox_bytes"] == 2048)
         #expect(values["motion_agent_reconnects_total"] == 2, "three connections are two reconnects")
         #expect(values["motion_agent_connection_failures_total"] == 1)
+        #expect(values["motion_agent_inbound_dropped_total"] == 7, "two by the control inbox, five by the client")
         #expect(values["motion_agent_cpu_usage_ratio"] == 0.125)
         #expect(values["motion_agent_cpu_seconds_total"] == 3.25)
         #expect(values["motion_agent_resident_memory_bytes"] == 40_140_800)
@@ -124,6 +127,7 @@ import Testing
         let messages = try #require(json?["messages"] as? [String: Any])
         #expect(messages["droppedOverflow"] as? Int == 80)
         #expect((json?["connection"] as? [String: Any])?["reconnects"] as? Int == 2)
+        #expect((json?["connection"] as? [String: Any])?["inboundDropped"] as? Int == 7)
         #expect((json?["process"] as? [String: Any])?["rssBytes"] as? Int == 40_140_800)
     }
 }

@@ -20,6 +20,14 @@ import Testing
         let state = Mutex(State())
         let events = AsyncStream<BrokerEvent> { _ in }
         var isConnected: Bool { true }
+        var droppedInboundCount: Int { 0 }
+
+        /// What the publisher installed; the test plays the network thread through it.
+        let handler = Mutex<(any BrokerAcknowledgementHandler)?>(nil)
+
+        func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
+            self.handler.withLock { $0 = handler }
+        }
 
         func connect(_ options: BrokerConnectOptions) throws(BrokerError) {}
         func disconnect(flushTimeout: Double) async {}
@@ -73,7 +81,7 @@ import Testing
         while broker.state.withLock({ $0.published.count }) < count, ContinuousClock.now < deadline {
             // The broker's count drops before the publisher hears of it, so it never exceeds the window.
             let ids = broker.takeUnacknowledged()
-            for id in acknowledgeInReverse ? ids.reversed() : ids { publisher.acknowledged(messageID: id) }
+            for id in acknowledgeInReverse ? ids.reversed() : ids { publisher.acknowledge(contentsOf: [id]) }
             try? await Task.sleep(for: .milliseconds(1))
         }
     }
@@ -103,6 +111,31 @@ import Testing
         #expect(state.mostUnacknowledged <= window)
         #expect(state.mostUnacknowledged >= 1)
         #expect(outbox.snapshot.published == 300)
+    }
+
+    @Test func startInstallsThePublisherAsTheHandlerAndOneBatchReturnsTheWholeWindow() async throws {
+        let (outbox, broker, publisher) = makePublisher(window: 50)
+        enqueue(outbox, count: 120, qos: 1) { UInt8(truncatingIfNeeded: $0) }
+        publisher.start()
+        let handler = try #require(broker.handler.withLock { $0 }, "start() installs the acknowledgement handler")
+        #expect(handler === publisher)
+        publisher.setConnected(true)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var batches = 0
+        while broker.state.withLock({ $0.published.count }) < 120, ContinuousClock.now < deadline {
+            // As the network thread does: one call per loop turn with every id it settled, in order.
+            let ids = broker.takeUnacknowledged()
+            if !ids.isEmpty {
+                handler.brokerAcknowledged(ids[...])
+                batches += 1
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await publisher.stop(drainTimeout: 0)
+        let state = broker.state.withLock { $0 }
+        #expect(state.published.count == 120)
+        #expect(state.mostUnacknowledged <= 50)
+        #expect(batches >= 2, "a full window was returned in batches")
     }
 
     @Test func qos0GoesOutWithoutAcknowledgements() async {

@@ -108,7 +108,6 @@ import Testing
         let client = MosquittoClient()
         private struct Seen {
             var messages: [InboundMessage] = []
-            var delivered: Set<Int32> = []
             var failure: String?
             var connected = false
         }
@@ -116,6 +115,7 @@ import Testing
             let state = Mutex(Seen())
         }
         private let box = Box()
+        private let acknowledgements = AcknowledgementRecorder()
         private let pump: Task<Void, Never>
 
         init(
@@ -127,12 +127,12 @@ import Testing
         ) async throws {
             let client = self.client
             let box = self.box
+            client.setAcknowledgementHandler(acknowledgements)
             pump = Task {
                 for await event in client.events {
                     box.state.withLock { seen in
                         switch event {
                         case .message(let m): seen.messages.append(m)
-                        case .delivered(let id): seen.delivered.insert(id)
                         case .connected: seen.connected = true
                         case .connectFailed(_, let reason, _): seen.failure = reason
                         case .disconnected(let reason, _): seen.failure = seen.failure ?? reason
@@ -168,7 +168,7 @@ import Testing
 
         func waitDelivered(_ id: Int32) async throws {
             try await SecurityEndToEndTests.until("PUBACK of message \(id)", timeout: 10) {
-                self.box.state.withLock { $0.delivered.contains(id) }
+                self.acknowledgements.contains(id)
             }
         }
 

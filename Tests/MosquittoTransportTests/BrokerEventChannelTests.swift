@@ -3,8 +3,18 @@ import Testing
 
 @testable import MosquittoTransport
 
-/// The client's event queue on its own: order, the data bound, connection events past the bound, the end.
+/// The client's event queue on its own: order, the bound on inbound messages, connection events past the
+/// bound, the end. (Acknowledgements never enter it: they go to the acknowledgement handler.)
 @Suite struct BrokerEventChannelTests {
+    private func message(_ number: Int32) -> BrokerEvent {
+        .message(InboundMessage(topic: "t/\(number)", payload: [], qos: 0, retain: false))
+    }
+
+    /// Yields a message for each number that finds room, as the network thread does.
+    private func yieldMessages(_ channel: BrokerEventChannel, _ numbers: [Int32]) {
+        for number in numbers where channel.reserveData() { channel.yieldReservedData(message(number)) }
+    }
+
     private func drain(_ channel: BrokerEventChannel, _ count: Int) async -> [BrokerEvent] {
         var iterator = channel.stream.makeAsyncIterator()
         var out: [BrokerEvent] = []
@@ -18,15 +28,15 @@ import Testing
     @Test func deliversEverythingInOrder() async {
         let channel = BrokerEventChannel(dataLimit: 100)
         channel.yieldControl(.connected(sessionPresent: false))
-        channel.yieldDeliveries([1, 2, 3][...])
+        yieldMessages(channel, [1, 2, 3])
         #expect(channel.reserveData())
-        channel.yieldReservedData(.delivered(messageID: 4))
+        channel.yieldReservedData(message(4))
         channel.yieldControl(.disconnected(reason: "test", expected: true))
         let events = await drain(channel, 6)
         #expect(
             events == [
-                .connected(sessionPresent: false), .delivered(messageID: 1), .delivered(messageID: 2),
-                .delivered(messageID: 3), .delivered(messageID: 4), .disconnected(reason: "test", expected: true),
+                .connected(sessionPresent: false), message(1), message(2), message(3), message(4),
+                .disconnected(reason: "test", expected: true),
             ]
         )
         #expect(channel.droppedDataEvents == 0)
@@ -34,22 +44,22 @@ import Testing
 
     @Test func dropsDataPastTheLimitButNeverConnectionEvents() async {
         let channel = BrokerEventChannel(dataLimit: 3)
-        channel.yieldDeliveries([1, 2][...])
+        yieldMessages(channel, [1, 2])
         channel.yieldControl(.connected(sessionPresent: true))
-        channel.yieldDeliveries([3, 4, 5][...])  // 3 fits, 4 and 5 do not
+        yieldMessages(channel, [3, 4, 5])  // 3 fits, 4 and 5 do not
         #expect(!channel.reserveData())
         channel.yieldControl(.disconnected(reason: "lost", expected: false))
         #expect(channel.droppedDataEvents == 3)
         let events = await drain(channel, 5)
         #expect(
             events == [
-                .delivered(messageID: 1), .delivered(messageID: 2), .connected(sessionPresent: true),
-                .delivered(messageID: 3), .disconnected(reason: "lost", expected: false),
+                message(1), message(2), .connected(sessionPresent: true), message(3),
+                .disconnected(reason: "lost", expected: false),
             ]
         )
         // Taken events make room again.
-        channel.yieldDeliveries([6][...])
-        #expect(await drain(channel, 1) == [.delivered(messageID: 6)])
+        yieldMessages(channel, [6])
+        #expect(await drain(channel, 1) == [message(6)])
         #expect(channel.droppedDataEvents == 3)
     }
 
@@ -59,32 +69,32 @@ import Testing
         let consumer = Task { await drain(channel, 40) }
         for round in 0..<10 {
             let base = Int32(round * 4)
-            channel.yieldDeliveries([base, base + 1, base + 2, base + 3][...])
+            yieldMessages(channel, [base, base + 1, base + 2, base + 3])
             await Task.yield()
         }
         let events = await consumer.value
-        #expect(events == (0..<40).map { BrokerEvent.delivered(messageID: Int32($0)) })
+        #expect(events == (0..<40).map { message(Int32($0)) })
         #expect(channel.droppedDataEvents == 0)
     }
 
     @Test func growsPastItsInitialSizeAndKeepsOrder() async {
         let channel = BrokerEventChannel(dataLimit: 1000)
-        channel.yieldDeliveries(ArraySlice((0..<300).map { Int32($0) }))
+        yieldMessages(channel, (0..<300).map { Int32($0) })
         channel.yieldControl(.connected(sessionPresent: false))
         let events = await drain(channel, 301)
         #expect(events.count == 301)
-        #expect(events.first == .delivered(messageID: 0))
-        #expect(events[299] == .delivered(messageID: 299))
+        #expect(events.first == message(0))
+        #expect(events[299] == message(299))
         #expect(events.last == .connected(sessionPresent: false))
     }
 
     @Test func finishDeliversWhatIsQueuedThenEnds() async {
         let channel = BrokerEventChannel(dataLimit: 10)
-        channel.yieldDeliveries([7][...])
+        yieldMessages(channel, [7])
         channel.finish()
         channel.yieldControl(.connected(sessionPresent: false))  // ignored after the end
         var iterator = channel.stream.makeAsyncIterator()
-        #expect(await iterator.next() == .delivered(messageID: 7))
+        #expect(await iterator.next() == message(7))
         #expect(await iterator.next() == nil)
     }
 

@@ -1,10 +1,13 @@
 import AgentPorts
 import MosquittoTransport
 import Synchronization
+import TestSupport
 
-/// Records every event a client reports, for bounded waits in tests.
+/// Records every event a client reports, and every acknowledgement its network thread hands over, for
+/// bounded waits in tests.
 final class EventLog: Sendable {
     private let recorded = Recorded()
+    let acknowledgements = AcknowledgementRecorder()
     private let pump: Task<Void, Never>
 
     private final class Recorded: Sendable {
@@ -18,6 +21,7 @@ final class EventLog: Sendable {
     init(_ client: MosquittoClient) {
         let recorded = self.recorded
         let stream = client.events
+        client.setAcknowledgementHandler(acknowledgements)
         pump = Task {
             for await event in stream {
                 recorded.events.withLock { $0.append(event) }
@@ -29,13 +33,31 @@ final class EventLog: Sendable {
 
     var all: [BrokerEvent] { recorded.events.withLock { $0 } }
 
-    /// Connection events only (no messages or deliveries).
+    /// Connection events only (no messages).
     var connectionEvents: [BrokerEvent] {
         all.filter {
             switch $0 {
-            case .message, .delivered: false
+            case .message: false
             default: true
             }
+        }
+    }
+
+    /// Waits at most `timeout` seconds until `count` acknowledged ids satisfy `predicate`.
+    func waitForAcknowledgements(
+        _ what: String,
+        count: Int,
+        timeout: Double = 10,
+        _ predicate: @Sendable (Int32) -> Bool = { _ in true }
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while acknowledgements.acknowledged.filter(predicate).count < count {
+            guard ContinuousClock.now < deadline else {
+                throw Timeout(
+                    description: "waited \(timeout) s for \(what); \(acknowledgements.acknowledged.count) acknowledged"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

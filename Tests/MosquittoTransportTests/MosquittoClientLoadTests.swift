@@ -41,10 +41,7 @@ struct MosquittoClientLoadTests {
             }
             #expect(payloads == (0..<250).map(String.init))
         }
-        try await log.waitFor("1000 deliveries", count: 1000) {
-            if case .delivered = $0 { return true }
-            return false
-        }
+        try await log.waitForAcknowledgements("1000 acknowledgements", count: 1000)
         await client.disconnect(flushTimeout: 2)
         await subscriber.close()
     }

@@ -91,7 +91,7 @@ struct MosquittoClientTests {
         await client.disconnect(flushTimeout: 1)
     }
 
-    @Test("QoS 1 publishes are reported delivered with the ids publish returned")
+    @Test("QoS 1 publishes are acknowledged to the handler with the ids publish returned")
     func qos1Delivered() async throws {
         let broker = try await MosquittoBroker.started()
         let client = MosquittoClient()
@@ -105,17 +105,10 @@ struct MosquittoClientTests {
         }
         #expect(ids.count == 200)
         let expected = ids
-        try await log.waitFor("200 deliveries", count: 200) {
-            if case .delivered(let id) = $0 { return expected.contains(id) }
-            return false
-        }
-        let delivered = Set(
-            log.all.compactMap { event -> Int32? in
-                if case .delivered(let id) = event { return id }
-                return nil
-            }
-        )
+        try await log.waitForAcknowledgements("200 acknowledgements", count: 200) { expected.contains($0) }
+        let delivered = Set(log.acknowledgements.acknowledged)
         #expect(delivered == ids)
+        #expect(log.acknowledgements.acknowledged.count == 200, "each id acknowledged once")
         #expect(client.queuedMessageCount == 0)
         await client.disconnect(flushTimeout: 1)
     }
@@ -393,12 +386,12 @@ struct MosquittoClientTests {
         // Repeat until the subscription is active and 100 messages have either waited or been dropped.
         var sent = 0
         let deadline = ContinuousClock.now + .seconds(20)
-        while client.droppedEventCount < 90, ContinuousClock.now < deadline {
+        while client.droppedInboundCount < 90, ContinuousClock.now < deadline {
             _ = try Self.publish(publisher, "flood/x", "m\(sent)", qos: 1)
             sent += 1
             try await Task.sleep(for: .milliseconds(2))
         }
-        #expect(client.droppedEventCount >= 90)
+        #expect(client.droppedInboundCount >= 90)
         await client.disconnect(flushTimeout: 1)
 
         var iterator = client.events.makeAsyncIterator()
@@ -411,6 +404,57 @@ struct MosquittoClientTests {
         #expect(received.filter(\.isMessage).count == 10)
         #expect(received.last.map { if case .disconnected(_, true) = $0 { true } else { false } } == true)
         await publisher.disconnect(flushTimeout: 1)
+    }
+
+    @Test("acknowledgements reach the handler while inbound messages flood a stalled event stream")
+    func acknowledgementsBypassTheEventBound() async throws {
+        let broker = try await MosquittoBroker.started()
+        // Nobody consumes `events`, and it holds 10 messages: the flood below passes that bound at once.
+        let client = MosquittoClient(eventBacklogLimit: 10)
+        let acknowledgements = AcknowledgementRecorder()
+        client.setAcknowledgementHandler(acknowledgements)
+        try client.connect(broker.connectOptions(clientID: Self.uniqueID("acks")))
+        while !client.isConnected { try await Task.sleep(for: .milliseconds(10)) }
+        try client.subscribe(["flood/#"], qos: 0)
+        let flooder = MosquittoClient()
+        let flooderLog = EventLog(flooder)
+        try flooder.connect(broker.connectOptions(clientID: Self.uniqueID("flooder")))
+        try await flooderLog.waitForConnected()
+
+        // Interleaved: 250 flood messages to the client, then 100 QoS 1 publishes from it, twenty times.
+        var ids: Set<Int32> = []
+        for round in 0..<20 {
+            var flooded = 0
+            while flooded < 250 {
+                if (try? Self.publish(flooder, "flood/x", "f\(round)-\(flooded)", qos: 0)) != nil {
+                    flooded += 1
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            var published = 0
+            while published < 100 {
+                if let id = try? Self.publish(client, "acks/x", "m\(round)-\(published)", qos: 1) {
+                    ids.insert(id)
+                    published += 1
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        }
+        #expect(ids.count == 2000)
+        let expected = ids
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !Set(acknowledgements.acknowledged).isSuperset(of: expected) || client.droppedInboundCount < 1000,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(client.droppedInboundCount >= 1000, "the inbound bound was passed")
+        #expect(Set(acknowledgements.acknowledged).isSuperset(of: expected), "every QoS 1 publish acknowledged")
+        #expect(client.queuedMessageCount == 0)
+        await flooder.disconnect(flushTimeout: 1)
+        await client.disconnect(flushTimeout: 1)
     }
 
     @Test("keepalive below 5 s is rejected before any network activity")

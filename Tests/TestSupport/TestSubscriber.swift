@@ -46,8 +46,6 @@ public final class TestSubscriber: Sendable {
                         } else {
                             state.messages.append(message)
                         }
-                    case .delivered:
-                        break
                     case .connected, .connectFailed, .disconnected:
                         state.connectionEvents.append(event)
                     }

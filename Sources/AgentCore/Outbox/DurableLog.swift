@@ -463,6 +463,13 @@ public final class DurableLog: @unchecked Sendable {
         acknowledgeLocked(seq, counted: true)
     }
 
+    /// The broker acknowledged these seqs (any order): one lock for the lot.
+    public func acknowledge(contentsOf seqs: some Sequence<UInt64>) {
+        lock.lock()
+        defer { lock.unlock() }
+        for seq in seqs { acknowledgeLocked(seq, counted: true) }
+    }
+
     private func acknowledgeLocked(_ seq: UInt64, counted: Bool) {
         if seq <= cursor {
             if orphaned.remove(seq) != nil && counted { counters.acknowledged += 1 }

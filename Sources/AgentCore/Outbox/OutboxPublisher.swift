@@ -11,7 +11,10 @@ import Synchronization
 /// connected or not, and keeps the log's cursor file current; the publisher sends the log's records in seq
 /// order ahead of the memory outbox, at most `replayRate` a second, and the broker's acknowledgements
 /// (matched by message id) advance the log's cursor.
-public final class OutboxPublisher: Sendable {
+///
+/// `start` makes it the broker's acknowledgement handler: acknowledgements arrive straight from the client's
+/// network thread, batched per loop turn, on a path no inbound message can block or drop.
+public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     /// The durable half: the staging ring the streams fill, the log, and the replay rate (messages/s).
     public struct Durable: Sendable {
         public var staging: Outbox
@@ -59,6 +62,8 @@ public final class OutboxPublisher: Sendable {
     /// burst of acknowledgements costs one wake-up instead of one per message, while seven eighths of the
     /// window stay in flight (the broker never runs dry).
     private let resumeAt: Int
+    /// The durable seqs of one acknowledgement batch, reused so acknowledging allocates nothing.
+    private let acknowledgedSeqs = Mutex<[UInt64]>([])
     private let finished = Mutex<Bool>(false)
     private let writerFinished = Mutex<Bool>(true)
 
@@ -77,9 +82,11 @@ public final class OutboxPublisher: Sendable {
         resumeAt = self.window - max(1, self.window / 8)
         self.durable = durable
         self.logger = logger
+        acknowledgedSeqs.withLock { $0.reserveCapacity(self.window) }
     }
 
     public func start() {
+        broker.setAcknowledgementHandler(self)
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
             self.loop()
@@ -140,15 +147,30 @@ public final class OutboxPublisher: Sendable {
         wakeWindowWaiter()
     }
 
-    /// The broker acknowledged the QoS > 0 message `messageID`.
-    public func acknowledged(messageID: Int32) {
-        let (seq, wake): (UInt64?, Bool) = inFlight.withLock { state in
-            guard let seq = state.seqs.removeValue(forKey: messageID) else { return (nil, false) }
-            state.window = max(0, state.window - 1)
-            return (seq, state.takeWaiter(if: state.window <= resumeAt))
+    public func brokerAcknowledged(_ messageIDs: ArraySlice<Int32>) {
+        acknowledge(contentsOf: messageIDs)
+    }
+
+    /// The broker acknowledged these QoS > 0 messages: their window slots return (one wake-up for the batch)
+    /// and their durable seqs advance the log's cursor (one lock for the batch). Unknown ids are ignored.
+    public func acknowledge<IDs: Sequence<Int32>>(contentsOf messageIDs: IDs) {
+        // The scratch lock orders batches (acknowledgements from a connection's thread, or a test) and is
+        // taken only here, so holding it across the other two locks cannot deadlock.
+        acknowledgedSeqs.withLock { seqs in
+            seqs.removeAll(keepingCapacity: true)
+            let wake = inFlight.withLock { state in
+                var matched = false
+                for messageID in messageIDs {
+                    guard let seq = state.seqs.removeValue(forKey: messageID) else { continue }
+                    matched = true
+                    state.window = max(0, state.window - 1)
+                    if seq > 0 { seqs.append(seq) }
+                }
+                return matched && state.takeWaiter(if: state.window <= resumeAt)
+            }
+            if wake { windowOpened.signal() }
+            if !seqs.isEmpty, let durable { durable.log.acknowledge(contentsOf: seqs) }
         }
-        if wake { windowOpened.signal() }
-        if let seq, seq > 0, let durable { durable.log.acknowledge(seq) }
     }
 
     private func wakeWindowWaiter() {

@@ -70,6 +70,12 @@ extension AgentMetrics {
             String(connection.reconnects)
         )
         family("connection_failures_total", "counter", "Failed connection attempts.", String(connection.failures))
+        family(
+            "inbound_dropped_total",
+            "counter",
+            "Inbound messages dropped because the agent could not keep up (a control-topic flood).",
+            String(connection.inboundDropped)
+        )
         family("cpu_seconds_total", "counter", "User and system CPU time.", number(process.cpuSeconds))
         family(
             "cpu_usage_ratio",

@@ -36,6 +36,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var reconnects: UInt64
         /// Connection attempts that failed.
         public var failures: UInt64
+        /// Inbound messages dropped because the agent could not keep up with them (a control-topic flood).
+        public var inboundDropped: UInt64
     }
 
     public struct Process: Sendable, Codable, Equatable {
@@ -97,7 +99,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         connection = Connection(
             connected: connected,
             reconnects: connections.reconnects,
-            failures: connections.connectionFailures
+            failures: connections.connectionFailures,
+            inboundDropped: connections.inboundDropped
         )
         self.process = process
         devices = counters.devices

@@ -3,10 +3,10 @@ import AgentPorts
 import Logging
 
 /// What an operator gets beside the streams: connection counters, the health report (`metrics`) and Home
-/// Assistant discovery (`home_assistant`). Kept apart from `MotionAgent` so the runtime calls it in two places:
-/// a task in its group (`reportMetrics`) and the connection events (`connected`, `connectFailed`).
+/// Assistant discovery (`home_assistant`), called from two services: the metrics service (`reportMetrics`) and
+/// the connection supervisor (`connected`, `connectFailed`).
 public final class AgentOperations: Sendable {
-    public let connections = ConnectionCounters()
+    public let connections: ConnectionCounters
     private let metrics: MetricsReporter
     private let homeAssistant: HomeAssistantPublisher
 
@@ -18,6 +18,7 @@ public final class AgentOperations: Sendable {
         host: HostSystem,
         logger: Logger
     ) {
+        connections = ConnectionCounters(droppedByClient: { [broker] in broker.droppedInboundCount })
         metrics = MetricsReporter(
             configuration: configuration,
             topics: topics,

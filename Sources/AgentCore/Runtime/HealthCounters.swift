@@ -1,6 +1,6 @@
 import AgentPorts
 
-/// The pipeline's counters at one moment, as `MotionAgent.healthCounters()` hands them to the metrics report.
+/// The pipeline's counters at one moment, as `AgentServices.healthCounters()` hands them to the metrics report.
 public struct HealthCounters: Sendable, Equatable {
     public var outbox: Outbox.Counters
     public var hub: SensorHub.Counters

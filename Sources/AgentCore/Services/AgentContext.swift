@@ -1,0 +1,156 @@
+import AgentConfig
+import AgentPorts
+import Foundation
+import Logging
+
+/// The wired agent that every service shares: configuration, ports, the pipeline (hub → outbox → publisher),
+/// the controller and the control door, and the few acts several services perform (the status, the health
+/// file, the connect options). `AgentBuilder` makes it; nothing here runs a task.
+final class AgentContext: Sendable {
+    let configuration: AgentConfiguration
+    let source: SensorSource
+    let broker: BrokerClient
+    let host: HostSystem
+    let logger: Logger
+    let options: AgentBuilder.Options
+    let password: String?
+    /// The file `reload-config` and SIGHUP re-read; nil when the agent was built without one.
+    let configurationPath: String?
+
+    let topics: TopicScheme
+    let outbox: Outbox
+    let hub: SensorHub
+    let controller: AgentController
+    let publisher: OutboxPublisher
+    let history: HistoryRecorder?
+    let operations: AgentOperations
+    let control: ControlPlane
+    let estimatorStore: EstimatorStateStore
+    /// Topics the agent takes commands from: its own, the fleet's and its groups'.
+    let controlTopics: [String]
+    let bootCount: SharedCounter
+    let startup = AgentStartup()
+    /// Inbound messages on their way from the connection supervisor to the control service.
+    let inbox: ControlInbox
+    /// One element per device fault or recovery, so the status is republished with `devices[].error`
+    /// (the acquisition thread only yields; the control service publishes).
+    let deviceFaults: AsyncStream<Void>
+
+    init(
+        configuration: AgentConfiguration,
+        source: SensorSource,
+        broker: BrokerClient,
+        host: HostSystem,
+        logger: Logger,
+        options: AgentBuilder.Options,
+        password: String?,
+        configurationPath: String?,
+        topics: TopicScheme,
+        outbox: Outbox,
+        hub: SensorHub,
+        controller: AgentController,
+        publisher: OutboxPublisher,
+        history: HistoryRecorder?,
+        operations: AgentOperations,
+        control: ControlPlane,
+        estimatorStore: EstimatorStateStore,
+        controlTopics: [String],
+        bootCount: SharedCounter,
+        inbox: ControlInbox,
+        deviceFaults: AsyncStream<Void>
+    ) {
+        self.configuration = configuration
+        self.source = source
+        self.broker = broker
+        self.host = host
+        self.logger = logger
+        self.options = options
+        self.password = password
+        self.configurationPath = configurationPath
+        self.topics = topics
+        self.outbox = outbox
+        self.hub = hub
+        self.controller = controller
+        self.publisher = publisher
+        self.history = history
+        self.operations = operations
+        self.control = control
+        self.estimatorStore = estimatorStore
+        self.controlTopics = controlTopics
+        self.bootCount = bootCount
+        self.inbox = inbox
+        self.deviceFaults = deviceFaults
+    }
+
+    /// The status document with the outbox's counters.
+    func status(state: AgentStatus.State, reason: String?) -> AgentStatus {
+        var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
+        status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+        return status
+    }
+
+    /// The retained status goes straight to the client (not through the outbox): it must be the first
+    /// message after CONNACK, ahead of anything queued during the outage.
+    func publishStatus(_ status: AgentStatus) {
+        do {
+            let bytes = try Self.encoder.encode(status)
+            try bytes.withUnsafeBytes { raw in
+                _ = try broker.publish(topic: topics.status, payload: raw, qos: 1, retain: true)
+            }
+        } catch {
+            logger.error("publishing status failed: \(error)")
+        }
+    }
+
+    func writeHealth(_ state: HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?) {
+        let mqtt = configuration.mqtt
+        let now = WallClock.realtimeNow()
+        let document = HealthDocument(
+            state: state,
+            broker: "\(mqtt.host):\(mqtt.port)",
+            lastError: lastError,
+            consecutiveFailures: failures,
+            nextRetryTime: retryIn.map { now + $0 },
+            time: now
+        )
+        if let error = host.writeHealth(document) {
+            logger.warning("cannot write \(host.healthPath): \(error)")
+        }
+    }
+
+    func connectOptions(bootCount: UInt64) throws -> BrokerConnectOptions {
+        let mqtt = configuration.mqtt
+        var will = controller.status(state: .offline, reason: "connection lost", bootCount: bootCount)
+        // The will is fixed at connect time: keep it small and free of values that go stale.
+        will.streams = nil
+        will.devices = nil
+        will.sensors = nil
+        will.source = nil
+        let willBytes = try Self.encoder.encode(will)
+        return BrokerConnectOptions(
+            host: mqtt.host,
+            port: mqtt.port,
+            clientID: configuration.resolvedClientID,
+            protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311,
+            keepaliveSeconds: mqtt.keepalive,
+            cleanSession: mqtt.cleanSession,
+            username: mqtt.username,
+            password: password,
+            tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
+            will: BrokerWill(topic: topics.status, payload: Array(willBytes), qos: 1, retain: true),
+            maxInflightMessages: mqtt.maxInflight
+        )
+    }
+
+    /// The outbox's, the hub's and the source's devices' counters, read under their locks (small copies, once
+    /// per metrics interval).
+    func healthCounters() -> HealthCounters {
+        HealthCounters(outbox: outbox.snapshot, hub: hub.counters, devices: source.deviceCounters())
+    }
+
+    private static var encoder: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }
+}

@@ -1,0 +1,79 @@
+import AgentPorts
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Everything that changes the running agent from outside, in its own tasks — off the connection's event
+/// path and the acknowledgements' path, so a slow command (a SQLite history query, a YAML reload) or a flood
+/// of them delays only other commands: commands from the control inbox (each reply published, and the status
+/// when the command changed it), SIGHUP reloads, and the status republished after a device fault or recovery.
+final class ControlService: Service {
+    private let context: AgentContext
+
+    init(context: AgentContext) {
+        self.context = context
+    }
+
+    func run() async throws {
+        guard await context.startup.bootCount() != nil else { return }
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.handleCommands() }
+                group.addTask { await self.reloadOnHangup() }
+                group.addTask { await self.republishStatusAfterFaults() }
+            }
+        }
+    }
+
+    private func handleCommands() async {
+        let context = self.context
+        for await message in context.inbox.messages {
+            guard let outcome = context.control.handle(message) else { continue }
+            do {
+                try context.broker.publishResponse(
+                    topic: outcome.replyTopic,
+                    payload: outcome.payload,
+                    correlationData: outcome.correlationData
+                )
+            } catch {
+                context.logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
+            }
+            if outcome.stateChanged {
+                context.publishStatus(context.status(state: .online, reason: nil))
+            }
+            if Task.isCancelled { return }
+        }
+    }
+
+    private func republishStatusAfterFaults() async {
+        for await _ in context.deviceFaults where context.broker.isConnected {
+            context.publishStatus(context.status(state: .online, reason: nil))
+        }
+    }
+
+    private func reloadOnHangup() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            reloadConfiguration(trigger: "SIGHUP")
+        }
+    }
+
+    /// SIGHUP re-reads config.yaml, like the reload-config command; an invalid file keeps the running
+    /// configuration and says why.
+    private func reloadConfiguration(trigger: String) {
+        do {
+            let result = try ConfigurationReload.perform(
+                path: context.configurationPath,
+                running: context.configuration,
+                controller: context.controller
+            )
+            context.logger.notice("\(trigger): configuration reloaded: \(result["message"] ?? "")")
+            if context.broker.isConnected {
+                context.publishStatus(context.status(state: .online, reason: nil))
+            }
+        } catch let failure as ControlFailure {
+            context.logger.error("\(trigger): \(failure.message)")
+        } catch {
+            context.logger.error("\(trigger): reload failed: \(error)")
+        }
+    }
+}

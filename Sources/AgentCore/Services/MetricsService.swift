@@ -1,0 +1,19 @@
+import ServiceLifecycle
+
+/// The `{root}/metrics` report and the Prometheus file, every `metrics.interval_s` (none when it is 0).
+final class MetricsService: Service {
+    private let context: AgentContext
+
+    init(context: AgentContext) {
+        self.context = context
+    }
+
+    func run() async throws {
+        guard let boot = await context.startup.bootCount() else { return }
+        await cancelWhenGracefulShutdown { [context] in
+            await context.operations.reportMetrics(bootCount: boot) { context.healthCounters() }
+        }
+        // Reporting is off: stay until the group stops (a service that returns would stop it).
+        try? await gracefulShutdown()
+    }
+}
