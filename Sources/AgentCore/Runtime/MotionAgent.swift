@@ -173,9 +173,8 @@ public final class MotionAgent: Service, Sendable {
                 return status
             },
             reloadConfiguration: { [controller, configuration, configurationPath] in
-                try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
+                try ConfigurationReload.apply(path: configurationPath, running: configuration, controller: controller)
             },
-            history: history,
             logger: logger
         )
         controlTopics =
