@@ -12,8 +12,8 @@ struct ControlCommandLine: AsyncParsableCommand {
         commandName: "ctl",
         abstract: "Send a control command to a device, a group or the whole fleet and print the replies.",
         discussion: """
-            Arguments after the command are key=value pairs; numbers and true/false are sent as JSON numbers and
-            booleans. Examples:
+            Arguments after the command are key=value pairs; numbers and true/false are
+            sent as JSON numbers and booleans. Examples:
               motion-agent ctl --device imu-17 set-rate stream=gyroscope rate_hz=50
               motion-agent ctl --fleet status
               motion-agent ctl --group lab stop stream=magnetometer

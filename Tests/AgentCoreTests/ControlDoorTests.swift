@@ -138,7 +138,9 @@ import Testing
 
     @Test func concurrentChangesThroughTheControllerApplyTheirPlansInOrder() throws {
         let f = try fixture()
-        DispatchQueue.concurrentPerform(iterations: 400) { i in
+        // Without the serialization, an older plan lands last in about one run of three at 400 changes; 4000
+        // make a miss unlikely and still take well under a second.
+        DispatchQueue.concurrentPerform(iterations: 4000) { i in
             _ = try? f.controller.update(.gyroscope) { $0.rateHz = Double(101 + (i * 53) % 800) }
         }
         try expectNewestPlanAppliedLast(f)

@@ -318,6 +318,9 @@ import Testing
         for d in ControlCommandDescriptor.table {
             #expect(d.summary.count < 60, "\(d.name): a summary that help would wrap")
             #expect(help.standardOutput.contains("\(d.name) — \(d.summary)"), "\(d.name): \(help.standardOutput)")
+            for example in d.examples {
+                #expect(help.standardOutput.contains("      \(d.name) \(example)"), "\(d.name) \(example)")
+            }
         }
     }
 

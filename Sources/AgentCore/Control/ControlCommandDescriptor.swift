@@ -12,7 +12,8 @@ public struct ControlCommandDescriptor: Sendable {
     public let summary: String
     /// The arguments it accepts, in words (also quoted when an argument is refused).
     public let arguments: String
-    /// `key=value` argument lists as `motion-agent ctl` takes them; each must parse (tested).
+    /// `key=value` argument lists as `motion-agent ctl` takes them, together showing every argument; each must
+    /// parse (tested).
     public let examples: [String]
     /// The shape of its result in the reply.
     public let result: ControlResult.Shape
@@ -30,11 +31,13 @@ public struct ControlCommandDescriptor: Sendable {
     /// The highest rate a command may ask for, Hz. The hardware clamps further; this only refuses nonsense.
     public static let maximumRateHz = 10_000.0
 
-    /// Help for every command, one per line, for `motion-agent ctl --help` and refusals.
+    /// Help for every command: its summary, then its examples as `motion-agent ctl` takes them, each line short
+    /// enough that help does not wrap it.
     public static var helpText: String {
         table.map { d in
-            let example = d.examples.first.map { $0.isEmpty ? d.name : "\(d.name) \($0)" } ?? d.name
-            return "  \(d.name) — \(d.summary)\n      arguments: \(d.arguments); e.g. \(example)"
+            (["  \(d.name) — \(d.summary)"]
+                + d.examples.map { $0.isEmpty ? "      \(d.name)" : "      \(d.name) \($0)" })
+                .joined(separator: "\n")
         }.joined(separator: "\n")
     }
 
