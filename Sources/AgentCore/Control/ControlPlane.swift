@@ -65,14 +65,13 @@ public final class ControlPlane: Sendable {
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
     public func handle(_ message: InboundMessage) -> Outcome? {
-        let now = clock()
-        let synchronized = clockSynchronized()
-        return door.withLock { admission -> Outcome? in
+        door.withLock { admission -> Outcome? in
+            // Read inside the door, so admission sees the clock advance in the order it admits.
             let verdict = admission.admit(
                 message.payload,
                 retained: message.retain,
-                now: now,
-                clockSynchronized: synchronized
+                now: clock(),
+                clockSynchronized: clockSynchronized()
             )
             let request: ControlRequest
             switch verdict {
@@ -86,7 +85,11 @@ public final class ControlPlane: Sendable {
             }
             guard let descriptor = ControlCommandDescriptor.named(request.name) else {
                 return refuse(
-                    ControlFailure(.internalFailure, id: request.id, "no handler for \(request.command)"),
+                    ControlFailure(
+                        .internalFailure,
+                        id: request.id,
+                        "no handler for \(request.name): the command table and its parser disagree — report this bug"
+                    ),
                     message
                 )
             }
