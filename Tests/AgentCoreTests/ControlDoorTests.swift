@@ -10,7 +10,7 @@ import Testing
 
 /// One serialized door: reloads and commands racing each other leave the newest plan applied last, and the
 /// pedometer reset reaches the history through the controller.
-@Suite struct ControlDoorTests {
+@Suite(.serialized) struct ControlDoorTests {
     /// A sensor source that only records the plans applied to it.
     final class PlanRecordingSource: SensorSource {
         let summary = "plan recorder"
@@ -39,7 +39,7 @@ import Testing
         func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] { [] }
     }
 
-    struct Fixture {
+    struct Fixture: Sendable {
         let source: PlanRecordingSource
         let controller: AgentController
         let plane: ControlPlane
@@ -88,7 +88,7 @@ import Testing
         return Fixture(source: source, controller: controller, plane: plane)
     }
 
-    private func message(_ text: String) -> InboundMessage {
+    private static func message(_ text: String) -> InboundMessage {
         InboundMessage(
             topic: "motion/dev1/control",
             payload: Array(text.utf8),
@@ -109,18 +109,29 @@ import Testing
         #expect(f.source.last == lastApplied, "an older plan was applied after the newest one")
     }
 
-    @Test func reloadsAndCommandsRacingLeaveTheNewestPlanAppliedLast() throws {
+    /// Runs `body` for `iterations` indices on many threads at once, off Swift's cooperative pool, so other
+    /// suites' tasks (starting their brokers) are not starved meanwhile.
+    private func race(_ iterations: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: iterations, execute: body)
+                done.resume()
+            }
+        }
+    }
+
+    @Test func reloadsAndCommandsRacingLeaveTheNewestPlanAppliedLast() async throws {
         let f = try fixture()
         let outcomes = Mutex<[ReloadOutcome]>([])
         let replies = Mutex<[Int]>([])
-        DispatchQueue.concurrentPerform(iterations: 400) { i in
+        await race(400) { i in
             if i % 2 == 0 {
                 let outcome = f.plane.reload(trigger: .hangup)
                 outcomes.withLock { $0.append(outcome) }
             } else {
                 let rate = 101 + (i * 37) % 800
                 let command = #"{"id":"r\#(i)","command":"set-rate","stream":"gyroscope","rate_hz":\#(rate)}"#
-                let code = f.plane.handle(message(command))?.reply.code ?? -1
+                let code = f.plane.handle(Self.message(command))?.reply.code ?? -1
                 replies.withLock { $0.append(code) }
             }
         }
@@ -136,11 +147,11 @@ import Testing
         try expectNewestPlanAppliedLast(f)
     }
 
-    @Test func concurrentChangesThroughTheControllerApplyTheirPlansInOrder() throws {
+    @Test func concurrentChangesThroughTheControllerApplyTheirPlansInOrder() async throws {
         let f = try fixture()
-        // Without the serialization, an older plan lands last in about one run of three at 400 changes; 4000
-        // make a miss unlikely and still take well under a second.
-        DispatchQueue.concurrentPerform(iterations: 4000) { i in
+        // Without the serialization, an older plan lands last in about one run of three at 400 changes; 2000
+        // make a miss unlikely and take about half a second.
+        await race(2000) { i in
             _ = try? f.controller.update(.gyroscope) { $0.rateHz = Double(101 + (i * 53) % 800) }
         }
         try expectNewestPlanAppliedLast(f)
@@ -153,7 +164,7 @@ import Testing
             return
         }
         #expect(report.changedStreams == ["gyroscope"])
-        let outcome = try #require(f.plane.handle(message(#"{"id":"rc","command":"reload-config"}"#)))
+        let outcome = try #require(f.plane.handle(Self.message(#"{"id":"rc","command":"reload-config"}"#)))
         #expect(outcome.reply.ok && outcome.stateChanged)
         #expect(outcome.reply.result == .reload(ReloadReport(changedStreams: ["gyroscope"], needsRestart: [])))
     }
@@ -174,20 +185,24 @@ import Testing
             return
         }
         #expect(failure.kind == .conflict && failure.message.contains("without a configuration file"))
-        let reply = try #require(plane.handle(message(#"{"id":"rc","command":"reload-config"}"#))).reply
+        let reply = try #require(plane.handle(Self.message(#"{"id":"rc","command":"reload-config"}"#))).reply
         #expect(reply.code == 409 && reply.id == "rc" && !reply.ok)
     }
 
     @Test func resetPedometerReachesTheHistoryThroughTheController() throws {
         let f = try fixture()
         let history = CountingHistory()
-        let idle = try #require(f.plane.handle(message(#"{"id":"q0","command":"query-pedometer","from":1,"to":2}"#)))
+        let idle = try #require(
+            f.plane.handle(Self.message(#"{"id":"q0","command":"query-pedometer","from":1,"to":2}"#))
+        )
         #expect(idle.reply.code == 409, "no history attached yet")
         f.controller.attach(history: history)
-        let reset = try #require(f.plane.handle(message(#"{"id":"z","command":"reset-pedometer"}"#)))
+        let reset = try #require(f.plane.handle(Self.message(#"{"id":"z","command":"reset-pedometer"}"#)))
         #expect(reset.reply.ok && reset.reply.result == .pedometerReset(ControlResult.PedometerReset()))
         #expect(history.resets.withLock { $0 } == 1)
-        let query = try #require(f.plane.handle(message(#"{"id":"q","command":"query-pedometer","from":1,"to":2}"#)))
+        let query = try #require(
+            f.plane.handle(Self.message(#"{"id":"q","command":"query-pedometer","from":1,"to":2}"#))
+        )
         guard case .pedometerQuery(let steps)? = query.reply.result else {
             Issue.record("\(query.reply)")
             return
