@@ -12,13 +12,16 @@ struct ControlCommandLine: AsyncParsableCommand {
         commandName: "ctl",
         abstract: "Send a control command to a device, a group or the whole fleet and print the replies.",
         discussion: """
-            Arguments after the command are key=value pairs; numbers and true/false are sent as JSON numbers and
-            booleans. Examples:
+            Arguments after the command are key=value pairs; numbers and true/false are
+            sent as JSON numbers and booleans. Examples:
               motion-agent ctl --device imu-17 set-rate stream=gyroscope rate_hz=50
               motion-agent ctl --fleet status
               motion-agent ctl --group lab stop stream=magnetometer
               motion-agent ctl --hmac-key-file fleet.key --device imu-17 status
             Exit status: 0 when every reply was ok, 1 when one was not, 2 when no reply came in time.
+
+            Commands:
+            \(ControlCommandDescriptor.helpText)
             """
     )
 
@@ -30,31 +33,40 @@ struct ControlCommandLine: AsyncParsableCommand {
     @Option(help: "Seconds to wait for replies.") var timeout: Double = 5
     @Option(help: "Sign the command with the HMAC key in this file (the devices' control.hmac_key_file).")
     var hmacKeyFile: String?
-    @Argument(help: "The command, e.g. status, start, stop, set-rate.") var command: String
+    @Argument(help: "The command: \(ControlCommandDescriptor.names.joined(separator: ", ")).") var command: String
     @Argument(help: "key=value arguments.") var arguments: [String] = []
 
     func validate() throws {
         let targets = [device != nil, group != nil, fleet].filter { $0 }.count
         guard targets == 1 else { throw ValidationError("address exactly one of --device ID, --group NAME or --fleet") }
+        // The agent's own parser, so a mistake is caught here, with the same words the agent would reply.
+        do {
+            let object = try ControlCommandDescriptor.object(
+                id: "check",
+                command: command,
+                pairs: arguments,
+                timestamp: nil
+            )
+            let bytes = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            if case .failure(let failure) = ControlRequest.parse(Array(bytes)) {
+                throw failure
+            }
+        } catch let failure as ControlFailure {
+            throw ValidationError(
+                ControlCommandDescriptor.named(command) == nil
+                    ? "\(failure.message)\n\(ControlCommandDescriptor.helpText)" : failure.message
+            )
+        }
     }
 
     func run() async throws {
         let id = UUID().uuidString.lowercased()
-        var object: [String: Any] = ["id": id, "command": command, "timestamp": Date().timeIntervalSince1970]
-        for pair in arguments {
-            guard let eq = pair.firstIndex(of: "=") else {
-                throw ValidationError("argument '\(pair)' is not key=value, e.g. stream=gyroscope")
-            }
-            let key = String(pair[..<eq])
-            let value = String(pair[pair.index(after: eq)...])
-            if value == "true" || value == "false" {
-                object[key] = value == "true"
-            } else if let n = Double(value) {
-                object[key] = n
-            } else {
-                object[key] = value
-            }
-        }
+        let object = try ControlCommandDescriptor.object(
+            id: id,
+            command: command,
+            pairs: arguments,
+            timestamp: Date().timeIntervalSince1970
+        )
         var payload = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         if let hmacKeyFile {
             payload = Data(try Self.sign(object, keyFile: hmacKeyFile))
@@ -101,21 +113,20 @@ struct ControlCommandLine: AsyncParsableCommand {
                 // Ends when the timeout cancels this task (the event stream finishes on cancellation).
                 for await event in client.events {
                     guard case .message(let m) = event,
-                        let reply = try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any],
-                        reply["id"] as? String == id
+                        let reply = try? ControlReply.decode(m.payload, command: command),
+                        reply.id == id
                     else { continue }
                     replies += 1
-                    let ok = reply["ok"] as? Bool ?? false
-                    allOK = allOK && ok
-                    let result = reply["result"].flatMap {
-                        try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .fragmentsAllowed])
-                    }
+                    allOK = allOK && reply.ok
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    let result = reply.result.flatMap { try? encoder.encode($0) }
                     print(
                         [
-                            reply["device"] as? String ?? "?",
-                            ok ? "ok" : "FAILED",
-                            "\(reply["code"] ?? "?")",
-                            reply["message"] as? String ?? "",
+                            reply.device,
+                            reply.ok ? "ok" : "FAILED",
+                            "\(reply.code)",
+                            reply.message,
                             result.map { String(decoding: $0, as: UTF8.self) } ?? "",
                         ].joined(separator: "\t")
                     )

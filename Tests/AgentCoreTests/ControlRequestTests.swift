@@ -52,7 +52,7 @@ import Testing
         switch parse(text) {
         case .success(let r): Issue.record("accepted \(r)")
         case .failure(let f):
-            #expect(f.code == code)
+            #expect(ControlReply.code(for: f.kind) == code)
             #expect(f.message.contains(fragment), "\(f.message)")
         }
     }
@@ -101,7 +101,7 @@ import Testing
     ])
     func badTimesAreRefused(text: String) {
         if case .failure(let f) = ControlRequest.parse(Array(text.utf8)) {
-            #expect(f.code == 400)
+            #expect(ControlReply.code(for: f.kind) == 400)
         } else {
             Issue.record("accepted \(text)")
         }

@@ -1,3 +1,4 @@
+import AgentCore
 import AgentPorts
 import Foundation
 import TestSupport
@@ -304,5 +305,40 @@ import Testing
             #expect(line.hasPrefix("accelerometer\tseq="), "\(line)")
             #expect(line.contains("acceleration=("), "\(line)")
         }
+    }
+}
+
+/// `motion-agent ctl` reads the agent's command table: its help lists every command, and it refuses a bad
+/// command with the agent's own words before connecting anywhere.
+@Suite struct ControlCommandLineTableTests {
+    @Test func helpListsEveryCommandOfTheTable() async throws {
+        let help = ProcessRunner(executable: AgentProcess.executable, arguments: ["ctl", "--help"])
+        try help.start()
+        #expect(await help.waitForExit(timeout: 20) == 0)
+        for d in ControlCommandDescriptor.table {
+            #expect(d.summary.count < 60, "\(d.name): a summary that help would wrap")
+            #expect(help.standardOutput.contains("\(d.name) — \(d.summary)"), "\(d.name): \(help.standardOutput)")
+            for example in d.examples {
+                let line = "      " + (example.isEmpty ? d.name : "\(d.name) \(example)") + "\n"
+                #expect(help.standardOutput.contains(line), "\(line)")
+            }
+        }
+    }
+
+    @Test func aBadCommandIsRefusedLocallyWithTheAgentsMessage() async throws {
+        let missing = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["ctl", "--port", "1", "--device", "nobody", "set-rate", "stream=gyroscope"]
+        )
+        try missing.start()
+        #expect(await missing.waitForExit(timeout: 20) == 64)
+        #expect(missing.standardError.contains(#"exactly one of "rate_hz" (Hz) or "interval_s" (seconds)"#))
+        let unknown = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["ctl", "--port", "1", "--device", "nobody", "reboot"]
+        )
+        try unknown.start()
+        #expect(await unknown.waitForExit(timeout: 20) == 64)
+        #expect(unknown.standardError.contains("unknown command \"reboot\""))
     }
 }

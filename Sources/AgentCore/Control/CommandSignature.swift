@@ -52,15 +52,14 @@ public struct CommandSignature: Sendable {
         return Array(data)
     }
 
-    /// Checks an envelope: 400 when the payload is not a JSON object at all, 401 when it is unsigned, the
+    /// Checks an envelope: malformed when the payload is not a JSON object at all, unauthorized when it is unsigned, the
     /// signature does not match (tampered, or another key), or the signed command lacks its timestamp or nonce.
     /// The comparison of MACs takes constant time (swift-crypto's `isValidAuthenticationCode`).
     public func open(_ payload: [UInt8], maximumSize: Int) -> Result<Opened, ControlFailure> {
         guard payload.count <= maximumSize else {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .tooLarge,
                     "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"
                 )
             )
@@ -68,8 +67,7 @@ public struct CommandSignature: Sendable {
         guard let outer = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .malformed,
                     "the command is not a JSON object — send a signed envelope {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"}"
                 )
             )
@@ -116,8 +114,7 @@ public struct CommandSignature: Sendable {
         guard let fields = peek else {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .malformed,
                     "the signed bytes are not a JSON object — sign a command like {\"id\": \"1\", \"command\": \"status\", \"timestamp\": 1763700000, \"nonce\": \"9f2c…\"}"
                 )
             )
@@ -139,7 +136,7 @@ public struct CommandSignature: Sendable {
     }
 
     private static func unauthorized(_ id: String?, _ message: String) -> ControlFailure {
-        ControlFailure(code: 401, id: echoable(id), message)
+        ControlFailure(.unauthorized, id: echoable(id), message)
     }
 
     /// An unverified id is echoed in the reply only when it is a valid id (at most 128 bytes), so a refusal

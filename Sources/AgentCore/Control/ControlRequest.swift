@@ -6,6 +6,8 @@ import Foundation
 /// argument types; whether the command can be carried out is the control plane's decision.
 public struct ControlRequest: Sendable, Equatable {
     public var id: String
+    /// The command's name, which picks its `ControlCommandDescriptor`.
+    public var name: String
     public var command: ControlCommand
     /// Unix seconds the operator stamped the command with, if any; old commands are refused.
     public var issuedAt: Double?
@@ -14,7 +16,7 @@ public struct ControlRequest: Sendable, Equatable {
     /// an attack, and parsing it would cost the device memory.
     public static let maximumSize = 8192
 
-    /// Parses a payload, or says precisely what is wrong with it (code 400 or 404).
+    /// Parses a payload, or says precisely what is wrong with it (malformed, too large, or unknown).
     public static func parse(
         _ payload: [UInt8],
         maximumSize: Int = maximumSize
@@ -22,8 +24,7 @@ public struct ControlRequest: Sendable, Equatable {
         guard payload.count <= maximumSize else {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .tooLarge,
                     "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"
                 )
             )
@@ -31,8 +32,7 @@ public struct ControlRequest: Sendable, Equatable {
         guard String(validating: payload, as: UTF8.self) != nil else {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .malformed,
                     "the command is not valid UTF-8 — send a JSON object encoded as UTF-8"
                 )
             )
@@ -45,8 +45,7 @@ public struct ControlRequest: Sendable, Equatable {
             else {
                 return .failure(
                     ControlFailure(
-                        code: 400,
-                        id: nil,
+                        .malformed,
                         "the command must be a JSON object like {\"id\": \"1\", \"command\": \"status\"}"
                     )
                 )
@@ -55,8 +54,7 @@ public struct ControlRequest: Sendable, Equatable {
         } catch {
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .malformed,
                     "the command is not valid JSON — send an object like {\"id\": \"1\", \"command\": \"status\"}"
                 )
             )
@@ -68,8 +66,7 @@ public struct ControlRequest: Sendable, Equatable {
         case .success:
             return .failure(
                 ControlFailure(
-                    code: 400,
-                    id: nil,
+                    .malformed,
                     "\"id\" is required: a non-empty string of at most 128 bytes that names this command in the reply"
                 )
             )
@@ -81,9 +78,9 @@ public struct ControlRequest: Sendable, Equatable {
         case .success(nil):
             return .failure(
                 ControlFailure(
-                    code: 400,
+                    .malformed,
                     id: id,
-                    "\"command\" is required — one of \(ControlCommand.names.joined(separator: ", "))"
+                    "\"command\" is required — one of \(ControlCommandDescriptor.names.joined(separator: ", "))"
                 )
             )
         case .failure(var f):
@@ -97,85 +94,30 @@ public struct ControlRequest: Sendable, Equatable {
             f.id = id
             return .failure(f)
         }
-        switch ControlCommand.parse(name: name, arguments: &args) {
+        guard let descriptor = ControlCommandDescriptor.named(name) else {
+            return .failure(
+                ControlFailure(
+                    .unknown,
+                    id: id,
+                    "unknown command \"\(name)\" — commands: \(ControlCommandDescriptor.names.joined(separator: ", "))"
+                )
+            )
+        }
+        switch descriptor.parse(&args) {
         case .success(let command):
             if let unknown = args.unusedKeys.first {
                 return .failure(
                     ControlFailure(
-                        code: 400,
+                        .malformed,
                         id: id,
-                        "\"\(unknown)\" is not an argument of \(name) — accepted: \(ControlCommand.argumentHelp(name))"
+                        "\"\(unknown)\" is not an argument of \(name) — accepted: \(descriptor.arguments)"
                     )
                 )
             }
-            return .success(ControlRequest(id: id, command: command, issuedAt: issuedAt))
+            return .success(ControlRequest(id: id, name: name, command: command, issuedAt: issuedAt))
         case .failure(var f):
             f.id = id
             return .failure(f)
         }
     }
-}
-
-/// Why a command was refused: an HTTP-like code and a sentence saying what was wrong and what is accepted.
-public struct ControlFailure: Error, Sendable, Equatable {
-    public var code: Int
-    public var id: String?
-    public var message: String
-
-    public init(code: Int, id: String?, _ message: String) {
-        self.code = code
-        self.id = id
-        self.message = message
-    }
-}
-
-/// The arguments of a command, read with their types checked; remembers which keys were read so unknown keys
-/// can be refused.
-struct Arguments {
-    private let object: [String: Any]
-    /// Envelope keys every command may carry; `nonce` guards signed commands against replay (`NonceLedger`).
-    private var used: Set<String> = ["id", "command", "timestamp", "nonce"]
-
-    init(_ object: [String: Any]) {
-        self.object = object
-    }
-
-    var unusedKeys: [String] { object.keys.filter { !used.contains($0) }.sorted() }
-
-    mutating func string(_ key: String) -> Result<String?, ControlFailure> {
-        used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        guard let s = v as? String else {
-            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a string"))
-        }
-        return .success(s)
-    }
-
-    mutating func number(_ key: String) -> Result<Double?, ControlFailure> {
-        used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        // JSONSerialization gives booleans as NSNumber too: refuse them as numbers.
-        guard let n = v as? NSNumber, !n.isJSONBoolean else {
-            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a number"))
-        }
-        let d = n.doubleValue
-        guard d.isFinite else {
-            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be a finite number"))
-        }
-        return .success(d)
-    }
-
-    mutating func bool(_ key: String) -> Result<Bool?, ControlFailure> {
-        used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        guard let n = v as? NSNumber, n.isJSONBoolean else {
-            return .failure(ControlFailure(code: 400, id: nil, "\"\(key)\" must be true or false"))
-        }
-        return .success(n.boolValue)
-    }
-}
-
-extension NSNumber {
-    /// JSONSerialization gives `true`/`false` as NSNumbers of type char ("c"); JSON numbers are never chars.
-    fileprivate var isJSONBoolean: Bool { String(cString: objCType) == "c" }
 }

@@ -6,9 +6,10 @@ import MotionEstimation
 import MotionModel
 import Synchronization
 
-/// The one door through which stream settings change: at start from config, later from control commands.
-/// Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures the
-/// streams in the hub between two samples, and yields the status to publish.
+/// The one door through which stream settings change: at start from config, later from control commands and
+/// reloads. Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures
+/// the streams in the hub between two samples, and yields the status to publish. Changes are serialized whole
+/// (edit, plan, apply, persist), so the plan applied last is always the one made from the newest settings.
 public final class AgentController: Sendable {
     private struct State {
         var settings: [StreamName: StreamSettings]
@@ -23,6 +24,10 @@ public final class AgentController: Sendable {
     private let topicTable: TopicTable
     private let logger: Logger
     private let state: Mutex<State>
+    /// Held for a whole change; `state` alone is held only briefly, since applying a plan reaches the hardware
+    /// and a source may report a fault (`recordFault`) while it does.
+    private let changes = Mutex(())
+    private let historyLink = Mutex(HistoryLink())
     private let deviceID: String
     /// Where control-plane changes persist across restarts; nil when they should not.
     private let persistencePath: String?
@@ -70,8 +75,17 @@ public final class AgentController: Sendable {
         )
     }
 
+    private struct HistoryLink: Sendable {
+        /// Weak: the recorder holds the controller.
+        weak var history: (any StepHistory)?
+    }
+
     /// Builds the streams from the current settings and starts the hardware accordingly.
     public func start() throws {
+        try changes.withLock { _ in try startLocked() }
+    }
+
+    private func startLocked() throws {
         loadPersisted()
         let settings = state.withLock { $0.settings }
         let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
@@ -85,19 +99,25 @@ public final class AgentController: Sendable {
     /// - Returns: the stream's resulting status, with the effective (clamped) rate.
     @discardableResult
     public func update(_ name: StreamName, _ change: (inout StreamSettings) -> Void) throws -> AgentStatus.Stream {
-        state.withLock { s in
-            var settings = s.settings[name]!
-            change(&settings)
-            s.settings[name] = settings
+        try changes.withLock { _ in
+            state.withLock { s in
+                var settings = s.settings[name]!
+                change(&settings)
+                s.settings[name] = settings
+            }
+            try replan()
+            persist()
+            return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
         }
-        try replan()
-        persist()
-        return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
     }
 
     /// Takes the stream settings and the reference frame of a reloaded config.yaml (they replace what
     /// commands changed). Returns the names of the streams that changed.
     public func applyReloaded(_ configuration: AgentConfiguration) throws -> [String] {
+        try changes.withLock { _ in try applyReloadedLocked(configuration) }
+    }
+
+    private func applyReloadedLocked(_ configuration: AgentConfiguration) throws -> [String] {
         var changed: [String] = []
         let frameChanged = state.withLock { s -> Bool in
             for name in StreamName.allCases {
@@ -110,7 +130,7 @@ public final class AgentController: Sendable {
             return s.referenceFrame != configuration.deviceMotion.referenceFrame
         }
         if frameChanged {
-            _ = try setReferenceFrame(configuration.deviceMotion.referenceFrame)
+            _ = try setReferenceFrameLocked(configuration.deviceMotion.referenceFrame)
             if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
         } else {
             try replan()
@@ -121,18 +141,21 @@ public final class AgentController: Sendable {
 
     /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
     public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
+        try changes.withLock { _ in try setReferenceFrameLocked(frame) }
+    }
+
+    private func setReferenceFrameLocked(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
         let present = Set(source.devices.flatMap(\.sensors))
         if let reason = AgentStatus.Availability.unavailableReason(
             frame,
             sensors: present,
             locationConfigured: locationConfigured
         ) {
-            throw ControlFailure(code: 409, id: nil, reason)
+            throw ControlFailure(.conflict, reason)
         }
         if frame.isNorthReferenced && headingUnusable {
             throw ControlFailure(
-                code: 409,
-                id: nil,
+                .conflict,
                 "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical"
             )
         }
@@ -155,7 +178,16 @@ public final class AgentController: Sendable {
         hub.flushThenReconfigure { _ in }
     }
 
-    /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one).
+    /// The on-device history, once its recorder has registered.
+    public var history: (any StepHistory)? { historyLink.withLock { $0.history } }
+
+    /// Registers the history that is told of pedometer resets and answers historical queries.
+    public func attach(history: any StepHistory) {
+        historyLink.withLock { $0.history = history }
+    }
+
+    /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one), and the
+    /// history with it.
     public func resetPedometer() throws {
         let found = hub.withStreams { streams in
             for case let pedometer as PedometerStream in streams {
@@ -164,7 +196,8 @@ public final class AgentController: Sendable {
             }
             return false
         }
-        if !found { throw ControlFailure(code: 409, id: nil, "the pedometer stream does not exist in this agent") }
+        if !found { throw ControlFailure(.conflict, "the pedometer stream does not exist in this agent") }
+        history?.pedometerWasReset(now: WallClock.realtimeNow())
     }
 
     /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
@@ -256,6 +289,7 @@ public final class AgentController: Sendable {
         }
     }
 
+    /// Only with `changes` held.
     private func replan() throws {
         let devices = source.devices
         let (settings, result) = state.withLock { s -> ([StreamName: StreamSettings], RatePlanner.Result) in

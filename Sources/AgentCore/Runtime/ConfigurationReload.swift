@@ -1,22 +1,33 @@
 import AgentConfig
 import AgentPorts
 
-/// Re-reads config.yaml for `reload-config` and SIGHUP. Stream settings and the reference frame apply at
-/// once; sections that shape connections or hardware (mqtt, source, device, topics…) need a restart, and the
-/// result says which. An invalid file changes nothing and the reply carries every problem.
-enum ConfigurationReload {
-    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any]
-    {
+/// Re-reads config.yaml for `ControlPlane.reload(trigger:)` (SIGHUP and `reload-config`). Stream settings and
+/// the reference frame apply at once; sections that shape connections or hardware (mqtt, source, device,
+/// topics…) need a restart, and the report says which. An invalid file changes nothing and the failure carries
+/// every problem.
+public enum ConfigurationReload {
+    public static func apply(
+        path: String?,
+        running: AgentConfiguration,
+        controller: AgentController
+    ) throws(ControlFailure) -> ReloadReport {
         guard let path else {
-            throw ControlFailure(code: 409, id: nil, "this agent was started without a configuration file to reload")
+            throw ControlFailure(.conflict, "this agent was started without a configuration file to reload")
         }
         let new: AgentConfiguration
         do {
             new = try ConfigurationLoader.load(file: path)
         } catch {
-            throw ControlFailure(code: 400, id: nil, "\(path) is invalid; the running configuration is kept:\n\(error)")
+            throw ControlFailure(.malformed, "\(path) is invalid; the running configuration is kept:\n\(error)")
         }
-        let changed = try controller.applyReloaded(new)
+        let changed: [String]
+        do {
+            changed = try controller.applyReloaded(new)
+        } catch let failure as ControlFailure {
+            throw failure
+        } catch {
+            throw ControlFailure(.internalFailure, "applying \(path) failed: \(error) — see the agent's log")
+        }
         var restart: [String] = []
         if new.device != running.device { restart.append("device") }
         if new.agent != running.agent { restart.append("agent") }
@@ -32,8 +43,16 @@ enum ConfigurationReload {
         // The durable log is opened at start only when some stream is durable.
         let durable = { (c: AgentConfiguration) in c.streams.values.contains { $0.durable && $0.qos > 0 } }
         if durable(new) && !durable(running) { restart.append("streams.*.durable (the durable outbox)") }
-        var message = changed.isEmpty ? "no stream changed" : "applied to: \(changed.joined(separator: ", "))"
-        if !restart.isEmpty { message += "; restart the agent to apply: \(restart.joined(separator: ", "))" }
-        return ["changedStreams": changed, "needsRestart": restart, "message": message]
+        return ReloadReport(changedStreams: changed, needsRestart: restart)
+    }
+
+    /// The untyped form MotionAgent's SIGHUP handler still calls, outside the control door. It goes away when
+    /// that handler calls `ControlPlane.reload(trigger: .hangup)` (issue 16: the runtime's services).
+    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any]
+    {
+        let report = try apply(path: path, running: running, controller: controller)
+        return [
+            "changedStreams": report.changedStreams, "needsRestart": report.needsRestart, "message": report.message,
+        ]
     }
 }

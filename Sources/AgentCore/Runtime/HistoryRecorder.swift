@@ -6,12 +6,13 @@ import MotionModel
 import Synchronization
 
 /// Keeps step counts and activity segments in the on-device history (`history.sqlite` in the state directory)
-/// and answers Core Motion's historical queries for the control plane.
+/// and answers Core Motion's historical queries; it registers with the controller, which tells it of pedometer
+/// resets and hands it the control door's queries.
 ///
 /// It polls the estimator streams once a second from a background task — never from the sample path — and
 /// stores a pedometer snapshot every 10 s, at each pause and resume, and at shutdown, and an activity segment
 /// at each change. Times are Unix seconds.
-public final class HistoryRecorder: Sendable {
+public final class HistoryRecorder: StepHistory {
     private struct State {
         var sessionID = UUID().uuidString
         var lastSnapshot = -Double.infinity
@@ -49,6 +50,7 @@ public final class HistoryRecorder: Sendable {
         self.store = store
         self.controller = controller
         self.logger = logger
+        controller.attach(history: self)
     }
 
     /// Records what changed; called about once a second.
@@ -110,25 +112,11 @@ public final class HistoryRecorder: Sendable {
         store.recordPedometer(PedometerSnapshot(sessionID: session, time: now, numberOfSteps: 0))
     }
 
-    public func queryPedometer(from: Double, to: Double) throws -> [String: Any] {
-        let d = try store.queryPedometerData(from: from, to: to)
-        var r: [String: Any] = ["startDate": d.startDate, "endDate": d.endDate, "numberOfSteps": d.numberOfSteps]
-        r["distance"] = d.distance ?? NSNull()
-        r["floorsAscended"] = d.floorsAscended ?? NSNull()
-        r["floorsDescended"] = d.floorsDescended ?? NSNull()
-        r["averageActivePace"] = d.averageActivePace ?? NSNull()
-        r["currentPace"] = NSNull()
-        r["currentCadence"] = NSNull()
-        return r
+    public func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
+        ControlResult.PedometerQuery(try store.queryPedometerData(from: from, to: to))
     }
 
-    public func queryActivity(from: Double, to: Double) throws -> [[String: Any]] {
-        try store.queryActivityStarting(from: from, to: to).map { a in
-            [
-                "startDate": a.startDate, "stationary": a.stationary, "walking": a.walking, "running": a.running,
-                "cycling": a.cycling, "automotive": a.automotive, "unknown": a.unknown,
-                "confidence": a.confidence.rawValue,
-            ]
-        }
+    public func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] {
+        try store.queryActivityStarting(from: from, to: to).map(ControlResult.ActivitySegment.init)
     }
 }

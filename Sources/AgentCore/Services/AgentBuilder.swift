@@ -126,9 +126,8 @@ public struct AgentBuilder {
                 return status
             },
             reloadConfiguration: { [controller, configuration, configurationPath] in
-                try ConfigurationReload.perform(path: configurationPath, running: configuration, controller: controller)
+                try ConfigurationReload.apply(path: configurationPath, running: configuration, controller: controller)
             },
-            history: history,
             logger: logger
         )
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

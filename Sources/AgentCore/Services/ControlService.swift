@@ -51,29 +51,13 @@ final class ControlService: Service {
         }
     }
 
+    /// SIGHUP re-reads config.yaml through the control door, like the reload-config command (the door logs
+    /// the outcome); an invalid file keeps the running configuration and says why.
     private func reloadOnHangup() async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            reloadConfiguration(trigger: "SIGHUP")
-        }
-    }
-
-    /// SIGHUP re-reads config.yaml, like the reload-config command; an invalid file keeps the running
-    /// configuration and says why.
-    private func reloadConfiguration(trigger: String) {
-        do {
-            let result = try ConfigurationReload.perform(
-                path: context.configurationPath,
-                running: context.configuration,
-                controller: context.controller
-            )
-            context.logger.notice("\(trigger): configuration reloaded: \(result["message"] ?? "")")
-            if context.broker.isConnected {
+            if case .applied = context.control.reload(trigger: .hangup), context.broker.isConnected {
                 context.publishStatus(context.status(state: .online, reason: nil))
             }
-        } catch let failure as ControlFailure {
-            context.logger.error("\(trigger): \(failure.message)")
-        } catch {
-            context.logger.error("\(trigger): reload failed: \(error)")
         }
     }
 }
