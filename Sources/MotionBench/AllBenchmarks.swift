@@ -25,7 +25,7 @@ struct AllBenchmarks: AsyncParsableCommand {
         rows += try await EndToEndLatency.measure(rates: [200, 1000], seconds: 10)
         if !skipLoad {
             for input in loadInputs {
-                rows += try RealisticLoad.measure(agent: agent, input: input, seconds: loadSeconds)
+                rows += try await RealisticLoad.measure(agent: agent, input: input, seconds: loadSeconds)
             }
             rows += try await BatchedStreams.measure(
                 BatchedStreams.Settings(agent: agent, seconds: batchingSeconds)

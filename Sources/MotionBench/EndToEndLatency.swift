@@ -2,20 +2,20 @@ import AgentConfig
 import AgentCore
 import AgentPorts
 import ArgumentParser
-import CBenchSupport
 import Foundation
 import Logging
 import MosquittoTransport
 import Platform
 import Simulation
+import TestSupport
 
 /// Latency from a sample's timestamp (CLOCK_MONOTONIC, stamped by the simulated source at acquisition) to
-/// its receipt by a subscriber in this process, through the real agent: SimulatedSensorSource → MotionAgent
+/// its receipt by a subscriber in this process, through the real agent: SimulatedSensorSource → its services
 /// (hub, streams, outbox, publisher, MosquittoClient) → mosquitto on loopback → subscriber.
 struct EndToEndLatency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latency",
-        abstract: "Sample → subscriber latency p50/p99 through MotionAgent at 200 Hz and 1 kHz."
+        abstract: "Sample → subscriber latency p50/p99 through the agent at 200 Hz and 1 kHz."
     )
 
     @Option(help: "Seconds measured per rate (after 2 s of warm-up).") var seconds = 10.0
@@ -32,13 +32,23 @@ struct EndToEndLatency: AsyncParsableCommand {
     }
 
     static func measure(rates: [Double], seconds: Double, brokerNoDelay: Bool = false) async throws -> [BenchRow] {
-        let broker = try BenchBroker(tcpNoDelay: brokerNoDelay)
-        defer { broker.stop() }
+        try await MosquittoBroker.withStarted(options: .benchmark(tcpNoDelay: brokerNoDelay)) { broker in
+            try await measure(broker, rates: rates, seconds: seconds, brokerNoDelay: brokerNoDelay)
+        }
+    }
+
+    private static func measure(
+        _ broker: MosquittoBroker,
+        rates: [Double],
+        seconds: Double,
+        brokerNoDelay: Bool
+    ) async throws -> [BenchRow] {
         var rows: [BenchRow] = []
         for rate in rates {
             let capacity = Int(rate * seconds * 3) + 1000
-            let subscriber = try BenchSubscriber(
-                broker: broker,
+            let subscriber = try BareSubscriber(
+                host: broker.host,
+                port: broker.port,
                 clientID: "bench-latency-\(Int(rate))",
                 latencyCapacity: capacity
             )
@@ -114,39 +124,31 @@ struct EndToEndLatency: AsyncParsableCommand {
         return rows
     }
 
-    /// Latencies (ms, sorted) of the bare C publisher stamping CLOCK_MONOTONIC at `rate` for `seconds`.
+    /// Latencies (ms, sorted) of the bare publisher stamping CLOCK_MONOTONIC at `rate` for `seconds`.
     static func bareLatencies(
-        _ broker: BenchBroker,
+        _ broker: MosquittoBroker,
         rate: Double,
         seconds: Double,
         burst: Int,
         noDelay: Bool
     ) throws -> [Double] {
-        let subscriber = try BenchSubscriber(
-            broker: broker,
+        let subscriber = try BareSubscriber(
+            host: broker.host,
+            port: broker.port,
             clientID: "bench-latency-bare",
             latencyCapacity: Int(rate * seconds) * burst + 1000
         )
         try subscriber.subscribe("bench/paced", qos: 0)
-        var error = [CChar](repeating: 0, count: 256)
-        guard
-            let publisher = bench_pub_open(
-                broker.host,
-                Int32(broker.port),
-                "bench-paced",
-                100,
-                1,
-                noDelay ? 1 : 0,
-                10,
-                &error,
-                error.count
-            )
-        else {
-            throw BenchBroker.StartError(description: BenchBroker.text(error))
-        }
-        defer { bench_pub_close(publisher) }
+        let publisher = try BarePublisher(
+            host: broker.host,
+            port: broker.port,
+            clientID: "bench-paced",
+            window: 100,
+            noDelay: noDelay
+        )
+        defer { publisher.close() }
         subscriber.reset(recordLatencies: true)
-        _ = bench_pub_paced(publisher, "bench/paced", 0, rate, seconds, Int32(burst))
+        try publisher.publishPaced(topic: "bench/paced", qos: 0, rateHz: rate, seconds: seconds, burst: burst)
         _ = subscriber.wait(for: UInt64(rate * seconds) * UInt64(burst), timeout: 2)
         return subscriber.latencies().map { Double($0) / 1e6 }.sorted()
     }

@@ -5,10 +5,11 @@ import CBenchSupport
 import Foundation
 import Logging
 import MosquittoTransport
+import TestSupport
 
 /// Messages/s into a real mosquitto on loopback, 200-byte payloads, QoS 0 and 1: the agent's path (Outbox →
-/// OutboxPublisher → MosquittoClient, wired as MotionAgent wires them) against a bare libmosquitto publisher
-/// in C, same run, same broker, same in-flight window. Every message is counted at a subscriber.
+/// OutboxPublisher → MosquittoClient, wired as AgentBuilder wires them) against a bare libmosquitto publisher
+/// (MosquittoTransport's `BarePublisher`: no agent code), same run, same broker, same in-flight window. Every message is counted at a subscriber.
 ///
 /// Each side is timed from its first message leaving the producer (the agent: the first `Outbox.enqueue`, as a
 /// stream does it; the bare library: the first `mosquitto_publish`) to the subscriber's receipt of the last.
@@ -60,9 +61,29 @@ struct PublishThroughput: AsyncParsableCommand {
         only: Side? = nil,
         bareNoDelay: Bool = false
     ) async throws -> [BenchRow] {
-        let broker = try BenchBroker()
-        defer { broker.stop() }
-        let subscriber = try BenchSubscriber(broker: broker, clientID: "bench-counter")
+        try await MosquittoBroker.withStarted(options: .benchmark()) { broker in
+            try await measure(
+                broker,
+                counts: counts,
+                runs: runs,
+                window: window,
+                payloadBytes: payloadBytes,
+                only: only,
+                bareNoDelay: bareNoDelay
+            )
+        }
+    }
+
+    private static func measure(
+        _ broker: MosquittoBroker,
+        counts: [Int],
+        runs: Int,
+        window: Int,
+        payloadBytes: Int,
+        only: Side?,
+        bareNoDelay: Bool
+    ) async throws -> [BenchRow] {
+        let subscriber = try BareSubscriber(host: broker.host, port: broker.port, clientID: "bench-counter")
         try subscriber.subscribe("bench/#", qos: 1)
         var payload = [UInt8](repeating: UInt8(ascii: "x"), count: payloadBytes)
         payload[0] = UInt8(ascii: "{")
@@ -70,68 +91,40 @@ struct PublishThroughput: AsyncParsableCommand {
         var rows: [BenchRow] = []
         for qos in [0, 1] where counts[qos] > 0 {
             let count = counts[qos]
-            var agentRates: [Double] = []
-            var bareRates: [Double] = []
-            var notes: [String] = []
-            var agentAllocations: [Double] = []
-            var bareAllocations: [Double] = []
-            var agentCPU: [Double] = []
-            var bareCPU: [Double] = []
-            // Warm-up, not recorded: the broker's and the library's first-use costs (session set-up, page faults
-            // of fresh buffers, lazily resolved symbols) would otherwise land on whichever side runs first.
-            let warmUp = max(1, count / 5)
-            if only != .bare {
-                _ = try await agentRun(broker, subscriber, qos: qos, count: warmUp, window: window, payload: payload)
+            var agentSeries = RunSeries(side: .agent)
+            var bareSeries = RunSeries(side: .bare)
+            let agentSide = { (count: Int) in
+                try await agentRun(broker, subscriber, qos: qos, count: count, window: window, payload: payload)
             }
-            if only != .agent {
-                _ = try bareRun(
+            let bareSide = { (count: Int) in
+                try bareRun(
                     broker,
                     subscriber,
                     qos: qos,
-                    count: warmUp,
+                    count: count,
                     window: window,
                     payload: payload,
                     noDelay: bareNoDelay
                 )
             }
+            // Warm-up, not recorded: the broker's and the library's first-use costs (session set-up, page faults
+            // of fresh buffers, lazily resolved symbols) would otherwise land on whichever side runs first.
+            let warmUp = max(1, count / 5)
+            if only != .bare { _ = try await agentSide(warmUp) }
+            if only != .agent { _ = try bareSide(warmUp) }
             for run in 0..<max(1, runs) {
                 // Alternate which goes first, so a drift in the machine's load does not favour one side.
                 for agentFirst in [run % 2 == 0, run % 2 != 0] {
                     if only == (agentFirst ? .bare : .agent) { continue }
                     if agentFirst {
-                        let allocationsBefore = bench_alloc_total()
-                        let (rate, cpu, note) = try await agentRun(
-                            broker,
-                            subscriber,
-                            qos: qos,
-                            count: count,
-                            window: window,
-                            payload: payload
-                        )
-                        agentAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
-                        agentCPU.append(cpu)
-                        agentRates.append(rate)
-                        progress("publish QoS \(qos) agent run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
-                        if let note { notes.append("agent: " + note) }
+                        try await agentSeries.record(qos: qos, run: run, count: count) { try await agentSide(count) }
                     } else {
-                        let allocationsBefore = bench_alloc_total()
-                        let (rate, cpu, note) = try bareRun(
-                            broker,
-                            subscriber,
-                            qos: qos,
-                            count: count,
-                            window: window,
-                            payload: payload,
-                            noDelay: bareNoDelay
-                        )
-                        bareAllocations.append(Double(bench_alloc_total() - allocationsBefore) / Double(count))
-                        bareCPU.append(cpu)
-                        bareRates.append(rate)
-                        progress("publish QoS \(qos) bare run \(run + 1): \(Int(rate)) msg/s \(note ?? "")")
-                        if let note { notes.append("bare: " + note) }
+                        try await bareSeries.record(qos: qos, run: run, count: count) { try bareSide(count) }
                     }
                 }
             }
+            let agentRates = agentSeries.rates
+            let bareRates = bareSeries.rates
             let agent = Statistics.median(agentRates)
             let bare = Statistics.median(bareRates)
             let list: ([Double]) -> String = { $0.map { String(format: "%.0f", $0) }.joined(separator: " ") }
@@ -172,8 +165,8 @@ struct PublishThroughput: AsyncParsableCommand {
                     name: "publish QoS \(qos) allocations/message agent, bare",
                     value: String(
                         format: "%.1f, %.1f",
-                        Statistics.median(agentAllocations),
-                        Statistics.median(bareAllocations)
+                        Statistics.median(agentSeries.allocationsPerMessage),
+                        Statistics.median(bareSeries.allocationsPerMessage)
                     ),
                     target: "whole process, incl. the subscriber's receiving and set-up"
                 )
@@ -181,19 +174,25 @@ struct PublishThroughput: AsyncParsableCommand {
             rows.append(
                 BenchRow(
                     name: "publish QoS \(qos) CPU µs/message agent, bare",
-                    value: String(format: "%.2f, %.2f", Statistics.median(agentCPU), Statistics.median(bareCPU)),
+                    value: String(
+                        format: "%.2f, %.2f",
+                        Statistics.median(agentSeries.cpuMicrosecondsPerMessage),
+                        Statistics.median(bareSeries.cpuMicrosecondsPerMessage)
+                    ),
                     target: "this process (user + system) over the timed window, incl. the subscriber; not the broker"
                 )
             )
-            for note in notes { rows.append(BenchRow(name: "  note QoS \(qos)", value: note)) }
+            for note in agentSeries.notes + bareSeries.notes {
+                rows.append(BenchRow(name: "  note QoS \(qos)", value: note))
+            }
         }
         return rows
     }
 
     /// The agent's path: a connected publisher thread draining the outbox while `count` messages are enqueued.
     static func agentRun(
-        _ broker: BenchBroker,
-        _ subscriber: BenchSubscriber,
+        _ broker: MosquittoBroker,
+        _ subscriber: BareSubscriber,
         qos: Int,
         count: Int,
         window: Int,
@@ -251,51 +250,47 @@ struct PublishThroughput: AsyncParsableCommand {
 
     /// The bare library: the same count, window and (for QoS 0) the agent client's 20 000-message queue bound.
     static func bareRun(
-        _ broker: BenchBroker,
-        _ subscriber: BenchSubscriber,
+        _ broker: MosquittoBroker,
+        _ subscriber: BareSubscriber,
         qos: Int,
         count: Int,
         window: Int,
         payload: [UInt8],
         noDelay: Bool
     ) throws -> (rate: Double, cpuMicrosecondsPerMessage: Double, note: String?) {
-        var error = [CChar](repeating: 0, count: 256)
-        guard
-            let publisher = bench_pub_open(
-                broker.host,
-                Int32(broker.port),
-                "bench-bare",
-                Int32(window),
-                1,
-                noDelay ? 1 : 0,
-                10,
-                &error,
-                error.count
-            )
-        else {
-            throw BenchBroker.StartError(description: BenchBroker.text(error))
-        }
-        defer { bench_pub_close(publisher) }
+        let publisher = try BarePublisher(
+            host: broker.host,
+            port: broker.port,
+            clientID: "bench-bare",
+            window: window,
+            noDelay: noDelay
+        )
+        defer { publisher.close() }
         subscriber.reset(recordLatencies: false)
         let cpuStart = processCPUSeconds()
         let start = bench_monotonic_ns()
-        let rc = payload.withUnsafeBytes { bytes in
-            bench_pub_run(
-                publisher,
-                "bench/bare",
-                bytes.baseAddress,
-                Int32(bytes.count),
-                Int32(qos),
-                count,
-                Int32(qos > 0 ? window : 20_000)
-            )
+        var failure: String?
+        do {
+            try payload.withUnsafeBytes { bytes in
+                try publisher.publish(
+                    topic: "bench/bare",
+                    payload: bytes,
+                    qos: qos,
+                    count: count,
+                    limit: qos > 0 ? window : 20_000
+                )
+            }
+        } catch {
+            failure = "\(error)"
         }
         let end = subscriber.wait(for: UInt64(count), timeout: 120)
         let cpu = (processCPUSeconds() - cpuStart) / Double(count) * 1e6
         let received = subscriber.count
         let rate = Double(received) / (Double(end - start) / 1e9)
         var note: String?
-        if rc != 0 || received < UInt64(count) { note = "\(received) of \(count) arrived (rc \(rc))" }
+        if failure != nil || received < UInt64(count) {
+            note = "\(received) of \(count) arrived" + (failure.map { " (\($0))" } ?? "")
+        }
         return (rate, cpu, note)
     }
 }

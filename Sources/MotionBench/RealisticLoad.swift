@@ -1,11 +1,8 @@
-import AgentCore
-import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
-import MotionModel
-import Recording
-import Simulation
+import MosquittoTransport
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +11,7 @@ import Glibc
 /// The realistic load: the release `motion-agent` binary against a local mosquitto — 9-axis input at 1 kHz;
 /// accelerometer, gyroscope and device motion at 100 Hz; pedometer, activity and altimeter on — CPU % of one
 /// core and RSS over the run, and the time from process spawn to the first published sample.
-struct RealisticLoad: ParsableCommand {
+struct RealisticLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "CPU %, RSS and start-up time of the release motion-agent under the realistic load."
@@ -44,11 +41,11 @@ struct RealisticLoad: ParsableCommand {
     )
     var warmPageCache = false
 
-    func run() throws {
+    func run() async throws {
         let inputs = Self.inputs(input)
         var rows: [BenchRow] = []
         for i in inputs {
-            rows += try Self.measure(
+            rows += try await Self.measure(
                 agent: agent,
                 input: i,
                 seconds: seconds,
@@ -65,151 +62,129 @@ struct RealisticLoad: ParsableCommand {
         seconds: Double,
         fakeIIO: String = "Tests/Fixtures/iio/fake_iio.py",
         coldStart: Bool = true
-    ) throws -> [BenchRow] {
-        guard FileManager.default.isExecutableFile(atPath: agent) else {
-            throw ValidationError("no executable at \(agent) — build it: swift build -c release --product motion-agent")
-        }
+    ) async throws -> [BenchRow] {
+        try AgentProcess.requireExecutable(agent)
         guard ["simulated", "replay", "iio"].contains(input) else {
             throw ValidationError("--input must be simulated, replay, iio, both or all")
         }
         if input == "iio" && !FileManager.default.fileExists(atPath: fakeIIO) {
             throw ValidationError("no fake IIO tree at \(fakeIIO) — run from the repository root or pass --fake-iio")
         }
-        let broker = try BenchBroker()
-        defer { broker.stop() }
+        return try await MosquittoBroker.withStarted(options: .benchmark()) { broker in
+            try await measure(
+                broker,
+                agent: agent,
+                input: input,
+                seconds: seconds,
+                fakeIIO: fakeIIO,
+                coldStart: coldStart
+            )
+        }
+    }
+
+    private static func measure(
+        _ broker: MosquittoBroker,
+        agent: String,
+        input: String,
+        seconds: Double,
+        fakeIIO: String,
+        coldStart: Bool
+    ) async throws -> [BenchRow] {
         let device = "bench-load"
-        let subscriber = try BenchSubscriber(broker: broker, clientID: "bench-load-counter")
+        let subscriber = try BareSubscriber(host: broker.host, port: broker.port, clientID: "bench-load-counter")
         for stream in [
             "accelerometer", "gyroscope", "device-motion", "pedometer", "pedometer/events", "activity", "altimeter",
             "altimeter/absolute",
         ] {
             try subscriber.subscribe("motion/\(device)/\(stream)", qos: 1)
         }
-        let source: String
-        if input == "replay" {
-            let file = broker.directory + "/walk-1khz.csv"
-            try writeRecording(to: file, rateHz: 1000, seconds: 10)
-            source = """
-                  kind: replay
-                  replay:
-                    file: \(file)
-                    speed: realtime
-                    loop: true
-                """
-        } else if input == "iio" {
+        let source: BenchAgentConfiguration.Input
+        if input == "iio" {
             try writeIIOSpec(to: broker.directory + "/iio-spec.json", seconds: 10)
-            source = """
-                  kind: iio
-                  iio:
-                    uri: "local:"
-                """
+            source = .iio
         } else {
-            source = """
-                  kind: simulated
-                  simulated:
-                    scenario: walking
-                    rate_hz: 1000
-                """
+            source = try BenchAgentConfiguration.input(input, rateHz: 1000, directory: broker.directory)
         }
-        let configuration = """
-            device:
-              id: \(device)
-            agent:
-              state_dir: \(broker.directory)/state
-              log_level: info
-            source:
-            \(source)
-            mqtt:
-              host: 127.0.0.1
-              port: \(broker.port)
-            control:
-              persist: false
-            streams:
-              accelerometer: {enabled: true, rate_hz: 100, qos: 0, retain: false}
-              gyroscope: {enabled: true, rate_hz: 100, qos: 0, retain: false}
-              magnetometer: {enabled: false, rate_hz: 25, qos: 0, retain: false}
-              device-motion: {enabled: true, rate_hz: 100, qos: 0, retain: false, reference_frame: xMagneticNorthZVertical}
-              pedometer: {enabled: true, rate_hz: 1, qos: 1, retain: true}
-              activity: {enabled: true, rate_hz: 1, qos: 1, retain: true}
-              altimeter: {enabled: true, rate_hz: 1, qos: 0, retain: false}
-              submersion: {enabled: false, rate_hz: 1, qos: 1, retain: true}
-            """
-        let configPath = broker.directory + "/config.yaml"
-        try FileManager.default.createDirectory(atPath: broker.directory + "/state", withIntermediateDirectories: true)
-        try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let logPath = broker.directory + "/agent.log"
+        let configuration = BenchAgentConfiguration(
+            device: device,
+            directory: broker.directory,
+            port: broker.port,
+            input: source,
+            streams: [
+                ("accelerometer", "{enabled: true, rate_hz: 100, qos: 0, retain: false}"),
+                ("gyroscope", "{enabled: true, rate_hz: 100, qos: 0, retain: false}"),
+                ("magnetometer", "{enabled: false, rate_hz: 25, qos: 0, retain: false}"),
+                (
+                    "device-motion",
+                    "{enabled: true, rate_hz: 100, qos: 0, retain: false, reference_frame: xMagneticNorthZVertical}"
+                ),
+                ("pedometer", "{enabled: true, rate_hz: 1, qos: 1, retain: true}"),
+                ("activity", "{enabled: true, rate_hz: 1, qos: 1, retain: true}"),
+                ("altimeter", "{enabled: true, rate_hz: 1, qos: 0, retain: false}"),
+                ("submersion", "{enabled: false, rate_hz: 1, qos: 1, retain: true}"),
+            ]
+        )
+        let configPath = try configuration.write()
 
         subscriber.reset(recordLatencies: false)
         if coldStart { try evictFromPageCache(agent) }
         let spawned = bench_monotonic_ns()
-        let process: BenchProcess
-        let pid: pid_t
-        if input == "iio" {
-            // The agent runs inside the fake tree's private mount namespace, a grandchild of the fake: measure
-            // the agent alone (the Python writers feeding the FIFOs are other processes), and stop it by its
-            // own pid — the fake does not forward SIGTERM, it ends when its command does.
-            process = try BenchProcess(
-                "/usr/bin/python3",
-                [fakeIIO, broker.directory + "/iio-spec.json", "--", agent, "run", "--config", configPath],
-                output: logPath
+        let process = try AgentProcess(
+            agent: agent,
+            configPath: configPath,
+            fakeIIO: input == "iio" ? (fakeIIO, broker.directory + "/iio-spec.json") : nil
+        )
+        return try await process.stopping {
+            try await measure(
+                process,
+                subscriber,
+                input: input,
+                seconds: seconds,
+                spawned: spawned,
+                coldStart: coldStart
             )
-            pid = try findProcess(arguments: [agent, "run", "--config", configPath], timeout: 30)
-        } else {
-            process = try BenchProcess(agent, ["run", "--config", configPath], output: logPath)
-            pid = process.pid
         }
-        defer {
-            if input == "iio" { kill(pid, SIGTERM) }
-            process.terminate(grace: 10)
-        }
-        _ = subscriber.wait(for: 1, timeout: 30)
-        guard let first = subscriber.firstReceiptNanoseconds else {
-            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-            throw ValidationError("motion-agent published nothing within 30 s; its log:\n\(log)")
-        }
-        let startup = Double(first - spawned) / 1e6
-        Thread.sleep(forTimeInterval: 5)
-        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-        let cpuStart = cpuTicks(pid)
+    }
+
+    private static func measure(
+        _ process: AgentProcess,
+        _ subscriber: BareSubscriber,
+        input: String,
+        seconds: Double,
+        spawned: UInt64,
+        coldStart: Bool
+    ) async throws -> [BenchRow] {
+        let pid = process.pid
+        try await process.waitUntil(timeout: 30, "publish anything") { subscriber.firstReceiptNanoseconds != nil }
+        let startup = Double((subscriber.firstReceiptNanoseconds ?? spawned) - spawned) / 1e6
+        try await Task.sleep(for: .seconds(5))
+        let cpuStart = ProcessStatistics.cpuTicks(pid)
         let wallStart = bench_monotonic_ns()
         let messagesStart = subscriber.count
         var maxRSS = 0
         var rss = 0
         while Double(bench_monotonic_ns() - wallStart) / 1e9 < seconds {
-            Thread.sleep(forTimeInterval: 1)
-            rss = residentKiB(pid)
+            try await Task.sleep(for: .seconds(1))
+            rss = ProcessStatistics.residentKiB(pid)
             maxRSS = max(maxRSS, rss)
         }
-        let cpuEnd = cpuTicks(pid)
+        let cpuEnd = ProcessStatistics.cpuTicks(pid)
         guard cpuEnd >= cpuStart, cpuStart > 0 else {
-            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw ValidationError(
-                "motion-agent (pid \(pid)) was gone before the end of the measurement; its log:\n\(log)"
+                "motion-agent (pid \(pid)) was gone before the end of the measurement; its log:\n\(process.log)"
             )
         }
         let wall = Double(bench_monotonic_ns() - wallStart) / 1e9
         let messages = subscriber.count - messagesStart
-        let totalCPU = Double(cpuEnd) / ticksPerSecond
+        let totalCPU = Double(cpuEnd) / ProcessStatistics.ticksPerSecond
         let lifetime = Double(bench_monotonic_ns() - spawned) / 1e9
-        let cpu = 100 * Double(cpuEnd - cpuStart) / ticksPerSecond / wall
-        let hwm = statusField(pid, "VmHWM:")
-        let anonymous = statusField(pid, "RssAnon:")
-        let fileBacked = statusField(pid, "RssFile:")
-        if input == "iio" { kill(pid, SIGTERM) }
-        process.terminate(grace: 10)
-        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        // The last plan of each device: "iio.device=iio:device0 … sensor device on at 1000.0 Hz".
-        var plans: [String: String] = [:]
-        for line in log.split(separator: "\n") where line.contains("sensor device") && line.contains(" at ") {
-            guard let range = line.range(of: "on at ") else { continue }
-            let device = line.split(separator: " ").first { $0.hasPrefix("iio.device=") }.map { $0.dropFirst(11) } ?? ""
-            plans[String(device)] = String(line[range.lowerBound...].prefix(24)).trimmingCharacters(in: .whitespaces)
-        }
-        let plan =
-            plans.isEmpty
-            ? "?"
-            : plans.sorted { $0.key < $1.key }.map { plans.count > 1 ? "\($0.key) \($0.value)" : $0.value }
-                .joined(separator: ", ")
+        let cpu = ProcessStatistics.cpuPercent(from: cpuStart, to: cpuEnd, over: wall)
+        let hwm = ProcessStatistics.statusField(pid, "VmHWM:")
+        let anonymous = ProcessStatistics.statusField(pid, "RssAnon:")
+        let fileBacked = ProcessStatistics.statusField(pid, "RssFile:")
+        await process.stop()
+        let log = process.log
+        let plan = AgentLog.devicePlans(log)
         return [
             BenchRow(
                 name: "load[\(input)] agent binary at start",
@@ -246,23 +221,6 @@ struct RealisticLoad: ParsableCommand {
         ]
     }
 
-    /// The pid of the process whose command line is exactly `arguments`, waiting for it to appear.
-    static func findProcess(arguments: [String], timeout: Double) throws -> pid_t {
-        let wanted = arguments.joined(separator: "\0") + "\0"
-        let deadline = bench_monotonic_ns() + UInt64(timeout * 1e9)
-        while bench_monotonic_ns() < deadline {
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry),
-                    let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
-                    String(decoding: data, as: UTF8.self) == wanted
-                else { continue }
-                return pid
-            }
-            usleep(50_000)
-        }
-        throw ValidationError("\(arguments.joined(separator: " ")) did not start within \(Int(timeout)) s")
-    }
-
     /// The inputs an `--input` value names: `both` is replay and simulated, `all` adds iio.
     static func inputs(_ input: String) -> [String] {
         switch input {
@@ -272,29 +230,6 @@ struct RealisticLoad: ParsableCommand {
         }
     }
 
-    /// utime + stime of `pid`, clock ticks (/proc/PID/stat fields 14 and 15).
-    static func cpuTicks(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after the command name start at field 3 (state).
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
-        return user + system
-    }
-
-    static func residentKiB(_ pid: Int32) -> Int { statusField(pid, "VmRSS:") }
-
-    /// A "kB" field of /proc/PID/status.
-    static func statusField(_ pid: Int32, _ name: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
-
-    /// A simulated walk with all four sensors, in the agent's record/replay CSV format.
     /// Drops the agent binary's pages from the page cache, so it starts as on a device after boot: its code read
     /// from storage as it runs. Measured warm instead, one binary's RSS was 19.5 or 20.0 MB depending on how the
     /// file had entered the cache (the linker's or cp's writes, an earlier run's reads): a page fault maps the
@@ -312,16 +247,5 @@ struct RealisticLoad: ParsableCommand {
                 "cannot evict \(path) from the page cache: \(String(cString: strerror(failure))) — pass --warm-page-cache"
             )
         }
-    }
-
-    static func writeRecording(to path: String, rateHz: Double, seconds: Double) throws {
-        var text = RecordingFormat.header + "\n"
-        let recording = SimulatedRecording(
-            imu: SimulatedIMU(scenario: .walking, seed: 9, nominalRateHz: rateHz),
-            rateHz: rateHz,
-            duration: seconds
-        )
-        for (sample, _) in recording { text += RecordingFormat.format(sample) + "\n" }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 }

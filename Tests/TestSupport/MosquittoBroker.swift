@@ -78,6 +78,24 @@ public final class MosquittoBroker: Sendable {
         return broker
     }
 
+    /// Runs `body` with a started broker and stops it afterwards, also when `body` throws: the broker lives
+    /// exactly as long as the run that uses it, whatever ARC decides about the last use of the reference.
+    public static func withStarted<Result>(
+        options: Options = Options(),
+        timeout: Double = 10,
+        _ body: (MosquittoBroker) async throws -> Result
+    ) async throws -> Result {
+        let broker = try await started(options: options, timeout: timeout)
+        do {
+            let result = try await body(broker)
+            await broker.stop()
+            return result
+        } catch {
+            await broker.stop()
+            throw error
+        }
+    }
+
     deinit {
         if let process = running.withLock({ $0 }) {
             process.signal(SIGCONT)
@@ -89,6 +107,11 @@ public final class MosquittoBroker: Sendable {
     public var configurationPath: String { directory + "/mosquitto.conf" }
 
     public var isRunning: Bool { running.withLock { $0?.isRunning ?? false } }
+
+    /// The running broker's pid (for its CPU time in /proc); nil while stopped.
+    public var processIdentifier: Int32? {
+        running.withLock { process in process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
+    }
 
     /// Everything the broker processes wrote so far (mosquitto logs to stderr here).
     public var log: String {

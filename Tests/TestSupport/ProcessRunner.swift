@@ -185,6 +185,17 @@ public final class ProcessRunner: Sendable {
 
     public func kill() { signal(SIGKILL) }
 
+    /// SIGTERM, then SIGKILL when it has not exited within `grace` seconds; returns once it was reaped
+    /// (bounded: 5 s after the SIGKILL).
+    public func stop(grace: Double) async {
+        guard isRunning else { return }
+        terminate()
+        if await waitForExit(timeout: grace) == nil {
+            kill()
+            await waitForExit(timeout: 5)
+        }
+    }
+
     /// Waits up to `timeout` seconds for the exit and for both pipes to reach end-of-file (so the buffers
     /// hold everything the process wrote). Returns the exit code, or `nil` if it is still running.
     @discardableResult

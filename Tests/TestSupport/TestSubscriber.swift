@@ -3,8 +3,12 @@ import Foundation
 import MosquittoTransport
 import Synchronization
 
-/// An MQTT client for end-to-end tests: connects, subscribes, and collects every message that arrives, with
-/// bounded waits to assert on them.
+/// An MQTT client for end-to-end tests and the benchmarks: connects, subscribes, and collects every message
+/// that arrives with its time of receipt, with bounded waits to assert on them.
+///
+/// The benchmarks keep the payloads, not decoded, while the agent runs, so that they compete with the agent
+/// for the shared cores as little as possible. Receipt is stamped when the message leaves the client's event
+/// stream, microseconds after the network thread read it: enough for windows of seconds.
 public final class TestSubscriber: Sendable {
     public let client: MosquittoClient
     private let collected = CollectedBox()
@@ -15,8 +19,19 @@ public final class TestSubscriber: Sendable {
     private let pump: Task<Void, Never>
     private let probeTopic: String
 
+    /// A message and when it arrived.
+    public struct Arrival: Sendable {
+        public var message: InboundMessage
+        /// CLOCK_MONOTONIC at receipt, ns.
+        public var receivedNanoseconds: UInt64
+        public var topic: String { message.topic }
+        public var payload: [UInt8] { message.payload }
+    }
+
     private struct Collected {
         var messages: [InboundMessage] = []
+        /// CLOCK_MONOTONIC ns at receipt, one per element of `messages`.
+        var receipts: [UInt64] = []
         var connectionEvents: [BrokerEvent] = []
         var probeSeen = false
     }
@@ -29,8 +44,17 @@ public final class TestSubscriber: Sendable {
     /// effect: the SUBSCRIBE also covers a private probe topic, and the subscriber publishes to that topic and
     /// waits to receive it — the broker handles one connection's packets in order, so the probe coming back
     /// proves the SUBSCRIBE was processed.
-    public init(options: BrokerConnectOptions, filters: [String], qos: Int = 1, timeout: Double = 10) async throws {
-        let client = MosquittoClient()
+    ///
+    /// - Parameter eventBacklogLimit: messages that may wait for the collecting task before later ones are
+    ///   dropped (`droppedCount`); a benchmark that must see every message of a run passes room for all.
+    public init(
+        options: BrokerConnectOptions,
+        filters: [String],
+        qos: Int = 1,
+        timeout: Double = 10,
+        eventBacklogLimit: Int = 16_384
+    ) async throws {
+        let client = MosquittoClient(eventBacklogLimit: eventBacklogLimit)
         self.client = client
         let probeTopic = "test-subscriber/\(UUID().uuidString)/probe"
         self.probeTopic = probeTopic
@@ -45,6 +69,7 @@ public final class TestSubscriber: Sendable {
                             state.probeSeen = true
                         } else {
                             state.messages.append(message)
+                            state.receipts.append(BenchmarkClock.nanoseconds())
                         }
                     case .connected, .connectFailed, .disconnected:
                         state.connectionEvents.append(event)
@@ -76,13 +101,20 @@ public final class TestSubscriber: Sendable {
         filters: [String],
         qos: Int = 1,
         protocolVersion: MQTTProtocolVersion = .v5,
-        timeout: Double = 10
+        timeout: Double = 10,
+        eventBacklogLimit: Int = 16_384
     ) async throws {
         let options = broker.connectOptions(
             clientID: "test-sub-\(UUID().uuidString.prefix(8))",
             protocolVersion: protocolVersion
         )
-        try await self.init(options: options, filters: filters, qos: qos, timeout: timeout)
+        try await self.init(
+            options: options,
+            filters: filters,
+            qos: qos,
+            timeout: timeout,
+            eventBacklogLimit: eventBacklogLimit
+        )
     }
 
     deinit {
@@ -95,6 +127,23 @@ public final class TestSubscriber: Sendable {
     public func messages(on topic: String) -> [InboundMessage] {
         collected.withLock { $0.messages.filter { $0.topic == topic } }
     }
+
+    /// Messages received in [`start`, `end`) (CLOCK_MONOTONIC ns), in arrival order, with their receipt times.
+    public func arrivals(from start: UInt64, to end: UInt64) -> [Arrival] {
+        collected.withLock { state in
+            zip(state.messages, state.receipts).compactMap { message, received in
+                received >= start && received < end ? Arrival(message: message, receivedNanoseconds: received) : nil
+            }
+        }
+    }
+
+    /// Receipt time (CLOCK_MONOTONIC ns) of the first message on `topic`; nil before one arrived.
+    public func firstReceipt(topic: String) -> UInt64? {
+        collected.withLock { state in state.messages.firstIndex { $0.topic == topic }.map { state.receipts[$0] } }
+    }
+
+    /// Messages the client dropped because the collecting task fell `eventBacklogLimit` behind.
+    public var droppedCount: Int { client.droppedInboundCount }
 
     /// `.connected`, `.connectFailed` and `.disconnected` events seen so far.
     public var connectionEvents: [BrokerEvent] { collected.withLock { $0.connectionEvents } }

@@ -45,14 +45,4 @@ public enum ConfigurationReload {
         if durable(new) && !durable(running) { restart.append("streams.*.durable (the durable outbox)") }
         return ReloadReport(changedStreams: changed, needsRestart: restart)
     }
-
-    /// The untyped form MotionAgent's SIGHUP handler still calls, outside the control door. It goes away when
-    /// that handler calls `ControlPlane.reload(trigger: .hangup)` (issue 16: the runtime's services).
-    static func perform(path: String?, running: AgentConfiguration, controller: AgentController) throws -> [String: Any]
-    {
-        let report = try apply(path: path, running: running, controller: controller)
-        return [
-            "changedStreams": report.changedStreams, "needsRestart": report.needsRestart, "message": report.message,
-        ]
-    }
 }
