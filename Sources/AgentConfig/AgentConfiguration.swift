@@ -189,7 +189,7 @@ public struct TopicSettings: Sendable, Equatable {
 /// that keep bad, stale, replayed or unauthorized commands from changing the device.
 public struct ControlSettings: Sendable, Equatable {
     /// Commands for every device of the fleet; a topic without wildcards.
-    public var fleetTopic: String = "motion/fleet/control"
+    public var fleetTopic: String = TopicScheme.fleetControl
     /// Group names, each one topic level; the agent also subscribes `motion/group/<name>/control`.
     public var groups: [String] = []
     /// Changes made by commands are saved in the state directory and survive restarts.

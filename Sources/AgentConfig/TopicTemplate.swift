@@ -1,12 +1,12 @@
-/// The `{device}` templates of `topics.root` and `mqtt.client_id`, and the MQTT rules their results must
-/// follow (MQTT 5.0 §4.7: `+` and `#` are wildcards for subscribers only, topics starting with `$` are
-/// reserved for the broker, `/` separates levels; §1.5.4: strings are UTF-8 without U+0000, at most 65535
-/// bytes).
+import AgentPorts
+
+/// The `{device}` templates of `topics.root` and `mqtt.client_id`, checked against the MQTT rules of
+/// `TopicScheme` (the one place those rules live), with the problems worded for config.yaml.
 enum TopicTemplate {
-    static let devicePlaceholder = "{device}"
+    static let devicePlaceholder = TopicScheme.devicePlaceholder
 
     static func substitute(_ template: String, device: String) -> String {
-        template.replacingOccurrences(of: devicePlaceholder, with: device)
+        TopicScheme.substitute(template, device: device)
     }
 
     /// The problem with a `topics.root` template, if any.
@@ -30,20 +30,7 @@ enum TopicTemplate {
 
     /// The problem with a topic name to publish or subscribe literally, if any.
     static func checkTopic(_ topic: String) -> FieldProblem? {
-        if topic.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
-        if topic.contains("+") || topic.contains("#") {
-            return FieldProblem(kind: .invalidValue, problem: "contains an MQTT wildcard (+ or #)")
-        }
-        if topic.hasPrefix("$") {
-            return FieldProblem(kind: .invalidValue, problem: "starts with $, which brokers reserve ($SYS)")
-        }
-        if topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
-            return FieldProblem(
-                kind: .invalidValue,
-                problem: "has an empty topic level (a leading, trailing or doubled /)"
-            )
-        }
-        return checkEncoding(topic)
+        TopicScheme.configuredProblem(topic).map { FieldProblem(kind: .invalidValue, problem: $0) }
     }
 
     /// The problem with `device.id`, if any: it becomes one topic level.
@@ -57,12 +44,7 @@ enum TopicTemplate {
 
     /// The problem with a name that becomes exactly one topic level (a device id, a control group), if any.
     static func checkLevel(_ name: String) -> FieldProblem? {
-        if name.isEmpty { return FieldProblem(kind: .invalidValue, problem: "is empty") }
-        if name.count > 64 { return FieldProblem(kind: .invalidValue, problem: "is longer than 64 characters") }
-        if name.contains(where: { "/+#".contains($0) }) {
-            return FieldProblem(kind: .invalidValue, problem: "contains / + or #, which would change the topic levels")
-        }
-        return checkEncoding(name)
+        TopicScheme.levelProblem(name).map { FieldProblem(kind: .invalidValue, problem: $0) }
     }
 
     /// The problem with an `mqtt.client_id` template, if any.
@@ -96,10 +78,6 @@ enum TopicTemplate {
     }
 
     private static func checkEncoding(_ text: String) -> FieldProblem? {
-        if text.utf8.contains(0) { return FieldProblem(kind: .invalidValue, problem: "contains a NUL character") }
-        if text.utf8.count > 65535 {
-            return FieldProblem(kind: .invalidValue, problem: "is longer than MQTT's 65535 bytes")
-        }
-        return nil
+        TopicScheme.encodingProblem(text).map { FieldProblem(kind: .invalidValue, problem: $0) }
     }
 }

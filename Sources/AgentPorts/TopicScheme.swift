@@ -1,4 +1,9 @@
-/// Every topic the agent uses, built in one place from `topics.root` (with `{device}` substituted).
+/// Every topic the agent and its operator commands use, built in one place from `topics.root` (with `{device}`
+/// substituted), and the one rule deciding whether a string may be published to as a topic.
+///
+/// MQTT 5.0 §4.7: `+` and `#` are wildcards for subscribers only, `/` separates levels; §1.5.4: strings are UTF-8
+/// without U+0000, at most 65535 bytes. The agent's own configured topics also keep clear of `$` (brokers reserve
+/// it for `$SYS`) and of empty levels (a doubled `/` is almost always a typo).
 public struct TopicScheme: Sendable, Hashable {
     public let root: String
 
@@ -8,14 +13,153 @@ public struct TopicScheme: Sendable, Hashable {
         self.root = r
     }
 
-    /// `{root}/accelerometer`, `{root}/gyroscope`, … — one name everywhere: config key, topic, command.
-    public func stream(_ name: StreamName) -> String { "\(root)/\(name.rawValue)" }
-    /// Retained birth and will: `online` / `offline` with the agent's state.
-    public var status: String { "\(root)/status" }
-    /// The agent's health report (`metrics.interval_s`): QoS 0, not retained.
-    public var metrics: String { "\(root)/metrics" }
-    public var control: String { "\(root)/control" }
-    public var controlReply: String { "\(root)/control/reply" }
+    /// The scheme of one device from a `topics.root` template such as `motion/{device}`.
+    public init(template: String, device: String) {
+        self.init(root: Self.substitute(template, device: device))
+    }
+
+    /// The placeholder `topics.root` and `mqtt.client_id` templates replace with `device.id`.
+    public static let devicePlaceholder = "{device}"
+
+    public static func substitute(_ template: String, device: String) -> String {
+        template.replacing(devicePlaceholder, with: device)
+    }
+
+    /// What a topic under the root carries.
+    public enum Subject: Sendable, Hashable {
+        /// `{root}/accelerometer`, `{root}/device-motion`, … — one name everywhere: config key, topic, command.
+        case stream(StreamName)
+        /// `{root}/pedometer/events`: pause and resume.
+        case pedometerEvents
+        /// `{root}/altimeter/absolute`: altitude above sea level.
+        case absoluteAltitude
+        /// Retained birth and will: `online` / `offline` with the agent's state.
+        case status
+        /// The agent's health report (`metrics.interval_s`): QoS 0, not retained.
+        case metrics
+        case control
+        case controlReply
+
+        /// The topic's levels after the root.
+        public var path: String {
+            switch self {
+            case .stream(let name): name.rawValue
+            case .pedometerEvents: StreamName.pedometer.rawValue + "/events"
+            case .absoluteAltitude: StreamName.altimeter.rawValue + "/absolute"
+            case .status: "status"
+            case .metrics: "metrics"
+            case .control: "control"
+            case .controlReply: "control/reply"
+            }
+        }
+
+        /// Every subject, streams first.
+        public static let all: [Subject] =
+            StreamName.allCases.map { .stream($0) } + [
+                .pedometerEvents, .absoluteAltitude, .status, .metrics, .control, .controlReply,
+            ]
+
+        /// The subject whose path is `path`, if any.
+        public init?(path: String) {
+            guard let subject = Self.all.first(where: { $0.path == path }) else { return nil }
+            self = subject
+        }
+    }
+
+    public func topic(_ subject: Subject) -> String { topic(path: subject.path) }
+    /// `{root}/path`, for levels given by an operator (`motion-agent sub --stream`).
+    public func topic(path: String) -> String { "\(root)/\(path)" }
+    public func stream(_ name: StreamName) -> String { topic(.stream(name)) }
+    public var pedometerEvents: String { topic(.pedometerEvents) }
+    public var absoluteAltitude: String { topic(.absoluteAltitude) }
+    public var status: String { topic(.status) }
+    public var metrics: String { topic(.metrics) }
+    public var control: String { topic(.control) }
+    public var controlReply: String { topic(.controlReply) }
+    /// The subscription filter for everything the device publishes.
+    public var everything: String { "\(root)/#" }
+
+    /// `topic` without the root and its `/`, or nil when it is not under the root.
+    public func path(of topic: String) -> String? {
+        guard topic.hasPrefix(root + "/") else { return nil }
+        return String(topic.dropFirst(root.count + 1))
+    }
+
+    /// What `topic` carries, or nil when it is not one of the device's topics.
+    public func subject(of topic: String) -> Subject? {
+        path(of: topic).flatMap(Subject.init(path:))
+    }
+
+    /// The default of `control.fleet_topic`: commands for every device.
+    public static let fleetControl = "motion/fleet/control"
     /// A group's command topic, shared by every member (`control.groups`).
     public static func groupControl(_ group: String) -> String { "motion/group/\(group)/control" }
+    /// Where `motion-agent ctl` asks MQTT 5 devices to answer (its response topic).
+    public static func operatorReply(clientID: String) -> String { "motion-ctl/\(clientID)/reply" }
+    /// Every device's reply topic under a `topics.root` template, for MQTT 3.1.1 operators (no response topic).
+    public static func everyDeviceReply(template: String) -> String {
+        TopicScheme(template: template, device: "+").controlReply
+    }
+
+    /// Home Assistant's discovery topic for one entity: `<prefix>/<component>/<node_id>/<object_id>/config`.
+    public static func homeAssistantConfig(
+        prefix: String,
+        component: String,
+        nodeID: String,
+        objectID: String
+    )
+        -> String
+    {
+        var p = prefix
+        while p.hasSuffix("/") { p.removeLast() }
+        return "\(p)/\(component)/\(nodeID)/\(objectID)/config"
+    }
+
+    // MARK: Validation
+
+    /// Why `topic` cannot be published to, or nil when a broker accepts it: not empty, no wildcard, no NUL, at
+    /// most 65535 bytes. The wording completes "the topic …".
+    public static func publishingProblem(_ topic: String) -> String? {
+        problem(topic, configured: false)
+    }
+
+    /// Why `topic` is not acceptable as one the agent is configured with, or nil: the publishing rule, plus no
+    /// leading `$` and no empty level.
+    public static func configuredProblem(_ topic: String) -> String? {
+        problem(topic, configured: true)
+    }
+
+    /// Why `name` cannot be exactly one topic level (a device id, a control group), or nil.
+    public static func levelProblem(_ name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name.count > 64 { return "is longer than 64 characters" }
+        if name.contains(where: { "/+#".contains($0) }) {
+            return "contains / + or #, which would change the topic levels"
+        }
+        return encodingProblem(name)
+    }
+
+    /// Why `text` cannot be an MQTT string (§1.5.4), or nil.
+    public static func encodingProblem(_ text: String) -> String? {
+        if text.utf8.contains(0) { return "contains a NUL character" }
+        if text.utf8.count > maximumBytes { return "is longer than MQTT's 65535 bytes" }
+        return nil
+    }
+
+    /// MQTT's limit on a topic name, bytes of UTF-8.
+    public static let maximumBytes = 65_535
+
+    private static func problem(_ topic: String, configured: Bool) -> String? {
+        if topic.isEmpty { return "is empty" }
+        if topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
+            return "contains an MQTT wildcard (+ or #)"
+        }
+        if configured {
+            if topic.hasPrefix("$") { return "starts with $, which brokers reserve ($SYS)" }
+            if topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+                return "has an empty topic level (a leading, trailing or doubled /)"
+            }
+        }
+        return encodingProblem(topic)
+    }
 }

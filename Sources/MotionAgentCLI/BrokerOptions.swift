@@ -9,7 +9,8 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "Broker port.") var port = 1883
     @Option(help: "MQTT protocol: v5 or v311.") var `protocol`: MQTTProtocolVersion = .v5
     @Option(help: "Username.") var username: String?
-    @Option(help: "A file whose first line is the password (or set MOTION_AGENT_PASSWORD).") var passwordFile: String?
+    @Option(help: "A file whose first line is the password (or set MOTION_AGENT_MQTT_PASSWORD).")
+    var passwordFile: String?
     @Option(help: "CA certificate file (enables TLS).") var cafile: String?
     @Option(help: "Client certificate file.") var cert: String?
     @Option(help: "Client key file.") var key: String?
@@ -22,8 +23,8 @@ struct BrokerOptions: ParsableArguments {
                 throw ValidationError("cannot read --password-file \(file): check the path and its permissions")
             }
             password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
-        } else if let env = ProcessInfo.processInfo.environment["MOTION_AGENT_PASSWORD"] {
-            password = env
+        } else {
+            password = Self.environmentPassword(ProcessInfo.processInfo.environment)
         }
         let tls = (cafile != nil || cert != nil) ? BrokerTLS(caFile: cafile, certFile: cert, keyFile: key) : nil
         return BrokerConnectOptions(
@@ -39,9 +40,21 @@ struct BrokerOptions: ParsableArguments {
         )
     }
 
-    func rootTopic(device: String) -> String {
-        root.replacingOccurrences(of: "{device}", with: device)
+    /// The device's topics under the `--root` template.
+    func topics(device: String) -> TopicScheme {
+        TopicScheme(template: root, device: device)
     }
+
+    /// The password variable `run` reads too; the older name of `ctl` and `sub` still works, with a warning.
+    static func environmentPassword(_ environment: [String: String]) -> String? {
+        if let password = environment[passwordVariable] { return password }
+        guard let old = environment[deprecatedPasswordVariable] else { return nil }
+        printError("\(deprecatedPasswordVariable) is deprecated and will be removed: set \(passwordVariable) instead")
+        return old
+    }
+
+    static let passwordVariable = "MOTION_AGENT_MQTT_PASSWORD"
+    static let deprecatedPasswordVariable = "MOTION_AGENT_PASSWORD"
 }
 
 extension MQTTProtocolVersion: ExpressibleByArgument {}

@@ -29,7 +29,7 @@ struct ControlCommandLine: AsyncParsableCommand {
     @Option(help: "The device to address (its device.id).") var device: String?
     @Option(help: "A group to address (its members list it under control.groups).") var group: String?
     @Flag(help: "Address every device.") var fleet = false
-    @Option(help: "The fleet control topic.") var fleetTopic = "motion/fleet/control"
+    @Option(help: "The fleet control topic.") var fleetTopic = TopicScheme.fleetControl
     @Option(help: "Seconds to wait for replies.") var timeout: Double = 5
     @Option(help: "Sign the command with the HMAC key in this file (the devices' control.hmac_key_file).")
     var hmacKeyFile: String?
@@ -73,9 +73,9 @@ struct ControlCommandLine: AsyncParsableCommand {
         }
         let topic: String
         if let device {
-            topic = broker.rootTopic(device: device) + "/control"
+            topic = broker.topics(device: device).control
         } else if let group {
-            topic = "motion/group/\(group)/control"
+            topic = TopicScheme.groupControl(group)
         } else {
             topic = fleetTopic
         }
@@ -87,7 +87,8 @@ struct ControlCommandLine: AsyncParsableCommand {
         // MQTT 5: replies come to our own response topic with our correlation data. 3.1.1: on every device's
         // reply topic, matched by id.
         let replyFilter =
-            broker.protocol == .v5 ? "motion-ctl/\(clientID)/reply" : broker.rootTopic(device: "+") + "/control/reply"
+            broker.protocol == .v5
+            ? TopicScheme.operatorReply(clientID: clientID) : TopicScheme.everyDeviceReply(template: broker.root)
         try client.subscribe([replyFilter], qos: 1)
         try await Task.sleep(for: .milliseconds(100))
         if broker.protocol == .v5 {

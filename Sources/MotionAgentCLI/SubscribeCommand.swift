@@ -4,6 +4,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import MosquittoTransport
+import MotionModel
+import MotionWire
 
 /// `motion-agent sub DEVICE`: prints a device's streams, one decoded line per message.
 struct SubscribeCommand: AsyncParsableCommand {
@@ -19,42 +21,90 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Argument(help: "The device id (device.id).") var device: String
 
     func run() async throws {
-        let root = broker.rootTopic(device: device)
+        let topics = broker.topics(device: device)
         let client = MosquittoClient(logger: Logger(label: "motion-agent.sub"))
         try client.connect(
             try broker.connectOptions(clientID: "motion-sub-\(UUID().uuidString.prefix(8).lowercased())")
         )
         try await awaitConnection(client, timeout: 10)
-        let filters = streams.isEmpty ? [root + "/#"] : streams.map { root + "/" + $0 }
+        let filters = streams.isEmpty ? [topics.everything] : streams.map { topics.topic(path: $0) }
         try client.subscribe(filters, qos: 0)
         var seen = 0
         for await event in client.events {
             guard case .message(let m) = event else { continue }
-            let name = m.topic.hasPrefix(root + "/") ? String(m.topic.dropFirst(root.count + 1)) : m.topic
-            print("\(name)\t\(Self.describe(m.payload))")
+            let name = topics.path(of: m.topic) ?? m.topic
+            let kind = topics.subject(of: m.topic).flatMap(PayloadKind.init(subject:))
+            for line in Self.describe(m.payload, kind: kind) { print("\(name)\t\(line)") }
             seen += 1
             if let count, seen >= count { break }
         }
         await client.disconnect(flushTimeout: 1)
     }
 
-    /// `seq=12 t=5123.456 acceleration=(0.012, -0.003, -0.999)` — nested objects of x/y/z become triples.
-    static func describe(_ payload: [UInt8]) -> String {
+    /// One line per sample of a stream message (a batch gives several), decoded by MotionWire:
+    /// `seq=12 timestamp=5123.456789 time=1763700000.123456 acceleration=(0.0120, -0.0030, -0.9990)`. Status,
+    /// metrics and control messages: their JSON keys, one line.
+    static func describe(_ payload: [UInt8], kind: PayloadKind?) -> [String] {
+        guard let kind else { return [describeJSON(payload)] }
+        do {
+            return try PayloadDecoder.decode(payload, kind: kind).map(describe)
+        } catch {
+            return ["undecodable (\(error.description)): " + String(decoding: payload.prefix(200), as: UTF8.self)]
+        }
+    }
+
+    static func describe(_ message: WireMessage) -> String {
+        let e = message.envelope
+        var parts = ["seq=\(e.seq)", "timestamp=\(e.timestamp)", "time=\(e.time)"]
+        if !e.clockSynchronized { parts.append("clockSynchronized=false") }
+        let value: Any
+        switch message.payload {
+        case .acceleration(let v): value = ["acceleration": v]
+        case .rotationRate(let v): value = ["rotationRate": v]
+        case .magneticField(let v): value = ["magneticField": v]
+        case .deviceMotion(let v): value = v
+        case .pedometer(let v): value = v
+        case .pedometerEvent(let v): value = v
+        case .activity(let v): value = v
+        case .altitude(let v): value = v
+        case .absoluteAltitude(let v): value = v
+        case .submersion(let v): value = v
+        }
+        if let fields = value as? [String: Vector3] {
+            parts += fields.map { "\($0.key)=\(format($0.value))" }
+        } else {
+            // The payload's own fields, in declaration order; its timestamp repeats the envelope's.
+            parts += Mirror(reflecting: value).children.compactMap { child in
+                guard let label = child.label, label != "timestamp" else { return nil }
+                return "\(label)=\(format(child.value))"
+            }
+        }
+        return parts.joined(separator: " ")
+    }
+
+    private static func format(_ value: Any) -> String {
+        switch value {
+        case let v as Vector3: return String(format: "(%.4f, %.4f, %.4f)", v.x, v.y, v.z)
+        case let q as Quaternion: return String(format: "(x %.5f, y %.5f, z %.5f, w %.5f)", q.x, q.y, q.z, q.w)
+        default:
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional { return mirror.children.first.map { format($0.value) } ?? "null" }
+            return "\(value)"
+        }
+    }
+
+    /// `key=value` for every key of a JSON object, `seq`, `timestamp` and `time` first.
+    static func describeJSON(_ payload: [UInt8]) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
             return String(decoding: payload, as: UTF8.self)
         }
         return object.keys.sorted { a, b in
             let order = ["seq", "timestamp", "time"]
             return (order.firstIndex(of: a) ?? 99, a) < (order.firstIndex(of: b) ?? 99, b)
-        }.map { key in "\(key)=\(format(object[key]!))" }.joined(separator: " ")
+        }.map { key in "\(key)=\(formatJSON(object[key]!))" }.joined(separator: " ")
     }
 
-    private static func format(_ value: Any) -> String {
-        if let d = value as? [String: Any], let x = d["x"] as? Double, let y = d["y"] as? Double,
-            let z = d["z"] as? Double, d.count == 3
-        {
-            return String(format: "(%.4f, %.4f, %.4f)", x, y, z)
-        }
+    private static func formatJSON(_ value: Any) -> String {
         if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) {
             return String(decoding: data, as: UTF8.self)
         }

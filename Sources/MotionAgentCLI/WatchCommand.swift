@@ -24,14 +24,14 @@ struct WatchCommand: AsyncParsableCommand {
     static let frameInterval = Duration.milliseconds(200)
 
     func run() async throws {
-        let root = broker.rootTopic(device: device)
+        let topics = broker.topics(device: device)
         let client = MosquittoClient(logger: Logger(label: "motion-agent.watch"))
         try client.connect(
             try broker.connectOptions(clientID: "motion-watch-\(UUID().uuidString.prefix(8).lowercased())")
         )
         try await awaitConnection(client, timeout: 10)
-        try client.subscribe([root + "/#"], qos: 0)
-        let state = WatchState(root: root)
+        try client.subscribe([topics.everything], qos: 0)
+        let state = WatchState(topics: topics)
         let terminal = once ? nil : TerminalMode()
         if !once {
             Self.readKeys(into: state)
@@ -113,7 +113,7 @@ final class WatchState: Sendable {
     let quit = Atomic<Bool>(false)
     private let start = ContinuousClock.now
 
-    init(root: String) { model = Mutex(WatchModel(root: root)) }
+    init(topics: TopicScheme) { model = Mutex(WatchModel(topics: topics)) }
 
     /// Monotonic seconds since the view started.
     func now() -> Double {

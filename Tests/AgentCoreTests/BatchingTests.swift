@@ -3,10 +3,12 @@ import AgentCore
 import AgentPorts
 import Foundation
 import MotionModel
+import MotionWire
 import Simulation
 import Testing
 
-/// Batched streams: N samples per message, in JSON and in the binary layout of `SampleBatcher`.
+/// Batched streams: N samples per message, in JSON and in MotionWire's binary layout (`BinaryBatchLayout`),
+/// checked byte by byte against docs/payloads.md and read back with MotionWire's decoder.
 @Suite struct BatchingTests {
     private func drain(_ outbox: Outbox) -> [[UInt8]] {
         var out: [[UInt8]] = []
@@ -97,6 +99,9 @@ import Testing
                 #expect(readF32(message, r + 24) == Float(i))
             }
         }
+        let decoded = try messages.flatMap { try PayloadDecoder.decode($0, kind: .gyroscope) }
+        #expect(decoded.map(\.envelope.seq) == Array(1...100))
+        #expect(decoded.last?.payload == .rotationRate(Vector3(0.5, -0.25, 99)))
     }
 
     @Test func deviceMotionBatchesInBinary() throws {
@@ -125,5 +130,12 @@ import Testing
         #expect(abs(q.0 * q.0 + q.1 * q.1 + q.2 * q.2 + q.3 * q.3 - 1) < 1e-5)
         #expect(readF32(m, r + 52) < -0.99, "gravity z, face up")
         #expect(readF32(m, r + 80) == -1, "no heading in an arbitrary frame")
+        let last = try #require(try PayloadDecoder.decode(m, kind: .deviceMotion).last)
+        #expect(last.envelope.seq == 250)
+        guard case .deviceMotion(let motion) = last.payload else {
+            Issue.record("not device motion: \(last.payload)")
+            return
+        }
+        #expect(motion.referenceFrame == .xArbitraryZVertical && motion.heading == -1)
     }
 }

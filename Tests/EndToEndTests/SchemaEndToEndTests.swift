@@ -1,5 +1,7 @@
 import AgentCore
+import AgentPorts
 import Foundation
+import MotionWire
 import TestSupport
 import Testing
 
@@ -241,6 +243,25 @@ import Testing
             "topics never seen: \(Set(Self.topicKinds).subtracting(seen))"
         )
         #expect(subscriber.messages.contains { $0.payload.starts(with: Array("MAB".utf8)) }, "no binary batch captured")
+
+        // MotionWire's decoder, the one sub, watch and the benchmark use, reads every stream message back.
+        var decodedKinds = Set<PayloadKind>()
+        for device in [Self.binaryDevice, Self.jsonDevice] {
+            let topics = TopicScheme(root: "motion/\(device)")
+            for m in subscriber.messages {
+                guard let kind = topics.subject(of: m.topic).flatMap(PayloadKind.init(subject:)) else { continue }
+                do {
+                    #expect(try !PayloadDecoder.decode(m.payload, kind: kind).isEmpty, "\(m.topic)")
+                    decodedKinds.insert(kind)
+                } catch {
+                    Issue.record("\(m.topic): \(error)")
+                }
+            }
+        }
+        #expect(
+            decodedKinds == Set(PayloadKind.allCases),
+            "kinds never decoded: \(Set(PayloadKind.allCases).subtracting(decodedKinds))"
+        )
 
         // The capture, for the checker: topic and base64 payload in arrival order.
         let capture: [String: Any] = [

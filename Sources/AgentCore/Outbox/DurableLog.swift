@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 import Logging
 
@@ -76,7 +77,7 @@ public final class DurableLog: @unchecked Sendable {
 
     static let headerBytes = 8
     static let fixedBodyBytes = 20
-    public static let maxTopicBytes = 65_535
+    public static let maxTopicBytes = TopicScheme.maximumBytes
     public static let maxSegmentBytes = 4 << 20
     /// The largest payload a record may carry, so every record fits in one segment.
     public static let maxPayloadBytes = 1 << 20
@@ -239,11 +240,7 @@ public final class DurableLog: @unchecked Sendable {
     /// most 65535 bytes without wildcards or NUL (MQTT 5 §4.7.3, §1.5.4); payloads are bounded so a record
     /// fits in a segment.
     public static func problem(topic: String, payloadCount: Int) -> String? {
-        if topic.isEmpty { return "the topic is empty" }
-        if topic.utf8.count > maxTopicBytes { return "the topic is longer than 65535 bytes" }
-        if topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 }) {
-            return "the topic contains a wildcard (+ or #) or a NUL character"
-        }
+        if let problem = TopicScheme.publishingProblem(topic) { return "the topic " + problem }
         if payloadCount > maxPayloadBytes { return "the payload is \(payloadCount) bytes, over the 1 MiB limit" }
         return nil
     }

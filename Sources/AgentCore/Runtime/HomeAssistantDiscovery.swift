@@ -94,7 +94,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// `<prefix>/<component>/<node_id>/<object_id>/config`.
     public func configTopic(component: String, objectID: String) -> String {
-        "\(prefix)/\(component)/\(nodeID)/\(objectID)/config"
+        TopicScheme.homeAssistantConfig(prefix: prefix, component: component, nodeID: nodeID, objectID: objectID)
     }
 
     /// Every entity's config, in a fixed order.

@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import MotionEstimation
 import MotionModel
+import MotionWire
 
 /// `{root}/activity`: Core Motion's `CMMotionActivity`, published when the activity or its confidence
 /// changes (at most `rate_hz` times a second; a change that comes too soon is published when the interval
@@ -88,30 +89,14 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         guard let activity = pending, cap.allow(sample.timestamp) else { return }
         pending = nil
         seq += 1
-        context.beginMessage(seq: seq, timestamp: sample.timestamp)
-        let b = UInt8(ascii: ",")
-        context.buffer.raw(",\"startDate\":")
-        context.buffer.number(context.clock.wallTime(of: activity.startDate), decimals: 3)
-        context.buffer.raw(",\"stationary\":")
-        context.buffer.bool(activity.stationary)
-        context.buffer.raw(",\"walking\":")
-        context.buffer.bool(activity.walking)
-        context.buffer.raw(",\"running\":")
-        context.buffer.bool(activity.running)
-        context.buffer.raw(",\"cycling\":")
-        context.buffer.bool(activity.cycling)
-        context.buffer.raw(",\"automotive\":")
-        context.buffer.bool(activity.automotive)
-        context.buffer.raw(",\"unknown\":")
-        context.buffer.bool(activity.unknown)
-        context.buffer.byte(b)
-        context.buffer.raw("\"confidence\":")
-        switch activity.confidence {
-        case .low: context.buffer.raw("\"low\"")
-        case .medium: context.buffer.raw("\"medium\"")
-        case .high: context.buffer.raw("\"high\"")
-        }
-        context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        var published = activity
+        published.startDate = context.clock.wallTime(of: activity.startDate)
+        context.publish(
+            .activity(published),
+            seq: seq,
+            timestamp: sample.timestamp,
+            topicID: topicID,
+            settings: settings
+        )
     }
 }

@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import MotionEstimation
 import MotionModel
+import MotionWire
 
 /// `{root}/altimeter` (Core Motion's `CMAltitudeData`: relative altitude since start, pressure) and
 /// `{root}/altimeter/absolute` (`CMAbsoluteAltitudeData`: altitude above sea level from the standard
@@ -49,24 +50,22 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         guard running, sample.pressureKPa != nil else { return }
         guard let relative = altimeter.update(sample), decimator.accept(sample.timestamp) else { return }
         seq += 1
-        context.beginMessage(seq: seq, timestamp: sample.timestamp)
-        context.buffer.raw(",\"relativeAltitude\":")
-        context.buffer.number(relative.relativeAltitude, decimals: 3)
-        context.buffer.raw(",\"pressure\":")
-        context.buffer.number(relative.pressureKPa, decimals: 5)
-        context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        context.publish(
+            .altitude(relative),
+            seq: seq,
+            timestamp: sample.timestamp,
+            topicID: topicID,
+            settings: settings
+        )
 
         guard let absolute = altimeter.absoluteAltitude else { return }
         absoluteSeq += 1
-        context.beginMessage(seq: absoluteSeq, timestamp: sample.timestamp)
-        context.buffer.raw(",\"altitude\":")
-        context.buffer.number(absolute.altitude, decimals: 2)
-        context.buffer.raw(",\"accuracy\":")
-        context.buffer.number(absolute.accuracy, decimals: 2)
-        context.buffer.raw(",\"precision\":")
-        context.buffer.number(absolute.precision, decimals: 3)
-        context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: absoluteTopicID, settings: settings)
+        context.publish(
+            .absoluteAltitude(absolute),
+            seq: absoluteSeq,
+            timestamp: sample.timestamp,
+            topicID: absoluteTopicID,
+            settings: settings
+        )
     }
 }

@@ -26,10 +26,15 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     private var estimationRateHz = 0.0
     /// Offline processing publishes one message per gyroscope sample, undecimated.
     public var publishesEverySample = false
+    /// Downgrades or refuses the heading where the horizontal field is too weak for a compass.
+    public var headingLimiter = HeadingLimiter()
     /// From the World Magnetic Model at the configured location; nil: judged from the measured field.
-    public var expectedHeadingUsability: WorldMagneticModel.HeadingUsability?
+    public var expectedHeadingUsability: WorldMagneticModel.HeadingUsability? {
+        get { headingLimiter.expected }
+        set { headingLimiter.expected = newValue }
+    }
     /// The horizontal component of the calibrated field, nT, smoothed over about two seconds.
-    public private(set) var measuredHorizontalNanotesla = Double.nan
+    public var measuredHorizontalNanotesla: Double { headingLimiter.measuredHorizontalNanotesla }
 
     public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
         self.settings = settings
@@ -90,151 +95,21 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         guard var motion = estimator.update(sample) else { return }
         let due = publishesEverySample || decimator.accept(motion.timestamp)
         let north = motion.referenceFrame.isNorthReferenced
-        if north { trackHorizontalField(motion) }
+        if north { headingLimiter.observe(motion, rateHz: estimationRateHz) }
         guard due else { return }
-        if north { limitHeading(&motion) }
+        if north { headingLimiter.limit(&motion) }
         seq += 1
-        if !batcher.isSingle && batcher.encoding == .binary {
-            let wall = context.clock.wallTime(of: motion.timestamp)
-            batcher.addBinary(seq: seq, topicID: topicID, settings: settings, context: &context) { b in
-                Self.encodeBinary(motion, wallTime: wall, into: &b)
-            }
-            return
-        }
-        context.beginMessage(seq: seq, timestamp: motion.timestamp)
-        Self.encode(motion, into: &context.buffer)
-        context.buffer.byte(UInt8(ascii: "}"))
-        if batcher.isSingle {
-            context.publishBuffer(topicID: topicID, settings: settings)
-        } else {
-            batcher.addJSON(seq: seq, topicID: topicID, settings: settings, context: &context)
-        }
+        batcher.add(
+            .deviceMotion(motion),
+            seq: seq,
+            timestamp: motion.timestamp,
+            topicID: topicID,
+            settings: settings,
+            context: &context
+        )
     }
 
     public func flush(context: inout StreamContext) {
         batcher.flush(topicID: topicID, settings: settings, context: &context)
-    }
-
-    /// The 88-byte binary record (layout in `SampleBatcher`).
-    static func encodeBinary(_ m: DeviceMotion, wallTime: Double, into b: inout [UInt8]) {
-        BinaryRecord.append(m.timestamp, to: &b)
-        BinaryRecord.append(wallTime, to: &b)
-        BinaryRecord.append(Float(m.attitude.x), to: &b)
-        BinaryRecord.append(Float(m.attitude.y), to: &b)
-        BinaryRecord.append(Float(m.attitude.z), to: &b)
-        BinaryRecord.append(Float(m.attitude.w), to: &b)
-        BinaryRecord.append(m.rotationRate, to: &b)
-        BinaryRecord.append(m.gravity, to: &b)
-        BinaryRecord.append(m.userAcceleration, to: &b)
-        BinaryRecord.append(m.magneticField, to: &b)
-        BinaryRecord.append(Float(m.heading), to: &b)
-        let accuracy: UInt8 =
-            switch m.magneticFieldAccuracy {
-            case .uncalibrated: 0
-            case .low: 1
-            case .medium: 2
-            case .high: 3
-            }
-        let frame: UInt8 =
-            switch m.referenceFrame {
-            case .xArbitraryZVertical: 0
-            case .xArbitraryCorrectedZVertical: 1
-            case .xMagneticNorthZVertical: 2
-            case .xTrueNorthZVertical: 3
-            }
-        b.append(accuracy)
-        b.append(frame)
-        b.append(0)
-        b.append(0)
-    }
-
-    /// A compass needs a horizontal field: below 6000 nT the heading is downgraded (accuracy at most low),
-    /// below 2000 nT (near the magnetic poles, or inside steel) it is refused (−1). WMM2025's report gives the
-    /// thresholds ("blackout" and "caution" zones).
-    private func limitHeading(_ motion: inout DeviceMotion) {
-        let usability =
-            expectedHeadingUsability
-            ?? (measuredHorizontalNanotesla.isNaN
-                ? .normal : WorldMagneticModel.HeadingUsability(horizontalNanotesla: measuredHorizontalNanotesla))
-        switch usability {
-        case .normal: break
-        case .degraded: motion.magneticFieldAccuracy = min(motion.magneticFieldAccuracy, .low)
-        case .unusable:
-            motion.heading = -1
-            motion.magneticFieldAccuracy = .uncalibrated
-        }
-    }
-
-    private func trackHorizontalField(_ motion: DeviceMotion) {
-        let m = motion.magneticField
-        let g = motion.gravity.normalized
-        let horizontal = (m - g * m.dot(g)).norm * 1000
-        guard horizontal.isFinite, motion.magneticFieldAccuracy != .uncalibrated else { return }
-        let alpha = min(1, 1 / (2 * max(estimationRateHz, 1)))
-        measuredHorizontalNanotesla =
-            measuredHorizontalNanotesla.isNaN
-            ? horizontal : measuredHorizontalNanotesla + alpha * (horizontal - measuredHorizontalNanotesla)
-    }
-
-    /// The CMDeviceMotion fields, after the common ones.
-    static func encode(_ m: DeviceMotion, into b: inout JSONBuffer) {
-        let q = m.attitude
-        let r = RotationMatrix(q)
-        b.raw(",\"attitude\":{\"quaternion\":{\"x\":")
-        b.number(q.x, decimals: 7)
-        b.raw(",\"y\":")
-        b.number(q.y, decimals: 7)
-        b.raw(",\"z\":")
-        b.number(q.z, decimals: 7)
-        b.raw(",\"w\":")
-        b.number(q.w, decimals: 7)
-        b.raw("},\"rotationMatrix\":{\"m11\":")
-        b.number(r.m11, decimals: 7)
-        b.raw(",\"m12\":")
-        b.number(r.m12, decimals: 7)
-        b.raw(",\"m13\":")
-        b.number(r.m13, decimals: 7)
-        b.raw(",\"m21\":")
-        b.number(r.m21, decimals: 7)
-        b.raw(",\"m22\":")
-        b.number(r.m22, decimals: 7)
-        b.raw(",\"m23\":")
-        b.number(r.m23, decimals: 7)
-        b.raw(",\"m31\":")
-        b.number(r.m31, decimals: 7)
-        b.raw(",\"m32\":")
-        b.number(r.m32, decimals: 7)
-        b.raw(",\"m33\":")
-        b.number(r.m33, decimals: 7)
-        b.raw("},\"roll\":")
-        b.number(q.roll, decimals: 6)
-        b.raw(",\"pitch\":")
-        b.number(q.pitch, decimals: 6)
-        b.raw(",\"yaw\":")
-        b.number(q.yaw, decimals: 6)
-        b.raw("},\"rotationRate\":")
-        b.vector(m.rotationRate, decimals: 6)
-        b.raw(",\"gravity\":")
-        b.vector(m.gravity, decimals: 6)
-        b.raw(",\"userAcceleration\":")
-        b.vector(m.userAcceleration, decimals: 6)
-        b.raw(",\"magneticField\":{\"field\":")
-        b.vector(m.magneticField, decimals: 3)
-        b.raw(",\"accuracy\":")
-        switch m.magneticFieldAccuracy {
-        case .uncalibrated: b.raw("\"uncalibrated\"")
-        case .low: b.raw("\"low\"")
-        case .medium: b.raw("\"medium\"")
-        case .high: b.raw("\"high\"")
-        }
-        b.raw("},\"heading\":")
-        b.number(m.heading, decimals: 3)
-        b.raw(",\"referenceFrame\":")
-        switch m.referenceFrame {
-        case .xArbitraryZVertical: b.raw("\"xArbitraryZVertical\"")
-        case .xArbitraryCorrectedZVertical: b.raw("\"xArbitraryCorrectedZVertical\"")
-        case .xMagneticNorthZVertical: b.raw("\"xMagneticNorthZVertical\"")
-        case .xTrueNorthZVertical: b.raw("\"xTrueNorthZVertical\"")
-        }
     }
 }

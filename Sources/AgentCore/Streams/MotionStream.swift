@@ -56,18 +56,28 @@ public struct StreamContext: ~Copyable {
         }
     }
 
-    /// Starts a message with the fields every stream carries: `{"seq":…,"timestamp":…,"time":…` — and
-    /// `"clockSynchronized":false` while the system clock is not synchronized, so consumers can tell a board
-    /// that booted in 1970 from now.
-    public mutating func beginMessage(seq: UInt64, timestamp: Double) {
+    /// The common fields of a message: seq, the sensor timestamp, its wall time and whether the system clock is
+    /// synchronized (so consumers can tell a board that booted in 1970 from now).
+    public mutating func envelope(seq: UInt64, timestamp: Double) -> MessageEnvelope {
         let wall = clock.wallTime(of: timestamp)
-        buffer.reset()
-        buffer.raw("{\"seq\":")
-        buffer.unsigned(seq)
-        buffer.raw(",\"timestamp\":")
-        buffer.number(timestamp, decimals: 6)
-        buffer.raw(",\"time\":")
-        buffer.number(wall, decimals: 6)
-        if !clock.isSynchronized { buffer.raw(",\"clockSynchronized\":false") }
+        return MessageEnvelope(seq: seq, timestamp: timestamp, time: wall, clockSynchronized: clock.isSynchronized)
+    }
+
+    /// Encodes one message into the buffer.
+    public mutating func encode(_ payload: StreamPayload, seq: UInt64, timestamp: Double) {
+        let envelope = envelope(seq: seq, timestamp: timestamp)
+        PayloadEncoder.encode(envelope, payload, into: &buffer)
+    }
+
+    /// Encodes one message and queues it for `topicID`.
+    public mutating func publish(
+        _ payload: StreamPayload,
+        seq: UInt64,
+        timestamp: Double,
+        topicID: Int,
+        settings: StreamSettings
+    ) {
+        encode(payload, seq: seq, timestamp: timestamp)
+        publishBuffer(topicID: topicID, settings: settings)
     }
 }

@@ -63,13 +63,14 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         guard running, sample.acceleration != nil || sample.pressureKPa != nil else { return }
         if let event = pedometer.update(sample) {
             eventSeq += 1
-            context.beginMessage(seq: eventSeq, timestamp: sample.timestamp)
-            context.buffer.raw(",\"type\":")
-            context.buffer.raw(event.type == .pause ? "\"pause\"" : "\"resume\"")
-            context.buffer.raw(",\"date\":")
-            context.buffer.number(context.clock.wallTime(of: event.date), decimals: 3)
-            context.buffer.byte(UInt8(ascii: "}"))
-            context.publishBuffer(topicID: eventsTopicID, settings: settings)
+            let published = PedometerEvent(date: context.clock.wallTime(of: event.date), type: event.type)
+            context.publish(
+                .pedometerEvent(published),
+                seq: eventSeq,
+                timestamp: sample.timestamp,
+                topicID: eventsTopicID,
+                settings: settings
+            )
         }
         let steps = pedometer.numberOfSteps
         let heartbeatDue = sample.timestamp - lastHeartbeat >= Self.heartbeatInterval
@@ -77,35 +78,9 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         lastPublishedSteps = steps
         lastHeartbeat = sample.timestamp
         seq += 1
-        context.beginMessage(seq: seq, timestamp: sample.timestamp)
-        let data = pedometer.data
-        context.buffer.raw(",\"startDate\":")
-        context.buffer.number(context.clock.wallTime(of: data.startDate), decimals: 3)
-        context.buffer.raw(",\"endDate\":")
-        context.buffer.number(context.clock.wallTime(of: data.endDate), decimals: 3)
-        context.buffer.raw(",\"numberOfSteps\":")
-        context.buffer.integer(data.numberOfSteps)
-        context.buffer.raw(",\"distance\":")
-        optional(data.distance, decimals: 2, &context.buffer)
-        context.buffer.raw(",\"floorsAscended\":")
-        optionalInteger(data.floorsAscended, &context.buffer)
-        context.buffer.raw(",\"floorsDescended\":")
-        optionalInteger(data.floorsDescended, &context.buffer)
-        context.buffer.raw(",\"currentPace\":")
-        optional(data.currentPace, decimals: 4, &context.buffer)
-        context.buffer.raw(",\"currentCadence\":")
-        optional(data.currentCadence, decimals: 4, &context.buffer)
-        context.buffer.raw(",\"averageActivePace\":")
-        optional(data.averageActivePace, decimals: 4, &context.buffer)
-        context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        var data = pedometer.data
+        data.startDate = context.clock.wallTime(of: data.startDate)
+        data.endDate = context.clock.wallTime(of: data.endDate)
+        context.publish(.pedometer(data), seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
     }
-}
-
-func optional(_ v: Double?, decimals: Int, _ b: inout JSONBuffer) {
-    if let v { b.number(v, decimals: decimals) } else { b.raw("null") }
-}
-
-func optionalInteger(_ v: Int?, _ b: inout JSONBuffer) {
-    if let v { b.integer(v) } else { b.raw("null") }
 }

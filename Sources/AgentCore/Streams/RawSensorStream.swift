@@ -1,6 +1,7 @@
 import AgentConfig
 import AgentPorts
 import MotionModel
+import MotionWire
 
 /// The raw sensor streams: `accelerometer` (g, Core Motion's sign), `gyroscope` (rad/s, raw) and
 /// `magnetometer` (µT, raw), each `{"seq", "timestamp", "time", "<field>": {"x","y","z"}}`.
@@ -13,8 +14,6 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var topicID = -1
     private var seq: UInt64 = 0
-    private let field: StaticString
-    private let decimals: Int
     private var batcher: SampleBatcher
 
     /// Nil for names that are not raw sensor streams.
@@ -25,18 +24,12 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         case .accelerometer:
             batcher = SampleBatcher(kind: .accelerometer)
             sensor = .accelerometer
-            field = "\"acceleration\":"
-            decimals = 6  // µg resolution: below any MEMS accelerometer's noise floor
         case .gyroscope:
             batcher = SampleBatcher(kind: .gyroscope)
             sensor = .gyroscope
-            field = "\"rotationRate\":"
-            decimals = 6  // µrad/s
         case .magnetometer:
             batcher = SampleBatcher(kind: .magnetometer)
             sensor = .magnetometer
-            field = "\"magneticField\":"
-            decimals = 3  // nT
         default:
             return nil
         }
@@ -59,41 +52,30 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
 
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard effectiveRateHz > 0 else { return }
-        let value: Vector3
+        let payload: StreamPayload
         switch sensor {
         case .accelerometer:
             guard let v = sample.acceleration else { return }
-            value = v
+            payload = .acceleration(v)
         case .gyroscope:
             guard let v = sample.rotationRate else { return }
-            value = v
+            payload = .rotationRate(v)
         case .magnetometer:
             guard let v = sample.magneticField else { return }
-            value = v
+            payload = .magneticField(v)
         case .barometer:
             return
         }
         guard decimator.accept(sample.timestamp) else { return }
         seq += 1
-        if !batcher.isSingle && batcher.encoding == .binary {
-            let wall = context.clock.wallTime(of: sample.timestamp)
-            batcher.addBinary(seq: seq, topicID: topicID, settings: settings, context: &context) { b in
-                BinaryRecord.append(sample.timestamp, to: &b)
-                BinaryRecord.append(wall, to: &b)
-                BinaryRecord.append(value, to: &b)
-            }
-            return
-        }
-        context.beginMessage(seq: seq, timestamp: sample.timestamp)
-        context.buffer.byte(UInt8(ascii: ","))
-        context.buffer.raw(field)
-        context.buffer.vector(value, decimals: decimals)
-        context.buffer.byte(UInt8(ascii: "}"))
-        if batcher.isSingle {
-            context.publishBuffer(topicID: topicID, settings: settings)
-        } else {
-            batcher.addJSON(seq: seq, topicID: topicID, settings: settings, context: &context)
-        }
+        batcher.add(
+            payload,
+            seq: seq,
+            timestamp: sample.timestamp,
+            topicID: topicID,
+            settings: settings,
+            context: &context
+        )
     }
 
     public func flush(context: inout StreamContext) {

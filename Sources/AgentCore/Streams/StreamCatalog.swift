@@ -39,7 +39,7 @@ public struct StreamCatalog: Sendable {
             latitude: latitude,
             longitude: longitude,
             altitudeKm: location.altitudeM / 1000,
-            decimalYear: 1970 + date / (365.2425 * 86400)
+            decimalYear: WorldMagneticModel.decimalYear(unixSeconds: date)
         )
     }
 
@@ -66,7 +66,7 @@ public struct StreamCatalog: Sendable {
             return PedometerStream(
                 settings: settings,
                 userHeightM: configuration.pedometer.userHeightM,
-                eventsTopicID: topicTable.id(for: topics.stream(.pedometer) + "/events")
+                eventsTopicID: topicTable.id(for: topics.pedometerEvents)
             )
         case .activity:
             return ActivityStream(settings: settings)
@@ -74,7 +74,7 @@ public struct StreamCatalog: Sendable {
             return AltimeterStream(
                 settings: settings,
                 seaLevelPressureKPa: configuration.altimeter.seaLevelPressureKPa,
-                absoluteTopicID: topicTable.id(for: topics.stream(.altimeter) + "/absolute")
+                absoluteTopicID: topicTable.id(for: topics.absoluteAltitude)
             )
         case .submersion:
             return SubmersionStream(

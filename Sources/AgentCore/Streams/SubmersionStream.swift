@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import MotionEstimation
 import MotionModel
+import MotionWire
 
 /// `{root}/submersion`: depth, state (notSubmerged … pastMaxDepth), pressure, surface pressure and water
 /// temperature, at `rate_hz` and at once on every state change (a diver must not learn late that they
@@ -48,18 +49,6 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         let due = decimator.accept(sample.timestamp)
         guard due || event != nil else { return }
         seq += 1
-        context.beginMessage(seq: seq, timestamp: sample.timestamp)
-        context.buffer.raw(",\"state\":")
-        context.buffer.string(m.state.rawValue)
-        context.buffer.raw(",\"depth\":")
-        context.buffer.number(m.depth, decimals: 3)
-        context.buffer.raw(",\"pressure\":")
-        context.buffer.number(m.pressureKPa, decimals: 4)
-        context.buffer.raw(",\"surfacePressure\":")
-        context.buffer.number(m.surfacePressureKPa, decimals: 4)
-        context.buffer.raw(",\"temperature\":")
-        optional(m.temperatureC, decimals: 2, &context.buffer)
-        context.buffer.byte(UInt8(ascii: "}"))
-        context.publishBuffer(topicID: topicID, settings: settings)
+        context.publish(.submersion(m), seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
     }
 }

@@ -1,6 +1,6 @@
 """Decoding MotionAgent's MQTT payloads: JSON documents, and the binary sample batches ("MAB" version 1).
 
-The binary layout is the one `SampleBatcher.swift` writes and docs/payloads.md ("Batched streams") documents,
+The binary layout is the one MotionWire's `BinaryBatchWriter.swift` writes and docs/payloads.md ("Batched streams") documents,
 all little-endian:
 
     header, 16 bytes: magic b"MAB", version u8 (1), kind u8 (1 accelerometer, 2 gyroscope, 3 magnetometer,

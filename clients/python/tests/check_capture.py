@@ -61,7 +61,7 @@ SCHEMA_FILES = {
     "control/reply": "control-reply.schema.json",
 }
 
-#: Topics whose payloads the agent writes with JSONBuffer: fixed decimals, a fixed key order.
+#: Topics whose payloads the agent writes with PayloadEncoder: fixed decimals, a fixed key order.
 STREAM_KINDS = [k for k in SCHEMA_FILES if k not in ("status", "metrics", "control", "control/reply")]
 FRAMES = ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical", "xTrueNorthZVertical"]
 

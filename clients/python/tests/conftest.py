@@ -1,4 +1,4 @@
-"""Shared helpers for the client's tests: building binary batches byte by byte, as SampleBatcher.swift does."""
+"""Shared helpers for the client's tests: building binary batches byte by byte, as MotionWire's BinaryBatchWriter.swift does."""
 
 from __future__ import annotations
 

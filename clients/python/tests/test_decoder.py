@@ -1,5 +1,5 @@
-"""The decoder against hand-built payloads: binary batches written byte by byte as SampleBatcher.swift writes
-them, JSON as the agent writes it, and every way a payload can be truncated or corrupt."""
+"""The decoder against hand-built payloads: binary batches written byte by byte as MotionWire's
+BinaryBatchWriter.swift writes them, JSON as the agent writes it, and every way a payload can be truncated or corrupt."""
 
 from __future__ import annotations
 
