@@ -36,7 +36,7 @@ import Testing
             connected == [
                 .writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil),
                 .log(.info, "connected to the broker (session present: false)"),
-                .publishBirth, .subscribeControl, .setPublisherConnected(true), .reportConnected,
+                .subscribeControl, .publishBirth, .setPublisherConnected(true), .reportConnected,
             ]
         )
         #expect(supervisor.phase == .connected)

@@ -71,8 +71,9 @@ public final class MosquittoBroker: Sendable {
         try writeConfiguration()
     }
 
-    /// Starts the broker and, bounded by `timeout` seconds, waits until its port accepts connections.
-    public static func started(options: Options = Options(), timeout: Double = 10) async throws -> MosquittoBroker {
+    /// Starts the broker and, bounded by `timeout` seconds, waits until its port accepts connections. The
+    /// bound is generous: on a loaded 2-core machine (parallel suites, other builds) start-up has taken over 10 s.
+    public static func started(options: Options = Options(), timeout: Double = 30) async throws -> MosquittoBroker {
         let broker = try MosquittoBroker(options: options)
         try await broker.start(timeout: timeout)
         return broker
@@ -82,7 +83,7 @@ public final class MosquittoBroker: Sendable {
     /// exactly as long as the run that uses it, whatever ARC decides about the last use of the reference.
     public static func withStarted<Result>(
         options: Options = Options(),
-        timeout: Double = 10,
+        timeout: Double = 30,
         _ body: (MosquittoBroker) async throws -> Result
     ) async throws -> Result {
         let broker = try await started(options: options, timeout: timeout)
@@ -154,7 +155,7 @@ public final class MosquittoBroker: Sendable {
         )
     }
 
-    public func start(timeout: Double = 10) async throws {
+    public func start(timeout: Double = 30) async throws {
         guard !isRunning else { return }
         // Another test may bind the same free port first; until this broker has listened once, move on.
         var attempts = 0

@@ -79,8 +79,10 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
             return [
                 .writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil),
                 .log(.info, "connected to the broker (session present: \(sessionPresent))"),
-                .publishBirth,
+                // Subscribed before the birth: whoever acts on the birth finds the device listening (the
+                // broker handles one client's packets in order).
                 .subscribeControl,
+                .publishBirth,
                 .setPublisherConnected(true),
                 .reportConnected,
             ]
