@@ -9,8 +9,9 @@ import Testing
 @Suite(.serialized) struct ControlFloodEndToEndTests {
     static let floodCount = 50_000
 
-    /// Publishes `count` commands on `topic` at QoS 0 as fast as the client takes them (waiting only when
-    /// its own queue is full).
+    /// Publishes `count` commands on `topic` at QoS 0 as fast as the client takes them (waiting when its own
+    /// queue is full, and a millisecond every 1000 so the other tests' tasks get the shared threads: a
+    /// publish never suspends).
     static func flood(_ client: MosquittoClient, topic: String, count: Int) async throws {
         var sent = 0
         while sent < count {
@@ -18,6 +19,7 @@ import Testing
             do {
                 _ = try payload.withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: 0, retain: false) }
                 sent += 1
+                if sent % 1000 == 0 { try await Task.sleep(for: .milliseconds(1)) }
             } catch {
                 try await Task.sleep(for: .milliseconds(1))
             }
