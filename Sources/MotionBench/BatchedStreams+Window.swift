@@ -1,3 +1,5 @@
+import AgentConfig
+import AgentPorts
 import CBenchSupport
 import Foundation
 import TestSupport
@@ -49,8 +51,9 @@ extension BatchedStreams {
         _ capture: TestSubscriber
     ) async throws -> RunFigures {
         let device = "bench-batching"
-        let topics = streams.map { "motion/\(device)/\($0.name)" }
-        let expected = Set(topics + ["motion/\(device)/status", "motion/\(device)/metrics"])
+        let scheme = TopicScheme(template: TopicSettings().root, device: device)
+        let topics = streams.map { scheme.topic(path: $0.name) }
+        let expected = Set(topics + [scheme.status, scheme.metrics])
         func stream(_ spec: StreamSpec, batch: Int, extra: String = "") -> String {
             "{enabled: true, rate_hz: \(spec.rateHz), qos: \(settings.qos), retain: false, batch: \(batch), "
                 + "encoding: \(variant.encoding)\(extra)}"

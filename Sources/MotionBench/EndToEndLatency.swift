@@ -53,8 +53,9 @@ struct EndToEndLatency: AsyncParsableCommand {
                 latencyCapacity: capacity
             )
             let device = "bench-latency-\(Int(rate))"
-            try subscriber.subscribe("motion/\(device)/accelerometer", qos: 0)
-            try subscriber.subscribe("motion/\(device)/device-motion", qos: 0)
+            let scheme = TopicScheme(template: TopicSettings().root, device: device)
+            try subscriber.subscribe(scheme.stream(.accelerometer), qos: 0)
+            try subscriber.subscribe(scheme.stream(.deviceMotion), qos: 0)
             var configuration = AgentConfiguration()
             configuration.device.id = device
             configuration.mqtt.host = broker.host

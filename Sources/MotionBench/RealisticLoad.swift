@@ -1,3 +1,5 @@
+import AgentConfig
+import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
@@ -92,11 +94,10 @@ struct RealisticLoad: AsyncParsableCommand {
     ) async throws -> [BenchRow] {
         let device = "bench-load"
         let subscriber = try BareSubscriber(host: broker.host, port: broker.port, clientID: "bench-load-counter")
-        for stream in [
-            "accelerometer", "gyroscope", "device-motion", "pedometer", "pedometer/events", "activity", "altimeter",
-            "altimeter/absolute",
-        ] {
-            try subscriber.subscribe("motion/\(device)/\(stream)", qos: 1)
+        let scheme = TopicScheme(template: TopicSettings().root, device: device)
+        let streams: [StreamName] = [.accelerometer, .gyroscope, .deviceMotion, .pedometer, .activity, .altimeter]
+        for topic in streams.map(scheme.stream) + [scheme.pedometerEvents, scheme.absoluteAltitude] {
+            try subscriber.subscribe(topic, qos: 1)
         }
         let source: BenchAgentConfiguration.Input
         if input == "iio" {

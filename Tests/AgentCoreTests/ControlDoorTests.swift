@@ -48,24 +48,9 @@ import Testing
     private func fixture() throws -> Fixture {
         let source = PlanRecordingSource()
         let topics = TopicScheme(root: "motion/dev1")
-        let catalog = StreamCatalog(
-            configuration: AgentConfiguration(),
-            topics: topics,
-            topicTable: TopicTable(),
-            declinationDegrees: nil
-        )
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let controller = AgentController(
-            configuration: AgentConfiguration(),
-            source: source,
-            hub: SensorHub(outbox: Outbox()),
-            topics: topics,
-            topicTable: TopicTable(),
-            streamFactory: { [catalog] in catalog.make($0, $1) },
-            logger: logger
-        )
-        try controller.start()
+        let controller = try startedController(source: source, logger: logger)
         var settings = ControlPlane.Settings()
         settings.ratePerSecond = 1e9
         settings.burst = 1e9

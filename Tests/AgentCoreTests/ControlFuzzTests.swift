@@ -46,29 +46,9 @@ import Testing
         rememberedNonces: Int = 8192,
         rememberedIDs: Int = 1_000_000
     ) throws -> Fixture {
-        var text = RecordingFormat.header + "\n"
-        for i in 0..<10 { text += "\(Double(i) / 100),0,0,-1,0,0,0.1,20,0,-40,,\n" }
-        let path = NSTemporaryDirectory() + "control-fuzz-\(UUID().uuidString).csv"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let source = try ReplaySensorSource(path: path, realtime: false, loop: false)
+        let source = try stillReplaySource("control-fuzz")
         let topics = TopicScheme(root: "motion/dev1")
-        let catalog = StreamCatalog(
-            configuration: AgentConfiguration(),
-            topics: topics,
-            topicTable: TopicTable(),
-            declinationDegrees: nil
-        )
-        let controller = AgentController(
-            configuration: AgentConfiguration(),
-            source: source,
-            hub: SensorHub(outbox: Outbox()),
-            topics: topics,
-            topicTable: TopicTable(),
-            persistencePath: nil,
-            streamFactory: { [catalog] in catalog.make($0, $1) },
-            logger: Logger(label: "test")
-        )
-        try controller.start()
+        let controller = try startedController(source: source)
         let clock = ManualClock()
         var settings = ControlPlane.Settings()
         // The rate limit has its own test; here every command must reach the parser.

@@ -25,29 +25,9 @@ import Testing
         settings: ControlPlane.Settings = ControlPlane.Settings(),
         persistencePath: String? = nil
     ) throws -> Fixture {
-        var text = RecordingFormat.header + "\n"
-        for i in 0..<10 { text += "\(Double(i) / 100),0,0,-1,0,0,0.1,20,0,-40,,\n" }
-        let path = NSTemporaryDirectory() + "control-\(UUID().uuidString).csv"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let source = try ReplaySensorSource(path: path, realtime: false, loop: false)
+        let source = try stillReplaySource("control")
         let hub = SensorHub(outbox: Outbox())
-        let catalog = StreamCatalog(
-            configuration: AgentConfiguration(),
-            topics: TopicScheme(root: "motion/dev1"),
-            topicTable: TopicTable(),
-            declinationDegrees: nil
-        )
-        let controller = AgentController(
-            configuration: AgentConfiguration(),
-            source: source,
-            hub: hub,
-            topics: TopicScheme(root: "motion/dev1"),
-            topicTable: TopicTable(),
-            persistencePath: persistencePath,
-            streamFactory: { [catalog] in catalog.make($0, $1) },
-            logger: Logger(label: "test")
-        )
-        try controller.start()
+        let controller = try startedController(source: source, hub: hub, persistencePath: persistencePath)
         let clock = ManualClock()
         let plane = ControlPlane(
             controller: controller,

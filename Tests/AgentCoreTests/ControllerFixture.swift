@@ -1,0 +1,44 @@
+import AgentConfig
+import AgentCore
+import AgentPorts
+import Foundation
+import Logging
+import Recording
+
+/// What the control tests drive: a started controller over `source`, with the default configuration and every
+/// stream from the real catalog, on device `dev1`'s topics.
+func startedController(
+    source: any SensorSource,
+    hub: SensorHub = SensorHub(outbox: Outbox()),
+    persistencePath: String? = nil,
+    logger: Logger = Logger(label: "test")
+) throws -> AgentController {
+    let topics = TopicScheme(root: "motion/dev1")
+    let catalog = StreamCatalog(
+        configuration: AgentConfiguration(),
+        topics: topics,
+        topicTable: TopicTable(),
+        declinationDegrees: nil
+    )
+    let controller = AgentController(
+        configuration: AgentConfiguration(),
+        source: source,
+        hub: hub,
+        topics: topics,
+        topicTable: TopicTable(),
+        persistencePath: persistencePath,
+        streamFactory: { [catalog] in catalog.make($0, $1) },
+        logger: logger
+    )
+    try controller.start()
+    return controller
+}
+
+/// A replay of ten samples of a device lying still, from a fresh file named after `prefix`.
+func stillReplaySource(_ prefix: String) throws -> ReplaySensorSource {
+    var text = RecordingFormat.header + "\n"
+    for i in 0..<10 { text += "\(Double(i) / 100),0,0,-1,0,0,0.1,20,0,-40,,\n" }
+    let path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString).csv"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return try ReplaySensorSource(path: path, realtime: false, loop: false)
+}
