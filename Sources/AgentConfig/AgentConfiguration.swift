@@ -190,6 +190,8 @@ public struct TopicSettings: Sendable, Equatable {
 public struct ControlSettings: Sendable, Equatable {
     /// Commands for every device of the fleet; a topic without wildcards.
     public var fleetTopic: String = TopicScheme.fleetControl
+    /// The fleet layer's retained desired-state document; a topic without wildcards.
+    public var fleetDesiredTopic: String = TopicScheme.fleetDesired
     /// Group names, each one topic level; the agent also subscribes `motion/group/<name>/control`.
     public var groups: [String] = []
     /// Changes made by commands are saved in the state directory and survive restarts.

@@ -254,6 +254,15 @@ enum ConfigurationSchema {
                         )
                     ),
                     .field(
+                        "fleet_desired_topic",
+                        .text(
+                            \.control.fleetDesiredTopic,
+                            allowed: "topic levels joined by /, without + # or empty levels, not starting with $, "
+                                + "without {device}",
+                            check: TopicTemplate.checkFleetTopic
+                        )
+                    ),
+                    .field(
                         "groups",
                         .textList(
                             \.control.groups,

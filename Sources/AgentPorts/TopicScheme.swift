@@ -39,6 +39,9 @@ public struct TopicScheme: Sendable, Hashable {
         case metrics
         case control
         case controlReply
+        /// The device layer's desired state: a retained `{"version": N, …}` document operators publish
+        /// (docs/fleet.md).
+        case desired
 
         /// The topic's levels after the root.
         public var path: String {
@@ -50,13 +53,14 @@ public struct TopicScheme: Sendable, Hashable {
             case .metrics: "metrics"
             case .control: "control"
             case .controlReply: "control/reply"
+            case .desired: "desired"
             }
         }
 
         /// Every subject, streams first.
         public static let all: [Subject] =
             StreamName.allCases.map { .stream($0) } + [
-                .pedometerEvents, .absoluteAltitude, .status, .metrics, .control, .controlReply,
+                .pedometerEvents, .absoluteAltitude, .status, .metrics, .control, .controlReply, .desired,
             ]
 
         /// The subject whose path is `path`, if any.
@@ -76,6 +80,7 @@ public struct TopicScheme: Sendable, Hashable {
     public var metrics: String { topic(.metrics) }
     public var control: String { topic(.control) }
     public var controlReply: String { topic(.controlReply) }
+    public var desired: String { topic(.desired) }
     /// The subscription filter for everything the device publishes.
     public var everything: String { "\(root)/#" }
 
@@ -94,6 +99,10 @@ public struct TopicScheme: Sendable, Hashable {
     public static let fleetControl = "motion/fleet/control"
     /// A group's command topic, shared by every member (`control.groups`).
     public static func groupControl(_ group: String) -> String { "motion/group/\(group)/control" }
+    /// The default of `control.fleet_desired_topic`: the fleet layer's desired state (retained).
+    public static let fleetDesired = "motion/fleet/desired"
+    /// A group layer's desired state (retained), read by every member (`control.groups`).
+    public static func groupDesired(_ group: String) -> String { "motion/group/\(group)/desired" }
     /// Where `motion-agent ctl` asks MQTT 5 devices to answer (its response topic).
     public static func operatorReply(clientID: String) -> String { "motion-ctl/\(clientID)/reply" }
     /// Every device's reply topic under a `topics.root` template, for MQTT 3.1.1 operators (no response topic).

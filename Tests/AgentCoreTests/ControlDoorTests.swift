@@ -57,6 +57,7 @@ import Testing
         let reloads = Atomic<Int>(0)
         let plane = ControlPlane(
             controller: controller,
+            reconciler: testReconciler(),
             topics: topics,
             deviceID: "dev1",
             settings: settings,
@@ -160,6 +161,7 @@ import Testing
         let f = try fixture()
         let plane = ControlPlane(
             controller: f.controller,
+            reconciler: testReconciler(),
             topics: TopicScheme(root: "motion/dev1"),
             deviceID: "dev1",
             statusDocument: { f.controller.status(state: .online, reason: nil, bootCount: 1) },

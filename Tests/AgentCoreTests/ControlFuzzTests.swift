@@ -61,6 +61,7 @@ import Testing
         logger.logLevel = .critical
         let plane = ControlPlane(
             controller: controller,
+            reconciler: testReconciler(),
             topics: topics,
             deviceID: "dev1",
             settings: settings,

@@ -23,14 +23,16 @@ import Testing
 
     private func fixture(
         settings: ControlPlane.Settings = ControlPlane.Settings(),
-        persistencePath: String? = nil
+        stateDirectory: String? = nil
     ) throws -> Fixture {
         let source = try stillReplaySource("control")
         let hub = SensorHub(outbox: Outbox())
-        let controller = try startedController(source: source, hub: hub, persistencePath: persistencePath)
+        let reconciler = testReconciler(stateDirectory: stateDirectory)
+        let controller = try startedController(source: source, configuration: reconciler.effective, hub: hub)
         let clock = ManualClock()
         let plane = ControlPlane(
             controller: controller,
+            reconciler: reconciler,
             topics: TopicScheme(root: "motion/dev1"),
             deviceID: "dev1",
             settings: settings,
@@ -137,14 +139,21 @@ import Testing
         #expect(f.controller.status(state: .online, reason: nil, bootCount: 1).streams == before)
     }
 
-    @Test func changesPersistAcrossRestarts() throws {
-        let path = NSTemporaryDirectory() + "streams-\(UUID().uuidString).json"
-        let first = try fixture(persistencePath: path)
+    /// A command's settings are kept as per-key overrides in the state directory (never a snapshot of every
+    /// stream): the next start runs them, and every key the command did not name follows config.yaml.
+    @Test func changesPersistAcrossRestartsAsOverridesOfTheNamedKeysOnly() throws {
+        let directory = NSTemporaryDirectory() + "control-state-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try fixture(stateDirectory: directory)
         _ = first.plane.handle(message(#"{"id":"p","command":"set-rate","stream":"magnetometer","rate_hz":10}"#))
-        let second = try fixture(persistencePath: path)
-        #expect(
-            second.controller.status(state: .online, reason: nil, bootCount: 1).streams?["magnetometer"]?
-                .requestedRateHz == 10
-        )
+        let second = try fixture(stateDirectory: directory)
+        let streams = second.controller.status(state: .online, reason: nil, bootCount: 1).streams
+        #expect(streams?["magnetometer"]?.requestedRateHz == 10)
+        let kept = DesiredStateStore(stateDirectory: directory).load(layers: [])
+        #expect(Array(kept.overrides.keys) == ["streams.magnetometer.rate_hz"])
+        #expect(kept.overrides["streams.magnetometer.rate_hz"]?.commandID == "p")
+        let status = second.plane.configurationStatus(notes: [:])
+        #expect(status.settings["streams.magnetometer.rate_hz"]?.source.hasPrefix("command p at ") == true)
+        #expect(status.settings["streams.gyroscope.rate_hz"]?.source == "config.yaml")
     }
 }

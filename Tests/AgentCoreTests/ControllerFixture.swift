@@ -9,8 +9,8 @@ import Recording
 /// stream from the real catalog, on device `dev1`'s topics.
 func startedController(
     source: any SensorSource,
+    configuration: AgentConfiguration = AgentConfiguration(),
     hub: SensorHub = SensorHub(outbox: Outbox()),
-    persistencePath: String? = nil,
     logger: Logger = Logger(label: "test")
 ) throws -> AgentController {
     let topics = TopicScheme(root: "motion/dev1")
@@ -21,12 +21,11 @@ func startedController(
         declinationDegrees: nil
     )
     let controller = AgentController(
-        configuration: AgentConfiguration(),
+        configuration: configuration,
         source: source,
         hub: hub,
         topics: topics,
         topicTable: TopicTable(),
-        persistencePath: persistencePath,
         streamFactory: { [catalog] in catalog.make($0, $1) },
         logger: logger
     )
@@ -41,4 +40,17 @@ func stillReplaySource(_ prefix: String) throws -> ReplaySensorSource {
     let path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString).csv"
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return try ReplaySensorSource(path: path, realtime: false, loop: false)
+}
+
+/// The configuration layers a test's control plane runs commands through: config.yaml's defaults, kept in
+/// `stateDirectory` (as the agent keeps them) when one is given.
+func testReconciler(stateDirectory: String? = nil) -> ConfigurationReconciler {
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    return ConfigurationReconciler(
+        base: AgentConfiguration(),
+        store: stateDirectory.map { DesiredStateStore(stateDirectory: $0) },
+        now: 1_763_700_000,
+        logger: logger
+    )
 }

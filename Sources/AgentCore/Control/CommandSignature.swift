@@ -52,15 +52,15 @@ public struct CommandSignature: Sendable {
         return Array(data)
     }
 
-    /// Checks an envelope: malformed when the payload is not a JSON object at all, unauthorized when it is unsigned, the
-    /// signature does not match (tampered, or another key), or the signed command lacks its timestamp or nonce.
-    /// The comparison of MACs takes constant time (swift-crypto's `isValidAuthenticationCode`).
-    public func open(_ payload: [UInt8], maximumSize: Int) -> Result<Opened, ControlFailure> {
+    /// The bytes a signed envelope carries, once its signature checks out: what `open` builds on for commands,
+    /// and all a retained desired document needs (its version, not a nonce, orders it). `what` names the
+    /// payload in refusals.
+    public func verify(_ payload: [UInt8], maximumSize: Int, what: String) -> Result<[UInt8], ControlFailure> {
         guard payload.count <= maximumSize else {
             return .failure(
                 ControlFailure(
                     .tooLarge,
-                    "the command is \(payload.count) bytes; at most \(maximumSize) are accepted"
+                    "\(what) is \(payload.count) bytes; at most \(maximumSize) are accepted"
                 )
             )
         }
@@ -68,7 +68,7 @@ public struct CommandSignature: Sendable {
             return .failure(
                 ControlFailure(
                     .malformed,
-                    "the command is not a JSON object — send a signed envelope {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"}"
+                    "\(what) is not a JSON object — send a signed envelope {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"}"
                 )
             )
         }
@@ -77,7 +77,7 @@ public struct CommandSignature: Sendable {
             return .failure(
                 Self.unauthorized(
                     claimedID,
-                    "the command is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE)"
+                    "\(what) is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE)"
                 )
             )
         }
@@ -107,10 +107,23 @@ public struct CommandSignature: Sendable {
             return .failure(
                 Self.unauthorized(
                     peek?.id,
-                    "the signature does not match: the command was altered or signed with another key — sign it with the key in control.hmac_key_file"
+                    "the signature does not match: \(what) was altered or signed with another key — sign it with the key in control.hmac_key_file"
                 )
             )
         }
+        return .success(command)
+    }
+
+    /// Checks an envelope: malformed when the payload is not a JSON object at all, unauthorized when it is unsigned, the
+    /// signature does not match (tampered, or another key), or the signed command lacks its timestamp or nonce.
+    /// The comparison of MACs takes constant time (swift-crypto's `isValidAuthenticationCode`).
+    public func open(_ payload: [UInt8], maximumSize: Int) -> Result<Opened, ControlFailure> {
+        let command: [UInt8]
+        switch verify(payload, maximumSize: maximumSize, what: "the command") {
+        case .failure(let failure): return .failure(failure)
+        case .success(let verified): command = verified
+        }
+        let peek = Self.peek(command)
         guard let fields = peek else {
             return .failure(
                 ControlFailure(

@@ -28,8 +28,19 @@ public struct ControlCommandDescriptor: Sendable {
 
     public static var names: [String] { table.map(\.name) }
 
-    /// The highest rate a command may ask for, Hz. The hardware clamps further; this only refuses nonsense.
-    public static let maximumRateHz = 10_000.0
+    /// The highest rate a command may ask for, Hz: config.yaml's limit for `streams.<stream>.rate_hz` (the
+    /// config schema checks it, whichever door a value comes through). The hardware clamps further.
+    public static let maximumRateHz = 1000.0
+
+    /// The config schema's refusal of `streams.<stream>.<key>: value`, as a bad command.
+    static func schemaProblem(_ stream: StreamName, _ key: String, _ value: String) -> ControlFailure? {
+        do {
+            _ = try ConfigurationOverlay(validating: ["streams.\(stream.rawValue).\(key)": value], source: "command")
+            return nil
+        } catch {
+            return ControlFailure(.malformed, "\(error)")
+        }
+    }
 
     /// Help for every command: its summary, then its examples as `motion-agent ctl` takes them, each line short
     /// enough that help does not wrap it.
@@ -76,7 +87,7 @@ public struct ControlCommandDescriptor: Sendable {
             parse: { .start($0) },
             change: { command in
                 guard case .start(let s) = command else { return nil }
-                return (s, { $0.enabled = true })
+                return (s, ["enabled": "true"])
             }
         ),
         streamCommand(
@@ -86,7 +97,7 @@ public struct ControlCommandDescriptor: Sendable {
             parse: { .stop($0) },
             change: { command in
                 guard case .stop(let s) = command else { return nil }
-                return (s, { $0.enabled = false })
+                return (s, ["enabled": "false"])
             }
         ),
         ControlCommandDescriptor(
@@ -101,21 +112,15 @@ public struct ControlCommandDescriptor: Sendable {
                     switch (args.number("rate_hz"), args.number("interval_s")) {
                     case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
                     case (.success(let r?), .success(nil)):
-                        guard r > 0, r <= maximumRateHz else {
-                            return .failure(
-                                ControlFailure(
-                                    .malformed,
-                                    "rate_hz \(r) is out of range — a number > 0 and ≤ \(Int(maximumRateHz)); rates above the hardware's maximum are clamped"
-                                )
-                            )
-                        }
+                        if let failure = schemaProblem(s, "rate_hz", String(r)) { return .failure(failure) }
                         return .success(.setRate(s, rateHz: r))
                     case (.success(nil), .success(let i?)):
-                        guard i > 0, 1 / i <= maximumRateHz else {
+                        guard i > 0, schemaProblem(s, "rate_hz", String(1 / i)) == nil else {
                             return .failure(
                                 ControlFailure(
                                     .malformed,
-                                    "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds)"
+                                    "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds), the "
+                                        + "interval of streams.<stream>.rate_hz's limit; rates above the hardware's are clamped"
                                 )
                             )
                         }
@@ -132,7 +137,7 @@ public struct ControlCommandDescriptor: Sendable {
             },
             handle: changeStream { command in
                 guard case .setRate(let s, let rate) = command else { return nil }
-                return (s, { $0.rateHz = rate })
+                return (s, ["rate_hz": String(rate)])
             }
         ),
         ControlCommandDescriptor(
@@ -156,7 +161,7 @@ public struct ControlCommandDescriptor: Sendable {
             },
             handle: changeStream { command in
                 guard case .setQoS(let s, let qos) = command else { return nil }
-                return (s, { $0.qos = qos })
+                return (s, ["qos": String(qos)])
             }
         ),
         ControlCommandDescriptor(
@@ -178,7 +183,7 @@ public struct ControlCommandDescriptor: Sendable {
             },
             handle: changeStream { command in
                 guard case .setRetain(let s, let retain) = command else { return nil }
-                return (s, { $0.retain = retain })
+                return (s, ["retain": String(retain)])
             }
         ),
         ControlCommandDescriptor(
@@ -225,13 +230,9 @@ public struct ControlCommandDescriptor: Sendable {
             },
             handle: changeStream { command in
                 guard case .setBatch(let s, let batch, let encoding) = command else { return nil }
-                return (
-                    s,
-                    {
-                        $0.batch = batch
-                        if let encoding { $0.encoding = encoding }
-                    }
-                )
+                var values = ["batch": String(batch)]
+                if let encoding { values["encoding"] = encoding.rawValue }
+                return (s, values)
             }
         ),
         ControlCommandDescriptor(
@@ -254,9 +255,9 @@ public struct ControlCommandDescriptor: Sendable {
                     return .success(.setReferenceFrame(frame))
                 }
             },
-            handle: { command, context in
-                guard case .setReferenceFrame(let frame) = command else { throw mismatch(command) }
-                return .stream(try context.controller.setReferenceFrame(frame))
+            handle: changeStream { command in
+                guard case .setReferenceFrame(let frame) = command else { return nil }
+                return (.deviceMotion, ["reference_frame": frame.rawValue])
             }
         ),
         ControlCommandDescriptor(
@@ -341,14 +342,20 @@ public struct ControlCommandDescriptor: Sendable {
         ControlFailure(.internalFailure, "the command \(command) reached another command's handler — report this bug")
     }
 
-    private typealias StreamChange = (StreamName, @Sendable (inout StreamSettings) -> Void)
+    /// A stream and the keys of its `streams.<name>` section a command sets, as config.yaml writes them.
+    private typealias StreamChange = (StreamName, [String: String])
 
+    /// A command that sets stream keys: they become this command's overrides on top of the desired layers
+    /// (checked by the config schema there), and the reply is the stream's resulting state.
     private static func changeStream(
         _ change: @escaping @Sendable (ControlCommand) -> StreamChange?
     ) -> @Sendable (ControlCommand, ControlContext) throws -> ControlResult {
         { command, context in
-            guard let (stream, body) = change(command) else { throw mismatch(command) }
-            return .stream(try context.controller.update(stream, body))
+            guard let (stream, values) = change(command) else { throw mismatch(command) }
+            var settings: [String: String] = [:]
+            for (key, value) in values { settings["streams.\(stream.rawValue).\(key)"] = value }
+            try context.configure(settings)
+            return .stream(context.controller.streamStatus(stream))
         }
     }
 

@@ -7,4 +7,7 @@ struct ControlContext {
     let clock: () -> Double
     /// Re-reads config.yaml (already inside the door).
     let reload: () -> ReloadOutcome
+    /// Sets runtime keys (`streams.gyroscope.rate_hz` → `50`) as this command's overrides, through the
+    /// configuration's layers and the config schema's checks (already inside the door).
+    let configure: ([String: String]) throws -> Void
 }

@@ -4,8 +4,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The control door: every command from the device, group and fleet control topics, and every reload of
-/// config.yaml (SIGHUP included), comes through here — one at a time — is checked (`ControlAdmission`), applied
+/// The control door: every command from the device, group and fleet control topics, every reload of
+/// config.yaml (SIGHUP included) and every desired-state document comes through here — one at a time — is checked (`ControlAdmission`), applied
 /// through the `AgentController` by its `ControlCommandDescriptor`, and answered exactly once with a
 /// `ControlReply`, whose wire code is chosen here and nowhere else.
 ///
@@ -28,6 +28,13 @@ public final class ControlPlane: Sendable {
     }
 
     private let controller: AgentController
+    /// The configuration's layers: every command's settings, reload and desired document goes through it.
+    private let reconciler: ConfigurationReconciler
+    /// Desired-state topic → its layer (`{root}/desired`, the fleet's, each group's).
+    private let desiredTopics: [String: ConfigurationLayer]
+    /// Opens signed desired documents when `Settings.hmacKey` is set.
+    private let signature: CommandSignature?
+    private let maxPayloadBytes: Int
     private let topics: TopicScheme
     private let deviceID: String
     private let clock: @Sendable () -> Double
@@ -41,6 +48,8 @@ public final class ControlPlane: Sendable {
 
     public init(
         controller: AgentController,
+        reconciler: ConfigurationReconciler,
+        desiredTopics: [String: ConfigurationLayer] = [:],
         topics: TopicScheme,
         deviceID: String,
         settings: Settings = Settings(),
@@ -54,6 +63,10 @@ public final class ControlPlane: Sendable {
     ) {
         self.reloadConfiguration = reloadConfiguration
         self.controller = controller
+        self.reconciler = reconciler
+        self.desiredTopics = desiredTopics
+        signature = settings.hmacKey.map(CommandSignature.init(key:))
+        maxPayloadBytes = settings.maxPayloadBytes
         self.topics = topics
         self.deviceID = deviceID
         self.clock = clock
@@ -94,7 +107,7 @@ public final class ControlPlane: Sendable {
                 )
             }
             do {
-                let result = try descriptor.handle(request.command, context)
+                let result = try descriptor.handle(request.command, context(commandID: request.id))
                 logger.info(
                     "control command applied",
                     metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"]
@@ -121,6 +134,37 @@ public final class ControlPlane: Sendable {
         }
     }
 
+    /// The configuration's account for the status document (see `ConfigurationStatus`).
+    public func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
+        reconciler.status(notes: notes)
+    }
+
+    /// Whether `topic` carries a layer's desired state (`receiveDesired`) rather than commands.
+    public func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
+
+    /// A layer's retained desired document, through the door like every other change. Returns whether the
+    /// status must be republished (applied, refused or removed: the status reports each).
+    public func receiveDesired(_ message: InboundMessage) -> Bool {
+        guard let layer = desiredTopics[message.topic] else { return false }
+        return door.withLock { _ in
+            let outcome = reconciler.receive(
+                message.payload,
+                for: layer,
+                topic: message.topic,
+                now: clock(),
+                verify: signature.map { signature in
+                    { [maxPayloadBytes] payload in
+                        signature.verify(payload, maximumSize: maxPayloadBytes, what: "the desired document")
+                    }
+                }
+            ) { [controller] effective in _ = try controller.applyReloaded(effective) }
+            switch outcome {
+            case .applied, .refused: return true
+            case .unchanged, .stale: return false
+            }
+        }
+    }
+
     /// Re-reads config.yaml through the door, for SIGHUP and `reload-config` alike; an invalid file changes
     /// nothing and the outcome says why.
     public func reload(trigger: ReloadTrigger) -> ReloadOutcome {
@@ -143,12 +187,17 @@ public final class ControlPlane: Sendable {
         return outcome
     }
 
-    private var context: ControlContext {
+    private func context(commandID: String) -> ControlContext {
         ControlContext(
             controller: controller,
             status: statusDocument,
             clock: clock,
-            reload: { [self] in reloadInsideTheDoor(trigger: .command) }
+            reload: { [self] in reloadInsideTheDoor(trigger: .command) },
+            configure: { [self] settings in
+                try reconciler.command(settings, id: commandID, time: clock()) { effective in
+                    _ = try controller.applyReloaded(effective)
+                }
+            }
         )
     }
 

@@ -9,11 +9,12 @@ import Synchronization
 /// The one door through which stream settings change: at start from config, later from control commands and
 /// reloads. Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures
 /// the streams in the hub between two samples, and yields the status to publish. Changes are serialized whole
-/// (edit, plan, apply, persist), so the plan applied last is always the one made from the newest settings.
+/// (edit, plan, apply), so the plan applied last is always the one made from the newest settings.
 public final class AgentController: Sendable {
     private struct State {
         var settings: [StreamName: StreamSettings]
         var referenceFrame: AttitudeReferenceFrame
+        var metricsIntervalSeconds: Int
         var planned: RatePlanner.Result
         var deviceErrors: [String: String] = [:]
     }
@@ -29,8 +30,6 @@ public final class AgentController: Sendable {
     private let changes = Mutex(())
     private let historyLink = Mutex(HistoryLink())
     private let deviceID: String
-    /// Where control-plane changes persist across restarts; nil when they should not.
-    private let persistencePath: String?
     /// Builds the stream object for each name (raw streams, estimators).
     private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
     /// Whether the magnetic declination is known (xTrueNorthZVertical).
@@ -46,7 +45,6 @@ public final class AgentController: Sendable {
         hub: SensorHub,
         topics: TopicScheme,
         topicTable: TopicTable,
-        persistencePath: String? = nil,
         streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
         locationConfigured: Bool = false,
         headingUnusable: Bool = false,
@@ -57,7 +55,6 @@ public final class AgentController: Sendable {
         self.locationConfigured = locationConfigured
         self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
-        self.persistencePath = persistencePath
         self.source = source
         self.hub = hub
         self.topics = topics
@@ -70,6 +67,7 @@ public final class AgentController: Sendable {
             State(
                 settings: settings,
                 referenceFrame: configuration.deviceMotion.referenceFrame,
+                metricsIntervalSeconds: configuration.metrics.intervalS,
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
         )
@@ -86,7 +84,6 @@ public final class AgentController: Sendable {
     }
 
     private func startLocked() throws {
-        loadPersisted()
         let settings = state.withLock { $0.settings }
         let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
         let frame = state.withLock { $0.referenceFrame }
@@ -106,13 +103,13 @@ public final class AgentController: Sendable {
                 s.settings[name] = settings
             }
             try replan()
-            persist()
             return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
         }
     }
 
-    /// Takes the stream settings and the reference frame of a reloaded config.yaml (they replace what
-    /// commands changed). Returns the names of the streams that changed.
+    /// Takes the stream settings, the reference frame and the metrics interval of an effective configuration
+    /// (config.yaml under the desired layers and command overrides); changes only what differs. Returns the
+    /// names of the streams that changed.
     public func applyReloaded(_ configuration: AgentConfiguration) throws -> [String] {
         try changes.withLock { _ in try applyReloadedLocked(configuration) }
     }
@@ -120,6 +117,7 @@ public final class AgentController: Sendable {
     private func applyReloadedLocked(_ configuration: AgentConfiguration) throws -> [String] {
         var changed: [String] = []
         let frameChanged = state.withLock { s -> Bool in
+            s.metricsIntervalSeconds = configuration.metrics.intervalS
             for name in StreamName.allCases {
                 let new = configuration.streams[name] ?? StreamName.defaultSettings[name]!
                 if s.settings[name] != new {
@@ -134,7 +132,6 @@ public final class AgentController: Sendable {
             if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
         } else {
             try replan()
-            persist()
         }
         return changed
     }
@@ -164,8 +161,15 @@ public final class AgentController: Sendable {
             for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
         }
         try replan()
-        persist()
         return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
+    }
+
+    /// The metrics interval now in force, seconds (0: off): `metrics.interval_s` through the desired layers.
+    public var metricsIntervalSeconds: Int { state.withLock { $0.metricsIntervalSeconds } }
+
+    /// One stream's status as the status document shows it (effective, clamped rate included).
+    public func streamStatus(_ name: StreamName) -> AgentStatus.Stream {
+        status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
     }
 
     /// Whether the current plan has some sensor switched on (samples are expected to flow).
@@ -211,76 +215,6 @@ public final class AgentController: Sendable {
             for case let stream as T in streams { return body(stream) }
             return nil
         }
-    }
-
-    /// The stream settings as the control plane left them: applied over config.yaml at the next start.
-    private struct PersistedStream: Codable {
-        var enabled: Bool
-        var rateHz: Double
-        var qos: Int
-        var retain: Bool
-        /// device-motion only.
-        var referenceFrame: AttitudeReferenceFrame?
-        var batch: Int?
-        var encoding: StreamEncoding?
-    }
-
-    private func persist() {
-        guard let path = persistencePath else { return }
-        let (settings, frame) = state.withLock { ($0.settings, $0.referenceFrame) }
-        let persisted = Dictionary(
-            uniqueKeysWithValues: settings.map {
-                (
-                    $0.key.rawValue,
-                    PersistedStream(
-                        enabled: $0.value.enabled,
-                        rateHz: $0.value.rateHz,
-                        qos: $0.value.qos,
-                        retain: $0.value.retain,
-                        referenceFrame: $0.key == .deviceMotion ? frame : nil,
-                        batch: $0.value.batch,
-                        encoding: $0.value.encoding
-                    )
-                )
-            }
-        )
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try encoder.encode(persisted).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            logger.error(
-                "cannot save stream settings to \(path): \(error) — changes apply now but will not survive a restart; make agent.state_dir writable"
-            )
-        }
-    }
-
-    private func loadPersisted() {
-        guard let path = persistencePath, let data = FileManager.default.contents(atPath: path) else { return }
-        guard let persisted = try? JSONDecoder().decode([String: PersistedStream].self, from: data) else {
-            logger.error(
-                "\(path) is not a valid stream-settings file: ignored (config.yaml applies) — delete it to silence this"
-            )
-            return
-        }
-        var applied = 0
-        state.withLock { s in
-            for (key, p) in persisted {
-                guard let name = StreamName(rawValue: key), p.rateHz > 0, p.rateHz.isFinite, (0...2).contains(p.qos)
-                else { continue }
-                s.settings[name] = StreamSettings(
-                    enabled: p.enabled,
-                    rateHz: p.rateHz,
-                    qos: p.qos,
-                    retain: p.retain,
-                    batch: min(max(p.batch ?? 1, 1), 1000),
-                    encoding: p.encoding ?? .json
-                )
-                if name == .deviceMotion, let frame = p.referenceFrame { s.referenceFrame = frame }
-                applied += 1
-            }
-        }
-        logger.info("applied \(applied) stream settings saved by earlier control commands (\(path)) over config.yaml")
     }
 
     public func recordFault(_ fault: SourceFault) {

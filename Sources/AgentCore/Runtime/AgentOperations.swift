@@ -45,8 +45,13 @@ public final class AgentOperations: Sendable {
 
     public func connectFailed() { connections.connectFailed() }
 
-    /// Reports until cancelled (returns at once when `metrics.interval_s` is 0).
-    public func reportMetrics(bootCount: UInt64, counters: @Sendable () -> HealthCounters) async {
-        await metrics.run(bootCount: bootCount, counters: counters)
+    /// Reports until cancelled, every `interval()` seconds (read again each time: the desired layers and
+    /// reloads change it; 0 pauses the report).
+    public func reportMetrics(
+        bootCount: UInt64,
+        interval: @escaping @Sendable () -> Int,
+        counters: @Sendable () -> HealthCounters
+    ) async {
+        await metrics.run(bootCount: bootCount, interval: interval, counters: counters)
     }
 }

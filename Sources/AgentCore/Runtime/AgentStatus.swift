@@ -123,6 +123,22 @@ public struct AgentStatus: Sendable, Codable, Equatable {
     public var sensors: Availability?
     /// The outbox's counters (memory and durable); absent from the will.
     public var outbox: OutboxStatus?
+    /// Each runtime setting's effective value and source, the desired versions in force, the last refused
+    /// document; absent from the will.
+    public var configuration: ConfigurationStatus?
+
+    /// What the hardware made of the requested settings, per key path: `clamped by hardware to 100 Hz` where a
+    /// running stream delivers another rate than it was asked for.
+    public var hardwareNotes: [String: String] {
+        var notes: [String: String] = [:]
+        for (name, stream) in streams ?? [:] where stream.enabled && stream.available && stream.rateHz > 0 {
+            if abs(stream.rateHz - stream.requestedRateHz) > 1e-9 {
+                let rate = stream.rateHz == stream.rateHz.rounded() ? String(Int(stream.rateHz)) : String(stream.rateHz)
+                notes["streams.\(name).rate_hz"] = "clamped by hardware to \(rate) Hz"
+            }
+        }
+        return notes
+    }
 }
 
 public enum AgentVersion {

@@ -1,16 +1,17 @@
 import AgentConfig
 import AgentPorts
 
-/// Re-reads config.yaml for `ControlPlane.reload(trigger:)` (SIGHUP and `reload-config`). Stream settings and
-/// the reference frame apply at once; sections that shape connections or hardware (mqtt, source, device,
+/// Re-reads config.yaml for `ControlPlane.reload(trigger:)` (SIGHUP and `reload-config`). Stream settings, the
+/// reference frame and the metrics interval apply at once, under the desired layers and command overrides; sections that shape connections or hardware (mqtt, source, device,
 /// topics…) need a restart, and the report says which. An invalid file changes nothing and the failure carries
 /// every problem.
 public enum ConfigurationReload {
     public static func apply(
         path: String?,
-        running: AgentConfiguration,
+        reconciler: ConfigurationReconciler,
         controller: AgentController
     ) throws(ControlFailure) -> ReloadReport {
+        let running = reconciler.base
         guard let path else {
             throw ControlFailure(.conflict, "this agent was started without a configuration file to reload")
         }
@@ -20,9 +21,11 @@ public enum ConfigurationReload {
         } catch {
             throw ControlFailure(.malformed, "\(path) is invalid; the running configuration is kept:\n\(error)")
         }
-        let changed: [String]
+        var changed: [String] = []
         do {
-            changed = try controller.applyReloaded(new)
+            // Through the layers: the desired documents and the command overrides of keys config.yaml did not
+            // change stay on top of the new file.
+            _ = try reconciler.reload(new) { effective in changed = try controller.applyReloaded(effective) }
         } catch let failure as ControlFailure {
             throw failure
         } catch {
@@ -40,6 +43,7 @@ public enum ConfigurationReload {
         if new.altimeter != running.altimeter { restart.append("altimeter") }
         if new.submersion != running.submersion { restart.append("submersion") }
         if new.outbox != running.outbox { restart.append("outbox") }
+        if new.metrics.prometheusFile != running.metrics.prometheusFile { restart.append("metrics.prometheus_file") }
         // The durable log is opened at start only when some stream is durable.
         let durable = { (c: AgentConfiguration) in c.streams.values.contains { $0.durable && $0.qos > 0 } }
         if durable(new) && !durable(running) { restart.append("streams.*.durable (the durable outbox)") }

@@ -36,14 +36,20 @@ public struct MetricsReporter: Sendable {
         self.logger = logger
     }
 
-    /// Reports until cancelled; returns at once when `metrics.interval_s` is 0.
-    public func run(bootCount: UInt64, counters: @Sendable () -> HealthCounters) async {
-        guard settings.intervalS > 0 else { return }
-        let interval = Duration.seconds(settings.intervalS)
+    /// Reports until cancelled, every `interval()` seconds, read again for each report; while it is 0 the
+    /// report pauses, looking again every second.
+    public func run(
+        bootCount: UInt64,
+        interval: @Sendable () -> Int,
+        counters: @Sendable () -> HealthCounters
+    ) async {
         var previous = host.processStatistics()
         var previousInstant = ContinuousClock.now
         var lastFileError: String?
-        while (try? await Task.sleep(for: interval)) != nil {
+        while true {
+            let seconds = interval()
+            guard (try? await Task.sleep(for: .seconds(max(seconds, 1)))) != nil else { return }
+            guard seconds > 0 else { continue }
             let now = ContinuousClock.now
             let current = host.processStatistics()
             let elapsed = Self.seconds(now - previousInstant)
@@ -62,7 +68,7 @@ public struct MetricsReporter: Sendable {
                 time: Date().timeIntervalSince1970,
                 uptimeSeconds: Self.seconds(now - started),
                 bootCount: bootCount,
-                intervalSeconds: settings.intervalS,
+                intervalSeconds: seconds,
                 counters: counters(),
                 connected: broker.isConnected,
                 connections: connections,

@@ -52,6 +52,15 @@ public struct AgentBuilder {
     }
 
     public func build() -> AgentServices {
+        // config.yaml under the desired layers and command overrides the state directory kept: what this run
+        // starts with, whether or not the broker is reachable.
+        let reconciler = ConfigurationReconciler(
+            base: configuration,
+            store: configuration.control.persist ? DesiredStateStore(stateDirectory: stateDirectory) : nil,
+            now: WallClock.realtimeNow(),
+            logger: logger
+        )
+        let configuration = reconciler.effective
         let topics = TopicScheme(root: configuration.resolvedTopicRoot)
         let topicTable = TopicTable()
         let host = self.host
@@ -86,7 +95,6 @@ public struct AgentBuilder {
             hub: hub,
             topics: topics,
             topicTable: topicTable,
-            persistencePath: configuration.control.persist ? stateDirectory + "/streams.json" : nil,
             streamFactory: { [catalog] in catalog.make($0, $1) },
             locationConfigured: declination != nil,
             headingUnusable: field?.headingUsability == .unusable,
@@ -114,8 +122,14 @@ public struct AgentBuilder {
         controlSettings.burst = Double(configuration.control.rateLimitBurst)
         controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
         controlSettings.hmacKey = hmacKey
+        var desiredTopics: [String: ConfigurationLayer] = [
+            topics.desired: .device, configuration.control.fleetDesiredTopic: .fleet,
+        ]
+        for group in configuration.control.groups { desiredTopics[TopicScheme.groupDesired(group)] = .group(group) }
         let control = ControlPlane(
             controller: controller,
+            reconciler: reconciler,
+            desiredTopics: desiredTopics,
             topics: topics,
             deviceID: configuration.device.id,
             settings: controlSettings,
@@ -123,10 +137,11 @@ public struct AgentBuilder {
             statusDocument: { [controller, outbox, publisher] in
                 var status = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
                 status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+                status.configuration = reconciler.status(notes: status.hardwareNotes)
                 return status
             },
-            reloadConfiguration: { [controller, configuration, configurationPath] in
-                try ConfigurationReload.apply(path: configurationPath, running: configuration, controller: controller)
+            reloadConfiguration: { [controller, reconciler, configurationPath] in
+                try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
             logger: logger
         )
@@ -158,8 +173,11 @@ public struct AgentBuilder {
             operations: operations,
             control: control,
             estimatorStore: EstimatorStateStore(stateDirectory: stateDirectory, logger: logger),
+            // Desired documents are retained: the broker hands every layer over at each subscription, so a
+            // device that was offline or is new converges on its first connection.
             controlTopics: [topics.control, configuration.control.fleetTopic]
-                + configuration.control.groups.map { TopicScheme.groupControl($0) },
+                + configuration.control.groups.map { TopicScheme.groupControl($0) }
+                + desiredTopics.keys.sorted(),
             bootCount: bootCount,
             inbox: ControlInbox(counters: operations.connections),
             deviceFaults: deviceFaults.stream

@@ -86,6 +86,7 @@ final class AgentContext: Sendable {
     func status(state: AgentStatus.State, reason: String?) -> AgentStatus {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
+        status.configuration = control.configurationStatus(notes: status.hardwareNotes)
         return status
     }
 

@@ -28,6 +28,13 @@ final class ControlService: Service {
     private func handleCommands() async {
         let context = self.context
         for await message in context.inbox.messages {
+            if context.control.carriesDesiredState(message.topic) {
+                // A desired document is not answered: the retained status says what became of it.
+                if context.control.receiveDesired(message), context.broker.isConnected {
+                    context.publishStatus(context.status(state: .online, reason: nil))
+                }
+                continue
+            }
             guard let outcome = context.control.handle(message) else { continue }
             do {
                 try context.broker.publishResponse(

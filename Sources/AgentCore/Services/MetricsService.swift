@@ -1,6 +1,7 @@
 import ServiceLifecycle
 
-/// The `{root}/metrics` report and the Prometheus file, every `metrics.interval_s` (none when it is 0).
+/// The `{root}/metrics` report and the Prometheus file, every `metrics.interval_s` as the desired
+/// layers leave it (none while it is 0).
 final class MetricsService: Service {
     private let context: AgentContext
 
@@ -11,9 +12,10 @@ final class MetricsService: Service {
     func run() async throws {
         guard let boot = await context.startup.bootCount() else { return }
         await cancelWhenGracefulShutdown { [context] in
-            await context.operations.reportMetrics(bootCount: boot) { context.healthCounters() }
+            await context.operations.reportMetrics(
+                bootCount: boot,
+                interval: { context.controller.metricsIntervalSeconds }
+            ) { context.healthCounters() }
         }
-        // Reporting is off: stay until the group stops (a service that returns would stop it).
-        try? await gracefulShutdown()
     }
 }

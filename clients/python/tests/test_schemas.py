@@ -66,6 +66,14 @@ BIRTH = {
                  "rateHz": 50, "sensors": ["accelerometer", "barometer", "gyroscope", "magnetometer"],
                  "supportedRatesHz": "1.5625 3.125 6.25 12.5 25 50 100 200"}],
     "outbox": {"bytes": 0, "depth": 0, "droppedOverflow": 0, "enqueued": 10, "failed": 0, "published": 10, "rejected": 0},
+    "configuration": {
+        "groups": ["lab"], "desired": {"fleet": 12, "group lab": 3},
+        "refused": {"layer": "device", "version": 8, "time": 1795241134.1,
+                    "reason": "streams.gyroscope.rate_hz: 5000 is out of range"},
+        "settings": {"streams.accelerometer.rate_hz": {"value": "500", "source": "fleet v12",
+                                                       "note": "clamped by hardware to 200 Hz"},
+                     "streams.gyroscope.qos": {"value": "0", "source": "config.yaml"}},
+    },
     "schemaVersion": 1,
     "sensors": {
         **{k: True for k in ["isAccelerometerAvailable", "isGyroAvailable", "isMagnetometerAvailable",
@@ -167,6 +175,9 @@ def test_the_status_variants_are_exclusive():
     invalid("status", {**WILL, "streams": BIRTH["streams"]}, "False schema does not allow")
     invalid("status", {**BIRTH, "reason": "connection lost"}, "is not valid under any of the given schemas")
     invalid("status", {k: v for k, v in BIRTH.items() if k != "outbox"}, "is not valid under any of the given schemas")
+    invalid("status", {k: v for k, v in BIRTH.items() if k != "configuration"},
+            "is not valid under any of the given schemas")
+    invalid("status", {**WILL, "configuration": BIRTH["configuration"]}, "False schema does not allow")
     invalid("status", {**BIRTH, "schemaVersion": 2}, "1 was expected")
     durable = {**BIRTH, "outbox": {**BIRTH["outbox"], "durableAppended": 1}}
     invalid("status", durable, "is not valid under any of the given schemas")
