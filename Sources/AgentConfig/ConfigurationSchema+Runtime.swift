@@ -17,20 +17,28 @@ extension ConfigurationSchema {
     }
 
     /// Every runtime key path (`streams.accelerometer.rate_hz`, …, `metrics.interval_s`), in schema order.
-    static var runtimeKeyPaths: [String] {
-        var found: [String] = []
+    static var runtimeKeyPaths: [String] { runtimeTable.keyPaths }
+
+    /// The runtime fields, found once: the layers look a field up per key at every change and status
+    /// document, and building the schema (a few hundred closures) for each lookup is most of their cost.
+    /// Immutable after it is built, and its closures capture only key paths and constants.
+    nonisolated(unsafe) private static let runtimeTable: (keyPaths: [String], fields: [String: ConfigurationField]) = {
+        var keyPaths: [String] = []
+        var fields: [String: ConfigurationField] = [:]
         func visit(_ items: [Item], prefix: String) {
             for item in items {
                 let path = prefix.isEmpty ? item.key : prefix + "." + item.key
                 switch item.entry {
                 case .section(let children): visit(children, prefix: path)
-                case .field: found.append(path)
+                case .field(let field):
+                    keyPaths.append(path)
+                    fields[path] = field
                 }
             }
         }
         visit(runtime, prefix: "")
-        return found
-    }
+        return (keyPaths, fields)
+    }()
 
     /// Whether config.yaml has this key (a section or a value).
     static func contains(keyPath: String) -> Bool {
@@ -47,7 +55,7 @@ extension ConfigurationSchema {
 
     /// The runtime field at `keyPath`, or nil when the key is not runtime-changeable.
     static func runtimeField(at keyPath: String) -> ConfigurationField? {
-        field(at: keyPath, in: runtime)
+        runtimeTable.fields[keyPath]
     }
 }
 

@@ -1,0 +1,249 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Fleet desired state through a real broker and the real agent (docs/fleet.md): retained documents reach a
+/// device whenever it connects, layers and commands combine per key, bad or old documents are refused and
+/// reported, and what a device was told survives restarts without the broker.
+@Suite(.serialized) struct DesiredStateEndToEndTests {
+    /// Publishes `payload` retained (QoS 1) on `topic` with mosquitto_pub; an empty payload clears the topic.
+    static func publishRetained(_ broker: MosquittoBroker, _ topic: String, _ payload: String) async throws {
+        let arguments =
+            ["-h", broker.host, "-p", "\(broker.port)", "-q", "1", "-r", "-t", topic]
+            + (payload.isEmpty ? ["-n"] : ["-m", payload])
+        let runner = ProcessRunner(executable: "/usr/bin/mosquitto_pub", arguments: arguments)
+        try runner.start()
+        #expect(await runner.waitForExit(timeout: 10) == 0, "mosquitto_pub: \(runner.standardError)")
+    }
+
+    /// The last online status of `device`, as JSON.
+    static func lastBirth(_ status: TestSubscriber) -> [String: Any] {
+        status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON) ?? [:]
+    }
+
+    /// `configuration.settings[key]` of a status document: its value and source.
+    static func setting(_ status: [String: Any], _ key: String) -> (value: String?, source: String?) {
+        let settings = (status["configuration"] as? [String: Any])?["settings"] as? [String: Any]
+        let entry = settings?[key] as? [String: Any]
+        return (entry?["value"] as? String, entry?["source"] as? String)
+    }
+
+    static func desired(_ status: [String: Any]) -> [String: Int] {
+        ((status["configuration"] as? [String: Any])?["desired"] as? [String: Int]) ?? [:]
+    }
+
+    /// Waits until the device's latest online status has `key` = `value`.
+    static func waitFor(
+        _ status: TestSubscriber,
+        _ key: String,
+        _ value: String,
+        timeout: Double = 20
+    ) async throws {
+        try await status.waitUntil(timeout: timeout, "\(key) = \(value) in the status") { messages in
+            let last = messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON) ?? [:]
+            return setting(last, key).value == value
+        }
+    }
+
+    @Test func aNewDeviceConvergesOnItsFirstConnectionAnOfflineOneOnReconnectAndBootsWithoutTheBrokerOnWhatItKept()
+        async throws
+    {
+        let broker = try await MosquittoBroker.started()
+        // Published before the device ever ran: the broker holds it for the device's first connection.
+        try await Self.publishRetained(
+            broker,
+            "motion/fleet/desired",
+            #"{"version": 1, "streams": {"accelerometer": {"rate_hz": 10}}}"#
+        )
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        let first = try AgentProcess(config: AgentProcess.config(device: "e2e-new", port: broker.port))
+        try await Self.waitFor(status, "streams.accelerometer.rate_hz", "10")
+        let birth = Self.lastBirth(status)
+        #expect(Self.setting(birth, "streams.accelerometer.rate_hz").source == "fleet v1")
+        #expect(Self.desired(birth) == ["fleet": 1])
+        #expect(
+            ((birth["streams"] as? [String: Any])?["accelerometer"] as? [String: Any])?["requestedRateHz"] as? Double
+                == 10
+        )
+
+        // Offline while the fleet moves on: the new version arrives at the next connection.
+        first.runner.terminate()
+        #expect(await first.runner.waitForExit(timeout: 15) == 0)
+        try await Self.publishRetained(
+            broker,
+            "motion/fleet/desired",
+            #"{"version": 2, "streams": {"accelerometer": {"rate_hz": 20}}}"#
+        )
+        let second = try AgentProcess(
+            config: try String(contentsOfFile: first.configPath, encoding: .utf8),
+            directory: first.directory
+        )
+        try await Self.waitFor(status, "streams.accelerometer.rate_hz", "20")
+        #expect(Self.setting(Self.lastBirth(status), "streams.accelerometer.rate_hz").source == "fleet v2")
+        second.runner.terminate()
+        #expect(await second.runner.waitForExit(timeout: 15) == 0)
+        await status.close()
+
+        // A broker that has never heard of the fleet's documents: the device runs what it kept.
+        let empty = try await MosquittoBroker.started()
+        let statusOnEmpty = try await TestSubscriber(broker: empty, filters: ["motion/e2e-new/status"])
+        let third = try AgentProcess(
+            config: AgentProcess.config(device: "e2e-new", port: empty.port),
+            directory: first.directory
+        )
+        defer { third.runner.kill() }
+        try await statusOnEmpty.waitFor(count: 1, timeout: 20)
+        let kept = Self.lastBirth(statusOnEmpty)
+        #expect(Self.setting(kept, "streams.accelerometer.rate_hz") == ("20", "fleet v2"))
+        await statusOnEmpty.close()
+    }
+
+    @Test func layersCombinePerKeyAndTheLastWriterOfEachKeyWins() async throws {
+        let broker = try await MosquittoBroker.started()
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-layers/status"])
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "e2e-layers",
+                port: broker.port,
+                extra: "control:\n  groups: [lab, floor-2]\n"
+            )
+        )
+        defer { agent.runner.kill() }
+        try await status.waitFor(count: 1, timeout: 20)
+        try await Self.publishRetained(
+            broker,
+            "motion/fleet/desired",
+            #"{"version": 1, "streams": {"accelerometer": {"rate_hz": 10}, "gyroscope": {"rate_hz": 10}, "magnetometer": {"rate_hz": 5}}}"#
+        )
+        try await Self.publishRetained(
+            broker,
+            "motion/group/lab/desired",
+            #"{"version": 4, "streams": {"accelerometer": {"rate_hz": 20}, "gyroscope": {"rate_hz": 20}}}"#
+        )
+        try await Self.publishRetained(
+            broker,
+            "motion/group/floor-2/desired",
+            #"{"version": 2, "streams": {"accelerometer": {"rate_hz": 25}}}"#
+        )
+        try await Self.publishRetained(
+            broker,
+            "motion/e2e-layers/desired",
+            #"{"version": 7, "streams": {"accelerometer": {"qos": 1}}}"#
+        )
+        try await Self.waitFor(status, "streams.accelerometer.qos", "1")
+        var birth = Self.lastBirth(status)
+        #expect(Self.setting(birth, "streams.magnetometer.rate_hz") == ("5", "fleet v1"))
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("20", "group lab v4"))
+        #expect(Self.setting(birth, "streams.accelerometer.rate_hz") == ("25", "group floor-2 v2"))
+        #expect(Self.setting(birth, "streams.accelerometer.qos") == ("1", "device v7"))
+        #expect(Self.setting(birth, "streams.accelerometer.enabled").source == "config.yaml")
+        #expect(Self.desired(birth) == ["fleet": 1, "group lab": 4, "group floor-2": 2, "device": 7])
+
+        // A command sets one key on top of every layer…
+        let (code, lines) = try await ControlEndToEndTests.ctl(
+            broker,
+            ["--device", "e2e-layers", "set-rate", "stream=gyroscope", "rate_hz=40"]
+        )
+        #expect(code == 0, "\(lines)")
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "40")
+        birth = Self.lastBirth(status)
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz").source?.hasPrefix("command ") == true)
+        #expect(Self.setting(birth, "streams.accelerometer.rate_hz") == ("25", "group floor-2 v2"))
+        // …until a newer document changes that key: the document is the last writer.
+        try await Self.publishRetained(
+            broker,
+            "motion/group/lab/desired",
+            #"{"version": 5, "streams": {"accelerometer": {"rate_hz": 20}, "gyroscope": {"rate_hz": 30}}}"#
+        )
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "30")
+        #expect(Self.setting(Self.lastBirth(status), "streams.gyroscope.rate_hz").source == "group lab v5")
+        await status.close()
+    }
+
+    @Test func badAndOlderDocumentsAreRefusedAndReportedAndAnEmptyOneRemovesTheLayer() async throws {
+        let broker = try await MosquittoBroker.started()
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-refuse", port: broker.port))
+        defer { agent.runner.kill() }
+        try await status.waitFor(count: 1, timeout: 20)
+        let topic = "motion/e2e-refuse/desired"
+        try await Self.publishRetained(broker, topic, #"{"version": 3, "streams": {"gyroscope": {"rate_hz": 25}}}"#)
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "25")
+
+        // Out of range: refused whole (the valid key in it too), reported with the config schema's words.
+        try await Self.publishRetained(
+            broker,
+            topic,
+            #"{"version": 4, "streams": {"gyroscope": {"rate_hz": 5000}, "magnetometer": {"rate_hz": 2}}}"#
+        )
+        try await status.waitUntil(timeout: 20, "the refusal in the status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return (last["configuration"] as? [String: Any])?["refused"] != nil
+        }
+        var birth = Self.lastBirth(status)
+        let refused = try #require((birth["configuration"] as? [String: Any])?["refused"] as? [String: Any])
+        #expect(refused["layer"] as? String == "device")
+        #expect((refused["reason"] as? String)?.contains("streams.gyroscope.rate_hz") == true)
+        #expect((refused["reason"] as? String)?.contains("5000 is out of range") == true)
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v3"))
+        #expect(Self.setting(birth, "streams.magnetometer.rate_hz").source == "config.yaml")
+        #expect(Self.desired(birth) == ["device": 3])
+
+        // Older than the one in force: ignored, and v3 stays.
+        let before = status.messages.count
+        try await Self.publishRetained(broker, topic, #"{"version": 2, "streams": {"gyroscope": {"rate_hz": 10}}}"#)
+        try await Task.sleep(for: .seconds(1))
+        birth = Self.lastBirth(status)
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v3"))
+        #expect(status.messages.count == before, "an ignored document changes nothing to report")
+
+        // A cleared retained document removes the layer: config.yaml's value again.
+        try await Self.publishRetained(broker, topic, "")
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "50")
+        #expect(Self.desired(Self.lastBirth(status)) == [:])
+        await status.close()
+    }
+
+    /// Round one's trap: one command pinned every stream over config.yaml for good. Now a command pins only
+    /// the key it names; a config.yaml edit of any other key applies after SIGHUP and after a restart.
+    @Test func aConfigEditOfAKeyNoLayerAboveSetsAppliesAfterSighupAndAfterARestart() async throws {
+        let broker = try await MosquittoBroker.started()
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-trap/status"])
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-trap", port: broker.port))
+        try await status.waitFor(count: 1, timeout: 20)
+        let (code, lines) = try await ControlEndToEndTests.ctl(
+            broker,
+            ["--device", "e2e-trap", "set-rate", "stream=accelerometer", "rate_hz=100"]
+        )
+        #expect(code == 0, "\(lines)")
+        try await Self.waitFor(status, "streams.accelerometer.rate_hz", "100")
+
+        let original = try String(contentsOfFile: agent.configPath, encoding: .utf8)
+        try (original + "\nstreams:\n  gyroscope:\n    rate_hz: 20\n").write(
+            toFile: agent.configPath,
+            atomically: true,
+            encoding: .utf8
+        )
+        agent.runner.signal(SIGHUP)
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "20")
+        #expect(Self.setting(Self.lastBirth(status), "streams.accelerometer.rate_hz").value == "100")
+
+        try (original + "\nstreams:\n  gyroscope:\n    rate_hz: 25\n").write(
+            toFile: agent.configPath,
+            atomically: true,
+            encoding: .utf8
+        )
+        agent.runner.terminate()
+        #expect(await agent.runner.waitForExit(timeout: 15) == 0)
+        let restarted = try AgentProcess(
+            config: try String(contentsOfFile: agent.configPath, encoding: .utf8),
+            directory: agent.directory
+        )
+        defer { restarted.runner.kill() }
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "25")
+        let birth = Self.lastBirth(status)
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "config.yaml"))
+        #expect(Self.setting(birth, "streams.accelerometer.rate_hz").value == "100")
+        await status.close()
+    }
+}
