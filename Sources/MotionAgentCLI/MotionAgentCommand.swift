@@ -8,7 +8,7 @@ struct MotionAgentCommand: AsyncParsableCommand {
         version: AgentVersionInfo.version,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self,
-            ControlCommandLine.self,
+            ControlCommandLine.self, FleetCommand.self,
             SubscribeCommand.self, RecordCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: RunCommand.self

@@ -246,4 +246,72 @@ import Testing
         #expect(Self.setting(birth, "streams.accelerometer.rate_hz").value == "100")
         await status.close()
     }
+
+    /// Runs `motion-agent fleet …` against `broker`; returns its exit code and output.
+    static func fleet(_ broker: MosquittoBroker, _ arguments: [String]) async throws -> (Int32?, String) {
+        let runner = ProcessRunner(
+            executable: AgentProcess.executable,
+            arguments: ["fleet"] + [arguments[0], "--port", "\(broker.port)"] + arguments.dropFirst()
+        )
+        try runner.start()
+        let code = await runner.waitForExit(timeout: 30)
+        return (code, runner.standardOutput + runner.standardError)
+    }
+
+    @Test func fleetSetGetAndStatusAgainstThreeAgentsOneOffline() async throws {
+        let broker = try await MosquittoBroker.started()
+        let births = try await TestSubscriber(broker: broker, filters: ["motion/+/status"])
+        let devices = ["e2e-fleet-a", "e2e-fleet-b", "e2e-fleet-c"]
+        var agents: [AgentProcess] = []
+        for device in devices {
+            agents.append(try AgentProcess(config: AgentProcess.config(device: device, port: broker.port)))
+        }
+        defer { for agent in agents { agent.runner.kill() } }
+        try await births.waitUntil(timeout: 20, "three births") { messages in
+            Set(messages.compactMap { payloadJSON($0)["device"] as? String }).count == 3
+        }
+        agents[2].runner.terminate()
+        #expect(await agents[2].runner.waitForExit(timeout: 15) == 0)
+
+        let (setCode, setOutput) = try await Self.fleet(
+            broker,
+            ["set", "--fleet", "streams.gyroscope.rate_hz=20", "--wait", "15"]
+        )
+        #expect(setCode == 0, "\(setOutput)")
+        #expect(setOutput.contains("published fleet v1 on motion/fleet/desired"), "\(setOutput)")
+        #expect(setOutput.contains("2 of 3 applied v1"), "\(setOutput)")
+        #expect(setOutput.contains("1 offline: e2e-fleet-c"), "\(setOutput)")
+
+        let (refusedCode, refusedOutput) = try await Self.fleet(
+            broker,
+            ["set", "--fleet", "streams.gyroscope.rate_hz=5000", "--wait", "0"]
+        )
+        #expect(refusedCode != 0)
+        #expect(refusedOutput.contains("5000 is out of range"), "\(refusedOutput)")
+
+        let (getCode, getOutput) = try await Self.fleet(broker, ["get", "--fleet"])
+        #expect(getCode == 0)
+        #expect(getOutput.contains(#""version":1"#) && getOutput.contains(#""rate_hz":20"#), "\(getOutput)")
+
+        // The offline device is the problem, listed first.
+        let (statusCode, statusOutput) = try await Self.fleet(broker, ["status"])
+        #expect(statusCode == 1, "\(statusOutput)")
+        let lines = statusOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("e2e-fleet-c\tOFFLINE") == true, "\(statusOutput)")
+        #expect(lines.contains { $0.hasPrefix("e2e-fleet-a\tonline") && $0.contains("fleet v1") }, "\(statusOutput)")
+
+        // Back online, it converges on its own, and the fleet has no problem left.
+        agents[2] = try AgentProcess(
+            config: try String(contentsOfFile: agents[2].configPath, encoding: .utf8),
+            directory: agents[2].directory
+        )
+        try await births.waitUntil(timeout: 20, "e2e-fleet-c on fleet v1") { messages in
+            let last = messages.last { payloadJSON($0)["device"] as? String == "e2e-fleet-c" }.map(payloadJSON) ?? [:]
+            return Self.desired(last)["fleet"] == 1 && last["state"] as? String == "online"
+        }
+        let (finalCode, finalOutput) = try await Self.fleet(broker, ["status", "--json"])
+        #expect(finalCode == 0, "\(finalOutput)")
+        #expect(finalOutput.contains(#""device":"e2e-fleet-c""#), "\(finalOutput)")
+        await births.close()
+    }
 }

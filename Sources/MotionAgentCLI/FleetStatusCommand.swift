@@ -1,0 +1,78 @@
+import AgentConfig
+import AgentPorts
+import ArgumentParser
+import Foundation
+
+struct FleetStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract:
+            "One row per device from the retained statuses: online or offline, desired versions applied vs. published, keys that differ and why.",
+        discussion:
+            "Devices with a problem (offline, behind, refused, differing) come first. Exit status 1 when any has one."
+    )
+
+    @OptionGroup var broker: BrokerOptions
+    @Option(help: "Only the devices in this group.") var group: String?
+    @Option(help: "The fleet's desired topic.") var fleetTopic = TopicScheme.fleetDesired
+    @Flag(help: "Print JSON (one array of rows) instead of a table.") var json = false
+    @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
+
+    func run() async throws {
+        let everyDevice = TopicScheme(template: broker.root, device: "+")
+        let snapshot = try await RetainedSnapshot(
+            options: try broker.connectOptions(clientID: "motion-fleet-\(UUID().uuidString.prefix(8))"),
+            filters: [everyDevice.status, everyDevice.desired, fleetTopic, TopicScheme.groupDesired("+")],
+            timeout: timeout
+        )
+        let latest = snapshot.latest
+        await snapshot.close()
+        var rows = FleetDeviceStatus.collect(latest.values, root: broker.root)
+        if let group { rows = rows.filter { $0.groups.contains(group) } }
+        for index in rows.indices {
+            var newest: [String: DesiredDocument] = [:]
+            func read(_ topic: String, as layer: String) {
+                guard let message = latest[topic], !message.payload.isEmpty,
+                    let document = try? DesiredDocument.decode(desiredDocumentBytes(message.payload), source: topic)
+                else { return }
+                newest[layer] = document
+            }
+            read(fleetTopic, as: "fleet")
+            for name in rows[index].groups { read(TopicScheme.groupDesired(name), as: "group \(name)") }
+            read(broker.topics(device: rows[index].device).desired, as: "device")
+            rows[index].compare(with: newest)
+            if let refused = rows[index].refused, newest.isEmpty { rows[index].refused = refused }
+        }
+        rows.sort { ($0.hasProblem ? 0 : 1, $0.device) < ($1.hasProblem ? 0 : 1, $1.device) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            var printable = rows
+            for index in printable.indices { printable[index].settings = [:] }
+            print(String(decoding: try encoder.encode(printable), as: UTF8.self))
+        } else {
+            print(table(rows))
+        }
+        if rows.contains(where: \.hasProblem) { throw ExitCode(1) }
+    }
+
+    private func table(_ rows: [FleetDeviceStatus]) -> String {
+        guard !rows.isEmpty else { return "no device status is retained under \(broker.root)" }
+        let formatter = ISO8601DateFormatter()
+        var lines: [String] = []
+        for row in rows {
+            let state =
+                (row.online ? "online" : "OFFLINE") + " since "
+                + formatter.string(from: Date(timeIntervalSince1970: row.since))
+            let versions = row.desired.keys.sorted().map { "\($0) v\(row.desired[$0]!)" }.joined(separator: ", ")
+            lines.append("\(row.device)\t\(state)\t\(versions.isEmpty ? "no desired documents" : versions)")
+            if let refused = row.refused { lines.append("  refused \(refused)") }
+            for difference in row.differing {
+                lines.append(
+                    "  \(difference.key) = \(difference.value ?? "—"), desired \(difference.wanted): \(difference.why)"
+                )
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
