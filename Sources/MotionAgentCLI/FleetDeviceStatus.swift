@@ -52,7 +52,7 @@ struct FleetDeviceStatus: Codable {
     /// Fills `differing` from the newest published documents (layer name → document).
     mutating func compare(with newest: [String: DesiredDocument]) {
         var wanted: [String: (value: String, layer: String, version: Int)] = [:]
-        for layer in ["fleet"] + groups.map { "group \($0)" } + ["device"] {
+        for layer in ["fleet"] + groups.map({ "group \($0)" }) + ["device"] {
             guard let document = newest[layer] else { continue }
             for (key, value) in document.settings.values { wanted[key] = (value, layer, document.version) }
         }
