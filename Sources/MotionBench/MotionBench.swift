@@ -14,6 +14,7 @@ struct MotionBench: AsyncParsableCommand {
             EstimationSpeed.self,
             PipelineThroughput.self,
             PublishThroughput.self,
+            FleetConvergence.self,
             EndToEndLatency.self,
             RealisticLoad.self,
             BatchedStreams.self,

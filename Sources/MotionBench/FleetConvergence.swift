@@ -1,0 +1,193 @@
+import AgentPorts
+import ArgumentParser
+import CBenchSupport
+import Foundation
+import MosquittoTransport
+import TestSupport
+
+/// `motion-bench fleet`: N real agents (simulated IMU, low-rate streams, own state directories and device ids) on
+/// one local mosquitto. Measures the time from publishing a fleet desired change to each agent's retained status
+/// reporting the new version; then, with a share of the agents stopped during the publish and started again
+/// later, the time from each restart to converged (issue 15's goal: within 5 s of the publish, and of the
+/// reconnect).
+struct FleetConvergence: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Time for N agents to converge on a fleet desired change, online and after a restart."
+    )
+
+    @Option(help: "The number of agents.") var agents = 100
+    @Option(help: "The motion-agent binary (release).") var agent = ".build/release/motion-agent"
+    @Option(help: "The share of agents stopped during the second publish and started again after it.")
+    var stoppedShare = 0.2
+    @Option(help: "Seconds to wait for each phase.") var timeout: Double = 120
+
+    func run() async throws {
+        try AgentProcess.requireExecutable(agent)
+        let rows = try await MosquittoBroker.withStarted(options: .benchmark(tcpNoDelay: true)) { broker in
+            try await measure(broker)
+        }
+        BenchRow.printTable("Fleet convergence (\(agents) agents, one mosquitto on loopback)", rows)
+    }
+
+    private func measure(_ broker: MosquittoBroker) async throws -> [BenchRow] {
+        let devices = (0..<agents).map { String(format: "bench-fleet-%04d", $0) }
+        let statuses = try await TestSubscriber(
+            broker: broker,
+            filters: ["motion/+/status"],
+            eventBacklogLimit: 1 << 20
+        )
+        let directory = broker.directory + "/fleet"
+        var processes: [String: AgentProcess] = [:]
+        for device in devices { processes[device] = try start(device, broker: broker, under: directory) }
+        defer { for process in processes.values { process.runner.kill() } }
+        try await waitUntil("every agent's birth") { Set(onlineDevices(statuses, version: 0)).count == agents }
+
+        // Phase 1: every agent online.
+        let first = try await publish(version: 1, rateHz: 2, broker: broker)
+        try await waitUntil("every agent on v1") { onlineDevices(statuses, version: 1).count == agents }
+        let online = convergence(statuses, version: 1, since: first)
+
+        // Phase 2: a share stopped while v2 is published, started again afterwards.
+        let stopped = Array(devices.prefix(Int((Double(agents) * stoppedShare).rounded())))
+        for device in stopped {
+            processes[device]!.runner.terminate()
+        }
+        for device in stopped { _ = await processes[device]!.runner.waitForExit(timeout: 15) }
+        let second = try await publish(version: 2, rateHz: 4, broker: broker)
+        let running = agents - stopped.count
+        try await waitUntil("every running agent on v2") { onlineDevices(statuses, version: 2).count == running }
+        let stillOnline = convergence(statuses, version: 2, since: second)
+        try await Task.sleep(for: .seconds(1))
+        var restarts: [String: UInt64] = [:]
+        for device in stopped {
+            restarts[device] = BenchmarkClock.nanoseconds()
+            processes[device] = try start(device, broker: broker, under: directory)
+        }
+        try await waitUntil("every restarted agent on v2") { onlineDevices(statuses, version: 2).count == agents }
+        let afterRestart = stopped.compactMap { device -> Double? in
+            guard let start = restarts[device],
+                let converged = firstReceipt(statuses, device: device, version: 2, after: start)
+            else { return nil }
+            return Double(converged - start) / 1e6
+        }
+        await statuses.close()
+        return [
+            row("publish → status on the new version, all online (ms)", online),
+            row("publish → status, the \(running) left running (ms)", stillOnline),
+            row("restart → status on the version published while down (ms)", afterRestart),
+        ]
+    }
+
+    private func start(_ device: String, broker: MosquittoBroker, under directory: String) throws -> AgentProcess {
+        let state = directory + "/" + device
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        // Low-rate streams: the measure is the control path, not the data path.
+        let disabled = ["gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter"]
+            .map { "  \($0): {enabled: false}" }.joined(separator: "\n")
+        let config = """
+            device:
+              id: \(device)
+            agent:
+              state_dir: \(state)
+              log_level: warning
+            source:
+              kind: simulated
+              simulated: {scenario: stationary, seed: 1, rate_hz: 25}
+            mqtt:
+              host: \(broker.host)
+              port: \(broker.port)
+              reconnect_min_delay: 0.2
+              reconnect_max_delay: 2
+            streams:
+              accelerometer: {enabled: true, rate_hz: 1}
+            \(disabled)
+            metrics:
+              interval_s: 0
+            """
+        let path = state + "/config.yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        return try AgentProcess(agent: agent, configPath: path)
+    }
+
+    /// Publishes the fleet document `version` retained; returns CLOCK_MONOTONIC just before, ns.
+    private func publish(version: Int, rateHz: Int, broker: MosquittoBroker) async throws -> UInt64 {
+        let document = #"{"version": \#(version), "streams": {"accelerometer": {"rate_hz": \#(rateHz)}}}"#
+        let start = BenchmarkClock.nanoseconds()
+        let runner = ProcessRunner(
+            executable: "/usr/bin/mosquitto_pub",
+            arguments: [
+                "-h", broker.host, "-p", "\(broker.port)", "-q", "1", "-r", "-t", "motion/fleet/desired",
+                "-m", document,
+            ]
+        )
+        try runner.start()
+        guard await runner.waitForExit(timeout: 10) == 0 else {
+            throw ValidationError("mosquitto_pub failed: \(runner.standardError)")
+        }
+        return start
+    }
+
+    /// Devices whose latest retained status is online with the fleet layer at `version` or newer (0: any).
+    private func onlineDevices(_ statuses: TestSubscriber, version: Int) -> [String] {
+        var latest: [String: [String: Any]] = [:]
+        for message in statuses.messages {
+            if let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
+                let device = object["device"] as? String
+            {
+                latest[device] = object
+            }
+        }
+        return latest.compactMap { device, status in
+            guard status["state"] as? String == "online" else { return nil }
+            let desired = (status["configuration"] as? [String: Any])?["desired"] as? [String: Int]
+            return (desired?["fleet"] ?? 0) >= version ? device : nil
+        }
+    }
+
+    /// Each device's delay from `since` to its first status on `version`, ms.
+    private func convergence(_ statuses: TestSubscriber, version: Int, since: UInt64) -> [Double] {
+        var first: [String: UInt64] = [:]
+        for arrival in statuses.arrivals(from: since, to: .max) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(arrival.payload)) as? [String: Any],
+                let device = object["device"] as? String, first[device] == nil,
+                ((object["configuration"] as? [String: Any])?["desired"] as? [String: Int])?["fleet"] ?? 0 >= version
+            else { continue }
+            first[device] = arrival.receivedNanoseconds
+        }
+        return first.values.map { Double($0 - since) / 1e6 }
+    }
+
+    private func firstReceipt(_ statuses: TestSubscriber, device: String, version: Int, after: UInt64) -> UInt64? {
+        statuses.arrivals(from: after, to: .max).first { arrival in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(arrival.payload)) as? [String: Any]
+            else { return false }
+            return object["device"] as? String == device && object["state"] as? String == "online"
+                && (((object["configuration"] as? [String: Any])?["desired"] as? [String: Int])?["fleet"] ?? 0)
+                    >= version
+        }?.receivedNanoseconds
+    }
+
+    private func row(_ name: String, _ values: [Double]) -> BenchRow {
+        let sorted = values.sorted()
+        let p50 = Statistics.percentile(sorted, 50)
+        let p99 = Statistics.percentile(sorted, 99)
+        let worst = sorted.last ?? .nan
+        return BenchRow(
+            name: name,
+            value: String(format: "p50 %.0f, p99 %.0f, max %.0f (n %d)", p50, p99, worst, sorted.count),
+            target: "≤ 5000 ms",
+            met: worst <= 5000
+        )
+    }
+
+    private func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = BenchmarkClock.nanoseconds() + UInt64(timeout * 1e9)
+        while !condition() {
+            guard BenchmarkClock.nanoseconds() < deadline else {
+                throw ValidationError("\(what) did not happen within \(Int(timeout)) s")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
