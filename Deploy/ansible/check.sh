@@ -32,6 +32,7 @@ export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_LOCALHOST_WARNING
 
 # 1. syntax
 (cd "$here" && "$bin/ansible-playbook" -i inventory/hosts.ini site.yml --syntax-check)
+(cd "$here" && "$bin/ansible-playbook" desired.yml --syntax-check)
 
 # 2. a local run into a staging root, with the example group_vars and an encrypted vault
 root="$work/root"
@@ -82,4 +83,21 @@ echo "staged files, modes, vault password and templated config: ok"
 play > "$work/run2.log"
 grep -Eq 'changed=0 .*failed=0' "$work/run2.log" || { tail -5 "$work/run2.log"; fail "the second run changed something"; }
 echo "second run: changed=0"
+
+# 4. desired.yml against a real mosquitto: the retained fleet document it publishes is what was asked for.
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$port" > "$work/mosquitto.conf"
+/usr/sbin/mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
+broker_pid=$!
+trap 'kill "$broker_pid" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+sleep 0.5
+"$bin/ansible-playbook" "$here/desired.yml" -e "motion_agent_cli=$binary" -e "motion_agent_broker_port=$port" \
+    -e motion_agent_desired_wait=0 \
+    -e '{"motion_agent_desired_settings": {"streams.accelerometer.rate_hz": 100, "streams.magnetometer.enabled": false}}' \
+    | tee "$work/desired.log" | grep -E "fatal|FAILED|published|RECAP" | tail -4
+grep -q 'failed=0' "$work/desired.log" || fail "desired.yml failed (see above)"
+document="$("$binary" fleet get --fleet --port "$port")"
+[ "$document" = '{"streams":{"accelerometer":{"rate_hz":100},"magnetometer":{"enabled":false}},"version":1}' ] \
+    || fail "the retained fleet document is $document"
+echo "desired.yml published the fleet document: ok"
 echo "check.sh: all checks passed"
