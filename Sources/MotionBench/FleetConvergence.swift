@@ -64,7 +64,20 @@ struct FleetConvergence: AsyncParsableCommand {
             restarts[device] = BenchmarkClock.nanoseconds()
             processes[device] = try start(device, broker: broker, under: directory)
         }
-        try await waitUntil("every restarted agent on v2") { onlineDevices(statuses, version: 2).count == agents }
+        do {
+            try await waitUntil("every restarted agent on v2") { onlineDevices(statuses, version: 2).count == agents }
+        } catch {
+            let behind = Set(devices).subtracting(onlineDevices(statuses, version: 2)).sorted()
+            let last = statuses.messages.last { message in
+                (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])?["device"] as? String
+                    == behind.first
+            }
+            throw ValidationError(
+                "\(error): \(behind.count) behind (\(behind.prefix(5).joined(separator: ", "))…); the last status of "
+                    + "\(behind.first ?? "-"): \(last.map { String(decoding: $0.payload.prefix(300), as: UTF8.self) } ?? "none"); "
+                    + "its log: \(behind.first.flatMap { processes[$0]?.log.suffix(600) } ?? "")"
+            )
+        }
         let afterRestart = stopped.compactMap { device -> Double? in
             guard let start = restarts[device],
                 let converged = firstReceipt(statuses, device: device, version: 2, after: start)
