@@ -68,14 +68,20 @@ struct FleetConvergence: AsyncParsableCommand {
             try await waitUntil("every restarted agent on v2") { onlineDevices(statuses, version: 2).count == agents }
         } catch {
             let behind = Set(devices).subtracting(onlineDevices(statuses, version: 2)).sorted()
+            // What the broker retains for it now, read afresh: tells a device that never applied the version
+            // from a status this bench's subscriber did not receive.
+            let fresh = try await TestSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
+            try? await Task.sleep(for: .milliseconds(500))
+            let retained = fresh.messages.map { "\($0.topic): \(Self.summary($0.payload))" }.joined(separator: "; ")
+            await fresh.close()
             let last = statuses.messages.last { message in
                 (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])?["device"] as? String
                     == behind.first
             }
             throw ValidationError(
                 "\(error): \(behind.count) behind (\(behind.prefix(5).joined(separator: ", "))…); the last status of "
-                    + "\(behind.first ?? "-"): \(last.map { String(decoding: $0.payload.prefix(300), as: UTF8.self) } ?? "none"); "
-                    + "its log: \(behind.first.flatMap { processes[$0]?.log.suffix(600) } ?? "")"
+                    + "\(behind.first ?? "-"): \(last.map { Self.summary($0.payload) } ?? "none"); "
+                    + "retained now: \(retained); subscriber drops: \(statuses.droppedCount)"
             )
         }
         let afterRestart = stopped.compactMap { device -> Double? in
@@ -90,6 +96,20 @@ struct FleetConvergence: AsyncParsableCommand {
             row("publish → status, the \(running) left running (ms)", stillOnline),
             row("restart → status on the version published while down (ms)", afterRestart),
         ]
+    }
+
+    /// A status's state, boot count and configuration account (without the per-key settings), for a report.
+    static func summary(_ payload: [UInt8]) -> String {
+        guard var object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
+            return String(decoding: payload.prefix(300), as: UTF8.self)
+        }
+        if var configuration = object["configuration"] as? [String: Any] {
+            configuration["settings"] = nil
+            object["configuration"] = configuration
+        }
+        object = object.filter { ["state", "bootCount", "time", "configuration", "reason"].contains($0.key) }
+        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
 
     private func start(_ device: String, broker: MosquittoBroker, under directory: String) throws -> AgentProcess {

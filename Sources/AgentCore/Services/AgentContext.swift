@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import Foundation
 import Logging
+import Synchronization
 
 /// The wired agent that every service shares: configuration, ports, the pipeline (hub → outbox → publisher),
 /// the controller and the control door, and the few acts several services perform (the status, the health
@@ -30,6 +31,8 @@ final class AgentContext: Sendable {
     let controlTopics: [String]
     let bootCount: SharedCounter
     let startup = AgentStartup()
+    /// Held while a status is composed and published (`publishCurrentStatus`).
+    private let statusPublication = Mutex(())
     /// Inbound messages on their way from the connection supervisor to the control service.
     let inbox: ControlInbox
     /// One element per device fault or recovery, so the status is republished with `devices[].error`
@@ -88,6 +91,13 @@ final class AgentContext: Sendable {
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
         status.configuration = control.configurationStatus(notes: status.hardwareNotes)
         return status
+    }
+
+    /// Composes the status and publishes it under one lock: two publishers racing (the birth after CONNACK
+    /// and the republication after a desired document that arrived right after subscribing) could otherwise
+    /// compose in one order and publish in the other, leaving an older state as the retained status.
+    func publishCurrentStatus(state: AgentStatus.State, reason: String?) {
+        statusPublication.withLock { _ in publishStatus(status(state: state, reason: reason)) }
     }
 
     /// The retained status goes straight to the client (not through the outbox): it must be the first

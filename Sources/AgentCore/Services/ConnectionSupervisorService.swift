@@ -58,7 +58,7 @@ final class ConnectionSupervisorService: Service {
                 case .log(let level, let message):
                     logger.log(level: level, "\(message)")
                 case .publishBirth:
-                    context.publishStatus(context.status(state: .online, reason: nil))
+                    context.publishCurrentStatus(state: .online, reason: nil)
                 case .subscribeControl:
                     do {
                         try context.broker.subscribe(context.controlTopics, qos: 1)
@@ -81,7 +81,7 @@ final class ConnectionSupervisorService: Service {
                     }
                 case .publishGoodbye:
                     if context.broker.isConnected {
-                        context.publishStatus(context.status(state: .offline, reason: "shutdown"))
+                        context.publishCurrentStatus(state: .offline, reason: "shutdown")
                     }
                 case .disconnect:
                     await context.broker.disconnect(flushTimeout: context.options.drainTimeout)

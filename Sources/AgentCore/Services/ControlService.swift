@@ -31,7 +31,7 @@ final class ControlService: Service {
             if context.control.carriesDesiredState(message.topic) {
                 // A desired document is not answered: the retained status says what became of it.
                 if context.control.receiveDesired(message), context.broker.isConnected {
-                    context.publishStatus(context.status(state: .online, reason: nil))
+                    context.publishCurrentStatus(state: .online, reason: nil)
                 }
                 continue
             }
@@ -46,7 +46,7 @@ final class ControlService: Service {
                 context.logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
             }
             if outcome.stateChanged {
-                context.publishStatus(context.status(state: .online, reason: nil))
+                context.publishCurrentStatus(state: .online, reason: nil)
             }
             if Task.isCancelled { return }
         }
@@ -54,7 +54,7 @@ final class ControlService: Service {
 
     private func republishStatusAfterFaults() async {
         for await _ in context.deviceFaults where context.broker.isConnected {
-            context.publishStatus(context.status(state: .online, reason: nil))
+            context.publishCurrentStatus(state: .online, reason: nil)
         }
     }
 
@@ -63,7 +63,7 @@ final class ControlService: Service {
     private func reloadOnHangup() async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             if case .applied = context.control.reload(trigger: .hangup), context.broker.isConnected {
-                context.publishStatus(context.status(state: .online, reason: nil))
+                context.publishCurrentStatus(state: .online, reason: nil)
             }
         }
     }
