@@ -462,8 +462,8 @@ enum ConfigurationSchema {
     }
 
     /// The field at a dotted key path (`mqtt.port`), for environment overrides and the runtime layers.
-    static func field(at keyPath: String, in schema: [Item] = root) -> ConfigurationField? {
-        var items = schema
+    static func field(at keyPath: String) -> ConfigurationField? {
+        var items = root
         let keys = keyPath.split(separator: ".").map(String.init)
         for (index, key) in keys.enumerated() {
             guard let item = items.first(where: { $0.key == key }) else { return nil }

@@ -161,43 +161,39 @@ struct FleetConvergence: AsyncParsableCommand {
         return start
     }
 
+    /// What the bench reads from a status: whose it is, whether online, and the fleet version in force (0: none).
+    private static func fleetState(_ payload: [UInt8]) -> (device: String, online: Bool, fleet: Int)? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+            let device = object["device"] as? String
+        else { return nil }
+        let desired = (object["configuration"] as? [String: Any])?["desired"] as? [String: Int]
+        return (device, object["state"] as? String == "online", desired?["fleet"] ?? 0)
+    }
+
     /// Devices whose latest retained status is online with the fleet layer at `version` or newer (0: any).
     private func onlineDevices(_ statuses: TestSubscriber, version: Int) -> [String] {
-        var latest: [String: [String: Any]] = [:]
+        var latest: [String: (online: Bool, fleet: Int)] = [:]
         for message in statuses.messages {
-            if let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
-                let device = object["device"] as? String
-            {
-                latest[device] = object
-            }
+            if let state = Self.fleetState(message.payload) { latest[state.device] = (state.online, state.fleet) }
         }
-        return latest.compactMap { device, status in
-            guard status["state"] as? String == "online" else { return nil }
-            let desired = (status["configuration"] as? [String: Any])?["desired"] as? [String: Int]
-            return (desired?["fleet"] ?? 0) >= version ? device : nil
-        }
+        return latest.compactMap { device, state in state.online && state.fleet >= version ? device : nil }
     }
 
     /// Each device's delay from `since` to its first status on `version`, ms.
     private func convergence(_ statuses: TestSubscriber, version: Int, since: UInt64) -> [Double] {
         var first: [String: UInt64] = [:]
         for arrival in statuses.arrivals(from: since, to: .max) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(arrival.payload)) as? [String: Any],
-                let device = object["device"] as? String, first[device] == nil,
-                ((object["configuration"] as? [String: Any])?["desired"] as? [String: Int])?["fleet"] ?? 0 >= version
+            guard let state = Self.fleetState(arrival.payload), first[state.device] == nil, state.fleet >= version
             else { continue }
-            first[device] = arrival.receivedNanoseconds
+            first[state.device] = arrival.receivedNanoseconds
         }
         return first.values.map { Double($0 - since) / 1e6 }
     }
 
     private func firstReceipt(_ statuses: TestSubscriber, device: String, version: Int, after: UInt64) -> UInt64? {
         statuses.arrivals(from: after, to: .max).first { arrival in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(arrival.payload)) as? [String: Any]
-            else { return false }
-            return object["device"] as? String == device && object["state"] as? String == "online"
-                && (((object["configuration"] as? [String: Any])?["desired"] as? [String: Int])?["fleet"] ?? 0)
-                    >= version
+            guard let state = Self.fleetState(arrival.payload) else { return false }
+            return state.device == device && state.online && state.fleet >= version
         }?.receivedNanoseconds
     }
 

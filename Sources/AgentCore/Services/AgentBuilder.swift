@@ -135,10 +135,15 @@ public struct AgentBuilder {
             settings: controlSettings,
             clockSynchronized: { host.isClockSynchronized() },
             statusDocument: { [controller, outbox, publisher] in
-                var status = controller.status(state: .online, reason: nil, bootCount: bootCount.value)
-                status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
-                status.configuration = reconciler.status(notes: status.hardwareNotes)
-                return status
+                AgentContext.composeStatus(
+                    state: .online,
+                    reason: nil,
+                    bootCount: bootCount.value,
+                    controller: controller,
+                    outbox: outbox,
+                    publisher: publisher,
+                    configuration: reconciler.status(notes:)
+                )
             },
             reloadConfiguration: { [controller, reconciler, configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)

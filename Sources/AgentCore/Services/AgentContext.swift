@@ -87,9 +87,31 @@ final class AgentContext: Sendable {
 
     /// The status document with the outbox's counters.
     func status(state: AgentStatus.State, reason: String?) -> AgentStatus {
-        var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
+        Self.composeStatus(
+            state: state,
+            reason: reason,
+            bootCount: bootCount.value,
+            controller: controller,
+            outbox: outbox,
+            publisher: publisher,
+            configuration: control.configurationStatus(notes:)
+        )
+    }
+
+    /// The one place the status document is composed — the controller's state, the outbox's counters and the
+    /// configuration's account — for the retained status and the control door's `status` reply alike.
+    static func composeStatus(
+        state: AgentStatus.State,
+        reason: String?,
+        bootCount: UInt64,
+        controller: AgentController,
+        outbox: Outbox,
+        publisher: OutboxPublisher,
+        configuration: (_ notes: [String: String]) -> ConfigurationStatus
+    ) -> AgentStatus {
+        var status = controller.status(state: state, reason: reason, bootCount: bootCount)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
-        status.configuration = control.configurationStatus(notes: status.hardwareNotes)
+        status.configuration = configuration(status.hardwareNotes)
         return status
     }
 
