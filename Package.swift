@@ -192,9 +192,15 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentCore", .product(name: "Logging", package: "swift-log")]),
     ]
+    package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {
         package.targets.append(
-            .executableTarget(name: name, dependencies: dependencies, path: "Fuzz/\(name)", swiftSettings: strict)
+            .executableTarget(
+                name: name,
+                dependencies: dependencies + ["CFuzzerDriver"],
+                path: "Fuzz/\(name)",
+                swiftSettings: strict
+            )
         )
     }
 }

@@ -1,3 +1,4 @@
+import CFuzzerDriver
 import MotionWire
 
 // MAB binary batches and the JSON stream payloads, as `motion-agent sub`, `watch`, the bench and the tests decode
@@ -15,4 +16,15 @@ public func fuzzBinaryBatch(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let kind = kinds[Int(bytes.last ?? 0) % kinds.count]
     _ = try? PayloadDecoder.decode(bytes, kind: kind)
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzBinaryBatch_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzBinaryBatch(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

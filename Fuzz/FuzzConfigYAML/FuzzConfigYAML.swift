@@ -1,4 +1,5 @@
 import AgentConfig
+import CFuzzerDriver
 
 // config.yaml as the loader reads it: YAML composition (Yams), the schema walk, every value check, the
 // consistency checks and the error collection and ordering. A rejected file must come with at least one
@@ -15,4 +16,15 @@ public func fuzzConfigYAML(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         precondition(!error.description.isEmpty, "a configuration error without a description")
     }
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzConfigYAML_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzConfigYAML(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

@@ -1,4 +1,5 @@
 import AgentCore
+import CFuzzerDriver
 
 // One unsigned control message through the admission the control plane runs (rate limit, size, UTF-8, JSON
 // envelope, command and argument parsing, redelivery, age). The rate limit is opened wide so every input
@@ -27,4 +28,15 @@ public func fuzzControl(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         break
     }
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzControl_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzControl(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

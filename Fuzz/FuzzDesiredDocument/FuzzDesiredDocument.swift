@@ -1,4 +1,5 @@
 import AgentConfig
+import CFuzzerDriver
 
 // A retained desired document as it arrives on {root}/desired, motion/group/<g>/desired or motion/fleet/desired:
 // decoding (JSON or YAML, version, every runtime key checked by config.yaml's schema), then what the device does
@@ -28,4 +29,15 @@ public func fuzzDesiredDocument(_ start: UnsafeRawPointer, _ count: Int) -> CInt
     }
     _ = offered.resolve()
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzDesiredDocument_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzDesiredDocument(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

@@ -1,3 +1,4 @@
+import CFuzzerDriver
 import Foundation
 import Logging
 
@@ -93,4 +94,15 @@ public func fuzzDurableLog(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     log.maintain(nowMillis: now)
     log.close()
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzDurableLog_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzDurableLog(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

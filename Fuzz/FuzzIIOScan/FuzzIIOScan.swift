@@ -1,4 +1,5 @@
 import AgentPorts
+import CFuzzerDriver
 import Foundation
 
 @testable import IIOSensors
@@ -83,4 +84,15 @@ public func fuzzIIOScan(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzIIOScan_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzIIOScan(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

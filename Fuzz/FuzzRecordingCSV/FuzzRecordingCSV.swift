@@ -1,3 +1,4 @@
+import CFuzzerDriver
 import Foundation
 import Recording
 
@@ -28,4 +29,15 @@ public func fuzzRecordingCSV(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         precondition(!error.description.isEmpty, "a refused recording without a reason")
     }
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzRecordingCSV_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzRecordingCSV(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }

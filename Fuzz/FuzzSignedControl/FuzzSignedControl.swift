@@ -1,4 +1,5 @@
 import AgentCore
+import CFuzzerDriver
 
 // Signed control messages (`control.hmac_key_file`): the envelope, the base64 and hex decoding, the HMAC check,
 // the timestamp and nonce rules and then the command inside. The first byte picks how the rest is used: as the
@@ -36,4 +37,15 @@ public func fuzzSignedControl(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         break
     }
     return 0
+}
+
+/// The entry point SwiftPM links as `main` (`<module>_main`): libFuzzer's driver, with the arguments libFuzzer
+/// documents (`-max_total_time=`, corpus directories, …).
+@_cdecl("FuzzSignedControl_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzSignedControl(UnsafeRawPointer(data) ?? UnsafeRawPointer(bitPattern: 1)!, size)
+    }
 }
