@@ -23,7 +23,7 @@ let file: String = {
     let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
     return "\(base)/motion-fuzz-iio-\(getpid()).xml"
 }()
-let scratch = UnsafeMutableRawPointer.allocate(byteCount: ScanSlot.scratchBytes, alignment: 8)
+nonisolated(unsafe) let scratch = UnsafeMutableRawPointer.allocate(byteCount: ScanSlot.scratchBytes, alignment: 8)
 let storageBits: [UInt32] = [8, 16, 32, 64, 24, 0, 48, 128]
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -109,7 +109,6 @@ import Testing
             "faults: disk full (2 MiB tmpfs, 1.5 MiB ballast, broker down, 200 Hz QoS 1 durable): produced \(produced), written \(appended), received \(seqs.count), unique \(unique.count), dropped \(dropped) (no space \(droppedNoSpace)), missing \(missing), duplicated \(seqs.count - unique.count), logging resumed \(resumed) after space returned, full for \(freedAt - fullAt); RSS before \(rssBefore / 1024) KiB, while full \(rssFull / 1024) KiB, after \(rssAfter / 1024) KiB"
         )
         #expect(droppedNoSpace > 0)
-        print(agent.runner.standardError.split(separator: "\n").filter { $0.contains("outbox") }.joined(separator: "\n"))
         #expect(missing == dropped, "every message not received is counted dropped, and nothing else")
         #expect(unique.count + dropped == produced)
         #expect(outbox["durableDepth"] as? Int == 0)
