@@ -236,6 +236,15 @@ import Testing
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? 0
 
+        // Drops on any topic make the agent fetch the retained desired documents again once the flood is over.
+        if dropped > 0 {
+            #expect(
+                await agent.runner.waitForOutput(
+                    containing: "subscribing to the desired-state topics again",
+                    timeout: 10
+                )
+            )
+        }
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         // Every command the agent read was answered before its goodbye: from the flood's start to now bounds
         // the time over which the rate limit refilled.
