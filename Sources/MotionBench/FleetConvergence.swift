@@ -47,6 +47,7 @@ struct FleetConvergence: AsyncParsableCommand {
         let first = try await publish(version: 1, rateHz: 2, broker: broker)
         try await waitUntil("every agent on v1") { onlineDevices(statuses, version: 1).count == agents }
         let online = convergence(statuses, version: 1, since: first)
+        let memory = memoryRow(processes.values.map(\.runner.processIdentifier), broker: broker)
 
         // Phase 2: a share stopped while v2 is published, started again afterwards.
         let stopped = Array(devices.prefix(Int((Double(agents) * stoppedShare).rounded())))
@@ -95,6 +96,7 @@ struct FleetConvergence: AsyncParsableCommand {
             row("publish → status on the new version, all online (ms)", online),
             row("publish → status, the \(running) left running (ms)", stillOnline),
             row("restart → status on the version published while down (ms)", afterRestart),
+            memory,
         ]
     }
 
@@ -195,6 +197,25 @@ struct FleetConvergence: AsyncParsableCommand {
             guard let state = Self.fleetState(arrival.payload) else { return false }
             return state.device == device && state.online && state.fleet >= version
         }?.receivedNanoseconds
+    }
+
+    /// What the agents and the broker occupy once all are converged: the agents' summed PSS (shared pages
+    /// split between them), their mean RSS, mosquitto's RSS, and what the machine has left.
+    private func memoryRow(_ pids: [Int32], broker: MosquittoBroker) -> BenchRow {
+        let pss = pids.map(ProcessStatistics.proportionalKiB).reduce(0, +)
+        let rss = pids.map(ProcessStatistics.residentKiB).reduce(0, +)
+        let brokerRSS = broker.processIdentifier.map(ProcessStatistics.residentKiB) ?? 0
+        let mib = { (kib: Int) in Double(kib) / 1024 }
+        return BenchRow(
+            name: "memory after v1: agents' PSS sum, mean RSS; mosquitto RSS; MemAvailable (MiB)",
+            value: String(
+                format: "%.0f, %.1f; %.1f; %.0f",
+                mib(pss),
+                mib(rss) / Double(max(1, pids.count)),
+                mib(brokerRSS),
+                mib(ProcessStatistics.availableKiB())
+            )
+        )
     }
 
     private func row(_ name: String, _ values: [Double]) -> BenchRow {
