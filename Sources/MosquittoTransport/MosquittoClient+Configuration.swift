@@ -135,13 +135,18 @@ extension MosquittoClient {
         }
     }
 
-    /// MQTT 5 CONNECT properties. A persistent session asks for a Session Expiry Interval of 0xFFFFFFFF
-    /// ("does not expire", MQTT 5 §3.1.2.11.2): with the default 0 the broker would discard the session at
-    /// disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where clean_session=false alone persists.
+    /// MQTT 5 CONNECT properties. A persistent session asks for a Session Expiry Interval (0xFFFFFFFF, "does
+    /// not expire", MQTT 5 §3.1.2.11.2, unless mqtt.session_expiry_s says otherwise): with the default 0 the
+    /// broker would discard the session at disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where
+    /// clean_session=false alone persists.
     static func connectProperties(_ options: BrokerConnectOptions) throws(BrokerError) -> MosquittoProperties? {
         guard options.protocolVersion == .v5, !options.cleanSession else { return nil }
         let properties = MosquittoProperties()
-        try properties.addInt32(MQTT_PROP_SESSION_EXPIRY_INTERVAL, UInt32.max, operation: "connect")
+        try properties.addInt32(
+            MQTT_PROP_SESSION_EXPIRY_INTERVAL,
+            options.sessionExpirySeconds == 0 ? UInt32.max : options.sessionExpirySeconds,
+            operation: "connect"
+        )
         return properties
     }
 

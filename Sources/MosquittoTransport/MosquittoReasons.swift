@@ -28,6 +28,15 @@ enum MosquittoReasons {
     }
 
     /// The socket opened but the connection ended before a CONNACK (TLS handshake, broker closed it).
+    /// MQTT 5 reason code 0x84, Unsupported Protocol Version; libmosquitto also reports a 3.1.1 broker's CONNACK
+    /// return code 1 to an MQTT 5 CONNECT with it (lib/handle_connack.c).
+    static let unsupportedProtocolVersion: Int32 = 0x84
+
+    static func closedOnMQTT5Connect(endpoint: String) -> String {
+        "connect to \(endpoint) failed: the broker closed the connection on the MQTT 5 CONNECT without answering, "
+            + "as brokers without MQTT 5 do (RabbitMQ 3.x) — set mqtt.protocol to auto (or v311) in config.yaml"
+    }
+
     static func endedBeforeConnack(_ rc: Int32, errno savedErrno: Int32, endpoint: String) -> String {
         if rc == MosquittoError.tls || rc == MosquittoError.tlsHandshake {
             return
