@@ -166,6 +166,8 @@ public struct MQTTSettings: Sendable, Equatable {
     public var servers: [String] = []
     /// MQTT 5 Session Expiry Interval of a persistent session (`cleanSession` false), seconds; 0: never expires.
     public var sessionExpirySeconds: Int = 0
+    /// How each reconnect wait is drawn from the back-off window.
+    public var reconnectJitter: ReconnectJitterSetting = .full
 
     public init() {}
 
@@ -174,6 +176,13 @@ public struct MQTTSettings: Sendable, Equatable {
         let listed = servers.compactMap { MQTTEndpoint(parsing: $0, defaultPort: port) }
         return listed.isEmpty ? [MQTTEndpoint(host: host, port: port)] : listed
     }
+}
+
+public enum ReconnectJitterSetting: String, Sendable, Equatable, CaseIterable, Codable {
+    /// Anywhere in [0, window]: a fleet's reconnects spread over the whole window.
+    case full
+    /// In [½·window, window], what the agent did before full jitter: kept to measure the difference.
+    case equal
 }
 
 public enum MQTTProtocolSetting: String, Sendable, Equatable, CaseIterable, Codable {

@@ -224,6 +224,7 @@ enum ConfigurationSchema {
                             $0 > 0 && $0 <= 3600
                         }
                     ),
+                    .field("reconnect_jitter", .choice(\.mqtt.reconnectJitter)),
                     .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
                     .field(
                         "servers",

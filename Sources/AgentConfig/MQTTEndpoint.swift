@@ -36,7 +36,10 @@ public struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
         } else if let colon = host.lastIndex(of: ":") {
             if host[..<colon].contains(":") {
                 return .failure(
-                    FieldProblem(kind: .invalidValue, problem: "is an IPv6 address without brackets; write [address]:port")
+                    FieldProblem(
+                        kind: .invalidValue,
+                        problem: "is an IPv6 address without brackets; write [address]:port"
+                    )
                 )
             }
             portText = host[host.index(after: colon)...]

@@ -159,7 +159,7 @@ final class MosquittoConnection: @unchecked Sendable {
                 // tries MQTT 5 again if the 3.1.1 attempt fails too.
                 return .connectFailed(
                     code: Int(MosquittoReasons.unsupportedProtocolVersion),
-                    reason: MosquittoReasons.closedOnMQTT5Connect(endpoint: endpoint),
+                    reason: MosquittoReasons.closedOnMQTT5Connect(endpoint: endpoint, tls: options.tls != nil),
                     isAuthorization: false
                 )
             }

@@ -14,7 +14,11 @@ import Testing
                 MQTTEndpoint(host: "mqtt-c", port: 8883),
             ]
         )
-        #expect(configuration.mqtt.endpoints.map(\.description) == ["mqtt-a.example.net:1883", "[fd00::1]:1884", "mqtt-c:8883"])
+        #expect(
+            configuration.mqtt.endpoints.map(\.description) == [
+                "mqtt-a.example.net:1883", "[fd00::1]:1884", "mqtt-c:8883",
+            ]
+        )
     }
 
     @Test func withoutServersTheOneEndpointIsHostAndPort() throws {

@@ -82,7 +82,9 @@ import Testing
         #expect(supervisor.protocolVersion == .v311)
         #expect(supervisor.server == 0 && supervisor.failovers == 0 && supervisor.failures == 0)
         #expect(logs(refused).count == 1)
-        #expect(logs(refused)[0].hasPrefix("a:1883 refused MQTT 5 (closed on the MQTT 5 CONNECT) — speaking MQTT 3.1.1"))
+        #expect(
+            logs(refused)[0].hasPrefix("a:1883 refused MQTT 5 (closed on the MQTT 5 CONNECT) — speaking MQTT 3.1.1")
+        )
         _ = supervisor.handle(.connected(sessionPresent: false))
 
         // Confirmed by a CONNACK: after a loss and a tour of the others, a:1883 gets 3.1.1 straight away.
@@ -152,7 +154,9 @@ import Testing
         var supervisor = Supervisor(clock: clock, backoff: Backoff(base: 1, cap: 8, seed: 42))
         _ = supervisor.handle(.start)
         let lost = supervisor.handle(.disconnected(reason: "keepalive timeout", expected: false))
-        #expect(logs(lost).first?.hasPrefix("connection to the broker lost: keepalive timeout — reconnecting in ") == true)
+        #expect(
+            logs(lost).first?.hasPrefix("connection to the broker lost: keepalive timeout — reconnecting in ") == true
+        )
         #expect(supervisor.failovers == 0)
     }
 }

@@ -1,5 +1,6 @@
 import AgentPorts
 import Foundation
+import MosquittoTransport
 import TestSupport
 import Testing
 
@@ -173,6 +174,29 @@ import Testing
             #expect(lines.count <= 1, "\(lines)")
         }
         #expect(outcome.log.contains("refused MQTT 5"), "agent log: \(outcome.log.suffix(3000))")
+
+        // RabbitMQ has no QoS 2: it answers a QoS 2 PUBLISH with PUBACK, and the connection ends with a reason
+        // that says so.
+        let client = MosquittoClient()
+        var events = client.events.makeAsyncIterator()
+        try client.connect(
+            BrokerConnectOptions(
+                host: "127.0.0.1",
+                port: subscriberNode.mqttPort,
+                clientID: "qos2",
+                protocolVersion: .v311
+            )
+        )
+        #expect(await events.next() == .connected(sessionPresent: false))
+        _ = try [UInt8]("x".utf8).withUnsafeBytes {
+            try client.publish(topic: "qos2/probe", payload: $0, qos: 2, retain: false)
+        }
+        let ended = await events.next()
+        guard case .disconnected(let reason, expected: false) = ended else {
+            Issue.record("expected the connection to end, got \(String(describing: ended))")
+            return
+        }
+        #expect(reason.contains("answers a QoS 2 message with PUBACK: keep streams.*.qos at 0 or 1"), "\(reason)")
         await subscriber.subscriber.close()
         await cluster.stop()
     }

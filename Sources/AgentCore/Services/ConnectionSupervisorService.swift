@@ -26,7 +26,7 @@ final class ConnectionSupervisorService: Service {
             base: configuration.mqtt.reconnectMinDelay,
             cap: configuration.mqtt.reconnectMaxDelay,
             seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue),
-            jitter: .full
+            jitter: configuration.mqtt.reconnectJitter == .equal ? .equal : .full
         )
         let firstServer = min(Int(backoff.unit() * Double(endpoints.count)), endpoints.count - 1)
         let clock = ContinuousClock()
