@@ -149,6 +149,7 @@ public struct AgentBuilder {
             reloadConfiguration: { [controller, reconciler, configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
+            inboundDropped: { [operations] in operations.connections.inboundDropped },
             logger: logger
         )
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -183,7 +184,7 @@ public struct AgentBuilder {
             // device that was offline or is new converges on its first connection.
             controlTopics: [topics.control, configuration.control.fleetTopic]
                 + configuration.control.groups.map { TopicScheme.groupControl($0) }
-                + desiredTopics.keys.sorted(),
+                + desiredTopics.keys.sorted() + [topics.desiredProbe],
             bootCount: bootCount,
             inbox: ControlInbox(counters: operations.connections),
             deviceFaults: deviceFaults.stream

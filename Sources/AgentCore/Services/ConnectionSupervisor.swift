@@ -31,6 +31,9 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         /// The retained online status, first after CONNACK.
         case publishBirth
         case subscribeControl
+        /// The probe that marks the end of the retained desired documents (`ControlPlane.beginDesiredSnapshot`);
+        /// after the birth, so the birth shows the state the device ran while it was away.
+        case probeDesiredState
         case setPublisherConnected(Bool)
         /// Count the connection and announce what follows one (Home Assistant discovery).
         case reportConnected
@@ -118,6 +121,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
                 // broker handles one client's packets in order).
                 .subscribeControl,
                 .publishBirth,
+                .probeDesiredState,
                 .setPublisherConnected(true),
                 .reportConnected,
             ]

@@ -84,6 +84,8 @@ final class ConnectionSupervisorService: Service {
         }
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
+        /// The current connection's desired-state probe, published after the birth.
+        var probe: [UInt8] = []
 
         /// Performs `actions`; returns true once the connection has been closed for good.
         func perform(_ actions: [Supervisor.Action]) async -> Bool {
@@ -111,11 +113,28 @@ final class ConnectionSupervisorService: Service {
                 case .publishBirth:
                     context.publishCurrentStatus(state: .online, reason: nil)
                 case .subscribeControl:
+                    // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
+                    probe = context.control.beginDesiredSnapshot()
                     do {
                         try context.broker.subscribe(context.controlTopics, qos: 1)
                     } catch {
                         logger.error(
                             "cannot subscribe to the control topics \(context.controlTopics): \(error) — commands will not reach this device"
+                        )
+                    }
+                case .probeDesiredState:
+                    do {
+                        _ = try probe.withUnsafeBytes {
+                            try context.broker.publish(
+                                topic: context.topics.desiredProbe,
+                                payload: $0,
+                                qos: 1,
+                                retain: false
+                            )
+                        }
+                    } catch {
+                        logger.warning(
+                            "cannot publish the desired-state probe on \(context.topics.desiredProbe): \(error) — a desired layer cleared while this device was away stays in force until the next connection"
                         )
                     }
                 case .setPublisherConnected(let up):
