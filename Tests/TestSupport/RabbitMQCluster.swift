@@ -1,4 +1,6 @@
+import AgentPorts
 import Foundation
+import MosquittoTransport
 import Synchronization
 
 #if canImport(Glibc)
@@ -139,29 +141,65 @@ public final class RabbitMQCluster: Sendable {
         environment["RABBITMQ_ENABLED_PLUGINS_FILE"] = node.directory + "/enabled_plugins"
         environment["RABBITMQ_PID_FILE"] = node.directory + "/pid"
         // The distribution listener on loopback only (RabbitMQ's own variables do not cover it).
-        environment["RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"] = "-kernel inet_dist_use_interface {127,0,0,1}"
+        // One scheduler of each kind and no busy-waiting: three idle nodes otherwise keep a 2-core machine
+        // busy, which slows every test running beside them.
+        environment["RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"] =
+            "-kernel inet_dist_use_interface {127,0,0,1} +S 1:1 +SDcpu 1:1 +sbwt none +sbwtdcpu none +sbwtdio none"
         let process = ProcessRunner(executable: Self.server, environment: environment, workingDirectory: directory)
         try process.start()
         running.withLock { $0[index] = process }
     }
 
+    /// Until an MQTT 3.1.1 CONNECT is accepted: the listener opens before the node takes clients (it answers
+    /// "server unavailable", return code 3, until the client id tracking's Raft cluster has a leader).
     private func waitUntilListening(_ index: Int, timeout: Double) async throws {
         let node = nodes[index]
         let deadline = ContinuousClock.now + .seconds(timeout)
+        var lastRefusal = ""
         while ContinuousClock.now < deadline {
-            if FreePort.isAccepting(node.mqttPort) { return }
+            if FreePort.isAccepting(node.mqttPort) {
+                switch await Self.probe(node) {
+                case nil: return
+                case let refusal?: lastRefusal = refusal
+                }
+            }
             guard isRunning(index) else {
                 throw MosquittoBroker.FixtureError(
                     description: "RabbitMQ node \(node.name) exited before listening on \(node.endpoint): "
                         + String(log(index).suffix(3000))
                 )
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(200))
         }
         throw MosquittoBroker.FixtureError(
-            description: "RabbitMQ node \(node.name) did not accept MQTT on \(node.endpoint) within \(timeout) s: "
-                + String(log(index).suffix(3000))
+            description: "RabbitMQ node \(node.name) did not accept MQTT on \(node.endpoint) within \(timeout) s "
+                + "(\(lastRefusal)): " + String(log(index).suffix(3000))
         )
+    }
+
+    /// One MQTT 3.1.1 connection to `node`: nil when CONNACK accepted it, else why not.
+    private static func probe(_ node: Node) async -> String? {
+        let client = MosquittoClient()
+        var events = client.events.makeAsyncIterator()
+        do {
+            try client.connect(
+                BrokerConnectOptions(
+                    host: "127.0.0.1",
+                    port: node.mqttPort,
+                    clientID: "readiness-probe",
+                    protocolVersion: .v311
+                )
+            )
+        } catch {
+            return "\(error)"
+        }
+        let event = await events.next()
+        await client.disconnect(flushTimeout: 0)
+        switch event {
+        case .connected: return nil
+        case .connectFailed(_, let reason, _): return reason
+        default: return "\(String(describing: event))"
+        }
     }
 
     private func writeConfiguration(_ node: Node) throws {
