@@ -17,7 +17,7 @@ struct StepAccuracy: ParsableCommand {
     var walks = "all"
 
     @Option(
-        help: "Decimate each walk to this rate first (Hz; 0 keeps the recorded ~400/200 Hz). The agent runs the detector at 50."
+        help: "Decimate each walk to this rate first (Hz; 0 keeps the recorded ~400/200 Hz; the agent runs at 50)."
     )
     var rate = 0.0
 
