@@ -91,6 +91,10 @@ public final class DurableLog: @unchecked Sendable {
     public static let maxSegmentBytes = 4 << 20
     /// The largest payload a record may carry, so every record fits in one segment.
     public static let maxPayloadBytes = 1 << 20
+    /// Seqs at or above this are corrupt (2⁶² messages is 14 million years at 10 kHz): a record or a cursor that
+    /// claims one would make the next seq overflow, so the log refused to open and the agent could not start
+    /// (found by Fuzz/FuzzDurableLog).
+    static let maximumSeq: UInt64 = 1 << 62
     /// 2020-01-01 in ms since 1970: an enqueue time before it was taken from an unsynchronized clock (a board
     /// without a real-time clock starts in 1970), so the record's age is unknown and the age bound spares it —
     /// otherwise the clock's first synchronization would make every record look decades old.
@@ -153,6 +157,12 @@ public final class DurableLog: @unchecked Sendable {
             )
         }
         cursor = Self.readCursor(directory + "/cursor")
+        if cursor >= Self.maximumSeq {
+            logger.warning(
+                "durable outbox: \(directory)/cursor holds \(cursor), beyond any seq this log writes (a corrupt file): ignored, so unacknowledged messages may be sent twice"
+            )
+            cursor = 0
+        }
         cursorWritten = cursor
         try recover()
     }
@@ -245,8 +255,10 @@ public final class DurableLog: @unchecked Sendable {
         guard CRC32.checksum(body) == crc else { return nil }
         let topicLength = Int(body.loadUnaligned(fromByteOffset: 18, as: UInt16.self).littleEndian)
         guard fixedBodyBytes + topicLength <= length else { return nil }
+        let seq = body.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian
+        guard seq >= 1, seq < maximumSeq else { return nil }
         return Header(
-            seq: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian,
+            seq: seq,
             timeMillis: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian,
             size: headerBytes + length
         )
