@@ -20,6 +20,11 @@ log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"
 swift test --skip-build "$@"
+# Alone, after the suite: a 3-node RabbitMQ cluster boots for 25–70 s on 2 cores and starves tests beside it.
+if [ $# -eq 0 ]; then
+    log "running the RabbitMQ cluster failover test (starting 3 RabbitMQ nodes takes 25–70 s)"
+    MOTION_AGENT_RABBITMQ_TESTS=1 swift test --skip-build --filter FailoverEndToEndTests/aRabbitMQCluster
+fi
 # Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from
 # its committed seeds (scripts/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,
 # not a filtered run; MOTION_AGENT_FUZZ_SECONDS=0 skips it.

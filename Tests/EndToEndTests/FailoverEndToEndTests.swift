@@ -136,7 +136,11 @@ import Testing
         await central.stop()
     }
 
-    @Test func aRabbitMQClusterLosesNothingWhenTheAgentsNodeStops() async throws {
+    /// Booting three Erlang nodes takes both cores for up to a minute, which starved the mosquittos other suites
+    /// start meanwhile (they missed their 30 s start bound): scripts/test.sh runs this test in a step of its own
+    /// after the suite, with MOTION_AGENT_RABBITMQ_TESTS=1.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MOTION_AGENT_RABBITMQ_TESTS"] == "1"))
+    func aRabbitMQClusterLosesNothingWhenTheAgentsNodeStops() async throws {
         let launched = ContinuousClock.now
         let cluster = try await RabbitMQCluster.started(nodeCount: 3)
         print("failover: RabbitMQ 3-node cluster accepting MQTT \(ContinuousClock.now - launched) after launch")
