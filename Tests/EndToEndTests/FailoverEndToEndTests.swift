@@ -144,6 +144,17 @@ import Testing
         let launched = ContinuousClock.now
         let cluster = try await RabbitMQCluster.started(nodeCount: 3)
         print("failover: RabbitMQ 3-node cluster accepting MQTT \(ContinuousClock.now - launched) after launch")
+        // Stopped on every path: a failed expectation that throws must not leave the nodes and their epmd behind.
+        do {
+            try await failOverOnRabbitMQ(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    private func failOverOnRabbitMQ(_ cluster: RabbitMQCluster) async throws {
         let device = "failover-rabbit"
         // The subscriber's persistent session (a durable queue) lives on the third node; the agent may use
         // the first two.
@@ -202,6 +213,5 @@ import Testing
         }
         #expect(reason.contains("answers a QoS 2 message with PUBACK: keep streams.*.qos at 0 or 1"), "\(reason)")
         await subscriber.subscriber.close()
-        await cluster.stop()
     }
 }
