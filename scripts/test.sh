@@ -20,3 +20,10 @@ log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"
 swift test --skip-build "$@"
+# Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from
+# its committed seeds (scripts/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,
+# not a filtered run; MOTION_AGENT_FUZZ_SECONDS=0 skips it.
+if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-60}" != 0 ]; then
+    log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/fuzz.sh)"
+    bash scripts/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
+fi

@@ -41,7 +41,15 @@ import Testing
         let options: BrokerConnectOptions
 
         init(_ broker: MosquittoBroker, device: String) async throws {
-            options = broker.connectOptions(clientID: "rel-sub-\(device)", cleanSession: false)
+            try await self.init(
+                options: broker.connectOptions(clientID: "rel-sub-\(device)", cleanSession: false),
+                device: device
+            )
+        }
+
+        /// With `options` of any broker (a RabbitMQ node) and their client id and session.
+        init(options: BrokerConnectOptions, device: String) async throws {
+            self.options = options
             subscriber = try await TestSubscriber(
                 options: options,
                 filters: ["motion/\(device)/accelerometer", "motion/\(device)/status"],
@@ -96,6 +104,10 @@ import Testing
             try? await Task.sleep(for: .milliseconds(5))
         }
         return condition()
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Whether the newest accelerometer message received was sampled less than half a second ago.

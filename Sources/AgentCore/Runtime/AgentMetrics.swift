@@ -38,6 +38,10 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var failures: UInt64
         /// Inbound messages dropped because the agent could not keep up with them (a control-topic flood).
         public var inboundDropped: UInt64
+        /// `host:port` of the broker in use (or tried next).
+        public var server: String?
+        /// Moves to the next server of `mqtt.servers`.
+        public var failovers: UInt64?
     }
 
     public struct Process: Sendable, Codable, Equatable {
@@ -55,6 +59,30 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         }
     }
 
+    /// The durable outbox (present when a stream is durable): what it holds and what it could not keep.
+    public struct Durable: Sendable, Codable, Equatable {
+        public var appended: UInt64
+        public var acknowledged: UInt64
+        /// Durable messages discarded unacknowledged (bounds, a full file system, a failed write): exact.
+        public var dropped: UInt64
+        /// Of `dropped`, those that never reached the disk (full file system, failed write).
+        public var droppedNoSpace: UInt64
+        public var depth: Int
+        public var bytes: Int
+        /// While the log cannot keep everything: what is full, what it does meanwhile, the fix.
+        public var storageProblem: String?
+
+        public init(_ counters: DurableLog.Counters) {
+            appended = counters.appended
+            acknowledged = counters.acknowledged
+            dropped = counters.dropped
+            droppedNoSpace = counters.droppedNoSpace
+            depth = counters.depth
+            bytes = counters.bytes
+            storageProblem = counters.storageProblem
+        }
+    }
+
     public var device: String
     public var agentVersion: String
     /// Unix time of the report, seconds.
@@ -69,6 +97,7 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
     public var process: Process
     /// Per sensor device (IIO), keyed by device id: samples, garbage dropped or clipped, read errors.
     public var devices: [String: SensorDeviceCounters]
+    public var durable: Durable?
 
     public init(
         device: String,
@@ -100,9 +129,12 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             connected: connected,
             reconnects: connections.reconnects,
             failures: connections.connectionFailures,
-            inboundDropped: connections.inboundDropped
+            inboundDropped: connections.inboundDropped,
+            server: connections.link?.server,
+            failovers: connections.link.map { UInt64($0.failovers) }
         )
         self.process = process
         devices = counters.devices
+        durable = counters.durable.map(Durable.init)
     }
 }

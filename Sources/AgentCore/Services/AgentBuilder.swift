@@ -134,7 +134,7 @@ public struct AgentBuilder {
             deviceID: configuration.device.id,
             settings: controlSettings,
             clockSynchronized: { host.isClockSynchronized() },
-            statusDocument: { [controller, outbox, publisher] in
+            statusDocument: { [controller, outbox, publisher, operations] in
                 AgentContext.composeStatus(
                     state: .online,
                     reason: nil,
@@ -142,7 +142,8 @@ public struct AgentBuilder {
                     controller: controller,
                     outbox: outbox,
                     publisher: publisher,
-                    configuration: reconciler.status(notes:)
+                    configuration: reconciler.status(notes:),
+                    broker: operations.connections.link
                 )
             },
             reloadConfiguration: { [controller, reconciler, configurationPath] in

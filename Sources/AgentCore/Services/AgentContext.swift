@@ -33,6 +33,8 @@ final class AgentContext: Sendable {
     let startup = AgentStartup()
     /// Held while a status is composed and published (`publishCurrentStatus`).
     private let statusPublication = Mutex(())
+    /// The health document last written, so a storage change rewrites it with the connection as it was.
+    private let lastHealth = Mutex<HealthDocument?>(nil)
     /// Inbound messages on their way from the connection supervisor to the control service.
     let inbox: ControlInbox
     /// One element per device fault or recovery, so the status is republished with `devices[].error`
@@ -94,7 +96,8 @@ final class AgentContext: Sendable {
             controller: controller,
             outbox: outbox,
             publisher: publisher,
-            configuration: control.configurationStatus(notes:)
+            configuration: control.configurationStatus(notes:),
+            broker: operations.connections.link
         )
     }
 
@@ -107,11 +110,13 @@ final class AgentContext: Sendable {
         controller: AgentController,
         outbox: Outbox,
         publisher: OutboxPublisher,
-        configuration: (_ notes: [String: String]) -> ConfigurationStatus
+        configuration: (_ notes: [String: String]) -> ConfigurationStatus,
+        broker: BrokerLink? = nil
     ) -> AgentStatus {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
         status.configuration = configuration(status.hardwareNotes)
+        status.broker = broker
         return status
     }
 
@@ -135,19 +140,49 @@ final class AgentContext: Sendable {
         }
     }
 
-    func writeHealth(_ state: HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?) {
-        let mqtt = configuration.mqtt
+    func writeHealth(
+        _ state: HealthDocument.State,
+        broker: String? = nil,
+        lastError: String?,
+        failures: Int,
+        retryIn: Double?
+    ) {
         let now = WallClock.realtimeNow()
         let document = HealthDocument(
             state: state,
-            broker: "\(mqtt.host):\(mqtt.port)",
+            broker: broker ?? operations.connections.link?.server ?? configuration.mqtt.endpoints[0].description,
             lastError: lastError,
             consecutiveFailures: failures,
             nextRetryTime: retryIn.map { now + $0 },
-            time: now
+            time: now,
+            storageProblem: publisher.durableCounters?.storageProblem
         )
+        lastHealth.withLock { $0 = document }
         if let error = host.writeHealth(document) {
             logger.warning("cannot write \(host.healthPath): \(error)")
+        }
+    }
+
+    /// Watches the durable log's storage (every second) and, when its problem starts, changes or ends, says so
+    /// where operators look without the broker — health.json — and, when connected, in the retained status.
+    /// The log itself logs the problem once when it starts.
+    func watchStorage() async {
+        var reported: String?
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let problem = publisher.durableCounters?.storageProblem
+            guard problem != reported else { continue }
+            reported = problem
+            if let last = lastHealth.withLock({ $0 }) {
+                var document = last
+                document.time = WallClock.realtimeNow()
+                document.storageProblem = problem
+                lastHealth.withLock { $0 = document }
+                if let error = host.writeHealth(document) {
+                    // On a full disk this can fail too: the log line and the status still say it.
+                    logger.warning("cannot write \(host.healthPath): \(error)")
+                }
+            }
+            if broker.isConnected { publishCurrentStatus(state: .online, reason: nil) }
         }
     }
 
@@ -164,21 +199,27 @@ final class AgentContext: Sendable {
             host: mqtt.host,
             port: mqtt.port,
             clientID: configuration.resolvedClientID,
-            protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311,
+            protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
             keepaliveSeconds: mqtt.keepalive,
             cleanSession: mqtt.cleanSession,
             username: mqtt.username,
             password: password,
             tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
             will: BrokerWill(topic: topics.status, payload: Array(willBytes), qos: 1, retain: true),
-            maxInflightMessages: mqtt.maxInflight
+            maxInflightMessages: mqtt.maxInflight,
+            sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
         )
     }
 
     /// The outbox's, the hub's and the source's devices' counters, read under their locks (small copies, once
     /// per metrics interval).
     func healthCounters() -> HealthCounters {
-        HealthCounters(outbox: outbox.snapshot, hub: hub.counters, devices: source.deviceCounters())
+        HealthCounters(
+            outbox: outbox.snapshot,
+            hub: hub.counters,
+            devices: source.deviceCounters(),
+            durable: publisher.durableCounters
+        )
     }
 
     private static var encoder: JSONEncoder {
