@@ -22,6 +22,8 @@ struct BroadAccuracy: ParsableCommand {
     @Option(help: "A BROAD trial CSV (t_s, gyr_*, acc_* m/s², mag_* µT, …).") var trial: String
     @Option(help: "Where to write the estimate CSV (header qw,qx,qy,qz).") var output: String?
     @Option(help: "device-motion (shipped) or filter (the VQF port alone).") var estimator: Estimator = .deviceMotion
+    @Option(help: "Where to write the device-motion 1-σ estimates (header sigma_inclination,sigma_heading, degrees).")
+    var sigmaOutput: String?
     @Flag(help: "Print the magnetometer calibration every 10 s.") var verbose = false
     @Option(help: "Timing passes over the trial for the ns/update figures (0: no timing).") var timingPasses = 0
 
@@ -39,6 +41,7 @@ struct BroadAccuracy: ParsableCommand {
         let interval = (data.t[n - 1] - data.t[0]) / Double(n - 1)
 
         var quaternions = [Quaternion](repeating: .identity, count: n)
+        var sigmas = [(Double, Double)](repeating: (180, 180), count: n)
         switch estimator {
         case .deviceMotion:
             var e = DeviceMotionEstimator(referenceFrame: .xMagneticNorthZVertical, sampleInterval: interval)
@@ -71,8 +74,10 @@ struct BroadAccuracy: ParsableCommand {
                         )
                     }
                     quaternions[i] = Quaternion.aboutZ(.pi / 2) * m.attitude
+                    sigmas[i] = (e.uncertainty.inclinationDegrees, e.uncertainty.headingDegrees)
                 } else if i > 0 {
                     quaternions[i] = quaternions[i - 1]
+                    sigmas[i] = sigmas[i - 1]
                 }
             }
         case .filter:
@@ -94,6 +99,12 @@ struct BroadAccuracy: ParsableCommand {
                 text += "\(q.w),\(q.x),\(q.y),\(q.z)\n"
             }
             try text.write(toFile: output, atomically: true, encoding: .utf8)
+        }
+        if let sigmaOutput {
+            var text = "sigma_inclination,sigma_heading\n"
+            text.reserveCapacity(n * 32)
+            for (i, h) in sigmas { text += "\(i),\(h)\n" }
+            try text.write(toFile: sigmaOutput, atomically: true, encoding: .utf8)
         }
         if timingPasses > 0 {
             let ns9 = time(data, interval: interval, magnetometer: true)

@@ -184,6 +184,12 @@ public struct AttitudeFilter: Sendable {
     public var isAtRest: Bool { restDetected }
     /// Whether the magnetic field currently differs from the reference (heading correction paused).
     public var isMagneticDisturbanceDetected: Bool { magDistDetected }
+    /// The share of the full magnetic correction gain the heading gets now: 1 undisturbed, 0 while a
+    /// disturbance is being rejected, 1 / `magneticRejectionFactor` after the longest rejection.
+    public var magneticGainScale: Double {
+        guard parameters.magneticDisturbanceRejection, magDistDetected else { return 1 }
+        return magRejectT <= parameters.magneticMaximumRejectionTime ? 0 : 1 / parameters.magneticRejectionFactor
+    }
     /// The accepted reference field: norm (magnetometer unit, 0 before one is accepted) and dip (rad).
     public var magneticReference: (norm: Double, dip: Double) { (magRefNorm, magRefDip) }
 

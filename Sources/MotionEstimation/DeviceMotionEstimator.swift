@@ -26,6 +26,9 @@ import Darwin
 public struct DeviceMotionEstimator: Sendable {
     public private(set) var filter: AttitudeFilter
     public private(set) var calibrator: MagnetometerCalibrator
+    /// 1-σ inclination and heading errors of the latest output (`AttitudeUncertainty`).
+    public private(set) var uncertainty = AttitudeUncertainty()
+    var lastOutputTime = -Double.infinity
 
     /// The frame of the attitude in the outputs; may be changed between samples.
     public var referenceFrame: AttitudeReferenceFrame {
@@ -132,6 +135,19 @@ public struct DeviceMotionEstimator: Sendable {
 
         let gravity = q6.inverseRotate(Vector3(0, 0, -1))
         let user = lastAcceleration.map { $0 - gravity } ?? .zero
+        let steered = used.contains(.magnetometer)
+        let magneticSigma = AttitudeUncertainty.magneticSigma(calibrator.accuracy)
+        uncertainty.update(
+            dt: lastOutputTime.isFinite ? sample.timestamp - lastOutputTime : 0,
+            rotationRate: gyroscope - filter.gyroscopeBias,
+            userAcceleration: used.contains(.accelerometer) ? user : nil,
+            biasSigma: filter.gyroscopeBiasSigma,
+            parameters: filter.parameters,
+            magneticReference: steered
+                ? (magneticSigma * magneticSigma + filter.lastMagDisAngle * filter.lastMagDisAngle).squareRoot() : nil,
+            magneticGainScale: filter.magneticGainScale
+        )
+        lastOutputTime = sample.timestamp
         let heading: Double
         if referenceFrame.isNorthReferenced {
             // The yaw of the z-x′-y″ sequence is the direction of the device's y axis minus 90°,

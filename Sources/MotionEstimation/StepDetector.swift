@@ -20,12 +20,14 @@ import MotionModel
 ///    hold, until no step comes for `stopTimeout`. A gap of about two step periods (`missedStepRatio`)
 ///    inside a walk counts two steps: one footfall was too soft to cross the threshold.
 /// 4. The step period is chosen by the stride, not by the candidates alone (`GaitPeriodicity`): a step with
-///    two bumps (heel strike and push-off) gives two candidates per step, and a signal that does not repeat
-///    after one candidate interval but does after two is read as steps of twice that interval. The choice is
-///    re-made at every counted step (`relock`), so a walk confirmed on the harmonic does not stay there —
-///    before this, such a walk was counted at twice its cadence, failed the stride test at that period and
-///    then never passed the interval test again (double peaks alternate short and long intervals), so the
-///    detector stopped following it altogether.
+///    two bumps (heel strike and push-off) gives two candidates per step. A signal that does not repeat
+///    after one candidate interval but does after two is read as steps of twice that interval; when it
+///    repeats after both, the horizontal acceleration (thigh tilt, body sway: once per stride) decides. The
+///    choice is re-made at every counted step (`relock`), so a walk confirmed on the harmonic does not stay
+///    there. Round one had no such choice and counted a double-peaked walk at twice its cadence ("running").
+/// 5. The autocorrelation history is interpolated onto an exact 50 Hz grid. Round one kept the first sample
+///    after each tick, so a sensor at 40 Hz, or a jittery 50 Hz, filled it at the wrong rate, every lag was
+///    read wrong, the stride test failed and the walk was never confirmed.
 ///
 /// `minimumThreshold` (0.06 g) is above a car's ride vibration on a rough road (≈ 0.8 m/s² rms, ISO 2631-1
 /// "fairly uncomfortable") and below the bounce of the slowest walk in the Oxford set (peaks 0.1–0.15 g).
