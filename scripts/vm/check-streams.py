@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Checks what the agent published from the real drivers against what the uhid emulator fed them.
+
+    check-streams.py TRUTH.json CAPTURE.txt SCALES.json [--min N]
+
+CAPTURE.txt: `mosquitto_sub -v` lines (topic, space, JSON). SCALES.json: the drivers' in_*_scale values read in
+the guest. For each of accelerometer, gyroscope, magnetometer and altimeter: every published value must equal one
+of the fed samples within the driver's quantisation (half a step of the scale the driver exposes, in Core
+Motion's units), the fed samples must be met in order (cycling through the replay), and the accelerometer must
+carry Core Motion's sign. Device motion must run: its gravity must agree with the accelerometer at rest.
+Prints one line per stream; exits 1 on the first stream that does not match.
+"""
+import json
+import math
+import sys
+
+G = 9.80665
+
+
+def load_capture(path):
+    streams = {}
+    with open(path) as f:
+        for line in f:
+            topic, _, payload = line.strip().partition(" ")
+            if not payload.startswith("{"):
+                continue
+            streams.setdefault(topic.rsplit("/", 1)[-1] if "/altimeter/" not in topic else "altimeter-absolute",
+                               []).append(json.loads(payload))
+    return streams
+
+
+def match_in_order(name, published, expected, tolerance):
+    """Greedy in-order matching through the cycling replay; returns (matched, worst error)."""
+    n = len(expected)
+    position = None
+    worst = 0.0
+    for k, value in enumerate(published):
+        candidates = range(n) if position is None else [(position + step) % n for step in range(0, 64)]
+        found = None
+        for i in candidates:
+            error = max(abs(a - b) for a, b in zip(value, expected[i]))
+            if error <= tolerance:
+                found = (i, error)
+                break
+        if found is None:
+            best = min(range(n), key=lambda i: max(abs(a - b) for a, b in zip(value, expected[i])))
+            sys.exit(f"FAIL {name}: message {k} {value} matches no fed sample within {tolerance:g} in order "
+                     f"(nearest fed sample #{best}: {expected[best]})")
+        position, error = found
+        worst = max(worst, error)
+    return worst
+
+
+def main() -> None:
+    truth = json.load(open(sys.argv[1]))
+    streams = load_capture(sys.argv[2])
+    scales = json.load(open(sys.argv[3]))
+    minimum = int(sys.argv[sys.argv.index("--min") + 1]) if "--min" in sys.argv else 20
+    raw = truth["raw"]
+    # The driver's step in Core Motion's units: IIO accel is m/s² (→ g), anglvel rad/s, magn gauss (→ µT).
+    steps = {
+        "accelerometer": scales["accel"] / G,
+        "gyroscope": scales["anglvel"],
+        "magnetometer": scales["magn"] * 100,
+    }
+    for name, column, sign in (("accelerometer", 0, -1), ("gyroscope", 3, 1), ("magnetometer", 6, 1)):
+        key = {"accelerometer": "acceleration", "gyroscope": "rotationRate", "magnetometer": "magneticField"}[name]
+        messages = streams.get(name, [])
+        if len(messages) < minimum:
+            sys.exit(f"FAIL {name}: {len(messages)} messages captured, at least {minimum} expected")
+        published = [[m[key][a] for a in "xyz"] for m in messages]
+        # Exact: what the driver delivers (raw × its scale) in Core Motion's units and sign.
+        quantised = [[sign * r[column + a] * steps[name] for a in range(3)] for r in raw]
+        exact = match_in_order(name, published, quantised, 2e-6 + 1e-9 * 100)
+        # Within the quantisation of the original recording.
+        original = match_in_order(name, published, truth[name], steps[name] / 2 + 2e-6)
+        print(f"ok {name}: {len(messages)} messages, worst error {exact:.2g} against raw×scale, "
+              f"{original:.2g} against the recording (step {steps[name]:.3g})")
+    accel = [[m["acceleration"][a] for a in "xyz"] for m in streams["accelerometer"]]
+    if sum(a[2] for a in accel) / len(accel) > -0.5:
+        sys.exit("FAIL accelerometer: the mean z is not near -1 g at rest face up: the sign convention is wrong")
+    altimeter = streams.get("altimeter", [])
+    if len(altimeter) < 2:
+        sys.exit(f"FAIL altimeter: {len(altimeter)} messages, at least 2 expected")
+    pressure_step = scales["pressure"]
+    fed = [r[9] * pressure_step for r in raw]
+    for m in altimeter:
+        if min(abs(m["pressure"] - p) for p in fed) > pressure_step / 2 + 1e-6:
+            sys.exit(f"FAIL altimeter: pressure {m['pressure']} kPa is none of the fed pressures "
+                     f"({min(fed):.5f}…{max(fed):.5f} kPa)")
+        if not math.isfinite(m["relativeAltitude"]):
+            sys.exit(f"FAIL altimeter: relativeAltitude {m['relativeAltitude']} is not finite")
+    print(f"ok altimeter: {len(altimeter)} messages, pressures among the fed ones")
+    motion = streams.get("device-motion", [])
+    if len(motion) < minimum:
+        sys.exit(f"FAIL device-motion: {len(motion)} messages, at least {minimum} expected")
+    last = motion[-1]
+    gravity = [last["gravity"][a] for a in "xyz"]
+    mean = [sum(a[i] for a in accel[-20:]) / len(accel[-20:]) for i in range(3)]
+    norm = math.sqrt(sum(v * v for v in mean))
+    angle = math.degrees(math.acos(max(-1, min(1, sum(g * m / norm for g, m in zip(gravity, mean))))))
+    if angle > 10:
+        sys.exit(f"FAIL device-motion: gravity {gravity} is {angle:.1f}° from the accelerometer's mean {mean}")
+    print(f"ok device-motion: {len(motion)} messages, gravity {angle:.1f}° from the accelerometer's direction")
+
+
+if __name__ == "__main__":
+    main()
