@@ -170,7 +170,7 @@ watchdog() {
     local before; before="$(g 'systemctl show -p MainPID --value motion-agent')"
     g "kill -STOP $before" || return 1
     local start=$SECONDS
-    wait_for 60 "p=\$(systemctl show -p MainPID --value motion-agent); [ \"\$p\" != 0 ] && [ \"\$p\" != $before ] && systemctl is-active motion-agent" || return 1
+    wait_for 120 "p=\$(systemctl show -p MainPID --value motion-agent); [ \"\$p\" != 0 ] && [ \"\$p\" != $before ] && systemctl is-active motion-agent" || return 1
     echo "  restarted $((SECONDS - start)) s after SIGSTOP (WatchdogSec=30)" >&2
     g 'journalctl -u motion-agent --no-pager | grep -i watchdog | tail -2' >&2
 }

@@ -20,3 +20,10 @@ log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"
 swift test --skip-build "$@"
+# A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
+# cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
+# the package and checks the shipped unit and a capture through the drivers (scripts/system-test.sh --short;
+# the full run is scripts/system-test.sh).
+log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system-test.sh --short)"
+bash scripts/system-test.sh --short \
+    || die "the system test failed: its table and the guest's console and journal are above (bash scripts/system-test.sh --short)"
