@@ -4,7 +4,8 @@
 # conffile, maintainer scripts from Deploy/debian/. Prints the .deb's path on its last line.
 #   bash scripts/build-deb.sh [--binary PATH] [--version V] [--output DIR] [--no-lintian]
 # --binary skips the release build (a binary built elsewhere). The version defaults to the agent's own
-# (AgentVersionInfo.version) plus the number of commits, so every commit sorts after the one before it.
+# (AgentVersionInfo.version) plus the number of commits, so every commit sorts after the one before it, and
+# Debian revision 1 (the packaging is not part of a Debian source package).
 # Depends is computed from the binary's DT_NEEDED entries with dpkg -S (the Debian packages that ship them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ fi
 if [ -z "$version" ]; then
     base="$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/MotionAgentCLI/AgentLogging.swift)"
     [ -n "$base" ] || die "could not read AgentVersionInfo.version from Sources/MotionAgentCLI/AgentLogging.swift: pass --version"
-    version="$base+git$(git rev-list --count HEAD 2>/dev/null || echo 0)"
+    version="$base+git$(git rev-list --count HEAD 2>/dev/null || echo 0)-1"
 fi
 
 stage="$(mktemp -d)"
@@ -53,6 +54,8 @@ install -m 0644 Deploy/debian/copyright "$root/usr/share/doc/motion-agent/copyri
 sed "s|@VERSION@|$version|; s|@DATE@|$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")|" \
     Deploy/debian/changelog.in | gzip -9n > "$root/usr/share/doc/motion-agent/changelog.Debian.gz"
 chmod 0644 "$root/usr/share/doc/motion-agent/changelog.Debian.gz"
+install -d "$root/usr/share/lintian/overrides"
+install -m 0644 Deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/motion-agent"
 for script in postinst prerm postrm; do install -m 0755 "Deploy/debian/$script" "$root/DEBIAN/$script"; done
 echo /etc/motion-agent/config.yaml > "$root/DEBIAN/conffiles"
 
@@ -81,7 +84,7 @@ dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
 log "built $deb (Depends: $deps)"
 if [ "$lint" -eq 1 ]; then
     log "lintian $deb"
-    lintian --no-tag-display-limit "$deb" > "$output/lintian.txt" 2>&1 || true
+    lintian --tag-display-limit 0 "$deb" > "$output/lintian.txt" 2>&1 || true
     cat "$output/lintian.txt" >&2
     ! grep -q '^E:' "$output/lintian.txt" \
         || die "lintian reports errors (above, and in $output/lintian.txt): fix the package before shipping it"
