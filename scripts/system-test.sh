@@ -131,8 +131,8 @@ list_sensors() {
 check "list-sensors (as motion-agent, through the udev rule) finds the real drivers" list_sensors
 
 capture() {
-    wait_for 60 'mosquitto_sub -C 1 -W 5 -t motion/+/accelerometer >/dev/null' || return 1
-    g 'timeout 12 mosquitto_sub -v -t "motion/+/accelerometer" -t "motion/+/gyroscope" -t "motion/+/magnetometer" -t "motion/+/altimeter" -t "motion/+/device-motion" -t "motion/+/status"' \
+    wait_for 60 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t motion/+/accelerometer >/dev/null' || return 1
+    g 'timeout 12 mosquitto_sub -h 127.0.0.1 -v -t "motion/+/accelerometer" -t "motion/+/gyroscope" -t "motion/+/magnetometer" -t "motion/+/altimeter" -t "motion/+/device-motion" -t "motion/+/status"' \
         > "$run/capture.txt"
     grep -c . "$run/capture.txt" >&2
     python3 scripts/vm/check-streams.py "$run/truth.json" "$run/capture.txt" "$run/scales.json" --min 100 >&2 || return 1
@@ -146,7 +146,7 @@ check "capture through kernel buffer + trigger matches the recording" capture ||
 
 offline_on_stop() {
     g 'systemctl stop motion-agent' || return 1
-    local status; status="$(g 'mosquitto_sub -C 1 -W 5 -t "motion/+/status"')"
+    local status; status="$(g 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t "motion/+/status"')"
     echo "  retained status after stop: ${status:0:160}" >&2
     python3 -c "import json,sys; s=json.loads(sys.argv[1]); sys.exit(0 if s.get('state')=='offline' or s.get('online') is False else 'status after stop is not offline: %s' % sys.argv[1][:200])" "$status"
 }
@@ -178,11 +178,11 @@ check "watchdog restarts a frozen agent (SIGSTOP) within WatchdogSec" watchdog
 
 disappear() {
     g 'systemctl kill -s USR1 uhid-sensor-hub' || return 1
-    wait_for 30 "mosquitto_sub -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":false'" || return 1
+    wait_for 30 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":false'" || return 1
     g 'journalctl -u motion-agent --no-pager -n 15' >&2
     g 'systemctl kill -s USR2 uhid-sensor-hub' || return 1
-    wait_for 60 "mosquitto_sub -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":true'" || return 1
-    wait_for 30 'mosquitto_sub -C 5 -W 5 -t motion/+/accelerometer >/dev/null'
+    wait_for 60 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":true'" || return 1
+    wait_for 30 'mosquitto_sub -h 127.0.0.1 -C 5 -W 5 -t motion/+/accelerometer >/dev/null'
 }
 check "sensor disappears (uhid destroyed) → unavailable; returns → resumes" disappear
 
@@ -190,7 +190,7 @@ reboot_guest() {
     vm reboot || return 1
     g 'modprobe uhid; systemd-run --unit=uhid-sensor-hub --collect /usr/local/sbin/uhid-sensor-hub /root/replay.txt' >/dev/null
     wait_for 90 'systemctl is-active motion-agent' || return 1
-    wait_for 90 'mosquitto_sub -C 3 -W 5 -t motion/+/accelerometer >/dev/null'
+    wait_for 90 'mosquitto_sub -h 127.0.0.1 -C 3 -W 5 -t motion/+/accelerometer >/dev/null'
 }
 check "guest reboot brings the enabled agent back" reboot_guest
 

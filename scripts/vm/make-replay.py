@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns a slice of a BROAD recording (../shared/data/broad) into the uhid emulator's replay file: ten raw
-integers per line in the emulated descriptor's units (accel 0.001 g, gyro 0.001 rad/s, magn 0.1 µT,
+integers per line in the emulated descriptor's units (accel 0.001 g, gyro 0.01 °/s, magn 0.1 µT,
 pressure 0.01 Pa), and a JSON file with the truth the system test compares the agent's streams against.
 
     make-replay.py BROAD.csv FIRST COUNT OUT.txt TRUTH.json
@@ -14,7 +14,7 @@ import json
 import sys
 
 G = 9.80665
-LSB = {"accel_g": 0.001, "gyro_rad_s": 0.001, "magn_uT": 0.1, "pressure_Pa": 0.01}
+LSB = {"accel_g": 0.001, "gyro_rad_s": 0.01 * 3.141592653589793 / 180, "magn_uT": 0.1, "pressure_Pa": 0.01}
 
 
 def main() -> None:

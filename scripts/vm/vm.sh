@@ -22,7 +22,7 @@ shift 2
 ssh_opts() {
     local port image
     port="$(cat "$run/ssh-port")"; image="$(cat "$run/image")"
-    echo "-i $image/id_ed25519 -p $port -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5 -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=6"
+    echo "-i $image/id_ed25519 -p $port -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=30 -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=6"
 }
 
 guest() {
