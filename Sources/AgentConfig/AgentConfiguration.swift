@@ -161,13 +161,35 @@ public struct MQTTSettings: Sendable, Equatable {
     public var reconnectMaxDelay: Double = 30
     /// QoS > 0 messages in flight at once, 1–65535.
     public var maxInflight: Int = 100
+    /// Several brokers of one cluster (or bridged brokers), `host:port` each (`host` alone takes `port`);
+    /// empty: the one server `host`/`port`. The agent starts at a random entry and fails over to the next.
+    public var servers: [String] = []
+    /// MQTT 5 Session Expiry Interval of a persistent session (`cleanSession` false), seconds; 0: never expires.
+    public var sessionExpirySeconds: Int = 0
+    /// How each reconnect wait is drawn from the back-off window.
+    public var reconnectJitter: ReconnectJitterSetting = .full
 
     public init() {}
+
+    /// The brokers to connect to, in failover order: `servers`, or the one `host`/`port`.
+    public var endpoints: [MQTTEndpoint] {
+        let listed = servers.compactMap { MQTTEndpoint(parsing: $0, defaultPort: port) }
+        return listed.isEmpty ? [MQTTEndpoint(host: host, port: port)] : listed
+    }
+}
+
+public enum ReconnectJitterSetting: String, Sendable, Equatable, CaseIterable, Codable {
+    /// Anywhere in [0, window]: a fleet's reconnects spread over the whole window.
+    case full
+    /// In [½·window, window], what the agent did before full jitter: kept to measure the difference.
+    case equal
 }
 
 public enum MQTTProtocolSetting: String, Sendable, Equatable, CaseIterable, Codable {
     case v5
     case v311
+    /// MQTT 5 first; MQTT 3.1.1 with a broker that refuses 5 (RabbitMQ 3.x).
+    case auto
 }
 
 public struct TLSSettings: Sendable, Equatable {

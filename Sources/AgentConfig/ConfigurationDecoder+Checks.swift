@@ -35,6 +35,7 @@ extension ConfigurationDecoder {
         checkCredentials()
         checkTLS()
         checkReconnectDelays()
+        checkServers()
         checkDurableStreams()
         checkLocation()
         checkHMACKey()
@@ -70,7 +71,7 @@ extension ConfigurationDecoder {
         }
         // MQTT 3.1.1 §3.1.2.9: a password needs a user name (MQTT 5 dropped the rule); libmosquitto's
         // mosquitto_username_pw_set refuses it for 3.1.1 with MOSQ_ERR_INVAL.
-        if mqtt.protocolVersion == .v311, mqtt.username == nil {
+        if mqtt.protocolVersion != .v5, mqtt.username == nil {
             report(
                 .conflict,
                 keyPath: "mqtt.password_file",
@@ -138,6 +139,21 @@ extension ConfigurationDecoder {
                 "is greater than mqtt.reconnect_max_delay (\(ConfigurationField.formatNumber(mqtt.reconnectMaxDelay)))",
             allowed: "reconnect_min_delay ≤ reconnect_max_delay",
             line: lines["mqtt.reconnect_min_delay"] ?? lines["mqtt.reconnect_max_delay"]
+        )
+    }
+
+    /// `mqtt.servers` replaces `mqtt.host`: with both, which one the operator meant is a guess.
+    private mutating func checkServers() {
+        let mqtt = configuration.mqtt
+        guard !mqtt.servers.isEmpty, assigned["mqtt.host"] != nil || variables["mqtt.host"] != nil else { return }
+        report(
+            .conflict,
+            keyPath: "mqtt.host",
+            value: mqtt.host,
+            problem: "is set together with mqtt.servers (\(mqtt.servers.joined(separator: ", ")))",
+            allowed: "one of them: list every broker in mqtt.servers and leave mqtt.host empty (or remove it and "
+                + "unset MOTION_AGENT_MQTT_HOST), or set mqtt.host and leave mqtt.servers empty ([])",
+            line: lines["mqtt.host"] ?? lines["mqtt.servers"]
         )
     }
 

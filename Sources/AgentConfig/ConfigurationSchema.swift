@@ -224,7 +224,32 @@ enum ConfigurationSchema {
                             $0 > 0 && $0 <= 3600
                         }
                     ),
+                    .field("reconnect_jitter", .choice(\.mqtt.reconnectJitter)),
                     .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
+                    .field(
+                        "servers",
+                        .textList(
+                            \.mqtt.servers,
+                            allowed: "a list of distinct broker addresses host:port ([address]:port for IPv6; a "
+                                + "host alone takes mqtt.port), e.g. [broker-a:1883, broker-b:1883]; empty for "
+                                + "mqtt.host alone",
+                            check: { text in
+                                if case .failure(let problem) = MQTTEndpoint.parse(text, defaultPort: 1883) {
+                                    return problem
+                                }
+                                return nil
+                            }
+                        )
+                    ),
+                    // MQTT 5 §3.1.2.11.2: a four-byte interval; 0xFFFFFFFF is "never", which 0 stands for here.
+                    .field(
+                        "session_expiry_s",
+                        .integer(
+                            \.mqtt.sessionExpirySeconds,
+                            range: 0...4_294_967_294,
+                            unit: "seconds; 0: the session never expires"
+                        )
+                    ),
                 ]
             ),
             .section(

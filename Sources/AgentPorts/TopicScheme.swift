@@ -42,6 +42,9 @@ public struct TopicScheme: Sendable, Hashable {
         /// The device layer's desired state: a retained `{"version": N, …}` document operators publish
         /// (docs/fleet.md).
         case desired
+        /// The agent's own probe, published after each subscription and read back: when it returns, the
+        /// broker has handed over every retained desired document (it handles one client's packets in order).
+        case desiredProbe
 
         /// The topic's levels after the root.
         public var path: String {
@@ -54,6 +57,7 @@ public struct TopicScheme: Sendable, Hashable {
             case .control: "control"
             case .controlReply: "control/reply"
             case .desired: "desired"
+            case .desiredProbe: "desired/probe"
             }
         }
 
@@ -61,6 +65,7 @@ public struct TopicScheme: Sendable, Hashable {
         public static let all: [Subject] =
             StreamName.allCases.map { .stream($0) } + [
                 .pedometerEvents, .absoluteAltitude, .status, .metrics, .control, .controlReply, .desired,
+                .desiredProbe,
             ]
 
         /// The subject whose path is `path`, if any.
@@ -81,6 +86,7 @@ public struct TopicScheme: Sendable, Hashable {
     public var control: String { topic(.control) }
     public var controlReply: String { topic(.controlReply) }
     public var desired: String { topic(.desired) }
+    public var desiredProbe: String { topic(.desiredProbe) }
     /// The subscription filter for everything the device publishes.
     public var everything: String { "\(root)/#" }
 

@@ -64,21 +64,7 @@ extension MosquittoClient {
         // Publishes from other threads must only queue and wake the loop (lib/packet_mosq.c packet__queue
         // writes to the socket itself unless the handle is threaded).
         try check(mosquitto_threaded_set(mosq, true), "threaded mode")
-        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
-        if options.protocolVersion == .v5 {
-            // MQTT 5: our Receive Maximum towards the broker; the broker's CONNACK may lower it.
-            try check(
-                mosquitto_int_option(mosq, MOSQ_OPT_SEND_MAXIMUM, Int32(options.maxInflightMessages)),
-                "in-flight window"
-            )
-        } else {
-            // mosquitto.h: MOSQ_OPT_SEND_MAXIMUM "is not valid for MQTT v3.1 or v3.1.1 clients".
-            try check(
-                mosquitto_max_inflight_messages_set(mosq, UInt32(options.maxInflightMessages)),
-                "in-flight window"
-            )
-        }
+        try configureProtocol(handle, options)
         // Telemetry is many small messages: with Nagle's algorithm on, a message waits for the previous one's
         // ACK and latency p99 was ~32 ms on loopback (motion-bench latency); with TCP_NODELAY it is < 1 ms.
         try check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
@@ -135,13 +121,57 @@ extension MosquittoClient {
         }
     }
 
-    /// MQTT 5 CONNECT properties. A persistent session asks for a Session Expiry Interval of 0xFFFFFFFF
-    /// ("does not expire", MQTT 5 §3.1.2.11.2): with the default 0 the broker would discard the session at
-    /// disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where clean_session=false alone persists.
+    /// Whether `next` may reuse the handle made for `previous`: everything but the server and the protocol
+    /// version is set once per handle.
+    static func sameSession(_ previous: BrokerConnectOptions, _ next: BrokerConnectOptions) -> Bool {
+        var previous = previous
+        previous.host = next.host
+        previous.port = next.port
+        previous.protocolVersion = next.protocolVersion
+        return previous == next
+    }
+
+    /// The protocol version and the in-flight window that goes with it; libmosquitto reads both at connect.
+    static func configureProtocol(_ handle: MosquittoHandle, _ options: BrokerConnectOptions) throws(BrokerError) {
+        let mosq = handle.pointer
+        func check(_ rc: Int32, _ what: String) throws(BrokerError) {
+            guard rc == MosquittoError.success else {
+                throw BrokerError(
+                    operation: "configure MQTT client",
+                    code: Int(rc),
+                    message: "\(what): \(MosquittoLibrary.errorText(rc))"
+                )
+            }
+        }
+        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+        if options.protocolVersion == .v5 {
+            // MQTT 5: our Receive Maximum towards the broker; the broker's CONNACK may lower it.
+            try check(
+                mosquitto_int_option(mosq, MOSQ_OPT_SEND_MAXIMUM, Int32(options.maxInflightMessages)),
+                "in-flight window"
+            )
+        } else {
+            // mosquitto.h: MOSQ_OPT_SEND_MAXIMUM "is not valid for MQTT v3.1 or v3.1.1 clients".
+            try check(
+                mosquitto_max_inflight_messages_set(mosq, UInt32(options.maxInflightMessages)),
+                "in-flight window"
+            )
+        }
+    }
+
+    /// MQTT 5 CONNECT properties. A persistent session asks for a Session Expiry Interval (0xFFFFFFFF, "does
+    /// not expire", MQTT 5 §3.1.2.11.2, unless mqtt.session_expiry_s says otherwise): with the default 0 the
+    /// broker would discard the session at disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where
+    /// clean_session=false alone persists.
     static func connectProperties(_ options: BrokerConnectOptions) throws(BrokerError) -> MosquittoProperties? {
         guard options.protocolVersion == .v5, !options.cleanSession else { return nil }
         let properties = MosquittoProperties()
-        try properties.addInt32(MQTT_PROP_SESSION_EXPIRY_INTERVAL, UInt32.max, operation: "connect")
+        try properties.addInt32(
+            MQTT_PROP_SESSION_EXPIRY_INTERVAL,
+            options.sessionExpirySeconds == 0 ? UInt32.max : options.sessionExpirySeconds,
+            operation: "connect"
+        )
         return properties
     }
 

@@ -81,8 +81,17 @@ public final class MosquittoClient: BrokerClient {
                 )
             }
             let handle: MosquittoHandle
-            if let existing = state.handle, state.handleOptions == options {
+            if let existing = state.handle, let previous = state.handleOptions,
+                Self.sameSession(previous, options)
+            {
+                // Another server of the same cluster (mqtt.servers), or the same one: the handle keeps the
+                // QoS > 0 messages awaiting acknowledgement and resends them on the new connection, so a
+                // failover loses none of them. Only the protocol version may need setting again.
                 handle = existing
+                if previous.protocolVersion != options.protocolVersion {
+                    try Self.configureProtocol(handle, options)
+                }
+                state.handleOptions = options
             } else {
                 handle = try MosquittoHandle(
                     clientID: options.clientID.isEmpty ? nil : options.clientID,

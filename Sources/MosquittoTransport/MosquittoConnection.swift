@@ -152,6 +152,17 @@ final class MosquittoConnection: @unchecked Sendable {
     private func endedEvent(code: Int32, errno savedErrno: Int32, requested: Bool) -> BrokerEvent {
         guard connackCode == 0 else {
             if requested { return cancelledEvent }
+            if options.protocolVersion == .v5, connackCode == nil, code == MosquittoError.connectionLost {
+                // RabbitMQ 3.x answers an MQTT 5 CONNECT by closing the connection (its 3.1.1 parser fails on
+                // the properties) instead of CONNACK 0x84: report it as the refusal it is, so that
+                // mqtt.protocol: auto can fall back. A broker that died mid-handshake looks the same; auto
+                // tries MQTT 5 again if the 3.1.1 attempt fails too.
+                return .connectFailed(
+                    code: Int(MosquittoReasons.unsupportedProtocolVersion),
+                    reason: MosquittoReasons.closedOnMQTT5Connect(endpoint: endpoint, tls: options.tls != nil),
+                    isAuthorization: false
+                )
+            }
             return .connectFailed(
                 code: Int(code),
                 reason: MosquittoReasons.endedBeforeConnack(code, errno: savedErrno, endpoint: endpoint),

@@ -28,6 +28,21 @@ enum MosquittoReasons {
     }
 
     /// The socket opened but the connection ended before a CONNACK (TLS handshake, broker closed it).
+    /// MQTT 5 reason code 0x84, Unsupported Protocol Version; libmosquitto also reports a 3.1.1 broker's CONNACK
+    /// return code 1 to an MQTT 5 CONNECT with it (lib/handle_connack.c).
+    static let unsupportedProtocolVersion: Int32 = 0x84
+
+    static func closedOnMQTT5Connect(endpoint: String, tls: Bool) -> String {
+        let tlsHint =
+            tls
+            ? "; or the broker refused the TLS client (check mqtt.tls.ca_file, mqtt.tls.cert_file and "
+                + "mqtt.tls.key_file in config.yaml)"
+            : ""
+        return "connect to \(endpoint) failed: the broker closed the connection on the MQTT 5 CONNECT without "
+            + "answering, as brokers without MQTT 5 do (RabbitMQ 3.x) — set mqtt.protocol to auto (or v311) in "
+            + "config.yaml\(tlsHint)"
+    }
+
     static func endedBeforeConnack(_ rc: Int32, errno savedErrno: Int32, endpoint: String) -> String {
         if rc == MosquittoError.tls || rc == MosquittoError.tlsHandshake {
             return
@@ -145,6 +160,9 @@ enum MosquittoReasons {
                 "connection to \(endpoint) lost: no answer from the broker within the keepalive of \(keepaliveSeconds) s"
         case MosquittoError.errno:
             return "connection to \(endpoint) lost: \(systemText(savedErrno))"
+        case MosquittoError.protocolError:
+            return
+                "connection to \(endpoint) lost: the broker broke the MQTT protocol (\(MosquittoLibrary.errorText(code))) — a broker without QoS 2 (RabbitMQ 3.x) answers a QoS 2 message with PUBACK: keep streams.*.qos at 0 or 1 with it"
         default:
             return "connection to \(endpoint) lost: \(MosquittoLibrary.errorText(code))"
         }

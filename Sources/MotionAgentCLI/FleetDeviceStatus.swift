@@ -21,6 +21,8 @@ struct FleetDeviceStatus: Codable {
     /// Layer → version in force.
     var desired: [String: Int]
     var refused: String?
+    /// The last document ignored as older than the one in force (someone published an old version).
+    var ignored: String?
     var differing: [Difference] = []
     /// The effective settings as the device reports them.
     var settings: [String: ConfigurationStatus.Setting] = [:]
@@ -43,6 +45,7 @@ struct FleetDeviceStatus: Codable {
                 refused: configuration?.refused.map {
                     "\($0.layer) v\($0.version.map(String.init) ?? "?"): \($0.reason)"
                 },
+                ignored: configuration?.ignored.map { "\($0.layer): \($0.reason)" },
                 settings: configuration?.settings ?? [:]
             )
         }

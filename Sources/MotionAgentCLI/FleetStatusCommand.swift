@@ -67,6 +67,7 @@ struct FleetStatusCommand: AsyncParsableCommand {
             let versions = row.desired.keys.sorted().map { "\($0) v\(row.desired[$0]!)" }.joined(separator: ", ")
             lines.append("\(row.device)\t\(state)\t\(versions.isEmpty ? "no desired documents" : versions)")
             if let refused = row.refused { lines.append("  refused \(refused)") }
+            if let ignored = row.ignored { lines.append("  ignored \(ignored)") }
             for difference in row.differing {
                 lines.append(
                     "  \(difference.key) = \(difference.value ?? "—"), desired \(difference.wanted): \(difference.why)"

@@ -47,6 +47,8 @@ struct FleetConvergence: AsyncParsableCommand {
         let first = try await publish(version: 1, rateHz: 2, broker: broker)
         try await waitUntil("every agent on v1") { onlineDevices(statuses, version: 1).count == agents }
         let online = convergence(statuses, version: 1, since: first)
+        let memory = memoryRow(processes.values.map(\.runner.processIdentifier), broker: broker)
+        let cpu = try await cpuRow(processes.values.map(\.runner.processIdentifier), broker: broker)
 
         // Phase 2: a share stopped while v2 is published, started again afterwards.
         let stopped = Array(devices.prefix(Int((Double(agents) * stoppedShare).rounded())))
@@ -95,6 +97,8 @@ struct FleetConvergence: AsyncParsableCommand {
             row("publish → status on the new version, all online (ms)", online),
             row("publish → status, the \(running) left running (ms)", stillOnline),
             row("restart → status on the version published while down (ms)", afterRestart),
+            memory,
+            cpu,
         ]
     }
 
@@ -155,8 +159,12 @@ struct FleetConvergence: AsyncParsableCommand {
             ]
         )
         try runner.start()
-        guard await runner.waitForExit(timeout: 10) == 0 else {
-            throw ValidationError("mosquitto_pub failed: \(runner.standardError)")
+        let code = await runner.waitForExit(timeout: 60)
+        guard code == 0 else {
+            runner.kill()
+            throw ValidationError(
+                "mosquitto_pub \(code.map { "exited with \($0)" } ?? "did not finish within 60 s"): \(runner.standardError)"
+            )
         }
         return start
     }
@@ -195,6 +203,52 @@ struct FleetConvergence: AsyncParsableCommand {
             guard let state = Self.fleetState(arrival.payload) else { return false }
             return state.device == device && state.online && state.fleet >= version
         }?.receivedNanoseconds
+    }
+
+    /// What the agents and the broker occupy once all are converged: the agents' summed PSS (shared pages
+    /// split between them), their mean RSS, mosquitto's RSS, and what the machine has left.
+    private func memoryRow(_ pids: [Int32], broker: MosquittoBroker) -> BenchRow {
+        let pss = pids.map(ProcessStatistics.proportionalKiB).reduce(0, +)
+        let rss = pids.map(ProcessStatistics.residentKiB).reduce(0, +)
+        let brokerRSS = broker.processIdentifier.map(ProcessStatistics.residentKiB) ?? 0
+        let mib = { (kib: Int) in Double(kib) / 1024 }
+        return BenchRow(
+            name: "memory after v1: agents' PSS sum, mean RSS; mosquitto RSS; MemAvailable (MiB)",
+            value: String(
+                format: "%.0f, %.1f; %.1f; %.0f",
+                mib(pss),
+                mib(rss) / Double(max(1, pids.count)),
+                mib(brokerRSS),
+                mib(ProcessStatistics.availableKiB())
+            )
+        )
+    }
+
+    /// The agents' and the broker's CPU over 5 s once all are converged and idle but for their streams: what
+    /// bounds N on a given machine (N × per-agent CPU must stay well under its cores).
+    private func cpuRow(_ pids: [Int32], broker: MosquittoBroker) async throws -> BenchRow {
+        let brokerPID = broker.processIdentifier ?? -1
+        let before = pids.map(ProcessStatistics.cpuTicks).reduce(0, +)
+        let brokerBefore = ProcessStatistics.cpuTicks(brokerPID)
+        let start = BenchmarkClock.nanoseconds()
+        try await Task.sleep(for: .seconds(5))
+        let seconds = Double(BenchmarkClock.nanoseconds() - start) / 1e9
+        let after = pids.map(ProcessStatistics.cpuTicks).reduce(0, +)
+        let agentsPercent = ProcessStatistics.cpuPercent(from: before, to: after, over: seconds)
+        let brokerPercent = ProcessStatistics.cpuPercent(
+            from: brokerBefore,
+            to: ProcessStatistics.cpuTicks(brokerPID),
+            over: seconds
+        )
+        return BenchRow(
+            name: "CPU over 5 s after v1: all agents, per agent; mosquitto (% of one core)",
+            value: String(
+                format: "%.1f, %.3f; %.1f",
+                agentsPercent,
+                agentsPercent / Double(max(1, pids.count)),
+                brokerPercent
+            )
+        )
     }
 
     private func row(_ name: String, _ values: [Double]) -> BenchRow {

@@ -15,6 +15,7 @@ struct MotionBench: AsyncParsableCommand {
             PipelineThroughput.self,
             PublishThroughput.self,
             FleetConvergence.self,
+            ReconnectStampede.self,
             EndToEndLatency.self,
             RealisticLoad.self,
             BatchedStreams.self,

@@ -29,6 +29,25 @@ enum ProcessStatistics {
 
     static func residentKiB(_ pid: Int32) -> Int { statusField(pid, "VmRSS:") }
 
+    /// Proportional set size (/proc/PID/smaps_rollup `Pss:`), KiB: pages shared by N processes (the binary, the
+    /// libraries) count 1/N to each, so the sum over many agents is what they really occupy.
+    static func proportionalKiB(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
+    /// MemAvailable of /proc/meminfo, KiB: what the machine can still give without swapping.
+    static func availableKiB() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
     /// A "kB" field of /proc/PID/status.
     static func statusField(_ pid: Int32, _ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }

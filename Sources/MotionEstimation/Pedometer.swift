@@ -48,7 +48,13 @@ public struct Pedometer: Sendable {
     }
 
     public let settings: Settings
+    /// The detector `update(_:)` runs; `update(_:gait:)` takes a shared detector's reading instead and
+    /// leaves this one idle.
     public private(set) var detector: StepDetector
+    /// Steps counted since start.
+    public private(set) var numberOfSteps = 0
+    /// The latest gait reading (walking, step period, last step).
+    public private(set) var gait = StepDetector.Reading()
     public private(set) var floorCounter: FloorCounter
     /// The first sample's time, s.
     public private(set) var startDate: Double?
@@ -66,13 +72,10 @@ public struct Pedometer: Sendable {
         floorCounter = FloorCounter(settings: settings.floors)
     }
 
-    public var numberOfSteps: Int { detector.stepCount }
-    public var isWalking: Bool { detector.isWalking }
+    public var isWalking: Bool { gait.isWalking }
 
     /// Steps per second over the last few steps; nil when not walking.
-    public var currentCadence: Double? {
-        detector.isWalking && detector.stepPeriod > 0 ? 1 / detector.stepPeriod : nil
-    }
+    public var currentCadence: Double? { gait.cadence }
 
     /// Seconds per metre over the last few steps; nil when not walking.
     public var currentPace: Double? {
@@ -107,17 +110,28 @@ public struct Pedometer: Sendable {
         )
     }
 
-    /// Feeds one sample; returns a pause or resume event when walking stops or starts.
+    /// Feeds one sample through this pedometer's own detector; returns a pause or resume event when
+    /// walking stops or starts.
     @discardableResult
     public mutating func update(_ sample: IMUSample) -> PedometerEvent? {
+        var reading: StepDetector.Reading?
+        if let a = sample.acceleration { reading = detector.read(timestamp: sample.timestamp, acceleration: a) }
+        return update(sample, gait: reading)
+    }
+
+    /// Feeds one sample with the reading a shared detector made of it (nil: no acceleration in it).
+    @discardableResult
+    public mutating func update(_ sample: IMUSample, gait reading: StepDetector.Reading?) -> PedometerEvent? {
         if startDate == nil { startDate = sample.timestamp }
         endDate = sample.timestamp
         var event: PedometerEvent?
-        if let a = sample.acceleration {
-            let previousStep = detector.lastStepTime
-            let u = detector.update(timestamp: sample.timestamp, acceleration: a)
-            if u.newSteps > 0, detector.stepPeriod > 0 {
-                let cadence = 1 / detector.stepPeriod
+        if let r = reading {
+            let previousStep = gait.lastStepTime
+            gait = r
+            let u = r.update
+            numberOfSteps += u.newSteps
+            if u.newSteps > 0, r.stepPeriod > 0 {
+                let cadence = 1 / r.stepPeriod
                 distance += Double(u.newSteps) * stepLength(cadence: cadence)
                 if let start = u.walkStarted {
                     activeTime += sample.timestamp - start
@@ -134,8 +148,7 @@ public struct Pedometer: Sendable {
         if let p = sample.pressureKPa {
             hasBarometer = true
             let stepping =
-                detector.isWalking
-                && sample.timestamp - detector.lastStepTime <= settings.floors.stepAttributionWindow
+                gait.isWalking && sample.timestamp - gait.lastStepTime <= settings.floors.stepAttributionWindow
             floorCounter.update(timestamp: sample.timestamp, pressureKPa: p, stepping: stepping)
         }
         return event

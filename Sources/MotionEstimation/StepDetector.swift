@@ -9,15 +9,23 @@ import MotionModel
 ///    (hysteresis: one crossing per bounce) and at least the minimum interval after the previous candidate.
 ///    While walking, that interval grows to `adaptiveIntervalFraction` × the current step period, which
 ///    rejects the second bump (heel strike, push-off) of a slow step.
-/// 3. A regularity gate confirms walking only after `confirmationSteps` candidates with intervals between
-///    the minimum and `maximumStepInterval` whose longest/shortest ratio is at most `maximumIntervalRatio`,
-///    while a fair share of the dynamic acceleration lies along gravity (`minimumVerticalFraction`: the
-///    body's bounce; waving a phone moves it mostly sideways) and while the signal repeats itself from one
-///    step or stride to the next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag
-///    of one and of two steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion
-///    decorrelates within a period). Then it back-counts those steps; later candidates count at once, while
-///    both checks still hold, until no step comes for `stopTimeout`. A gap of about two step periods
-///    (`missedStepRatio`) inside a walk counts two steps: one footfall was too soft to cross the threshold.
+/// 3. A regularity gate confirms walking after `confirmationSteps` candidates whose intervals (or, for
+///    double-peaked steps that alternate a short and a long interval, whose pairs of intervals) are steady —
+///    longest/shortest at most `maximumIntervalRatio`, none above `maximumStepInterval` — while a fair share
+///    of the dynamic acceleration lies along gravity (`minimumVerticalFraction`: the body's bounce; waving a
+///    phone moves it mostly sideways) and while the signal repeats itself from one step or stride to the
+///    next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag of one and of two
+///    steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion decorrelates within a
+///    period). Then it back-counts those steps; later candidates count at once, while both checks still
+///    hold, until no step comes for `stopTimeout`. A gap of about two step periods (`missedStepRatio`)
+///    inside a walk counts two steps: one footfall was too soft to cross the threshold.
+/// 4. The step period is chosen by the stride, not by the candidates alone (`GaitPeriodicity`): a step with
+///    two bumps (heel strike and push-off) gives two candidates per step, and a signal that does not repeat
+///    after one candidate interval but does after two is read as steps of twice that interval. The choice is
+///    re-made at every counted step (`relock`), so a walk confirmed on the harmonic does not stay there —
+///    before this, such a walk was counted at twice its cadence, failed the stride test at that period and
+///    then never passed the interval test again (double peaks alternate short and long intervals), so the
+///    detector stopped following it altogether.
 ///
 /// `minimumThreshold` (0.06 g) is above a car's ride vibration on a rough road (≈ 0.8 m/s² rms, ISO 2631-1
 /// "fairly uncomfortable") and below the bounce of the slowest walk in the Oxford set (peaks 0.1–0.15 g).
@@ -60,8 +68,15 @@ public struct StepDetector: Sendable {
         public var minimumStrideRegularity: Double
         /// Length of signal the stride autocorrelation looks at, s.
         public var regularityWindow: Double
-        /// While walking, an interval this many step periods long counts as two steps (one missed).
+        /// While walking, an interval this many step periods long counts as that many steps, rounded
+        /// (footfalls too soft to cross the threshold).
         public var missedStepRatio: ClosedRange<Double>
+        /// The slowest step, s: crossings are read as half steps (double peaks) only when twice their
+        /// period is at most this (1.15 steps/s, below the slowest walk considered).
+        public var longestStepPeriod: Double
+        /// Below this autocorrelation after one crossing period, the signal does not repeat every crossing,
+        /// so a crossing is not a step (`GaitPeriodicity.stepPeriod`).
+        public var harmonicCorrelation: Double
 
         public init(
             lowPassCutoff: Double,
@@ -80,7 +95,9 @@ public struct StepDetector: Sendable {
             verticalTimeConstant: Double,
             minimumStrideRegularity: Double,
             regularityWindow: Double,
-            missedStepRatio: ClosedRange<Double>
+            missedStepRatio: ClosedRange<Double>,
+            longestStepPeriod: Double = 0.87,
+            harmonicCorrelation: Double = 0.0
         ) {
             self.lowPassCutoff = lowPassCutoff
             self.baselineTimeConstant = baselineTimeConstant
@@ -99,6 +116,8 @@ public struct StepDetector: Sendable {
             self.minimumStrideRegularity = minimumStrideRegularity
             self.regularityWindow = regularityWindow
             self.missedStepRatio = missedStepRatio
+            self.longestStepPeriod = longestStepPeriod
+            self.harmonicCorrelation = harmonicCorrelation
         }
 
         /// The shipped parameter set (one set for every placement and walker).
@@ -119,7 +138,9 @@ public struct StepDetector: Sendable {
             verticalTimeConstant: 2.0,
             minimumStrideRegularity: 0.3,
             regularityWindow: 4.0,
-            missedStepRatio: 1.7...2.4
+            missedStepRatio: 1.7...2.4,
+            longestStepPeriod: 0.87,
+            harmonicCorrelation: 0.0
         )
     }
 
@@ -138,6 +159,32 @@ public struct StepDetector: Sendable {
         public init() {}
     }
 
+    /// What the consumers of one detector (the pedometer, the activity) need after each sample, so the
+    /// detector runs once per sample however many of them read it.
+    public struct Reading: Sendable, Equatable {
+        public var update: Update
+        public var isWalking: Bool
+        /// The smoothed step period, s; 0 when not walking.
+        public var stepPeriod: Double
+        /// The time of the last counted step, s (−∞ before the first).
+        public var lastStepTime: Double
+
+        public init(
+            update: Update = Update(),
+            isWalking: Bool = false,
+            stepPeriod: Double = 0,
+            lastStepTime: Double = -.infinity
+        ) {
+            self.update = update
+            self.isWalking = isWalking
+            self.stepPeriod = stepPeriod
+            self.lastStepTime = lastStepTime
+        }
+
+        /// Steps per second while walking, else nil.
+        public var cadence: Double? { isWalking && stepPeriod > 0 ? 1 / stepPeriod : nil }
+    }
+
     public let settings: Settings
     /// Whether a walk is confirmed and not yet timed out.
     public private(set) var isWalking = false
@@ -149,6 +196,7 @@ public struct StepDetector: Sendable {
     public private(set) var stepPeriod = 0.0
 
     private var lowPass: LowPassBiquad
+    private var horizontalLowPass: (LowPassBiquad, LowPassBiquad)
     private var lastTimestamp = -Double.infinity
     private var baseline = 1.0
     private var meanSquare: Double
@@ -163,20 +211,26 @@ public struct StepDetector: Sendable {
     private var momentCross = Vector3.zero
     private var verticalSettledAt = Double.infinity
     private var verticalSamples = 0.0
-    // The filtered magnitude resampled at `historyRate`, for the autocorrelations: fixed capacity.
-    private static let historyRate = 50.0  // Hz
-    private var history: ContiguousArray<Double>
-    private var historyNext = 0
-    private var historyFilled = 0
-    private var nextHistoryTime = -Double.infinity
+    // The filtered magnitude, for the autocorrelations: fixed capacity.
+    public private(set) var periodicity: GaitPeriodicity
 
     public init(settings: Settings = .defaults) {
         self.settings = settings
         lowPass = LowPassBiquad(cutoff: settings.lowPassCutoff)
+        horizontalLowPass = (
+            LowPassBiquad(cutoff: settings.lowPassCutoff), LowPassBiquad(cutoff: settings.lowPassCutoff)
+        )
         let startRMS = settings.minimumThreshold / max(settings.thresholdFactor, 1e-9)
         meanSquare = startRMS * startRMS
-        pending = ContiguousArray(repeating: 0, count: max(settings.confirmationSteps, 1))
-        history = ContiguousArray(repeating: 0, count: max(Int(settings.regularityWindow * Self.historyRate), 16))
+        // Room for a confirmation of double-peaked steps: two crossings per step.
+        pending = ContiguousArray(repeating: 0, count: 2 * max(settings.confirmationSteps, 1))
+        periodicity = GaitPeriodicity(window: settings.regularityWindow)
+    }
+
+    /// Feeds one accelerometer sample and returns the update with the state after it.
+    public mutating func read(timestamp: Double, acceleration: Vector3) -> Reading {
+        let u = update(timestamp: timestamp, acceleration: acceleration)
+        return Reading(update: u, isWalking: isWalking, stepPeriod: stepPeriod, lastStepTime: lastStepTime)
     }
 
     /// Feeds one accelerometer sample (g, either sign convention; time in s).
@@ -200,12 +254,7 @@ public struct StepDetector: Sendable {
         baseline += dt / (settings.baselineTimeConstant + dt) * (y - baseline)
         let f = y - baseline
         meanSquare += dt / (settings.thresholdTimeConstant + dt) * (f * f - meanSquare)
-        if timestamp >= nextHistoryTime {
-            nextHistoryTime = max(nextHistoryTime + 1 / Self.historyRate, timestamp)
-            history[historyNext] = f
-            historyNext = (historyNext + 1) % history.count
-            historyFilled = min(historyFilled + 1, history.count)
-        }
+        periodicity.record(f, horizontal: horizontal(acceleration, dt: dt), at: timestamp)
         let threshold = max(settings.minimumThreshold, settings.thresholdFactor * meanSquare.squareRoot())
         if f < -settings.rearmFraction * threshold { armed = true }
 
@@ -220,10 +269,25 @@ public struct StepDetector: Sendable {
         return stopIfIdle(at: timestamp, into: out)
     }
 
+    /// The acceleration across gravity along two fixed-in-device directions perpendicular to the gravity
+    /// estimate, low-passed like the magnitude.
+    private mutating func horizontal(_ a: Vector3, dt: Double) -> (Double, Double) {
+        let g2 = gravity.squaredNorm
+        guard g2 > 0 else { return (0, 0) }
+        let up = gravity / g2.squareRoot()
+        let seed = abs(up.x) < 0.9 ? Vector3(1, 0, 0) : Vector3(0, 1, 0)
+        let e1 = up.cross(seed).normalized
+        let e2 = up.cross(e1)
+        return (horizontalLowPass.0.update(a.dot(e1), dt: dt), horizontalLowPass.1.update(a.dot(e2), dt: dt))
+    }
+
     private mutating func restartFilters(at timestamp: Double, _ acceleration: Vector3) {
         lastTimestamp = timestamp
         lowPass = LowPassBiquad(cutoff: settings.lowPassCutoff)
         _ = lowPass.update(acceleration.norm, dt: 0.01)
+        horizontalLowPass = (
+            LowPassBiquad(cutoff: settings.lowPassCutoff), LowPassBiquad(cutoff: settings.lowPassCutoff)
+        )
         baseline = acceleration.norm
         gravity = acceleration
         momentDiagonal = Vector3(
@@ -238,8 +302,7 @@ public struct StepDetector: Sendable {
         )
         verticalSamples = 1
         verticalSettledAt = timestamp + settings.verticalTimeConstant
-        historyFilled = 0
-        nextHistoryTime = timestamp
+        periodicity.restart(at: timestamp)
         armed = false
     }
 
@@ -279,6 +342,7 @@ public struct StepDetector: Sendable {
         let interval = time - lastCandidateTime
         lastCandidateTime = time
         if isWalking {
+            relock(at: time)
             guard gaitPlausible(period: stepPeriod, at: time) else {
                 // The motion stopped looking like steps (a vehicle after a false start, waving): end the walk
                 // here and let this candidate start a new confirmation.
@@ -289,15 +353,15 @@ public struct StepDetector: Sendable {
                 pendingCount = 1
                 return
             }
-            // A gap of about two step periods in a steady walk is a step too weak to cross the threshold
-            // (a soft footfall, a turn): count it rather than let the cadence estimate jump.
+            // A gap of about two or three step periods in a steady walk is steps too weak to cross the
+            // threshold (a soft footfall, a turn): count them rather than let the cadence estimate jump.
             let ratio = stepPeriod > 0 ? interval / stepPeriod : 0
-            let missed = settings.missedStepRatio.contains(ratio) ? 1 : 0
-            let oneStep = interval / Double(1 + missed)
+            let steps = settings.missedStepRatio.contains(ratio) ? max(Int(ratio.rounded()), 2) : 1
+            let oneStep = interval / Double(steps)
             if oneStep < settings.maximumStepInterval {
                 stepPeriod = stepPeriod > 0 ? stepPeriod + 0.2 * (oneStep - stepPeriod) : oneStep
             }
-            count(1 + missed, lastAt: time, into: &out)
+            count(steps, lastAt: time, into: &out)
             return
         }
         if pendingCount > 0, time - pending[pendingCount - 1] > settings.maximumStepInterval { pendingCount = 0 }
@@ -307,14 +371,56 @@ public struct StepDetector: Sendable {
         }
         pending[pendingCount] = time
         pendingCount += 1
-        guard pendingCount == pending.count, isRegular() else { return }
-        let period = pendingCount > 1 ? (time - pending[0]) / Double(pendingCount - 1) : 0
+        let k = settings.confirmationSteps
+        guard pendingCount >= k, isRegular(from: pendingCount - k) else { return }
+        let crossingPeriod = k > 1 ? (time - pending[pendingCount - k]) / Double(k - 1) : 0
+        let period = periodicity.stepPeriod(
+            crossingPeriod: crossingPeriod,
+            longestStep: settings.longestStepPeriod,
+            harmonicCorrelation: settings.harmonicCorrelation,
+            strideRegularity: settings.minimumStrideRegularity
+        )
+        // Two crossings per step: wait until the crossings span as many steps as a plain confirmation.
+        var first = pendingCount - k
+        if period > crossingPeriod {
+            guard pendingCount >= 2 * k - 1, isRegular(from: pendingCount - (2 * k - 1)) else { return }
+            first = pendingCount - (2 * k - 1)
+        }
         guard gaitPlausible(period: period, at: time) else { return }
         isWalking = true
         stepPeriod = period
-        out.walkStarted = pending[0]
+        out.walkStarted = pending[first]
         pendingCount = 0
-        count(pending.count, lastAt: time, into: &out)
+        let steps = period > 0 ? Int(((time - pending[first]) / period).rounded()) + 1 : k
+        count(steps, lastAt: time, into: &out)
+    }
+
+    /// Re-reads the step period from the stride while walking, so a walk confirmed on the wrong side of
+    /// a double peak (every crossing a step, or every other) does not stay there. Hysteresis keeps it
+    /// from flipping: halving needs the signal to repeat clearly after half the current period.
+    private mutating func relock(at time: Double) {
+        guard stepPeriod > 0 else { return }
+        let half = stepPeriod / 2
+        if half >= settings.minimumStepInterval,
+            periodicity.autocorrelation(lag: half) >= settings.harmonicCorrelation + 0.2,
+            periodicity.autocorrelation(lag: stepPeriod) >= settings.minimumStrideRegularity,
+            periodicity.stepPeriod(
+                crossingPeriod: half,
+                longestStep: settings.longestStepPeriod,
+                harmonicCorrelation: settings.harmonicCorrelation,
+                strideRegularity: settings.minimumStrideRegularity
+            ) == half
+        {
+            stepPeriod = half
+            return
+        }
+        let doubled = periodicity.stepPeriod(
+            crossingPeriod: stepPeriod,
+            longestStep: settings.longestStepPeriod,
+            harmonicCorrelation: settings.harmonicCorrelation,
+            strideRegularity: settings.minimumStrideRegularity
+        )
+        if doubled > stepPeriod { stepPeriod = doubled }
     }
 
     /// Whether the recent motion looks like gait: enough of it vertical, and repeating stride to stride.
@@ -323,43 +429,40 @@ public struct StepDetector: Sendable {
             && regularity(stepPeriod: period) >= settings.minimumStrideRegularity
     }
 
-    /// The larger of the autocorrelations at one step and at one stride: a phone on the body's midline
-    /// repeats every step, one in a trouser pocket or a swinging hand only every stride.
+    /// The larger of the autocorrelations at one step and at one stride (`GaitPeriodicity.regularity`).
     public func regularity(stepPeriod: Double) -> Double {
-        max(autocorrelation(lag: stepPeriod), autocorrelation(lag: 2 * stepPeriod))
+        periodicity.regularity(stepPeriod: stepPeriod)
     }
 
     /// Normalised autocorrelation of the recent filtered magnitude at a lag in s (−1…1).
     public func autocorrelation(lag seconds: Double) -> Double {
-        let lag = Int((seconds * Self.historyRate).rounded())
-        let n = historyFilled - lag
-        guard lag > 0, n >= lag / 2 else { return 0 }
-        var xy = 0.0
-        var xx = 0.0
-        var yy = 0.0
-        let count = history.count
-        // The newest sample sits just before `historyNext`.
-        for i in 0..<n {
-            let a = history[(historyNext - 1 - i + 2 * count) % count]
-            let b = history[(historyNext - 1 - i - lag + 2 * count) % count]
-            xy += a * b
-            xx += a * a
-            yy += b * b
-        }
-        let d = (xx * yy).squareRoot()
-        return d > 0 ? xy / d : 0
+        periodicity.autocorrelation(lag: seconds)
     }
 
-    private func isRegular() -> Bool {
-        guard pendingCount > 1 else { return true }
+    /// Whether the pending crossings from index `start` on come at a steady rate: their intervals, or the
+    /// sums of consecutive pairs (double peaks alternate a short and a long interval), agree within
+    /// `maximumIntervalRatio` and none exceeds `maximumStepInterval`.
+    private func isRegular(from start: Int) -> Bool {
+        guard pendingCount - start > 1 else { return true }
         var shortest = Double.infinity
         var longest = 0.0
-        for i in 1..<pendingCount {
+        for i in (start + 1)..<pendingCount {
             let d = pending[i] - pending[i - 1]
             shortest = min(shortest, d)
             longest = max(longest, d)
         }
-        return longest <= settings.maximumStepInterval && longest <= settings.maximumIntervalRatio * shortest
+        guard longest <= settings.maximumStepInterval else { return false }
+        if longest <= settings.maximumIntervalRatio * shortest { return true }
+        guard pendingCount - start > 2 else { return false }
+        var shortestPair = Double.infinity
+        var longestPair = 0.0
+        for i in (start + 2)..<pendingCount {
+            let d = pending[i] - pending[i - 2]
+            shortestPair = min(shortestPair, d)
+            longestPair = max(longestPair, d)
+        }
+        return longestPair <= settings.maximumIntervalRatio * shortestPair
+            && longestPair <= settings.longestStepPeriod
     }
 
     private mutating func count(_ n: Int, lastAt time: Double, into out: inout Update) {

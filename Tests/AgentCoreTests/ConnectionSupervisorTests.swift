@@ -36,7 +36,8 @@ import Testing
             connected == [
                 .writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil),
                 .log(.info, "connected to the broker (session present: false)"),
-                .subscribeControl, .publishBirth, .setPublisherConnected(true), .reportConnected,
+                .subscribeControl, .publishBirth, .probeDesiredState, .setPublisherConnected(true),
+                .reportConnected,
             ]
         )
         #expect(supervisor.phase == .connected)

@@ -106,6 +106,19 @@ import Testing
         }
     }
 
+    @Test func applyingTheConfigurationInForceAgainReconfiguresNothing() throws {
+        let f = try fixture()
+        var configuration = AgentConfiguration()
+        configuration.streams[.gyroscope]?.rateHz = 250
+        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        let plans = f.source.count
+        #expect(try f.controller.applyReloaded(configuration) == [])
+        #expect(f.source.count == plans, "the same configuration was planned and applied to the hardware again")
+        configuration.streams[.gyroscope]?.rateHz = 200
+        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        #expect(f.source.count == plans + 1)
+    }
+
     @Test func reloadsAndCommandsRacingLeaveTheNewestPlanAppliedLast() async throws {
         let f = try fixture()
         let outcomes = Mutex<[ReloadOutcome]>([])

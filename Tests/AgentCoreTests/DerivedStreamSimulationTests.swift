@@ -137,4 +137,23 @@ import Testing
             #expect(last[flag] as? Bool == true, "\(scenario): \(last)")
         }
     }
+
+    @Test func pedometerAndActivityShareOneDetector() {
+        // Both streams read one detector: it runs once per sample (a second run of the same sample would be
+        // a zero interval, which restarts its filters), so the shared count equals the pedometer's and the
+        // activity follows the same walk.
+        let gait = SharedGait()
+        let settings = StreamSettings(enabled: true, rateHz: 1, qos: 1, retain: true)
+        let pedometer = PedometerStream(settings: settings, userHeightM: 1.75, eventsTopicID: 2, gait: gait)
+        let activity = ActivityStream(settings: settings, gait: gait)
+        let r = run(.walking, seconds: 90, streams: [pedometer, activity], rates: all)
+        let counted = r.messages.last { $0.topic == 0 }?.json["numberOfSteps"] as? Int ?? -1
+        #expect(pedometer.pedometer.numberOfSteps == gait.stepCount)
+        #expect(
+            abs(Double(counted - r.truth.steps)) <= 0.05 * Double(r.truth.steps),
+            "counted \(counted) of \(r.truth.steps)"
+        )
+        let last = r.messages.last { $0.topic == 1 }?.json ?? [:]
+        #expect(last["walking"] as? Bool == true, "\(last)")
+    }
 }

@@ -395,6 +395,44 @@ import Testing
                         as? Double == 10
             }
         }
+
+        // A group desired document published centrally reaches the device through the bridge…
+        let setting = try await Self.run(
+            AgentProcess.executable,
+            [
+                "fleet", "set", "--port", "\(central.port)", "--group", "site-1", "streams.gyroscope.rate_hz=20",
+                "--wait", "15",
+            ],
+            timeout: 30
+        )
+        #expect(setting.code == 0, "\(setting.output)\(setting.errors)\n\(edge.log)")
+        // …and stays retained on the edge broker: a restarted agent finds it there (its probe after subscribing
+        // would otherwise remove the layer as cleared).
+        agent.runner.terminate()
+        #expect(await agent.runner.waitForExit(timeout: 15) == 0)
+        let restarted = try AgentProcess(
+            config: try String(contentsOfFile: agent.configPath, encoding: .utf8),
+            directory: agent.directory
+        )
+        defer { restarted.runner.kill() }
+        let births = subscriber.messages.count
+        try await subscriber.waitUntil(timeout: 20, "the restarted agent's birth") { messages in
+            messages.dropFirst(births).contains {
+                $0.topic == "motion/bridged-1/status" && payloadJSON($0)["state"] as? String == "online"
+            }
+        }
+        // The probe went out right after the birth; a command sent now is handled after it.
+        let (pingAfter, pong) = try await ctl(["--device", "bridged-1", "ping"])
+        #expect(pingAfter == 0, "\(pong)")
+        #expect(!restarted.runner.standardError.contains("the broker retains no"), "\(restarted.runner.standardError)")
+        let reread = try await TestSubscriber(broker: central, filters: ["motion/bridged-1/status"])
+        try await reread.waitFor(count: 1, timeout: 10)
+        let status = reread.messages.last.map(payloadJSON) ?? [:]
+        #expect(
+            (status["configuration"] as? [String: Any])?["desired"] as? [String: Int] == ["group site-1": 1],
+            "\(status)"
+        )
+        await reread.close()
         await subscriber.close()
     }
 }

@@ -84,18 +84,44 @@ import Testing
         #expect(await second.runner.waitForExit(timeout: 15) == 0)
         await status.close()
 
-        // A broker that has never heard of the fleet's documents: the device runs what it kept.
-        let empty = try await MosquittoBroker.started()
-        let statusOnEmpty = try await TestSubscriber(broker: empty, filters: ["motion/e2e-new/status"])
+        // The broker down at boot: the device runs the desired state it kept until a broker answers.
+        let late = try MosquittoBroker()
         let third = try AgentProcess(
-            config: AgentProcess.config(device: "e2e-new", port: empty.port),
+            config: AgentProcess.config(device: "e2e-new", port: late.port),
             directory: first.directory
         )
         defer { third.runner.kill() }
-        try await statusOnEmpty.waitFor(count: 1, timeout: 20)
-        let kept = Self.lastBirth(statusOnEmpty)
-        #expect(Self.setting(kept, "streams.accelerometer.rate_hz") == ("20", "fleet v2"))
-        await statusOnEmpty.close()
+        #expect(
+            await third.runner.waitForOutput(containing: "desired state kept from the last run: fleet v2", timeout: 20),
+            "\(third.runner.standardError)"
+        )
+        #expect(await third.runner.waitForOutput(containing: "retrying in", timeout: 20), "it tried the broker")
+        third.runner.terminate()
+        #expect(await third.runner.waitForExit(timeout: 15) == 0)
+
+        // The operator removes the fleet layer while the device is away: the broker then retains nothing on
+        // the topic, and the device notices at its next connection (the probe after subscribing).
+        try await Self.publishRetained(broker, "motion/fleet/desired", "")
+        let fourth = try AgentProcess(
+            config: AgentProcess.config(device: "e2e-new", port: broker.port),
+            directory: first.directory
+        )
+        defer { fourth.runner.kill() }
+        #expect(
+            await fourth.runner.waitForOutput(
+                containing:
+                    "the broker retains no fleet desired document on motion/fleet/desired any more: v2 was cleared while this device was away",
+                timeout: 20
+            ),
+            "\(fourth.runner.standardError)"
+        )
+        let cleared = try await TestSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        try await cleared.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return last["state"] as? String == "online" && Self.desired(last).isEmpty
+        }
+        #expect(Self.setting(Self.lastBirth(cleared), "streams.accelerometer.rate_hz").source == "config.yaml")
+        await cleared.close()
     }
 
     @Test func layersCombinePerKeyAndTheLastWriterOfEachKeyWins() async throws {
@@ -189,18 +215,86 @@ import Testing
         #expect(Self.setting(birth, "streams.magnetometer.rate_hz").source == "config.yaml")
         #expect(Self.desired(birth) == ["device": 3])
 
-        // Older than the one in force: ignored, and v3 stays.
-        let before = status.messages.count
+        // Older than the one in force: ignored and reported, and v3 stays.
         try await Self.publishRetained(broker, topic, #"{"version": 2, "streams": {"gyroscope": {"rate_hz": 10}}}"#)
-        try await Task.sleep(for: .seconds(1))
+        try await status.waitUntil(timeout: 20, "the ignored document in the status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return (last["configuration"] as? [String: Any])?["ignored"] != nil
+        }
         birth = Self.lastBirth(status)
+        let ignored = try #require((birth["configuration"] as? [String: Any])?["ignored"] as? [String: Any])
+        #expect(ignored["layer"] as? String == "device")
+        #expect(ignored["version"] as? Int == 2)
+        #expect((ignored["reason"] as? String)?.contains("older than v3 in force") == true)
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v3"))
-        #expect(status.messages.count == before, "an ignored document changes nothing to report")
+        #expect(Self.desired(birth) == ["device": 3])
 
         // A cleared retained document removes the layer: config.yaml's value again.
         try await Self.publishRetained(broker, topic, "")
         try await Self.waitFor(status, "streams.gyroscope.rate_hz", "50")
         #expect(Self.desired(Self.lastBirth(status)) == [:])
+        await status.close()
+    }
+
+    /// With control.hmac_key_file set, a desired document must be signed like a command: an unsigned one is
+    /// refused whole and reported, the version in force stays, and `fleet set --hmac-key-file` is applied.
+    @Test func anUnsignedDocumentIsRefusedWhenSigningIsOnAndASignedOneApplies() async throws {
+        let broker = try await MosquittoBroker.started()
+        let directory = NSTemporaryDirectory() + "motion-agent-e2e-signed-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let keyPath = directory + "/control.key"
+        try Data("desired-test-key-0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyPath))
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
+        let agent = try AgentProcess(
+            config: AgentProcess.config(
+                device: "e2e-signed",
+                port: broker.port,
+                extra: "control:\n  hmac_key_file: control.key\n"
+            ),
+            directory: directory
+        )
+        defer { agent.runner.kill() }
+        try await status.waitFor(count: 1, timeout: 20)
+
+        var (code, output) = try await Self.fleet(
+            broker,
+            [
+                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=25", "--wait",
+                "20",
+            ]
+        )
+        #expect(code == 0, "\(output)")
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "25")
+        #expect(Self.setting(Self.lastBirth(status), "streams.gyroscope.rate_hz").source == "device v1")
+
+        // Unsigned, with a higher version: refused whole, with the reason, and v1 stays in force.
+        try await Self.publishRetained(
+            broker,
+            "motion/e2e-signed/desired",
+            #"{"version": 2, "streams": {"gyroscope": {"rate_hz": 10}}}"#
+        )
+        try await status.waitUntil(timeout: 20, "the refusal in the status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return (last["configuration"] as? [String: Any])?["refused"] != nil
+        }
+        let birth = Self.lastBirth(status)
+        let refused = try #require((birth["configuration"] as? [String: Any])?["refused"] as? [String: Any])
+        #expect(refused["layer"] as? String == "device")
+        #expect((refused["reason"] as? String)?.contains("is not signed") == true, "\(refused)")
+        #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v1"))
+        #expect(Self.desired(birth) == ["device": 1])
+
+        // The operator's tool signs: the next version applies over the refused one.
+        (code, output) = try await Self.fleet(
+            broker,
+            [
+                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=20", "--wait",
+                "20",
+            ]
+        )
+        #expect(code == 0, "\(output)")
+        try await Self.waitFor(status, "streams.gyroscope.rate_hz", "20")
+        #expect(Self.desired(Self.lastBirth(status)) == ["device": 3])
         await status.close()
     }
 

@@ -41,7 +41,15 @@ import Testing
         let options: BrokerConnectOptions
 
         init(_ broker: MosquittoBroker, device: String) async throws {
-            options = broker.connectOptions(clientID: "rel-sub-\(device)", cleanSession: false)
+            try await self.init(
+                options: broker.connectOptions(clientID: "rel-sub-\(device)", cleanSession: false),
+                device: device
+            )
+        }
+
+        /// With `options` of any broker (a RabbitMQ node) and their client id and session.
+        init(options: BrokerConnectOptions, device: String) async throws {
+            self.options = options
             subscriber = try await TestSubscriber(
                 options: options,
                 filters: ["motion/\(device)/accelerometer", "motion/\(device)/status"],

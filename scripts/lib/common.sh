@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv rabbitmq-server)
 
 log() { printf '\033[1m[motion-agent]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[motion-agent] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -26,7 +26,22 @@ ensure_debs() {
         $sudo apt-get update -qq || die "apt-get update failed: check the network and /etc/apt/sources.list"
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
             || die "apt-get install ${missing[*]} failed: see the messages above"
+        case " ${missing[*]} " in *" rabbitmq-server "*) quiet_system_rabbitmq "$sudo" ;; esac
     fi
+}
+
+# The tests start their own RabbitMQ nodes on 127.0.0.1 (Tests/TestSupport/RabbitMQCluster.swift). The package
+# starts a system instance where services may start (AMQP on every interface) and its postinst leaves an epmd on
+# 0.0.0.0:4369: stop both, right after installing, so nothing listens beyond loopback.
+quiet_system_rabbitmq() {
+    local sudo="$1"
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet rabbitmq-server 2>/dev/null; then
+        $sudo systemctl stop rabbitmq-server || true
+        $sudo systemctl disable --quiet rabbitmq-server 2>/dev/null || true
+    elif command -v invoke-rc.d >/dev/null 2>&1; then
+        $sudo invoke-rc.d rabbitmq-server stop >/dev/null 2>&1 || true
+    fi
+    command -v epmd >/dev/null 2>&1 && { $sudo epmd -kill >/dev/null 2>&1 || true; }
 }
 
 # The Python packages (from PyPI) of the reference client's tests (clients/python) and of the schema checker the

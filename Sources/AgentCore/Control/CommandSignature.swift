@@ -77,7 +77,7 @@ public struct CommandSignature: Sendable {
             return .failure(
                 Self.unauthorized(
                     claimedID,
-                    "\(what) is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE)"
+                    "\(what) is not signed: this device accepts only signed envelopes {\"signed\": \"<base64 command>\", \"signature\": \"<hex HMAC-SHA256>\"} — sign it with the fleet's key (motion-agent ctl --hmac-key-file FILE for commands, motion-agent fleet set --hmac-key-file FILE for desired documents)"
                 )
             )
         }

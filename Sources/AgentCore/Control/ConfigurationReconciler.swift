@@ -13,6 +13,7 @@ public final class ConfigurationReconciler: Sendable {
     private struct State {
         var layers: ConfigurationLayers
         var refused: ConfigurationStatus.Refusal?
+        var ignored: ConfigurationStatus.Refusal?
     }
 
     /// What became of a desired document.
@@ -58,6 +59,11 @@ public final class ConfigurationReconciler: Sendable {
                 "desired state kept from the last run: \(applied.isEmpty ? "no documents" : applied.joined(separator: ", ")); \(layers.overrides.count) command override(s)"
             )
         }
+    }
+
+    /// The layers with a desired document in force, and its version.
+    public var documentVersions: [ConfigurationLayer: Int] {
+        state.withLock { $0.layers.documents.mapValues(\.version) }
     }
 
     /// The configuration to run: config.yaml with every layer on top.
@@ -171,9 +177,11 @@ public final class ConfigurationReconciler: Sendable {
                 ? "" : "; it supersedes the command overrides of \(superseded.joined(separator: ", "))"
             logger.notice("\(layer) desired state \(what) from \(topic)\(supersedes)")
         case .stale(let version, let inForce):
-            logger.warning(
-                "\(layer) desired state v\(version) from \(topic) is older than v\(inForce) in force: ignored (publish a higher version)"
-            )
+            let reason = "v\(version) is older than v\(inForce) in force: ignored (publish a version above \(inForce))"
+            logger.warning("\(layer) desired state from \(topic): \(reason)")
+            state.withLock {
+                $0.ignored = ConfigurationStatus.Refusal(layer: "\(layer)", version: version, reason: reason, time: now)
+            }
         case .unchanged, .refused:
             break
         }
@@ -200,6 +208,7 @@ public final class ConfigurationReconciler: Sendable {
                 groups: s.layers.base.control.groups,
                 desired: desired,
                 refused: s.refused,
+                ignored: s.ignored,
                 settings: settings
             )
         }

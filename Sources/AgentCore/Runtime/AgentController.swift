@@ -130,9 +130,10 @@ public final class AgentController: Sendable {
         if frameChanged {
             _ = try setReferenceFrameLocked(configuration.deviceMotion.referenceFrame)
             if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
-        } else {
+        } else if !changed.isEmpty {
             try replan()
         }
+        // Nothing a plan depends on changed: the sensors and streams keep running untouched.
         return changed
     }
 

@@ -71,6 +71,12 @@ extension AgentMetrics {
         )
         family("connection_failures_total", "counter", "Failed connection attempts.", String(connection.failures))
         family(
+            "failovers_total",
+            "counter",
+            "Moves to the next broker of mqtt.servers.",
+            String(connection.failovers ?? 0)
+        )
+        family(
             "inbound_dropped_total",
             "counter",
             "Inbound messages dropped because the agent could not keep up (a control-topic flood).",

@@ -38,6 +38,10 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var failures: UInt64
         /// Inbound messages dropped because the agent could not keep up with them (a control-topic flood).
         public var inboundDropped: UInt64
+        /// `host:port` of the broker in use (or tried next).
+        public var server: String?
+        /// Moves to the next server of `mqtt.servers`.
+        public var failovers: UInt64?
     }
 
     public struct Process: Sendable, Codable, Equatable {
@@ -100,7 +104,9 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             connected: connected,
             reconnects: connections.reconnects,
             failures: connections.connectionFailures,
-            inboundDropped: connections.inboundDropped
+            inboundDropped: connections.inboundDropped,
+            server: connections.link?.server,
+            failovers: connections.link.map { UInt64($0.failovers) }
         )
         self.process = process
         devices = counters.devices

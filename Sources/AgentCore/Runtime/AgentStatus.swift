@@ -126,6 +126,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
     /// Each runtime setting's effective value and source, the desired versions in force, the last refused
     /// document; absent from the will.
     public var configuration: ConfigurationStatus?
+    /// The broker in use, its protocol and the failovers so far; absent from the will.
+    public var broker: BrokerLink?
 
     /// What the hardware made of the requested settings, per key path: `clamped by hardware to 100 Hz` where a
     /// running stream delivers another rate than it was asked for.

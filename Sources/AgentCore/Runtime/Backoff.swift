@@ -1,24 +1,39 @@
-/// Jittered exponential back-off for reconnects: the n-th wait is uniformly drawn from
-/// [½·d, d] with d = min(cap, base·2ⁿ), so a fleet that lost the same broker does not come back in lockstep.
+/// Jittered exponential back-off for reconnects: the n-th wait is uniformly drawn from a window that grows
+/// with d = min(cap, base·2ⁿ), so a fleet that lost the same broker does not come back in lockstep.
 public struct Backoff: Sendable {
+    public enum Jitter: String, Sendable, Equatable, CaseIterable {
+        /// [½·d, d]: never sooner than half the window, so the first retries of a fleet still bunch up.
+        case equal
+        /// [0, d] ("full jitter", Brooker 2015): the widest spread of a fleet's attempts over the window.
+        case full
+    }
+
     public let base: Double
     public let cap: Double
+    public let jitter: Jitter
     public private(set) var attempt = 0
     private var random: SplitMix64
 
-    public init(base: Double, cap: Double, seed: UInt64) {
+    public init(base: Double, cap: Double, seed: UInt64, jitter: Jitter = .equal) {
         self.base = max(0.01, base)
         self.cap = max(self.base, cap)
+        self.jitter = jitter
         random = SplitMix64(seed: seed)
     }
+
+    /// A uniform draw in [0, 1), for choices that share the back-off's seed (the first server).
+    public mutating func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
 
     /// The next wait, seconds.
     public mutating func next() -> Double {
         let exponent = min(attempt, 30)
         attempt += 1
         let d = min(cap, base * Double(1 << exponent))
-        let unit = Double(random.next() >> 11) / Double(1 << 53)
-        return d * (0.5 + 0.5 * unit)
+        let unit = unit()
+        switch jitter {
+        case .equal: return d * (0.5 + 0.5 * unit)
+        case .full: return d * unit
+        }
     }
 
     public mutating func reset() { attempt = 0 }

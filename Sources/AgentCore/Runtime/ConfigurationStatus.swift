@@ -1,6 +1,6 @@
 /// Why the device runs what it runs, in the retained status (birth, goodbye, the `status` reply): every runtime
 /// setting with its effective value and source, the desired versions in force per layer, and the last document
-/// that was refused. `motion-agent fleet status` reads it; `check-config --explain` prints the same table.
+/// that was refused or ignored as older. `motion-agent fleet status` reads it; `check-config --explain` prints the same table.
 public struct ConfigurationStatus: Sendable, Codable, Equatable {
     public struct Setting: Sendable, Codable, Equatable {
         /// As config.yaml writes it (`100`, `true`, `binary`).
@@ -27,6 +27,8 @@ public struct ConfigurationStatus: Sendable, Codable, Equatable {
     /// Layer (`fleet`, `group lab`, `device`) → the version in force.
     public var desired: [String: Int]
     public var refused: Refusal?
+    /// The last desired document ignored because its version was below the one in force.
+    public var ignored: Refusal?
     /// Runtime key path (`streams.accelerometer.rate_hz`) → its effective value and source.
     public var settings: [String: Setting]
 }

@@ -134,7 +134,7 @@ public struct AgentBuilder {
             deviceID: configuration.device.id,
             settings: controlSettings,
             clockSynchronized: { host.isClockSynchronized() },
-            statusDocument: { [controller, outbox, publisher] in
+            statusDocument: { [controller, outbox, publisher, operations] in
                 AgentContext.composeStatus(
                     state: .online,
                     reason: nil,
@@ -142,12 +142,14 @@ public struct AgentBuilder {
                     controller: controller,
                     outbox: outbox,
                     publisher: publisher,
-                    configuration: reconciler.status(notes:)
+                    configuration: reconciler.status(notes:),
+                    broker: operations.connections.link
                 )
             },
             reloadConfiguration: { [controller, reconciler, configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
+            inboundDropped: { [operations] in operations.connections.inboundDropped },
             logger: logger
         )
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -182,7 +184,7 @@ public struct AgentBuilder {
             // device that was offline or is new converges on its first connection.
             controlTopics: [topics.control, configuration.control.fleetTopic]
                 + configuration.control.groups.map { TopicScheme.groupControl($0) }
-                + desiredTopics.keys.sorted(),
+                + desiredTopics.keys.sorted() + [topics.desiredProbe],
             bootCount: bootCount,
             inbox: ControlInbox(counters: operations.connections),
             deviceFaults: deviceFaults.stream

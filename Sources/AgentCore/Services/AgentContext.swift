@@ -94,7 +94,8 @@ final class AgentContext: Sendable {
             controller: controller,
             outbox: outbox,
             publisher: publisher,
-            configuration: control.configurationStatus(notes:)
+            configuration: control.configurationStatus(notes:),
+            broker: operations.connections.link
         )
     }
 
@@ -107,11 +108,13 @@ final class AgentContext: Sendable {
         controller: AgentController,
         outbox: Outbox,
         publisher: OutboxPublisher,
-        configuration: (_ notes: [String: String]) -> ConfigurationStatus
+        configuration: (_ notes: [String: String]) -> ConfigurationStatus,
+        broker: BrokerLink? = nil
     ) -> AgentStatus {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
         status.configuration = configuration(status.hardwareNotes)
+        status.broker = broker
         return status
     }
 
@@ -135,12 +138,17 @@ final class AgentContext: Sendable {
         }
     }
 
-    func writeHealth(_ state: HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?) {
-        let mqtt = configuration.mqtt
+    func writeHealth(
+        _ state: HealthDocument.State,
+        broker: String? = nil,
+        lastError: String?,
+        failures: Int,
+        retryIn: Double?
+    ) {
         let now = WallClock.realtimeNow()
         let document = HealthDocument(
             state: state,
-            broker: "\(mqtt.host):\(mqtt.port)",
+            broker: broker ?? operations.connections.link?.server ?? configuration.mqtt.endpoints[0].description,
             lastError: lastError,
             consecutiveFailures: failures,
             nextRetryTime: retryIn.map { now + $0 },
@@ -164,14 +172,15 @@ final class AgentContext: Sendable {
             host: mqtt.host,
             port: mqtt.port,
             clientID: configuration.resolvedClientID,
-            protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311,
+            protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
             keepaliveSeconds: mqtt.keepalive,
             cleanSession: mqtt.cleanSession,
             username: mqtt.username,
             password: password,
             tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
             will: BrokerWill(topic: topics.status, payload: Array(willBytes), qos: 1, retain: true),
-            maxInflightMessages: mqtt.maxInflight
+            maxInflightMessages: mqtt.maxInflight,
+            sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
         )
     }
 

@@ -3,8 +3,9 @@ import Foundation
 import Logging
 
 /// The connection's decisions, and nothing else: which act follows each connection event. Birth after every
-/// CONNACK; after a failure or a loss a jittered exponential back-off (a long one for refused credentials);
-/// at shutdown the goodbye and the disconnect, and no reconnect after that. It does no I/O and never sleeps:
+/// CONNACK; after a failure or a loss a jittered exponential back-off (a long one for refused credentials)
+/// and, with several servers, the next server; with `mqtt.protocol: auto`, MQTT 3.1.1 for a server that
+/// refused MQTT 5; at shutdown the goodbye and the disconnect, and no reconnect after that. It does no I/O and never sleeps:
 /// it reads the injected clock and returns actions, which `ConnectionSupervisorService` performs — so tests
 /// drive it with a manual clock.
 public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Duration {
@@ -13,6 +14,8 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         case start
         case connected(sessionPresent: Bool)
         case connectFailed(reason: String, isAuthorization: Bool)
+        /// The server answered the CONNECT with "unsupported protocol version".
+        case protocolRefused(reason: String)
         case disconnected(reason: String, expected: Bool)
         /// A `wait` deadline may have passed (early ticks are ignored).
         case tick
@@ -21,13 +24,16 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     }
 
     public enum Action: Sendable, Equatable {
-        /// Start one connection attempt.
+        /// Start one connection attempt, to `server` with `protocolVersion`.
         case connect
         case writeHealth(HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?)
         case log(Logger.Level, String)
         /// The retained online status, first after CONNACK.
         case publishBirth
         case subscribeControl
+        /// The probe that marks the end of the retained desired documents (`ControlPlane.beginDesiredSnapshot`);
+        /// after the birth, so the birth shows the state the device ran while it was away.
+        case probeDesiredState
         case setPublisherConnected(Bool)
         /// Count the connection and announce what follows one (Home Assistant discovery).
         case reportConnected
@@ -51,19 +57,49 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     public private(set) var phase = Phase.idle
     /// Attempts that failed since the last CONNACK.
     public private(set) var failures = 0
+    /// The servers' names (`host:port`), in failover order.
+    public let servers: [String]
+    /// The server the current or next attempt goes to, an index into `servers`.
+    public private(set) var server: Int
+    /// Moves to the next server so far.
+    public private(set) var failovers = 0
+    /// Per server: the protocol the next attempt speaks.
+    private var protocols: [MQTTProtocolVersion]
+    /// Per server: fell back to MQTT 3.1.1 and no CONNACK has confirmed it yet.
+    private var unconfirmedFallback: [Bool]
+    private let protocolFallback: Bool
     private var backoff: Backoff
     private let clock: C
 
-    public init(clock: C, backoff: Backoff) {
+    /// - Parameters:
+    ///   - servers: at least one; the first attempt goes to `servers[firstServer]`.
+    ///   - protocolVersion: the first protocol tried on every server.
+    ///   - protocolFallback: a server that refuses MQTT 5 is retried, at once, with MQTT 3.1.1.
+    public init(
+        clock: C,
+        backoff: Backoff,
+        servers: [String] = ["the broker"],
+        firstServer: Int = 0,
+        protocolVersion: MQTTProtocolVersion = .v5,
+        protocolFallback: Bool = false
+    ) {
         self.clock = clock
         self.backoff = backoff
+        self.servers = servers.isEmpty ? ["the broker"] : servers
+        server = min(max(0, firstServer), self.servers.count - 1)
+        protocols = Array(repeating: protocolVersion, count: self.servers.count)
+        unconfirmedFallback = Array(repeating: false, count: self.servers.count)
+        self.protocolFallback = protocolFallback
     }
+
+    /// The protocol the current or next attempt speaks.
+    public var protocolVersion: MQTTProtocolVersion { protocols[server] }
 
     public mutating func handle(_ event: Event) -> [Action] {
         if phase == .stopped {
             // After the goodbye only the end of the connection matters, and it is not followed by a retry.
             switch event {
-            case .connected, .connectFailed, .disconnected: return [.setPublisherConnected(false)]
+            case .connected, .connectFailed, .protocolRefused, .disconnected: return [.setPublisherConnected(false)]
             case .start, .tick, .shutdown: return []
             }
         }
@@ -74,22 +110,43 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
             return [.writeHealth(.connecting, lastError: nil, failures: 0, retryIn: nil), .connect]
         case .connected(let sessionPresent):
             phase = .connected
+            unconfirmedFallback[server] = false
             backoff.reset()
             failures = 0
+            let named = servers.count > 1 ? " \(servers[server])" : ""
             return [
                 .writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil),
-                .log(.info, "connected to the broker (session present: \(sessionPresent))"),
+                .log(.info, "connected to the broker\(named) (session present: \(sessionPresent))"),
                 // Subscribed before the birth: whoever acts on the birth finds the device listening (the
                 // broker handles one client's packets in order).
                 .subscribeControl,
                 .publishBirth,
+                .probeDesiredState,
                 .setPublisherConnected(true),
                 .reportConnected,
+            ]
+        case .protocolRefused(let reason):
+            guard protocolFallback, protocols[server] == .v5 else {
+                return handle(.connectFailed(reason: reason, isAuthorization: false))
+            }
+            // Not a failure of the server: it speaks the older protocol. Ask again at once, in that one.
+            protocols[server] = .v311
+            unconfirmedFallback[server] = true
+            phase = .connecting
+            return [
+                .log(
+                    .warning,
+                    "\(servers[server]) refused MQTT 5 (\(reason)) — speaking MQTT 3.1.1 to it from now on "
+                        + "(mqtt.protocol: auto): no message expiry, response topics or reason codes there"
+                ),
+                .connect,
             ]
         case .connectFailed(let reason, let isAuthorization):
             // Refused credentials will not fix themselves in a second: wait long, and say so.
             let delay = isAuthorization ? max(60, backoff.next()) : backoff.next()
             failures += 1
+            revertUnconfirmedFallback()
+            let next = failOver()
             // The reason names the fix already (MosquittoReasons: the user, the password file, the client id).
             return [
                 .reportConnectFailed,
@@ -100,7 +157,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
                     failures: failures,
                     retryIn: delay
                 ),
-                .log(.error, "\(reason) — retrying in \(Self.seconds(delay)) s"),
+                .log(.error, "\(reason) — \(next ?? "retrying") in \(Self.seconds(delay)) s"),
                 wait(delay),
             ]
         case .disconnected(let reason, let expected):
@@ -109,6 +166,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
                 return [.setPublisherConnected(false)]
             }
             let delay = backoff.next()
+            let next = failOver()
             return [
                 .setPublisherConnected(false),
                 .writeHealth(
@@ -117,7 +175,10 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
                     failures: failures,
                     retryIn: delay
                 ),
-                .log(.warning, "connection to the broker lost: \(reason) — reconnecting in \(Self.seconds(delay)) s"),
+                .log(
+                    .warning,
+                    "connection to the broker lost: \(reason) — \(next ?? "reconnecting") in \(Self.seconds(delay)) s"
+                ),
                 wait(delay),
             ]
         case .tick:
@@ -129,6 +190,22 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
             phase = .stopped
             return wasConnected ? [.publishGoodbye, .disconnect] : [.disconnect]
         }
+    }
+
+    /// A server that refused MQTT 5 and then failed the 3.1.1 attempt too may have been restarting rather than
+    /// old: the next attempt to it speaks MQTT 5 again.
+    private mutating func revertUnconfirmedFallback() {
+        guard unconfirmedFallback[server] else { return }
+        unconfirmedFallback[server] = false
+        protocols[server] = .v5
+    }
+
+    /// With several servers, moves to the next one and says so ("failing over to …"); nil with one.
+    private mutating func failOver() -> String? {
+        guard servers.count > 1 else { return nil }
+        server = (server + 1) % servers.count
+        failovers += 1
+        return "failing over to \(servers[server]) (failover \(failovers))"
     }
 
     private mutating func wait(_ seconds: Double) -> Action {

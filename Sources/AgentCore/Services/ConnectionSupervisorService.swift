@@ -16,28 +16,67 @@ final class ConnectionSupervisorService: Service {
 
     func run() async throws {
         guard let boot = await context.startup.bootCount() else { return }
-        let options = try context.connectOptions(bootCount: boot)
+        let baseOptions = try context.connectOptions(bootCount: boot)
         let logger = context.logger
-        logger.info("connecting to mqtt://\(options.host):\(options.port) as \(options.clientID)")
-
-        let clock = ContinuousClock()
         let configuration = context.configuration
+        let endpoints = configuration.mqtt.endpoints
+        // Seeded per device and per start (String hashing is seeded per process): a fleet that restarts
+        // together spreads its first servers and its retries.
+        var backoff = Backoff(
+            base: configuration.mqtt.reconnectMinDelay,
+            cap: configuration.mqtt.reconnectMaxDelay,
+            seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue),
+            jitter: configuration.mqtt.reconnectJitter == .equal ? .equal : .full
+        )
+        let firstServer = min(Int(backoff.unit() * Double(endpoints.count)), endpoints.count - 1)
+        let clock = ContinuousClock()
         var supervisor = Supervisor(
             clock: clock,
-            backoff: Backoff(
-                base: configuration.mqtt.reconnectMinDelay,
-                cap: configuration.mqtt.reconnectMaxDelay,
-                seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue)
-            )
+            backoff: backoff,
+            servers: endpoints.map(\.description),
+            firstServer: firstServer,
+            protocolVersion: configuration.mqtt.protocolVersion == .v311 ? .v311 : .v5,
+            protocolFallback: configuration.mqtt.protocolVersion == .auto
         )
+        if endpoints.count > 1 {
+            logger.info(
+                "\(endpoints.count) brokers in mqtt.servers: \(supervisor.servers.joined(separator: ", ")); starting at \(supervisor.servers[firstServer])"
+            )
+        }
+        logger.info("connecting to mqtt://\(supervisor.servers[firstServer]) as \(baseOptions.clientID)")
+        /// The options of the next attempt: the supervisor's server and protocol.
+        func nextOptions() -> BrokerConnectOptions {
+            var options = baseOptions
+            let endpoint = endpoints[supervisor.server]
+            options.host = endpoint.host
+            options.port = endpoint.port
+            options.protocolVersion = supervisor.protocolVersion
+            return options
+        }
+        func publishLink() {
+            context.operations.connections.use(
+                BrokerLink(
+                    server: supervisor.servers[supervisor.server],
+                    protocol: supervisor.protocolVersion.rawValue,
+                    failovers: supervisor.failovers
+                )
+            )
+        }
+        publishLink()
         let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
         let forwarder = Task { [broker = context.broker, inbox = context.inbox] in
             for await event in broker.events {
                 switch event {
                 case .message(let message): inbox.offer(message)
                 case .connected(let sessionPresent): feed.yield(.connected(sessionPresent: sessionPresent))
-                case .connectFailed(_, let reason, let isAuthorization):
-                    feed.yield(.connectFailed(reason: reason, isAuthorization: isAuthorization))
+                case .connectFailed(let code, let reason, let isAuthorization):
+                    // 0x84 Unsupported Protocol Version (MQTT 5), which libmosquitto also reports for a 3.1.1
+                    // broker's CONNACK 1 "unacceptable protocol version" to a version-5 CONNECT.
+                    if code == 0x84 {
+                        feed.yield(.protocolRefused(reason: reason))
+                    } else {
+                        feed.yield(.connectFailed(reason: reason, isAuthorization: isAuthorization))
+                    }
                 case .disconnected(let reason, let expected):
                     feed.yield(.disconnected(reason: reason, expected: expected))
                 }
@@ -45,6 +84,8 @@ final class ConnectionSupervisorService: Service {
         }
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
+        /// The current connection's desired-state probe, published after the birth.
+        var probe: [UInt8] = []
 
         /// Performs `actions`; returns true once the connection has been closed for good.
         func perform(_ actions: [Supervisor.Action]) async -> Bool {
@@ -52,19 +93,48 @@ final class ConnectionSupervisorService: Service {
             for action in actions {
                 switch action {
                 case .connect:
-                    try? context.broker.connect(options)
+                    publishLink()
+                    let options = nextOptions()
+                    do {
+                        try context.broker.connect(options)
+                    } catch {
+                        logger.error("cannot connect to \(options.host):\(options.port): \(error)")
+                    }
                 case .writeHealth(let state, let lastError, let failures, let retryIn):
-                    context.writeHealth(state, lastError: lastError, failures: failures, retryIn: retryIn)
+                    context.writeHealth(
+                        state,
+                        broker: supervisor.servers[supervisor.server],
+                        lastError: lastError,
+                        failures: failures,
+                        retryIn: retryIn
+                    )
                 case .log(let level, let message):
                     logger.log(level: level, "\(message)")
                 case .publishBirth:
                     context.publishCurrentStatus(state: .online, reason: nil)
                 case .subscribeControl:
+                    // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
+                    probe = context.control.beginDesiredSnapshot()
                     do {
                         try context.broker.subscribe(context.controlTopics, qos: 1)
                     } catch {
                         logger.error(
                             "cannot subscribe to the control topics \(context.controlTopics): \(error) — commands will not reach this device"
+                        )
+                    }
+                case .probeDesiredState:
+                    do {
+                        _ = try probe.withUnsafeBytes {
+                            try context.broker.publish(
+                                topic: context.topics.desiredProbe,
+                                payload: $0,
+                                qos: 1,
+                                retain: false
+                            )
+                        }
+                    } catch {
+                        logger.warning(
+                            "cannot publish the desired-state probe on \(context.topics.desiredProbe): \(error) — a desired layer cleared while this device was away stays in force until the next connection"
                         )
                     }
                 case .setPublisherConnected(let up):

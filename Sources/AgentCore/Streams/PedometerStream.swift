@@ -29,9 +29,12 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
     private var lastPublishedSteps = -1
     private var lastHeartbeat = -Double.infinity
     private var running = false
+    private let gait: SharedGait
 
-    public init(settings: StreamSettings, userHeightM: Double, eventsTopicID: Int) {
+    /// - Parameter gait: the step detector shared with the activity stream (one per catalog).
+    public init(settings: StreamSettings, userHeightM: Double, eventsTopicID: Int, gait: SharedGait = SharedGait()) {
         self.settings = settings
+        self.gait = gait
         var s = Pedometer.Settings.defaults
         s.userHeight = userHeightM
         pedometer = Pedometer(settings: s)
@@ -61,7 +64,7 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
 
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil || sample.pressureKPa != nil else { return }
-        if let event = pedometer.update(sample) {
+        if let event = pedometer.update(sample, gait: gait.reading(for: sample)) {
             eventSeq += 1
             let published = PedometerEvent(date: context.clock.wallTime(of: event.date), type: event.type)
             context.publish(

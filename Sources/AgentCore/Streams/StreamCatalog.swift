@@ -14,6 +14,8 @@ public struct StreamCatalog: Sendable {
     /// How far a magnetic heading can be trusted at the configured location (WMM's horizontal field);
     /// nil without a location, when the device judges from the field it measures.
     public let headingUsability: WorldMagneticModel.HeadingUsability?
+    /// The step detector the pedometer and activity streams made here share.
+    public let gait = SharedGait()
 
     public init(
         configuration: AgentConfiguration,
@@ -66,10 +68,11 @@ public struct StreamCatalog: Sendable {
             return PedometerStream(
                 settings: settings,
                 userHeightM: configuration.pedometer.userHeightM,
-                eventsTopicID: topicTable.id(for: topics.pedometerEvents)
+                eventsTopicID: topicTable.id(for: topics.pedometerEvents),
+                gait: gait
             )
         case .activity:
-            return ActivityStream(settings: settings)
+            return ActivityStream(settings: settings, gait: gait)
         case .altimeter:
             return AltimeterStream(
                 settings: settings,
