@@ -177,3 +177,30 @@ let package = Package(
         ),
     ]
 )
+
+// Coverage-guided fuzz targets (Fuzz/, scripts/fuzz.sh), one per parser. libFuzzer supplies `main`, so they link
+// only when built with `-sanitize=fuzzer -parse-as-library`; they join the package only when MOTION_AGENT_FUZZ
+// is set, which keeps them out of the normal build.
+if Context.environment["MOTION_AGENT_FUZZ"] != nil {
+    let fuzzTargets: [(String, [Target.Dependency])] = [
+        ("FuzzControl", ["AgentCore"]),
+        ("FuzzSignedControl", ["AgentCore"]),
+        ("FuzzConfigYAML", ["AgentConfig"]),
+        ("FuzzDesiredDocument", ["AgentConfig"]),
+        ("FuzzRecordingCSV", ["Recording"]),
+        ("FuzzBinaryBatch", ["MotionWire"]),
+        ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
+        ("FuzzDurableLog", ["AgentCore", .product(name: "Logging", package: "swift-log")]),
+    ]
+    package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: name,
+                dependencies: dependencies + ["CFuzzerDriver"],
+                path: "Fuzz/\(name)",
+                swiftSettings: strict
+            )
+        )
+    }
+}

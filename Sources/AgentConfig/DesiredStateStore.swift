@@ -73,7 +73,7 @@ public struct DesiredStateStore: Sendable {
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
             return
         }
-        try Data(payload).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile.write(payload, to: path)
     }
 
     /// Keeps the command overrides (an empty set deletes the file).
@@ -86,7 +86,7 @@ public struct DesiredStateStore: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try encoder.encode(overrides).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile.write(Array(encoder.encode(overrides)), to: path)
     }
 
     /// Round one saved every stream's settings after any command (`streams.json`), which pinned all of them

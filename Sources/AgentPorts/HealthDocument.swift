@@ -22,6 +22,9 @@ public struct HealthDocument: Sendable, Codable, Equatable {
     public var nextRetryTime: Double?
     /// When this document was written, seconds since 1970.
     public var time: Double
+    /// While the durable outbox cannot keep everything (its file system is full, a write fails): what is full,
+    /// what the agent does meanwhile, the fix. Absent when all is well.
+    public var storageProblem: String?
 
     public init(
         state: State,
@@ -29,7 +32,8 @@ public struct HealthDocument: Sendable, Codable, Equatable {
         lastError: String?,
         consecutiveFailures: Int,
         nextRetryTime: Double?,
-        time: Double
+        time: Double,
+        storageProblem: String? = nil
     ) {
         self.state = state
         self.broker = broker
@@ -37,5 +41,6 @@ public struct HealthDocument: Sendable, Codable, Equatable {
         self.consecutiveFailures = consecutiveFailures
         self.nextRetryTime = nextRetryTime
         self.time = time
+        self.storageProblem = storageProblem
     }
 }

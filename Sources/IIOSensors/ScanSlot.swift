@@ -32,8 +32,13 @@ struct ScanSlot {
         pollsRaw = handle.hasRaw
         let format = handle.isScanElement ? iio_channel_get_data_format(handle.pointer)?.pointee : nil
         if forBuffer {
+            // The kernel's invariant (realbits + shift ≤ storagebits, iio_chan_spec.scan_type) checked, not
+            // assumed: iio_channel_convert shifts and sign-extends by these numbers with memmove and memset,
+            // and a type that breaks it (a buggy driver, a remote iiod) made it write out of bounds
+            // (FuzzIIOScan found it: le:u6/8>>16).
             guard let format, [8, 16, 32, 64].contains(format.length),
-                Int(format.length / 8) * Int(max(format.repeat, 1)) <= ScanSlot.scratchBytes
+                Int(format.length / 8) * Int(max(format.repeat, 1)) <= ScanSlot.scratchBytes,
+                format.bits >= 1, UInt64(format.bits) + UInt64(format.shift) <= UInt64(format.length)
             else { return nil }
             bytes = Int(format.length / 8)
             isSigned = format.is_signed

@@ -13,7 +13,7 @@ public struct HealthFile: Sendable {
         path = stateDirectory + "/health.json"
     }
 
-    /// Replaces the file (write to a temporary name, rename); failures are returned, not thrown, because
+    /// Replaces the file (`AtomicFile`: temporary name, fsync, rename); failures are returned, not thrown, because
     /// health reporting must never stop the agent.
     @discardableResult
     public func write(_ document: Document) -> Error? {
@@ -21,7 +21,7 @@ public struct HealthFile: Sendable {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
             let data = try encoder.encode(document)
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try AtomicFile.write(Array(data), to: path)
             return nil
         } catch {
             return error

@@ -210,4 +210,51 @@ import Testing
         #expect(DurableLog.problem(topic: "t", payloadCount: DurableLog.maxPayloadBytes + 1) != nil)
         #expect(DurableLog.problem(topic: "t", payloadCount: DurableLog.maxPayloadBytes) == nil)
     }
+
+    /// A record whose seq is absurd but whose CRC holds (a corrupt block that happens to check out) is a corrupt
+    /// tail, not the log's newest record: before, the next seq overflowed and the log (so the agent) could not
+    /// start. Found by Fuzz/FuzzDurableLog (Fuzz/Corpus/FuzzDurableLog/regression-seq-overflow).
+    @Test func aRecordWithAnAbsurdSeqIsCutOffAndTheLogOpens() throws {
+        let dir = directory()
+        do {
+            let log = try open(dir)
+            for i in 1...3 { try append(log, i) }
+            log.close()
+        }
+        let topic = Array("motion/d/accelerometer".utf8)
+        var body: [UInt8] = []
+        withUnsafeBytes(of: UInt64.max.littleEndian) { body += $0 }
+        withUnsafeBytes(of: Self.now.littleEndian) { body += $0 }
+        body += [1, 0]
+        withUnsafeBytes(of: UInt16(topic.count).littleEndian) { body += $0 }
+        body += topic + Array("x".utf8)
+        var record: [UInt8] = []
+        withUnsafeBytes(of: UInt32(body.count).littleEndian) { record += $0 }
+        withUnsafeBytes(of: body.withUnsafeBytes { CRC32.checksum($0) }.littleEndian) { record += $0 }
+        record += body
+        let handle = try #require(FileHandle(forWritingAtPath: try segmentPath(dir)))
+        handle.seekToEndOfFile()
+        handle.write(Data(record))
+        handle.closeFile()
+
+        let log = try open(dir)
+        #expect(log.snapshot.truncatedBytes == UInt64(record.count))
+        #expect(try append(log, 4) == 4)
+        #expect(drain(log).map(value) == [1, 2, 3, 4])
+    }
+
+    /// The same for a cursor file that claims an absurd seq: ignored (at least once beats never starting).
+    @Test func aCursorBeyondAnySeqIsIgnoredAndTheLogOpens() throws {
+        let dir = directory()
+        do {
+            let log = try open(dir)
+            for i in 1...3 { try append(log, i) }
+            log.close()
+        }
+        try "\(UInt64.max)\n".write(toFile: dir + "/cursor", atomically: true, encoding: .utf8)
+        let log = try open(dir)
+        #expect(log.snapshot.cursor == 0)
+        #expect(try append(log, 4) == 4)
+        #expect(drain(log).map(value) == [1, 2, 3, 4])
+    }
 }

@@ -13,11 +13,21 @@ import Testing
     /// queue is full, and a millisecond every 1000 so the other tests' tasks get the shared threads: a
     /// publish never suspends).
     static func flood(_ client: MosquittoClient, topic: String, count: Int) async throws {
+        try await flood(client, topic: topic, count: count) { Array(#"{"id":"flood-\#($0)","command":"status"}"#.utf8) }
+    }
+
+    /// Publishes `count` payloads made by `payload(i)` on `topic` at QoS 0, as above.
+    static func flood(
+        _ client: MosquittoClient,
+        topic: String,
+        count: Int,
+        payload: (Int) -> [UInt8]
+    ) async throws {
         var sent = 0
         while sent < count {
-            let payload = Array(#"{"id":"flood-\#(sent)","command":"status"}"#.utf8)
+            let bytes = payload(sent)
             do {
-                _ = try payload.withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: 0, retain: false) }
+                _ = try bytes.withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: 0, retain: false) }
                 sent += 1
                 if sent % 1000 == 0 { try await Task.sleep(for: .milliseconds(1)) }
             } catch {
@@ -53,6 +63,7 @@ import Testing
         try flooder.connect(broker.connectOptions(clientID: "flooder"))
         #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
         let beforeFlood = subscriber.seqs(device).max() ?? 0
+        let rssBefore = Self.residentBytes(agent.runner.processIdentifier)
         try await Self.flood(flooder, topic: TopicScheme(root: "motion/\(device)").control, count: Self.floodCount)
         await flooder.disconnect(flushTimeout: 10)
         log.cancel()
@@ -78,13 +89,14 @@ import Testing
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? -1
 
+        let rssAfter = Self.residentBytes(agent.runner.processIdentifier)
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         let seqs = subscriber.seqs(device)
         let appended = try #require(outbox["durableAppended"] as? Int)
         let unique = Set(seqs)
         let lost = (1...appended).filter { !unique.contains($0) }.count
         print(
-            "flood: \(Self.floodCount) control messages during 200 Hz QoS 1 durable: sent \(appended), received \(seqs.count), unique \(unique.count), lost \(lost), inbound dropped \(dropped)"
+            "flood: \(Self.floodCount) control messages during 200 Hz QoS 1 durable: sent \(appended), received \(seqs.count), unique \(unique.count), lost \(lost), inbound dropped \(dropped), RSS before \(rssBefore / 1024) KiB, after \(rssAfter / 1024) KiB"
         )
         // Loses nothing: every seq from 1 to the last appended arrived.
         #expect(lost == 0)
@@ -96,5 +108,181 @@ import Testing
         await metrics.close()
         await subscriber.subscriber.close()
         await broker.stop()
+    }
+
+    /// The topics besides the device's own control topic that the agent listens to.
+    enum FloodTopic: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case groupControl, fleetControl, deviceDesired, groupDesired, fleetDesired
+
+        var testDescription: String { rawValue }
+
+        func topic(device: String) -> String {
+            switch self {
+            case .groupControl: TopicScheme.groupControl("flooded")
+            case .fleetControl: TopicScheme.fleetControl
+            case .deviceDesired: TopicScheme(root: "motion/\(device)").desired
+            case .groupDesired: TopicScheme.groupDesired("flooded")
+            case .fleetDesired: TopicScheme.fleetDesired
+            }
+        }
+
+        var carriesCommands: Bool { self == .groupControl || self == .fleetControl }
+
+        /// Valid and invalid mixed: for commands, pings and every kind of refusal; for desired documents, one
+        /// in 50 a new valid version (a setting of a stream that is off, so the durable stream is untouched), the
+        /// rest malformed, mistyped, out of range, misplaced or stale.
+        func payload(_ i: Int) -> [UInt8] {
+            if carriesCommands {
+                switch i % 5 {
+                case 0: return Array(#"{"id":"f-\#(i)","command":"ping"}"#.utf8)
+                case 1:
+                    return Array(#"{"id":"f-\#(i)","command":"set-rate","stream":"gyroscope","rate_hz":"fast"}"#.utf8)
+                case 2: return Array(#"{"id":"f-\#(i)","command":"self-destruct"}"#.utf8)
+                case 3: return [0xFF, 0xFE, UInt8(i & 0x7F), 0x7B]
+                default: return Array(#"{"id":"f-\#(i)","#.utf8)
+                }
+            }
+            if i % 50 == 0 {
+                return Array(
+                    #"{"version": \#(i / 50 + 1), "streams": {"gyroscope": {"rate_hz": \#(25 + (i / 50) % 4 * 25)}}}"#
+                        .utf8
+                )
+            }
+            switch i % 5 {
+            case 0: return Array(#"{"version": 1, "streams": {"gyroscope": {"rate_hz": 25}}}"#.utf8)
+            case 1: return Array(#"{"version": \#(i), "streams": {"gyroscope": {"rate_hz": 5000}}}"#.utf8)
+            case 2: return Array(#"{"version": "x", "mqtt": {"host": "elsewhere"}}"#.utf8)
+            case 3: return [0xFF, 0xFE, UInt8(i & 0x7F), 0x7B]
+            default: return Array(#"{"version": \#(i), "streams": {"#.utf8)
+            }
+        }
+    }
+
+    /// 50 000 messages as fast as the broker takes them on each other topic the agent listens to, valid and
+    /// invalid mixed, during the durable QoS 1 stream: the stream loses nothing and stalls nothing, commands are
+    /// answered within the documented rate limit (control.rate_limit_per_s, default 10/s, bursts of 20; the
+    /// rest 429), desired state still converges afterwards, and resident memory is measured before and after.
+    @Test(arguments: FloodTopic.allCases)
+    func aFloodOnAnotherTopicLosesNothingAndStallsNothing(_ kind: FloodTopic) async throws {
+        let broker = try await MosquittoBroker.started()
+        let device = "flood-\(kind.rawValue)"
+        let topics = TopicScheme(root: "motion/\(device)")
+        let subscriber = try await ReliabilityEndToEndTests.PersistentSubscriber(broker, device: device)
+        let observer = try await TestSubscriber(
+            broker: broker,
+            filters: [topics.controlReply, "motion/\(device)/metrics", topics.status]
+        )
+        let agent = try AgentProcess(
+            config: ReliabilityEndToEndTests.config(
+                device: device,
+                port: broker.port,
+                extra: """
+                    metrics:
+                      interval_s: 1
+                    control:
+                      groups: [flooded]
+                    """
+            )
+        )
+        #expect(
+            await ReliabilityEndToEndTests.wait(timeout: 20) { subscriber.seqs(device).count >= 200 },
+            "agent log: \(agent.runner.standardError.suffix(3000))"
+        )
+        let flooder = MosquittoClient()
+        try flooder.connect(broker.connectOptions(clientID: "flooder-\(kind.rawValue)"))
+        #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
+        let beforeFlood = subscriber.seqs(device).max() ?? 0
+        let rssBefore = Self.residentBytes(agent.runner.processIdentifier)
+        let floodStart = ContinuousClock.now
+        try await Self.flood(flooder, topic: kind.topic(device: device), count: Self.floodCount, payload: kind.payload)
+        // Stalls nothing: the stream runs on past the flood, live again.
+        #expect(
+            await ReliabilityEndToEndTests.wait(timeout: 60) {
+                (subscriber.seqs(device).max() ?? 0) > beforeFlood + 400
+                    && ReliabilityEndToEndTests.caughtUp(subscriber, device)
+            },
+            "the durable stream stalled after the flood; agent log: \(agent.runner.standardError.suffix(3000))"
+        )
+        let floodSeconds = ReliabilityEndToEndTests.seconds(ContinuousClock.now - floodStart)
+        let rssAfter = Self.residentBytes(agent.runner.processIdentifier)
+
+        // Desired state still converges: a last valid document, retained, is applied.
+        var converged = true
+        if !kind.carriesCommands {
+            let last = Array(#"{"version": 100000, "streams": {"gyroscope": {"rate_hz": 200}}}"#.utf8)
+            _ = try last.withUnsafeBytes {
+                try flooder.publish(topic: kind.topic(device: device), payload: $0, qos: 1, retain: true)
+            }
+            converged = await ReliabilityEndToEndTests.wait(timeout: 30) {
+                observer.messages(on: topics.status).map(payloadJSON).contains {
+                    (($0["configuration"] as? [String: Any])?["desired"] as? [String: Any])?.values.contains {
+                        $0 as? Int == 100_000
+                    } ?? false
+                }
+            }
+            #expect(
+                converged,
+                "the last desired document was not applied; agent log: \(agent.runner.standardError.suffix(3000))"
+            )
+            // Clear the retained document so it does not outlive the test's broker session.
+            _ = try [UInt8]().withUnsafeBytes {
+                try flooder.publish(topic: kind.topic(device: device), payload: $0, qos: 1, retain: true)
+            }
+        }
+        await flooder.disconnect(flushTimeout: 10)
+
+        let dropped =
+            observer.messages(on: "motion/\(device)/metrics").map(payloadJSON).compactMap {
+                ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
+            }.max() ?? 0
+
+        // Drops on any topic make the agent fetch the retained desired documents again once the flood is over.
+        if dropped > 0 {
+            #expect(
+                await agent.runner.waitForOutput(
+                    containing: "subscribing to the desired-state topics again",
+                    timeout: 10
+                )
+            )
+        }
+        let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
+        // Every command the agent read was answered before its goodbye: from the flood's start to now bounds
+        // the time over which the rate limit refilled.
+        let readWindow = ReliabilityEndToEndTests.seconds(ContinuousClock.now - floodStart)
+        let replies = observer.messages(on: topics.controlReply).map(payloadJSON)
+        let applied = replies.filter { $0["code"] as? Int == 200 }.count
+        let limited = replies.filter { $0["code"] as? Int == 429 }.count
+        let refused = replies.count - applied - limited
+        let seqs = subscriber.seqs(device)
+        let appended = try #require(outbox["durableAppended"] as? Int)
+        let unique = Set(seqs)
+        let lost = (1...appended).filter { !unique.contains($0) }.count
+        print(
+            "flood: \(Self.floodCount) messages on \(kind.rawValue) (valid and invalid) during 200 Hz QoS 1 durable: stream sent \(appended), received \(seqs.count), lost \(lost); replies 200: \(applied), 429: \(limited), other refusals: \(refused); inbound dropped \(dropped); desired converged \(converged); flood and catch-up \(String(format: "%.1f", floodSeconds)) s; RSS before \(rssBefore / 1024) KiB, after \(rssAfter / 1024) KiB"
+        )
+        #expect(lost == 0)
+        #expect(unique.count == appended && unique.min() == 1 && unique.max() == appended)
+        #expect(outbox["durableDepth"] as? Int == 0)
+        #expect(outbox["durableDropped"] as? Int == 0)
+        if kind.carriesCommands {
+            // The rate limit: at most the burst plus the sustained rate over the time the flood lasted were read
+            // at all (answered 200 or refused for what they were); everything else was answered 429 or dropped.
+            #expect(applied + refused <= 20 + Int(10 * (readWindow + 1)))
+            #expect(limited > 0)
+        } else {
+            #expect(replies.isEmpty, "desired documents are not answered")
+        }
+        await observer.close()
+        await subscriber.subscriber.close()
+        await broker.stop()
+    }
+
+    /// VmRSS of a process, bytes (0 when it cannot be read).
+    static func residentBytes(_ pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kib * 1024
     }
 }

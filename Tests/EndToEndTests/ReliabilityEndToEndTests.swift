@@ -106,6 +106,10 @@ import Testing
         return condition()
     }
 
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     /// Whether the newest accelerometer message received was sampled less than half a second ago.
     static func caughtUp(_ subscriber: PersistentSubscriber, _ device: String) -> Bool {
         guard let last = subscriber.subscriber.messages(on: "motion/\(device)/accelerometer").last,

@@ -24,6 +24,11 @@ import Glibc
 /// Bounds: past `maxBytes` the oldest whole segments go; records older than `maxAgeSeconds` go; every record
 /// that goes without an acknowledgement is counted in `dropped`, exactly.
 ///
+/// A full file system is a third bound: the log leaves `reservedFreeBytes` free for the small state files
+/// (the cursor, health.json, desired documents, calibration) and, when a record does not fit, drops its oldest
+/// segments as `maxBytes` would, then the record itself. `storageProblem` says so until a record fits again
+/// with room to spare; logging resumes by itself.
+///
 /// Thread-safe: one lock around the state; the writer thread appends, the publisher reads and the connection
 /// supervisor acknowledges.
 public final class DurableLog: @unchecked Sendable {
@@ -49,6 +54,11 @@ public final class DurableLog: @unchecked Sendable {
         public var segments: Int = 0
         /// The acknowledgement cursor.
         public var cursor: UInt64 = 0
+        /// Records (included in `dropped`) that never reached the disk: the file system was full or the write
+        /// failed.
+        public var droppedNoSpace: UInt64 = 0
+        /// What is wrong with the log's storage, what the log does meanwhile and the fix; nil when all is well.
+        public var storageProblem: String?
     }
 
     /// One message read back from the log.
@@ -81,6 +91,10 @@ public final class DurableLog: @unchecked Sendable {
     public static let maxSegmentBytes = 4 << 20
     /// The largest payload a record may carry, so every record fits in one segment.
     public static let maxPayloadBytes = 1 << 20
+    /// Seqs at or above this are corrupt (2⁶² messages is 14 million years at 10 kHz): a record or a cursor that
+    /// claims one would make the next seq overflow, so the log refused to open and the agent could not start
+    /// (found by Fuzz/FuzzDurableLog).
+    static let maximumSeq: UInt64 = 1 << 62
     /// 2020-01-01 in ms since 1970: an enqueue time before it was taken from an unsynchronized clock (a board
     /// without a real-time clock starts in 1970), so the record's age is unknown and the age bound spares it —
     /// otherwise the clock's first synchronization would make every record look decades old.
@@ -114,6 +128,14 @@ public final class DurableLog: @unchecked Sendable {
     private var peeked: (index: Int, offset: Int, seq: UInt64, size: Int)?
     private var counters = Counters()
     private var writeBuffer: [UInt8] = []
+    /// Free bytes of the log's file system at the last `fstatvfs`, less what was appended since.
+    private var freeEstimate = Int.max
+    private var appendsSinceSpaceCheck = 0
+    private var cursorProblemLogged = false
+
+    /// Space the log leaves free in its file system for the agent's other state files, which must still be
+    /// replaceable (write, fsync, rename) while the log is full.
+    public static let reservedFreeBytes = 256 << 10
 
     /// Opens (creating it if needed) the log in `directory`, cutting off torn tails.
     ///
@@ -135,6 +157,12 @@ public final class DurableLog: @unchecked Sendable {
             )
         }
         cursor = Self.readCursor(directory + "/cursor")
+        if cursor >= Self.maximumSeq {
+            logger.warning(
+                "durable outbox: \(directory)/cursor holds \(cursor), beyond any seq this log writes (a corrupt file): ignored, so unacknowledged messages may be sent twice"
+            )
+            cursor = 0
+        }
         cursorWritten = cursor
         try recover()
     }
@@ -227,8 +255,10 @@ public final class DurableLog: @unchecked Sendable {
         guard CRC32.checksum(body) == crc else { return nil }
         let topicLength = Int(body.loadUnaligned(fromByteOffset: 18, as: UInt16.self).littleEndian)
         guard fixedBodyBytes + topicLength <= length else { return nil }
+        let seq = body.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian
+        guard seq >= 1, seq < maximumSeq else { return nil }
         return Header(
-            seq: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian,
+            seq: seq,
             timeMillis: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian,
             size: headerBytes + length
         )
@@ -266,7 +296,20 @@ public final class DurableLog: @unchecked Sendable {
         if segments.isEmpty || writeFD < 0
             || (segments[segments.count - 1].bytes + size > segmentBytes && segments[segments.count - 1].count > 0)
         {
-            try roll()
+            do throws(Failure) {
+                try roll()
+            } catch {
+                counters.dropped += 1
+                counters.droppedNoSpace += 1
+                reportStorageProblem(error.description)
+                throw error
+            }
+        }
+        guard makeRoom(for: size) else {
+            counters.dropped += 1
+            counters.droppedNoSpace += 1
+            reportStorageProblem(fullProblem())
+            throw Failure(description: fullProblem())
         }
         let seq = nextSeq
         writeBuffer.removeAll(keepingCapacity: true)
@@ -287,15 +330,39 @@ public final class DurableLog: @unchecked Sendable {
             CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerBytes...]))
         }
         writeBuffer.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self) }
-        let written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
+        var written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
         if written != size {
-            let reason = written < 0 ? String(cString: strerror(errno)) : "short write"
+            let code = errno
             // Keep the file whole: a partial record would hide every later one behind a bad CRC.
             if written > 0 { _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes)) }
-            counters.dropped += 1
-            throw Failure(
-                description: "cannot write to \(segments[segments.count - 1].path): \(reason) — the message was dropped"
+            if code == ENOSPC || code == EDQUOT || (written >= 0 && written < size) {
+                // Another writer filled the file system under the estimate: measure again and retry once.
+                freeEstimate = 0
+                if makeRoom(for: size) {
+                    written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
+                    if written > 0 && written != size {
+                        _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes))
+                    }
+                }
+            }
+            if written != size {
+                let reason = written < 0 ? String(cString: strerror(errno)) : "short write (the file system is full)"
+                counters.dropped += 1
+                counters.droppedNoSpace += 1
+                let problem =
+                    code == ENOSPC || code == EDQUOT || written >= 0
+                    ? fullProblem()
+                    : "cannot write to \(segments[segments.count - 1].path): \(reason) — durable messages are dropped (counted in durableDropped) until a write succeeds; check the state directory's file system (agent.state_dir)"
+                reportStorageProblem(problem)
+                throw Failure(description: problem)
+            }
+        }
+        freeEstimate -= size
+        if counters.storageProblem != nil && hasSpareRoom() {
+            logger.notice(
+                "durable outbox: \(directory) has room again: durable logging resumed (\(counters.droppedNoSpace) messages could not be written while it was full)"
             )
+            counters.storageProblem = nil
         }
         var last = segments[segments.count - 1]
         if last.count == 0 { last.firstSeq = seq }
@@ -313,6 +380,51 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     private var totalBytes: Int { segments.reduce(0) { $0 + $1.bytes } }
+
+    /// The free bytes of the log's file system now (`fstatvfs`), or `Int.max` when they cannot be read.
+    private func measureFreeBytes() -> Int {
+        var stats = statvfs()
+        let rc = writeFD >= 0 ? fstatvfs(writeFD, &stats) : statvfs(directory, &stats)
+        guard rc == 0 else { return .max }
+        // f_bavail: blocks an unprivileged writer may use; the agent should not eat root's reserve either.
+        let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
+        return free.overflow || free.partialValue > UInt64(Int.max) ? .max : Int(free.partialValue)
+    }
+
+    /// Whether `size` more bytes leave `reservedFreeBytes` free, measuring when the estimate says no and every
+    /// 256 appends (other writers share the file system); when they do not, drops the oldest segments (as
+    /// `maxBytes` does) until they do or only the segment being written is left.
+    private func makeRoom(for size: Int) -> Bool {
+        appendsSinceSpaceCheck += 1
+        if appendsSinceSpaceCheck >= 256 || freeEstimate - size < Self.reservedFreeBytes {
+            appendsSinceSpaceCheck = 0
+            freeEstimate = measureFreeBytes()
+        }
+        while freeEstimate - size < Self.reservedFreeBytes {
+            guard segments.count > 1 else { return false }
+            reportStorageProblem(fullProblem())
+            dropOldestSegment()
+            freeEstimate = measureFreeBytes()
+        }
+        return true
+    }
+
+    /// Room for a segment more than the reserve: the point at which a full file system counts as recovered.
+    private func hasSpareRoom() -> Bool {
+        if freeEstimate < Self.reservedFreeBytes + segmentBytes { freeEstimate = measureFreeBytes() }
+        return freeEstimate >= Self.reservedFreeBytes + min(segmentBytes, Self.reservedFreeBytes)
+    }
+
+    private func fullProblem() -> String {
+        "the file system of \(directory) is full (\(max(0, freeEstimate == .max ? 0 : freeEstimate) >> 10) KiB free, \(Self.reservedFreeBytes >> 10) KiB kept for the agent's state files): the durable outbox drops its oldest messages, then new ones (\(counters.droppedNoSpace) not written so far, all counted in durableDropped) and resumes by itself when space returns — free space there, give agent.state_dir a larger file system, or lower outbox.max_bytes below the free space"
+    }
+
+    /// Logs a storage problem when it starts or changes kind (not once per message).
+    private func reportStorageProblem(_ problem: String) {
+        let kind = problem.prefix(40)
+        if counters.storageProblem?.prefix(40) != kind { logger.error("durable outbox: \(problem)") }
+        counters.storageProblem = problem
+    }
 
     private func roll() throws(Failure) {
         if writeFD >= 0 { Glibc.close(writeFD) }
@@ -516,17 +628,32 @@ public final class DurableLog: @unchecked Sendable {
         let text = Array("\(cursor)\n".utf8)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            logger.error("durable outbox: cannot write \(temporary): \(String(cString: strerror(errno)))")
+            cursorProblem("cannot write \(temporary): \(String(cString: strerror(errno)))")
             return
         }
         let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
+        let synced = fsync(fd) == 0
         Glibc.close(fd)
-        guard written == text.count, rename(temporary, path) == 0 else {
-            logger.error("durable outbox: cannot replace \(path): \(String(cString: strerror(errno)))")
+        guard written == text.count, synced, rename(temporary, path) == 0 else {
+            let reason = written < 0 || !synced ? String(cString: strerror(errno)) : "short write"
+            unlink(temporary)
+            cursorProblem("cannot replace \(path): \(reason)")
             return
         }
+        if cursorProblemLogged {
+            cursorProblemLogged = false
+            logger.notice("durable outbox: \(path) is written again")
+        }
         cursorWritten = cursor
+    }
+
+    /// The previous cursor stays in force, so a restart would only resend what it covers (at least once).
+    private func cursorProblem(_ message: String) {
+        guard !cursorProblemLogged else { return }
+        cursorProblemLogged = true
+        logger.error(
+            "durable outbox: \(message) — the previous cursor stays, so after a restart acknowledged messages may be sent again; retrying every 100 ms"
+        )
     }
 
     public var snapshot: Counters {

@@ -90,6 +90,27 @@ extension AgentMetrics {
             number(process.cpuPercent / 100)
         )
         family("resident_memory_bytes", "gauge", "Resident memory (VmRSS).", String(process.rssBytes))
+        if let durable {
+            family(
+                "durable_dropped_total",
+                "counter",
+                "Durable messages discarded unacknowledged (bounds, a full file system, a failed write).",
+                String(durable.dropped)
+            )
+            family(
+                "durable_dropped_no_space_total",
+                "counter",
+                "Durable messages that never reached the disk (its file system was full or a write failed).",
+                String(durable.droppedNoSpace)
+            )
+            family("durable_messages", "gauge", "Durable messages not yet acknowledged.", String(durable.depth))
+            family(
+                "durable_storage_problem",
+                "gauge",
+                "1 while the durable outbox cannot keep everything (its file system is full); the log and health.json say why.",
+                durable.storageProblem == nil ? "0" : "1"
+            )
+        }
         // One family per counter, one line per device (a family's HELP and TYPE appear once).
         let deviceIDs = devices.keys.sorted()
         let perDevice: [(String, String, KeyPath<SensorDeviceCounters, UInt64>)] = [

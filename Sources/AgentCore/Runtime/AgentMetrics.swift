@@ -59,6 +59,30 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         }
     }
 
+    /// The durable outbox (present when a stream is durable): what it holds and what it could not keep.
+    public struct Durable: Sendable, Codable, Equatable {
+        public var appended: UInt64
+        public var acknowledged: UInt64
+        /// Durable messages discarded unacknowledged (bounds, a full file system, a failed write): exact.
+        public var dropped: UInt64
+        /// Of `dropped`, those that never reached the disk (full file system, failed write).
+        public var droppedNoSpace: UInt64
+        public var depth: Int
+        public var bytes: Int
+        /// While the log cannot keep everything: what is full, what it does meanwhile, the fix.
+        public var storageProblem: String?
+
+        public init(_ counters: DurableLog.Counters) {
+            appended = counters.appended
+            acknowledged = counters.acknowledged
+            dropped = counters.dropped
+            droppedNoSpace = counters.droppedNoSpace
+            depth = counters.depth
+            bytes = counters.bytes
+            storageProblem = counters.storageProblem
+        }
+    }
+
     public var device: String
     public var agentVersion: String
     /// Unix time of the report, seconds.
@@ -73,6 +97,7 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
     public var process: Process
     /// Per sensor device (IIO), keyed by device id: samples, garbage dropped or clipped, read errors.
     public var devices: [String: SensorDeviceCounters]
+    public var durable: Durable?
 
     public init(
         device: String,
@@ -110,5 +135,6 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         )
         self.process = process
         devices = counters.devices
+        durable = counters.durable.map(Durable.init)
     }
 }

@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 import Logging
 import MotionEstimation
@@ -30,9 +31,11 @@ struct EstimatorStateStore: Sendable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try encoder.encode(state).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try AtomicFile.write(Array(encoder.encode(state)), to: path)
         } catch {
-            logger.error("cannot save the estimator state to \(path): \(error) — make agent.state_dir writable")
+            logger.error(
+                "cannot save the estimator state to \(path): \(error) — the previous calibration stays; make agent.state_dir writable and give it room"
+            )
         }
     }
 }

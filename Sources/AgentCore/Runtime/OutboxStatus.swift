@@ -22,6 +22,11 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
     public var durableBacklog: Int?
     public var durableBytes: Int?
     public var durableSegments: Int?
+    /// Durable messages (in `durableDropped` too) that never reached the disk: its file system was full or a
+    /// write failed.
+    public var durableDroppedNoSpace: UInt64?
+    /// While the durable log cannot keep everything: what is full, what it does meanwhile, the fix.
+    public var durableStorageProblem: String?
 
     public init(memory: Outbox.Counters, durable: DurableLog.Counters?) {
         enqueued = memory.enqueued
@@ -40,5 +45,7 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
         durableBacklog = durable?.backlog
         durableBytes = durable?.bytes
         durableSegments = durable?.segments
+        durableDroppedNoSpace = durable?.droppedNoSpace
+        durableStorageProblem = durable?.storageProblem
     }
 }

@@ -33,6 +33,8 @@ final class AgentContext: Sendable {
     let startup = AgentStartup()
     /// Held while a status is composed and published (`publishCurrentStatus`).
     private let statusPublication = Mutex(())
+    /// The health document last written, so a storage change rewrites it with the connection as it was.
+    private let lastHealth = Mutex<HealthDocument?>(nil)
     /// Inbound messages on their way from the connection supervisor to the control service.
     let inbox: ControlInbox
     /// One element per device fault or recovery, so the status is republished with `devices[].error`
@@ -152,10 +154,35 @@ final class AgentContext: Sendable {
             lastError: lastError,
             consecutiveFailures: failures,
             nextRetryTime: retryIn.map { now + $0 },
-            time: now
+            time: now,
+            storageProblem: publisher.durableCounters?.storageProblem
         )
+        lastHealth.withLock { $0 = document }
         if let error = host.writeHealth(document) {
             logger.warning("cannot write \(host.healthPath): \(error)")
+        }
+    }
+
+    /// Watches the durable log's storage (every second) and, when its problem starts, changes or ends, says so
+    /// where operators look without the broker — health.json — and, when connected, in the retained status.
+    /// The log itself logs the problem once when it starts.
+    func watchStorage() async {
+        var reported: String?
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let problem = publisher.durableCounters?.storageProblem
+            guard problem != reported else { continue }
+            reported = problem
+            if let last = lastHealth.withLock({ $0 }) {
+                var document = last
+                document.time = WallClock.realtimeNow()
+                document.storageProblem = problem
+                lastHealth.withLock { $0 = document }
+                if let error = host.writeHealth(document) {
+                    // On a full disk this can fail too: the log line and the status still say it.
+                    logger.warning("cannot write \(host.healthPath): \(error)")
+                }
+            }
+            if broker.isConnected { publishCurrentStatus(state: .online, reason: nil) }
         }
     }
 
@@ -187,7 +214,12 @@ final class AgentContext: Sendable {
     /// The outbox's, the hub's and the source's devices' counters, read under their locks (small copies, once
     /// per metrics interval).
     func healthCounters() -> HealthCounters {
-        HealthCounters(outbox: outbox.snapshot, hub: hub.counters, devices: source.deviceCounters())
+        HealthCounters(
+            outbox: outbox.snapshot,
+            hub: hub.counters,
+            devices: source.deviceCounters(),
+            durable: publisher.durableCounters
+        )
     }
 
     private static var encoder: JSONEncoder {

@@ -21,6 +21,7 @@ final class ControlService: Service {
                 group.addTask { await self.handleCommands() }
                 group.addTask { await self.reloadOnHangup() }
                 group.addTask { await self.republishStatusAfterFaults() }
+                group.addTask { await self.resubscribeDesiredAfterDrops() }
             }
         }
     }
@@ -49,6 +50,32 @@ final class ControlService: Service {
                 context.publishCurrentStatus(state: .online, reason: nil)
             }
             if Task.isCancelled { return }
+        }
+    }
+
+    /// A flood on a topic the agent listens to makes the client or the inbox drop inbound messages — possibly
+    /// the newest desired document, which would leave the device on an older version until it reconnects.
+    /// Desired documents are retained, so once the drops stop (a second without new ones) the agent subscribes
+    /// to the desired topics again and the broker hands over the newest document of each layer (one it already
+    /// applied changes nothing).
+    private func resubscribeDesiredAfterDrops() async {
+        let desired = context.controlTopics.filter { context.control.carriesDesiredState($0) }
+        guard !desired.isEmpty else { return }
+        var handled = context.operations.connections.inboundDropped
+        var previous = handled
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let dropped = context.operations.connections.inboundDropped
+            defer { previous = dropped }
+            guard dropped != handled, dropped == previous, context.broker.isConnected else { continue }
+            context.logger.notice(
+                "\(dropped - handled) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
+            )
+            handled = dropped
+            do {
+                try context.broker.subscribe(desired, qos: 1)
+            } catch {
+                context.logger.error("cannot subscribe to \(desired) again: \(error) — the next reconnection will")
+            }
         }
     }
 

@@ -12,6 +12,9 @@ final class OutboxPublisherService: Service {
 
     func run() async throws {
         context.publisher.start()
+        if context.publisher.durableCounters != nil {
+            await cancelWhenGracefulShutdown { [context] in await context.watchStorage() }
+        }
         // Cancelled instead (the group failed): stop the threads all the same.
         try? await gracefulShutdown()
         if context.startup.isOpen { context.controller.flushBatches() }
