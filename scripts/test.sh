@@ -32,3 +32,12 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-60}" != 0 ]; then
     log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/fuzz.sh)"
     bash scripts/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
 fi
+# A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
+# cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
+# the package and checks the shipped unit and a capture through the drivers (scripts/system-test.sh --short;
+# the full run is scripts/system-test.sh). Only for the whole suite, not a filtered run.
+if [ $# -eq 0 ]; then
+    log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system-test.sh --short)"
+    bash scripts/system-test.sh --short \
+        || die "the system test failed: its table and the guest's console and journal are above (bash scripts/system-test.sh --short)"
+fi

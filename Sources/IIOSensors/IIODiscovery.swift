@@ -134,7 +134,8 @@ public enum IIODiscovery {
             let available = IIOAttribute.channel(handle.pointer, "sampling_frequency_available").flatMap {
                 SupportedRates(sysfs: $0)
             }
-            byQuantity[quantity] = available ?? now.map { .list([$0]) } ?? .polling
+            let hidRates: SupportedRates? = hidSensorDrivers.contains(dev.iioDeviceName) ? hidSensorRates : nil
+            byQuantity[quantity] = available ?? hidRates ?? now.map { .list([$0]) } ?? .polling
         }
         let ordered = IIOQuantity.allCases.compactMap { byQuantity[$0] }
         guard var combined = ordered.first else {
@@ -143,6 +144,17 @@ public enum IIODiscovery {
         for rates in ordered.dropFirst() { combined = combined.common(with: rates) }
         return Rates(combined: combined, byQuantity: byQuantity, hasAttribute: true, current: current)
     }
+
+    /// The kernel's HID sensor hub drivers (hid-sensor-accel-3d, -gyro-3d, -magn-3d, -press, -als, …) write
+    /// the sensor's report interval in whole milliseconds and list no `sampling_frequency_available`; without
+    /// this the agent would only know the rate the hub started at (100 Hz) and never set one (seen on Debian
+    /// 12's 6.1 kernel in the system-test VM).
+    static let hidSensorDrivers: Set<String> = [
+        "accel_3d", "gyro_3d", "magn_3d", "press", "incli_3d", "dev_rotation", "gravity", "als", "temperature",
+    ]
+
+    /// The rates a whole number of milliseconds gives exactly (1000 / n for the divisors n of 1000).
+    static let hidSensorRates = SupportedRates.list([1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000])
 
     /// A trigger for a device that has `trigger/current_trigger` but none set: its own data-ready trigger,
     /// which drivers name `<name>-dev<N>` (bmi160, bmc150) or `<name>-trigger` (st_sensors).

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# The system test: the agent on a real Linux system. Boots a Debian 12 VM (scripts/vm/), where the kernel's own
+# HID sensor drivers serve an IMU that a uhid emulator replays from a BROAD recording, installs the Debian
+# package (scripts/build-deb.sh) and checks the shipped systemd unit live. Prints a table: check, result, time.
+#   bash scripts/system-test.sh [--short] [--deb PATH] [--keep]
+# --short (CI): image, boot, real drivers bound, the package installed, the unit ready as its own user, capture
+#   through the drivers checked against the recording (accelerometer, gyroscope, magnetometer, device motion),
+#   stop publishes offline. The full run adds: the altimeter, the rate written to the driver (50 Hz), reload, the
+#   watchdog, the sensor disappearing and returning, reboot, upgrade keeping config and state, purge.
+# --deb PATH installs that package instead of building one. --keep leaves the VM running (RUN_DIR printed).
+# Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU under nice -n 10.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib/common.sh
+
+short=0; deb=""; keep=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --short) short=1 ;;
+        --deb) deb="$2"; shift ;;
+        --keep) keep=1 ;;
+        *) die "unknown option '$1': allowed --short, --deb PATH, --keep" ;;
+    esac
+    shift
+done
+[ "$(id -u)" -eq 0 ] || die "the system test needs root (it builds the VM image with mmdebstrap): run it as root"
+MOTION_AGENT_DEBS=(qemu-system-x86 qemu-utils mmdebstrap e2fsprogs openssh-client gcc libc6-dev python3 lintian dpkg-dev binutils)
+ensure_debs
+
+run="$PWD/.build/vm/run-$$"
+mkdir -p "$run"
+vm() { bash scripts/vm/vm.sh "$1" "$run" "${@:2}"; }
+g() { vm ssh "$@"; }
+results=()
+failed=0
+finish() {
+    if [ "$failed" -ne 0 ] && [ -f "$run/qemu.pid" ]; then
+        echo "===== the guest's console and journal (a check failed) =====" >&2
+        vm logs >&2 || true
+    fi
+    if [ "$keep" -eq 0 ]; then vm stop || true; else log "the VM keeps running: bash scripts/vm/vm.sh ssh $run CMD"; fi
+    printf '\n%-58s %-6s %8s\n' "check" "result" "time (s)"
+    printf '%s\n' "${results[@]}"
+    [ "$failed" -eq 0 ] && log "system test passed (run folder $run)" || log "system test FAILED: see the first FAIL above"
+}
+trap finish EXIT
+
+# check NAME COMMAND...: runs a check, records its result and time; the remaining checks are skipped after a
+# failure only when they depend on it (the caller uses `|| exit 1` for those).
+check() {
+    local name="$1"; shift
+    local start; start=$(date +%s.%N)
+    log "check: $name"
+    local rc=0
+    "$@" || rc=$?
+    local took; took=$(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
+    if [ "$rc" -eq 0 ]; then
+        results+=("$(printf '%-58s %-6s %8s' "$name" PASS "$took")")
+    else
+        results+=("$(printf '%-58s %-6s %8s' "$name" FAIL "$took")")
+        failed=1
+        log "FAILED: $name"
+    fi
+    return "$rc"
+}
+
+wait_for() { # wait_for SECONDS GUEST_SHELL_CONDITION
+    local limit="$1" cond="$2" start=$SECONDS
+    while [ $((SECONDS - start)) -lt "$limit" ]; do
+        g "$cond" >/dev/null 2>&1 && return 0
+        sleep 1
+    done
+    echo "timed out after ${limit}s waiting for: $cond" >&2
+    return 1
+}
+
+# ---- 1. the VM ------------------------------------------------------------------------------------------------
+image_build() {
+    local out; out="$(bash scripts/vm/build-image.sh | tail -1)" || return 1
+    cat "$out/build-time.txt" 2>/dev/null | sed 's/^/  image: /' >&2 || true
+}
+boot() { vm start >/dev/null && g 'uname -r; systemctl --version | head -1; systemctl is-system-running --wait || true' >&2 \
+    && echo "  boot: $(cat "$run/boot-seconds") s to ssh, accelerator $(cat "$run/accel")" >&2; }
+check "VM image from Debian packages (cached by recipe)" image_build || exit 1
+check "boot Debian 12's kernel in QEMU, ssh on 127.0.0.1 only" boot || exit 1
+
+# ---- 2. real kernel IIO drivers -------------------------------------------------------------------------------
+emulator() {
+    gcc -O2 -Wall -Wextra -Werror -static -o "$run/uhid-sensor-hub" scripts/vm/uhid-sensor-hub.c || return 1
+    python3 scripts/vm/make-replay.py /work/shared/data/broad/02_undisturbed_slow_rotation_B.csv 0 600 \
+        "$run/replay.txt" "$run/truth.json" 2>/dev/null \
+        || python3 scripts/vm/make-replay.py "$(dirname "$PWD")/shared/data/broad/02_undisturbed_slow_rotation_B.csv" 0 600 \
+            "$run/replay.txt" "$run/truth.json" || return 1
+    vm put "$run/uhid-sensor-hub" /usr/local/sbin/uhid-sensor-hub && vm put "$run/replay.txt" /root/replay.txt \
+        && g 'chmod 755 /usr/local/sbin/uhid-sensor-hub && modprobe uhid && systemd-run --unit=uhid-sensor-hub --collect /usr/local/sbin/uhid-sensor-hub /root/replay.txt' \
+        || return 1
+    wait_for 60 'for d in /sys/bus/iio/devices/iio:device*; do cat $d/name; done | sort | tr "\n" " " | grep -q "accel_3d gyro_3d magn_3d press"' \
+        || { g 'lsmod | grep -i hid; journalctl -u uhid-sensor-hub --no-pager; dmesg | tail -30' >&2; return 1; }
+    g 'cd /sys/bus/iio/devices; for d in iio:device* trigger*; do printf "%s %s\n" $d "$(cat $d/name)"; done' | tee "$run/iio-devices.txt" >&2
+    # What the real drivers expose, for the note and for the agent's fixes.
+    g 'cd /sys/bus/iio/devices; for d in iio:device*; do echo "== $d $(cat $d/name)"; ls $d; for f in $d/scan_elements/*_type $d/in_*_scale $d/in_*sampling_frequency $d/in_*hysteresis $d/in_*offset $d/trigger/current_trigger; do [ -e $f ] && echo "$(basename $f) = $(cat $f 2>&1)"; done; done' \
+        > "$run/iio-attributes.txt" 2>&1
+    g 'd=$(grep -l accel_3d /sys/bus/iio/devices/iio:device*/name | head -1); d=${d%/name}; printf "{\"accel\": %s, \"anglvel\": %s, \"magn\": %s, \"pressure\": %s}\n" $(cat $d/in_accel_scale) $(cat $(grep -l gyro_3d /sys/bus/iio/devices/*/name | head -1 | xargs dirname)/in_anglvel_scale) $(cat $(grep -l magn_3d /sys/bus/iio/devices/*/name | head -1 | xargs dirname)/in_magn_scale) $(cat $(grep -l "^press$" /sys/bus/iio/devices/*/name | head -1 | xargs dirname)/in_pressure_scale)' \
+        > "$run/scales.json" || return 1
+    cat "$run/scales.json" >&2
+}
+check "real drivers bound: hid-sensor-hub via /dev/uhid → accel_3d, gyro_3d, magn_3d, press" emulator || exit 1
+
+# ---- 3. the package and the unit -------------------------------------------------------------------------------
+build_deb() {
+    if [ -z "$deb" ]; then deb="$(bash scripts/build-deb.sh --output "$run/deb" | tail -1)" || return 1; fi
+    [ -f "$deb" ] || { echo "no package at $deb" >&2; return 1; }
+    echo "  package: $deb" >&2
+}
+check "Debian package (build-deb.sh; lintian: no errors)" build_deb || exit 1
+
+install_deb() {
+    vm put "$deb" /root/motion-agent.deb && g 'dpkg -i /root/motion-agent.deb' >&2 || return 1
+    # systemctl start returns only once the agent said READY=1 (Type=notify); postinst started it already.
+    g 'systemctl start motion-agent && systemctl is-active motion-agent' >&2 || return 1
+    g 'test "$(systemctl show -p Type --value motion-agent)" = notify && test "$(systemctl show -p StatusErrno --value motion-agent)" = 0' || return 1
+    local user; user="$(g 'ps -o user= -p $(systemctl show -p MainPID --value motion-agent)')"
+    [ "$user" = "motion-agent" ] || { echo "the agent runs as '$user', not motion-agent" >&2; return 1; }
+    g 'journalctl -u motion-agent --no-pager -n 30' >&2
+}
+check "dpkg -i; systemctl start ready (Type=notify) as user motion-agent" install_deb || exit 1
+
+list_sensors() {
+    g 'runuser -u motion-agent -- motion-agent list-sensors --config /etc/motion-agent/config.yaml' | tee "$run/list-sensors.txt" >&2 || return 1
+    for n in accel_3d gyro_3d magn_3d press; do grep -q "$n" "$run/list-sensors.txt" || { echo "list-sensors misses $n" >&2; return 1; }; done
+}
+check "list-sensors (as motion-agent, through the udev rule) finds the real drivers" list_sensors
+
+capture() {
+    wait_for 60 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t motion/+/accelerometer >/dev/null' || return 1
+    g 'timeout 12 mosquitto_sub -h 127.0.0.1 -v -t "motion/+/accelerometer" -t "motion/+/gyroscope" -t "motion/+/magnetometer" -t "motion/+/altimeter" -t "motion/+/device-motion" -t "motion/+/status"' \
+        > "$run/capture.txt"
+    grep -c . "$run/capture.txt" >&2
+    if [ "$short" -eq 1 ]; then
+        python3 scripts/vm/check-streams.py "$run/truth.json" "$run/capture.txt" "$run/scales.json" --min 100 --no-altimeter >&2
+        return
+    fi
+    python3 scripts/vm/check-streams.py "$run/truth.json" "$run/capture.txt" "$run/scales.json" --min 100 >&2 || return 1
+    # The rate went to the driver: the HID drivers start at 100 Hz, the agent must have written 50 Hz.
+    local freq; freq="$(g 'cat $(dirname $(grep -l accel_3d /sys/bus/iio/devices/iio:device*/name))/in_accel_sampling_frequency')"
+    echo "  in_accel_sampling_frequency = $freq" >&2
+    python3 -c "import sys; f=float(sys.argv[1]); sys.exit(0 if abs(f-50)<0.5 else 'in_accel_sampling_frequency is %s, the agent asked for 50 Hz' % f)" "$freq" || return 1
+    g 'journalctl -u uhid-sensor-hub --no-pager | tail -8' >&2
+}
+check "capture through kernel buffer + trigger matches the recording" capture || exit 1
+
+offline_on_stop() {
+    g 'systemctl stop motion-agent' || return 1
+    local status; status="$(g 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t "motion/+/status"')"
+    echo "  retained status after stop: ${status:0:160}" >&2
+    python3 -c "import json,sys; s=json.loads(sys.argv[1]); sys.exit(0 if s.get('state')=='offline' or s.get('online') is False else 'status after stop is not offline: %s' % sys.argv[1][:200])" "$status"
+}
+if [ "$short" -eq 1 ]; then
+    check "systemctl stop publishes the offline status" offline_on_stop
+    exit "$failed"
+fi
+
+# ---- full run only ---------------------------------------------------------------------------------------------
+reload() {
+    local before; before="$(g 'systemctl show -p MainPID --value motion-agent')"
+    g 'systemctl reload motion-agent' || return 1
+    sleep 3
+    local after; after="$(g 'systemctl show -p MainPID --value motion-agent')"
+    [ "$before" = "$after" ] || { echo "reload restarted the agent ($before → $after)" >&2; return 1; }
+    g 'journalctl -u motion-agent --no-pager -n 20 | grep -i -E "reload|SIGHUP"' >&2
+}
+check "systemctl reload reaches SIGHUP (same process, reload logged)" reload
+
+watchdog() {
+    local before; before="$(g 'systemctl show -p MainPID --value motion-agent')"
+    g "kill -STOP $before" || return 1
+    local start=$SECONDS
+    wait_for 120 "p=\$(systemctl show -p MainPID --value motion-agent); [ \"\$p\" != 0 ] && [ \"\$p\" != $before ] && systemctl is-active motion-agent" || return 1
+    echo "  restarted $((SECONDS - start)) s after SIGSTOP (WatchdogSec=30)" >&2
+    g 'journalctl -u motion-agent --no-pager | grep -i watchdog | tail -2' >&2
+}
+check "watchdog restarts a frozen agent (SIGSTOP) within WatchdogSec" watchdog
+
+disappear() {
+    g 'systemctl kill -s USR1 uhid-sensor-hub' || return 1
+    wait_for 30 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":false'" || return 1
+    g 'journalctl -u motion-agent --no-pager -n 15' >&2
+    g 'systemctl kill -s USR2 uhid-sensor-hub' || return 1
+    wait_for 60 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q '\"isAccelerometerAvailable\":true'" || return 1
+    wait_for 30 'mosquitto_sub -h 127.0.0.1 -C 5 -W 5 -t motion/+/accelerometer >/dev/null'
+}
+check "sensor disappears (uhid destroyed) → unavailable; returns → resumes" disappear
+
+reboot_guest() {
+    vm reboot || return 1
+    g 'modprobe uhid; systemd-run --unit=uhid-sensor-hub --collect /usr/local/sbin/uhid-sensor-hub /root/replay.txt' >/dev/null
+    wait_for 90 'systemctl is-active motion-agent' || return 1
+    wait_for 90 'mosquitto_sub -h 127.0.0.1 -C 3 -W 5 -t motion/+/accelerometer >/dev/null'
+}
+check "guest reboot brings the enabled agent back" reboot_guest
+
+upgrade() {
+    g "sed -i 's/^  rate_hz: 1\$/  rate_hz: 1/; \$a # edited by the system test' /etc/motion-agent/config.yaml && ls /var/lib/motion-agent > /root/state-before" || return 1
+    local v; v="$(dpkg-deb -f "$deb" Version)"
+    # The same binary repackaged as a newer version: what matters is the upgrade path.
+    dpkg-deb -R "$deb" "$run/repack" && sed -i "s/^Version: .*/Version: $v.1/" "$run/repack/DEBIAN/control" \
+        && dpkg-deb --root-owner-group -b "$run/repack" "$run/motion-agent-upgrade.deb" >/dev/null || return 1
+    vm put "$run/motion-agent-upgrade.deb" /root/upgrade.deb && g 'dpkg -i --force-confold /root/upgrade.deb' >&2 || return 1
+    g 'tail -1 /etc/motion-agent/config.yaml | grep -q "edited by the system test"' || { echo "the edited config.yaml was replaced" >&2; return 1; }
+    g 'ls /var/lib/motion-agent > /root/state-after; diff /root/state-before /root/state-after' >&2 || return 1
+    g "dpkg-query -W -f='\${Version}' motion-agent | grep -q '\\.1\$' && systemctl is-active motion-agent"
+}
+check "upgrade keeps the edited config.yaml and the state directory" upgrade
+
+purge() {
+    g 'dpkg --purge motion-agent' >&2 || return 1
+    g '! test -e /usr/bin/motion-agent && ! test -e /var/lib/motion-agent && ! test -e /etc/motion-agent && ! test -e /lib/systemd/system/motion-agent.service && ! systemctl is-active motion-agent' || return 1
+    # Nothing else: the broker and the drivers are still there.
+    g 'systemctl is-active mosquitto && test -e /sys/bus/iio/devices/iio:device0'
+}
+check "purge removes the package's files and state, nothing else" purge
+exit "$failed"
