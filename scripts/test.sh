@@ -40,4 +40,6 @@ if [ $# -eq 0 ]; then
     log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system-test.sh --short)"
     bash scripts/system-test.sh --short \
         || die "the system test failed: its table and the guest's console and journal are above (bash scripts/system-test.sh --short)"
+    log "the VM test of the real HID sensor drivers, alone (the image is cached by now)"
+    MOTION_AGENT_VM_TESTS=1 swift test --skip-build --filter SystemVMTests
 fi
