@@ -35,8 +35,10 @@ fi
 # A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
 # cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
 # the package and checks the shipped unit and a capture through the drivers (scripts/system-test.sh --short;
-# the full run is scripts/system-test.sh). Only for the whole suite, not a filtered run.
-if [ $# -eq 0 ]; then
+# the full run is scripts/system-test.sh). Only for the whole suite, not a filtered run, and for now only with
+# MOTION_AGENT_SYSTEM_TEST=1: its cost on a fresh clone (release build, image build, a TCG boot) has not yet been
+# measured on an idle 2-core machine, and CI must stay within its 90 minutes.
+if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-0}" = 1 ]; then
     log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system-test.sh --short)"
     bash scripts/system-test.sh --short \
         || die "the system test failed: its table and the guest's console and journal are above (bash scripts/system-test.sh --short)"

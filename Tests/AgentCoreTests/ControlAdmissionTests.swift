@@ -88,6 +88,37 @@ import Testing
         #expect(isAdmitted(admit(&a, #"{"id":"n","command":"ping","timestamp":\#(Self.now - 299)}"#)))
     }
 
+    /// A timestamp is any finite number the sender wrote: ages far beyond Int's range are refused with a
+    /// message, not a trap (libFuzzer's FuzzSignedControl found `"timestamp": 1.7e25` crashing the agent).
+    @Test func absurdTimestampsAreRefusedWithoutATrap() throws {
+        var a = ControlAdmission(settings: ControlAdmission.Settings(), now: Self.now)
+        let ancient = admit(&a, #"{"id":"x","command":"ping","timestamp":-1e30}"#)
+        guard case .refused(let failure) = ancient else {
+            Issue.record("a command stamped -1e30 was not refused: \(ancient)")
+            return
+        }
+        #expect(failure.kind == .expired)
+        #expect(failure.message.contains("1000000000000000019884624838656 s old"), "\(failure.message)")
+
+        let key = Array("admission-key-0123456789".utf8)
+        var settings = ControlAdmission.Settings()
+        settings.hmacKey = key
+        var signed = ControlAdmission(settings: settings, now: Self.now)
+        let command = #"{"command":"ping","id":"f","nonce":"nonce-0001","timestamp":17630000000000000006700001}"#
+        let verdict = signed.admit(
+            CommandSignature(key: key).envelope(for: Array(command.utf8)),
+            retained: false,
+            now: Self.now,
+            clockSynchronized: true
+        )
+        guard case .refused(let future) = verdict else {
+            Issue.record("a command stamped 1.7e25 was not refused: \(verdict)")
+            return
+        }
+        #expect(future.kind == .unauthorized)
+        #expect(future.message.contains("s ahead of the device clock"), "\(future.message)")
+    }
+
     @Test func signedCommandsNeedAValidSignatureAFreshNonceAndACurrentStamp() {
         let key = Array("admission-key-0123456789".utf8)
         var settings = ControlAdmission.Settings()

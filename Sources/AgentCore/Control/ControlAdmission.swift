@@ -84,7 +84,8 @@ public struct ControlAdmission: Sendable {
                     command = opened.command
                 case .stale(let age):
                     let window = Int(settings.signatureWindowSeconds)
-                    let when = age >= 0 ? "\(Int(age)) s ago" : "\(Int(-age)) s ahead of the device clock"
+                    let when =
+                        age >= 0 ? "\(Self.seconds(age)) s ago" : "\(Self.seconds(-age)) s ahead of the device clock"
                     return .refused(
                         ControlFailure(
                             .unauthorized,
@@ -131,13 +132,17 @@ public struct ControlAdmission: Sendable {
                     ControlFailure(
                         .expired,
                         id: request.id,
-                        "the command is \(Int(age)) s old; commands older than \(Int(settings.maxAgeSeconds)) s are refused — send it again with a current timestamp"
+                        "the command is \(Self.seconds(age)) s old; commands older than \(Int(settings.maxAgeSeconds)) s are refused — send it again with a current timestamp"
                     )
                 )
             }
         }
         return .admitted(request)
     }
+
+    /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far
+    /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).
+    static func seconds(_ value: Double) -> String { String(format: "%.0f", value) }
 
     private mutating func takeToken(now: Double) -> Bool {
         tokens = min(settings.burst, tokens + max(0, now - lastRefill) * settings.ratePerSecond)
