@@ -32,7 +32,7 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-60}" != 0 ]; then
     log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/fuzz.sh)"
     bash scripts/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
 fi
-# A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
+# A real kernel: the short system test boots a Debian 12 VM (image built from Debian packages and
 # cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
 # the package and checks the shipped unit and a capture through the drivers (scripts/system-test.sh --short;
 # the full run is scripts/system-test.sh). Only for the whole suite, not a filtered run, and for now only with
