@@ -117,34 +117,14 @@ struct FleetConvergence: AsyncParsableCommand {
     }
 
     private func start(_ device: String, broker: MosquittoBroker, under directory: String) throws -> AgentProcess {
-        let state = directory + "/" + device
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        // Low-rate streams: the measure is the control path, not the data path.
-        let disabled = ["gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter"]
-            .map { "  \($0): {enabled: false}" }.joined(separator: "\n")
-        let config = """
-            device:
-              id: \(device)
-            agent:
-              state_dir: \(state)
-              log_level: warning
-            source:
-              kind: simulated
-              simulated: {scenario: stationary, seed: 1, rate_hz: 25}
-            mqtt:
-              host: \(broker.host)
-              port: \(broker.port)
-              reconnect_min_delay: 0.2
-              reconnect_max_delay: 2
-            streams:
-              accelerometer: {enabled: true, rate_hz: 1}
-            \(disabled)
-            metrics:
-              interval_s: 0
-            """
-        let path = state + "/config.yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        return try AgentProcess(agent: agent, configPath: path)
+        try LowRateBenchAgent.start(
+            device,
+            agent: agent,
+            under: directory,
+            mqtt: [
+                "host: \(broker.host)", "port: \(broker.port)", "reconnect_min_delay: 0.2", "reconnect_max_delay: 2",
+            ]
+        )
     }
 
     /// Publishes the fleet document `version` retained; returns CLOCK_MONOTONIC just before, ns.

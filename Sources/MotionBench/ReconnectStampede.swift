@@ -109,35 +109,14 @@ struct ReconnectStampede: AsyncParsableCommand {
     }
 
     private func start(_ device: String, jitter: String, port: Int, under directory: String) throws -> AgentProcess {
-        let state = directory + "/" + device
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let disabled = ["gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter"]
-            .map { "  \($0): {enabled: false}" }.joined(separator: "\n")
         // The default back-off (0.5 s doubling to 30 s), only the jitter differs.
-        let config = """
-            device:
-              id: \(device)
-            agent:
-              state_dir: \(state)
-              log_level: warning
-            source:
-              kind: simulated
-              simulated: {scenario: stationary, seed: 1, rate_hz: 25}
-            mqtt:
-              host: 127.0.0.1
-              port: \(port)
-              reconnect_jitter: \(jitter)
-            control:
-              persist: false
-            streams:
-              accelerometer: {enabled: true, rate_hz: 1}
-            \(disabled)
-            metrics:
-              interval_s: 0
-            """
-        let path = state + "/config.yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        return try AgentProcess(agent: agent, configPath: path)
+        try LowRateBenchAgent.start(
+            device,
+            agent: agent,
+            under: directory,
+            mqtt: ["host: 127.0.0.1", "port: \(port)", "reconnect_jitter: \(jitter)"],
+            extra: "control:\n  persist: false"
+        )
     }
 
     private func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
