@@ -45,6 +45,21 @@ import Testing
         }
     }
 
+    /// Waits until the device's latest status reports `configuration.<field>` (`refused`, `ignored`); returns
+    /// that latest status and the report.
+    static func waitForReport(
+        _ status: TestSubscriber,
+        _ field: String
+    ) async throws -> (status: [String: Any], report: [String: Any]) {
+        try await status.waitUntil(timeout: 20, "configuration.\(field) in the status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return (last["configuration"] as? [String: Any])?[field] != nil
+        }
+        let birth = lastBirth(status)
+        let report = try #require((birth["configuration"] as? [String: Any])?[field] as? [String: Any])
+        return (birth, report)
+    }
+
     @Test func aNewDeviceConvergesOnItsFirstConnectionAnOfflineOneOnReconnectAndBootsWithoutTheBrokerOnWhatItKept()
         async throws
     {
@@ -202,12 +217,7 @@ import Testing
             topic,
             #"{"version": 4, "streams": {"gyroscope": {"rate_hz": 5000}, "magnetometer": {"rate_hz": 2}}}"#
         )
-        try await status.waitUntil(timeout: 20, "the refusal in the status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
-            return (last["configuration"] as? [String: Any])?["refused"] != nil
-        }
-        var birth = Self.lastBirth(status)
-        let refused = try #require((birth["configuration"] as? [String: Any])?["refused"] as? [String: Any])
+        var (birth, refused) = try await Self.waitForReport(status, "refused")
         #expect(refused["layer"] as? String == "device")
         #expect((refused["reason"] as? String)?.contains("streams.gyroscope.rate_hz") == true)
         #expect((refused["reason"] as? String)?.contains("5000 is out of range") == true)
@@ -217,12 +227,8 @@ import Testing
 
         // Older than the one in force: ignored and reported, and v3 stays.
         try await Self.publishRetained(broker, topic, #"{"version": 2, "streams": {"gyroscope": {"rate_hz": 10}}}"#)
-        try await status.waitUntil(timeout: 20, "the ignored document in the status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
-            return (last["configuration"] as? [String: Any])?["ignored"] != nil
-        }
-        birth = Self.lastBirth(status)
-        let ignored = try #require((birth["configuration"] as? [String: Any])?["ignored"] as? [String: Any])
+        let ignored: [String: Any]
+        (birth, ignored) = try await Self.waitForReport(status, "ignored")
         #expect(ignored["layer"] as? String == "device")
         #expect(ignored["version"] as? Int == 2)
         #expect((ignored["reason"] as? String)?.contains("older than v3 in force") == true)
@@ -273,12 +279,7 @@ import Testing
             "motion/e2e-signed/desired",
             #"{"version": 2, "streams": {"gyroscope": {"rate_hz": 10}}}"#
         )
-        try await status.waitUntil(timeout: 20, "the refusal in the status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
-            return (last["configuration"] as? [String: Any])?["refused"] != nil
-        }
-        let birth = Self.lastBirth(status)
-        let refused = try #require((birth["configuration"] as? [String: Any])?["refused"] as? [String: Any])
+        let (birth, refused) = try await Self.waitForReport(status, "refused")
         #expect(refused["layer"] as? String == "device")
         #expect((refused["reason"] as? String)?.contains("is not signed") == true, "\(refused)")
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v1"))
