@@ -24,6 +24,11 @@ struct BroadAccuracy: ParsableCommand {
     @Option(help: "device-motion (shipped) or filter (the VQF port alone).") var estimator: Estimator = .deviceMotion
     @Option(help: "Where to write the device-motion 1-σ estimates (header sigma_inclination,sigma_heading, degrees).")
     var sigmaOutput: String?
+    @Option(
+        help:
+            "Where to write the filter state the uncertainty model reads, per sample (for scripts/broad_uncertainty_fit.py)."
+    )
+    var featuresOutput: String?
     @Flag(help: "Print the magnetometer calibration every 10 s.") var verbose = false
     @Option(help: "Timing passes over the trial for the ns/update figures (0: no timing).") var timingPasses = 0
 
@@ -42,6 +47,8 @@ struct BroadAccuracy: ParsableCommand {
 
         var quaternions = [Quaternion](repeating: .identity, count: n)
         var sigmas = [(Double, Double)](repeating: (180, 180), count: n)
+        var features = "t,steered,gain,disagreement,rate,rate_vertical,bias_var_h,bias_var_v,user,accuracy,rest,dist\n"
+        if featuresOutput != nil { features.reserveCapacity(n * 160) }
         switch estimator {
         case .deviceMotion:
             var e = DeviceMotionEstimator(referenceFrame: .xMagneticNorthZVertical, sampleInterval: interval)
@@ -75,6 +82,18 @@ struct BroadAccuracy: ParsableCommand {
                     }
                     quaternions[i] = Quaternion.aboutZ(.pi / 2) * m.attitude
                     sigmas[i] = (e.uncertainty.inclinationDegrees, e.uncertainty.headingDegrees)
+                    if featuresOutput != nil {
+                        let f = e.filter
+                        let w = m.rotationRate
+                        let variance = f.gyroscopeBiasEarthVariance
+                        let accuracy = MagneticFieldAccuracy.allCases.firstIndex(of: e.calibrator.accuracy) ?? 0
+                        let steered = e.calibrator.isConsistent ? 1 : 0
+                        features += "\(data.t[i]),\(steered),\(f.magneticGain),\(f.magneticDisagreement),"
+                        features +=
+                            "\(w.norm),\(f.quaternion6D.rotate(w).z),\(variance.horizontal),\(variance.vertical),"
+                        features += "\(m.userAcceleration.norm),\(accuracy),\(f.isAtRest ? 1 : 0),"
+                        features += "\(f.isMagneticDisturbanceDetected ? 1 : 0)\n"
+                    }
                 } else if i > 0 {
                     quaternions[i] = quaternions[i - 1]
                     sigmas[i] = sigmas[i - 1]
@@ -99,6 +118,9 @@ struct BroadAccuracy: ParsableCommand {
                 text += "\(q.w),\(q.x),\(q.y),\(q.z)\n"
             }
             try text.write(toFile: output, atomically: true, encoding: .utf8)
+        }
+        if let featuresOutput {
+            try features.write(toFile: featuresOutput, atomically: true, encoding: .utf8)
         }
         if let sigmaOutput {
             var text = "sigma_inclination,sigma_heading\n"

@@ -96,6 +96,7 @@ extension AttitudeFilter {
             }
         }
 
+        lastMagGain = k
         delta += k * disagreement
         if delta > .pi {
             delta -= 2 * .pi

@@ -94,6 +94,8 @@ public struct AttitudeFilter: Sendable {
     var accLowPass = VectorLowPass()
     var kMagInit = 1.0
     var lastMagDisAngle = 0.0
+    /// The gain of the latest heading correction (0 while rejected), for `AttitudeUncertainty`.
+    var lastMagGain = 0.0
     var bias = Vector3.zero
     var biasP = Matrix3x3.zero
     var motionBiasR0 = VectorLowPass()
@@ -189,6 +191,25 @@ public struct AttitudeFilter: Sendable {
     public var magneticGainScale: Double {
         guard parameters.magneticDisturbanceRejection, magDistDetected else { return 1 }
         return magRejectT <= parameters.magneticMaximumRejectionTime ? 0 : 1 / parameters.magneticRejectionFactor
+    }
+    /// The share of the heading disagreement the latest magnetometer sample corrected (0 while a
+    /// disturbance is rejected; larger during the fast initial convergence).
+    public var magneticGain: Double { lastMagGain }
+    /// The latest disagreement between the magnetometer's heading and the filter's, rad in [−π, π].
+    public var magneticDisagreement: Double { lastMagDisAngle }
+    /// Variance of the bias estimate in the earth frame, (rad/s)²: summed over the two horizontal axes
+    /// (what tilts the inclination) and about the vertical (what turns the heading).
+    public var gyroscopeBiasEarthVariance: (horizontal: Double, vertical: Double) {
+        let q = quaternion6D
+        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        let r0 = Vector3(1 - 2 * y * y - 2 * z * z, 2 * (x * y - w * z), 2 * (x * z + w * y))
+        let r1 = Vector3(2 * (x * y + w * z), 1 - 2 * x * x - 2 * z * z, 2 * (y * z - w * x))
+        let r2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * x * x - 2 * y * y)
+        let unit = square(Double.pi / 100 / 180)
+        return (
+            (r0.dot(biasP * r0) + r1.dot(biasP * r1)) * unit,
+            r2.dot(biasP * r2) * unit
+        )
     }
     /// The accepted reference field: norm (magnetometer unit, 0 before one is accepted) and dip (rad).
     public var magneticReference: (norm: Double, dip: Double) { (magRefNorm, magRefDip) }

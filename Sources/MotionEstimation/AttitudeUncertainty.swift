@@ -8,91 +8,109 @@ import Darwin
 
 /// A 1-σ estimate of the attitude's inclination and heading errors, propagated from the filter's state.
 ///
-/// The filter (a VQF port) corrects inclination toward the low-passed accelerometer with time constant
-/// `accelerometerTau` and heading toward the magnetometer with `magnetometerTau`; between corrections the
-/// attitude drifts with the gyroscope bias it has not yet learnt. So each angle's variance, in rad²:
-/// - grows by drift: σ += (σ_bias + `scaleError` · |ω|) · dt, with σ_bias the filter's own bias uncertainty
-///   (`AttitudeFilter.gyroscopeBiasSigma`) and a gyroscope scale error for fast rotations;
-/// - relaxes toward what its reference can tell, at the filter's own rate dt / τ:
-///   inclination toward `accelerometerFloor`² + atan(|ā|)², ā the user acceleration low-passed over τ_acc —
-///   sustained acceleration tilts the reference the filter follows (a car accelerating, a turn);
-///   heading toward the magnetometer's error for its calibration (`magneticSigma`), plus the disagreement
-///   the filter measured between the magnetic heading and its own — only while the magnetometer is used
-///   (calibrated, not rejected as disturbed). While it is rejected or uncalibrated heading only grows,
-///   up to 180°.
-/// Allocation-free; a few multiplications per sample.
+/// The filter (a VQF port) pulls inclination toward the low-passed accelerometer with time constant
+/// `accelerometerTau` and heading toward the magnetometer with the gain it reports (`AttitudeFilter.magneticGain`);
+/// between corrections the attitude drifts with the gyroscope bias it has not learnt. Per angle, in rad:
+/// - inclination² = `inclinationFloor`² + (`inclinationTiming` · |ω_horizontal|)² + drift² + atan(a)²:
+///   drift grows by the filter's horizontal bias σ (`AttitudeFilter.gyroscopeBiasEarthVariance`) per second and
+///   relaxes at the accelerometer's rate dt / τ_acc; `a` is the sustained acceleration the accelerometer
+///   cannot tell from a tilt — the specific force low-passed over τ_acc in the earth frame is longer than
+///   its length at rest by 1/cos — with `accelerationDeadband` of the length ignored (the accelerometer's own
+///   scale errors change it by that much as the device turns);
+/// - heading² = reference + drift² + (`headingTiming` · |ω_vertical|)²: the reference variance starts at π²
+///   and relaxes toward `magneticSigma(accuracy)`² by the filter's magnetic gain at each magnetometer sample
+///   that steered the heading; drift grows by the vertical bias σ per second and shrinks by the same gain.
+///   While the magnetometer is rejected (gain 0), absent or off its calibration the drift only grows.
+/// The timing terms are the error of a fast rotation at its own timestamp (sampling and sensor latency).
+/// The constants were fitted on BROAD's even trials (BENCHMARKS.md, "Device-motion uncertainty"); the rest
+/// of the model is the filter's own state. Allocation-free; a few multiplications per sample.
 public struct AttitudeUncertainty: Sendable {
-    /// Inclination error of a still accelerometer reference, rad (sensor noise and misalignment).
-    public static let accelerometerFloor = 0.3 * Double.pi / 180
-    /// Relative gyroscope scale error (MEMS, after factory trim).
-    public static let scaleError = 0.005
+    /// Inclination error with a still accelerometer reference, rad (noise, misalignment, reference truth).
+    public static let inclinationFloor = 0.21 * Double.pi / 180
+    /// Seconds of rotation about a horizontal axis counted as inclination error.
+    public static let inclinationTiming = 0.0016
+    /// Seconds of rotation about the vertical counted as heading error.
+    public static let headingTiming = 0.0024
+    /// Share of the specific force's length that changes without acceleration (accelerometer scale error).
+    public static let accelerationDeadband = 0.03
     /// Heading error of a magnetic reference by calibration accuracy, rad.
     public static func magneticSigma(_ accuracy: MagneticFieldAccuracy) -> Double {
         switch accuracy {
-        case .high: 1 * Double.pi / 180
-        case .medium: 2 * Double.pi / 180
-        case .low: 4 * Double.pi / 180
-        case .uncalibrated: 8 * Double.pi / 180
+        case .high: 0.55 * Double.pi / 180
+        case .medium, .low: 1.1 * Double.pi / 180
+        case .uncalibrated: 3.8 * Double.pi / 180
         }
     }
 
-    /// Variance of the reference part, rad².
-    private var inclinationReference: Double
-    private var headingReference: Double
-    /// σ of the drift part, rad.
+    /// σ of the drift parts, rad.
     private var inclinationDrift = 0.0
     private var headingDrift = 0.0
-    private var userAcceleration = Vector3.zero
+    /// Variance of the magnetic reference part, rad².
+    private var headingReference = Double.pi * Double.pi
+    /// Specific force low-passed in the earth frame, g; and its length at rest, g.
+    private var lowPassedForce = Vector3(0, 0, -1)
+    private var restForceNorm = 1.0
+    private var acceleration = 0.0
+    private var horizontalRate = 0.0
+    private var verticalRate = 0.0
 
-    /// Starts uncertain: 10° of inclination until the accelerometer has been followed, 180° of heading.
-    public init() {
-        inclinationReference = square(10 * Double.pi / 180)
-        headingReference = square(Double.pi)
-    }
+    /// Starts uncertain: heading 180° until the magnetometer has steered it.
+    public init() {}
 
     /// Inclination variance, rad².
-    public var inclinationVariance: Double { inclinationReference + square(inclinationDrift) }
+    public var inclinationVariance: Double {
+        let tilt = atan(acceleration)
+        return square(Self.inclinationFloor) + square(Self.inclinationTiming * horizontalRate)
+            + square(inclinationDrift) + tilt * tilt
+    }
     /// Heading variance, rad² (at most π²).
-    public var headingVariance: Double { min(headingReference + square(headingDrift), square(Double.pi)) }
+    public var headingVariance: Double {
+        min(headingReference + square(headingDrift) + square(Self.headingTiming * verticalRate), square(Double.pi))
+    }
     /// 1-σ inclination error, degrees.
     public var inclinationDegrees: Double { inclinationVariance.squareRoot() * 180 / .pi }
     /// 1-σ heading error, degrees.
     public var headingDegrees: Double { headingVariance.squareRoot() * 180 / .pi }
 
-    /// Advances by `dt` s.
+    /// Advances by `dt` s (0 for the first output).
     /// - Parameters:
-    ///   - rotationRate: bias-corrected gyroscope, rad/s.
-    ///   - userAcceleration: g, device axes (nil when no accelerometer sample was used).
-    ///   - biasSigma: the filter's gyroscope bias uncertainty, rad/s.
-    ///   - magneticReference: the magnetic heading's error, rad (calibration floor and the filter's
-    ///     disagreement), when a magnetic sample steered the heading in this update; nil when it was rejected
-    ///     or absent.
-    ///   - magneticGainScale: the share of the full magnetic gain the filter applied (`AttitudeFilter`).
+    ///   - rotationRate: bias-corrected gyroscope in the earth frame (z up), rad/s.
+    ///   - specificForce: the accelerometer in the earth frame, g, when the filter used a sample in this update.
+    ///   - atRest: the filter's rest detection (the force's length at rest is learnt then).
+    ///   - biasVariance: the filter's bias variance about the horizontal axes and the vertical, (rad/s)².
+    ///   - accelerometerTau: the filter's accelerometer time constant, s.
+    ///   - magneticGain: the filter's heading-correction gain when a magnetometer sample was used (0 while it
+    ///     rejects a disturbance); nil when none was.
+    ///   - magneticAccuracy: the calibration's accuracy.
     public mutating func update(
         dt: Double,
         rotationRate: Vector3,
-        userAcceleration user: Vector3?,
-        biasSigma: Double,
-        parameters: AttitudeFilterParameters,
-        magneticReference: Double?,
-        magneticGainScale: Double = 1
+        specificForce: Vector3?,
+        atRest: Bool,
+        biasVariance: (horizontal: Double, vertical: Double),
+        accelerometerTau: Double,
+        magneticGain: Double?,
+        magneticAccuracy: MagneticFieldAccuracy
     ) {
-        guard dt > 0, dt.isFinite else { return }
-        let rate = biasSigma + Self.scaleError * rotationRate.norm
-        inclinationDrift += rate * dt
-        headingDrift = min(headingDrift + rate * dt, Double.pi)
-        if let u = user, u.isFinite {
-            let tau = parameters.accelerometerTau
-            let k = dt / (tau + dt)
-            userAcceleration += k * (u - userAcceleration)
+        // dt is 0 at the first output, whose magnetometer sample the filter follows in full.
+        guard dt >= 0, dt.isFinite, rotationRate.isFinite else { return }
+        horizontalRate = (square(rotationRate.x) + square(rotationRate.y)).squareRoot()
+        verticalRate = abs(rotationRate.z)
+        inclinationDrift = min(inclinationDrift + max(biasVariance.horizontal, 0).squareRoot() * dt, Double.pi)
+        headingDrift = min(headingDrift + max(biasVariance.vertical, 0).squareRoot() * dt, Double.pi)
+        if let f = specificForce, f.isFinite {
+            let k = dt / (accelerometerTau + dt)
             inclinationDrift -= k * inclinationDrift
-            let target = square(Self.accelerometerFloor) + square(atan(userAcceleration.norm))
-            inclinationReference += k * (target - inclinationReference)
+            lowPassedForce += k * (f - lowPassedForce)
+            if atRest { restForceNorm += k * (f.norm - restForceNorm) }
+            let excess = lowPassedForce.norm / restForceNorm - 1 - Self.accelerationDeadband
+            // |f| = g / cos θ for a tilt θ of the force: 1 / cos θ − 1 ≈ θ² / 2.
+            acceleration = excess > 0 ? (2 * excess).squareRoot() : 0
         }
-        if let m = magneticReference {
-            let k = magneticGainScale * dt / (parameters.magnetometerTau + dt)
+        if let gain = magneticGain, gain.isFinite {
+            let k = min(max(gain, 0), 1)
             headingDrift -= k * headingDrift
-            headingReference += k * (square(m) - headingReference)
+            headingReference += k * (square(Self.magneticSigma(magneticAccuracy)) - headingReference)
         }
     }
 }

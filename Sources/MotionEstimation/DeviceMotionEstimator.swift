@@ -135,17 +135,16 @@ public struct DeviceMotionEstimator: Sendable {
 
         let gravity = q6.inverseRotate(Vector3(0, 0, -1))
         let user = lastAcceleration.map { $0 - gravity } ?? .zero
-        let steered = used.contains(.magnetometer)
-        let magneticSigma = AttitudeUncertainty.magneticSigma(calibrator.accuracy)
+        let rate = gyroscope - filter.gyroscopeBias
         uncertainty.update(
             dt: lastOutputTime.isFinite ? sample.timestamp - lastOutputTime : 0,
-            rotationRate: gyroscope - filter.gyroscopeBias,
-            userAcceleration: used.contains(.accelerometer) ? user : nil,
-            biasSigma: filter.gyroscopeBiasSigma,
-            parameters: filter.parameters,
-            magneticReference: steered
-                ? (magneticSigma * magneticSigma + filter.lastMagDisAngle * filter.lastMagDisAngle).squareRoot() : nil,
-            magneticGainScale: filter.magneticGainScale
+            rotationRate: q6.rotate(rate),
+            specificForce: used.contains(.accelerometer) ? lastAcceleration.map { q6.rotate($0) } : nil,
+            atRest: filter.isAtRest,
+            biasVariance: filter.gyroscopeBiasEarthVariance,
+            accelerometerTau: filter.parameters.accelerometerTau,
+            magneticGain: used.contains(.magnetometer) ? filter.magneticGain : nil,
+            magneticAccuracy: calibrator.accuracy
         )
         lastOutputTime = sample.timestamp
         let heading: Double
@@ -165,13 +164,16 @@ public struct DeviceMotionEstimator: Sendable {
         return DeviceMotion(
             timestamp: sample.timestamp,
             attitude: attitude,
-            rotationRate: gyroscope - filter.gyroscopeBias,
+            rotationRate: rate,
             gravity: gravity,
             userAcceleration: user,
             magneticField: lastMagneticField ?? .zero,
             magneticFieldAccuracy: lastMagneticField == nil ? .uncalibrated : calibrator.accuracy,
             heading: heading,
-            referenceFrame: referenceFrame
+            referenceFrame: referenceFrame,
+            inclinationAccuracy: uncertainty.inclinationDegrees,
+            // The 6-axis yaw of xArbitraryZVertical is not what the magnetometer keeps in check.
+            headingAccuracy: referenceFrame == .xArbitraryZVertical ? -1 : uncertainty.headingDegrees
         )
     }
 

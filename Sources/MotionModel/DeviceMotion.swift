@@ -9,6 +9,8 @@
 /// - `heading`: degrees clockwise from north of the device's +y axis (its top edge) projected on the
 ///   horizontal plane, in [0, 360) in the north-referenced frames, −1 in the arbitrary ones.
 /// - `timestamp`: seconds on the sensor clock, the gyroscope sample's.
+/// - `inclinationAccuracy`, `headingAccuracy`: 1-σ error estimates of the attitude's tilt and of its heading,
+///   degrees (`AttitudeUncertainty`); −1 where none is given (`headingAccuracy` in `xArbitraryZVertical`).
 public struct DeviceMotion: Sendable, Hashable, Codable {
     public var timestamp: Double
     public var attitude: Quaternion
@@ -19,6 +21,8 @@ public struct DeviceMotion: Sendable, Hashable, Codable {
     public var magneticFieldAccuracy: MagneticFieldAccuracy
     public var heading: Double
     public var referenceFrame: AttitudeReferenceFrame
+    public var inclinationAccuracy: Double
+    public var headingAccuracy: Double
 
     @inlinable
     public init(
@@ -30,7 +34,9 @@ public struct DeviceMotion: Sendable, Hashable, Codable {
         magneticField: Vector3,
         magneticFieldAccuracy: MagneticFieldAccuracy,
         heading: Double,
-        referenceFrame: AttitudeReferenceFrame
+        referenceFrame: AttitudeReferenceFrame,
+        inclinationAccuracy: Double = -1,
+        headingAccuracy: Double = -1
     ) {
         self.timestamp = timestamp
         self.attitude = attitude
@@ -41,6 +47,8 @@ public struct DeviceMotion: Sendable, Hashable, Codable {
         self.magneticFieldAccuracy = magneticFieldAccuracy
         self.heading = heading
         self.referenceFrame = referenceFrame
+        self.inclinationAccuracy = inclinationAccuracy
+        self.headingAccuracy = headingAccuracy
     }
 
     /// The attitude as a rotation matrix (device → reference, see `RotationMatrix`).

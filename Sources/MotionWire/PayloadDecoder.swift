@@ -68,7 +68,9 @@ public enum PayloadDecoder {
                     magneticField: try field.vector("field"),
                     magneticFieldAccuracy: try field.choice("accuracy"),
                     heading: try o.number("heading"),
-                    referenceFrame: try o.choice("referenceFrame")
+                    referenceFrame: try o.choice("referenceFrame"),
+                    inclinationAccuracy: try o.optionalNumber("inclinationAccuracy") ?? -1,
+                    headingAccuracy: try o.optionalNumber("headingAccuracy") ?? -1
                 )
             )
         case .pedometer:

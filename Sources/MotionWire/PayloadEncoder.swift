@@ -103,6 +103,10 @@ public enum PayloadEncoder {
         }
         b.raw("},\"heading\":")
         b.number(m.heading, decimals: 3)
+        b.raw(",\"inclinationAccuracy\":")
+        b.number(m.inclinationAccuracy, decimals: 3)
+        b.raw(",\"headingAccuracy\":")
+        b.number(m.headingAccuracy, decimals: 3)
         b.raw(",\"referenceFrame\":")
         switch m.referenceFrame {
         case .xArbitraryZVertical: b.raw("\"xArbitraryZVertical\"")

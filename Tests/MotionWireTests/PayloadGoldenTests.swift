@@ -21,7 +21,9 @@ import Testing
         magneticField: Vector3(16, 8.1, -46.6),
         magneticFieldAccuracy: .high,
         heading: 123.456,
-        referenceFrame: .xMagneticNorthZVertical
+        referenceFrame: .xMagneticNorthZVertical,
+        inclinationAccuracy: 0.412,
+        headingAccuracy: 1.873
     )
 
     static func envelope(
@@ -72,7 +74,8 @@ import Testing
                 + #""rotationRate":{"x":0.32,"y":0.04,"z":0.05},"gravity":{"x":-0.14,"y":-0.54,"z":-0.83},"#
                 + #""userAcceleration":{"x":0.01,"y":0.02,"z":-0.03},"#
                 + #""magneticField":{"field":{"x":16,"y":8.1,"z":-46.6},"accuracy":"high"},"#
-                + #""heading":123.456,"referenceFrame":"xMagneticNorthZVertical"}"#
+                + #""heading":123.456,"inclinationAccuracy":0.412,"headingAccuracy":1.873,"#
+                + #""referenceFrame":"xMagneticNorthZVertical"}"#
         ),
         Golden(
             message: WireMessage(

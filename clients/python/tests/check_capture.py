@@ -341,6 +341,12 @@ class Checker:
             expect(worst_angle < 1e-4, f"roll/pitch/yaw differ from the quaternion's by {worst_angle:.2e} rad")
         expect(_norm(s["userAcceleration"]) < 16, f"|userAcceleration| {_norm(s['userAcceleration']):.2f} g")
         expect(_norm(s["rotationRate"]) < 35, f"|rotationRate| {_norm(s['rotationRate']):.2f} rad/s")
+        if "inclinationAccuracy" in s:  # JSON payloads carry both; binary batch records carry neither
+            i, h = s["inclinationAccuracy"], s.get("headingAccuracy")
+            expect(i is not None and 0 <= i <= 180, f"inclinationAccuracy {i}, expected 0–180°")
+            arbitrary = s["referenceFrame"] == "xArbitraryZVertical"
+            expect(h is not None and (h == -1 if arbitrary else 0 <= h <= 180),
+                   f"headingAccuracy {h} in {s['referenceFrame']}")
         field = s["magneticField"]
         if field["accuracy"] != "uncalibrated":
             expect(10 < _norm(field["field"]) < 120, f"|magneticField.field| {_norm(field['field']):.1f} µT")

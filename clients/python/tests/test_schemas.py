@@ -58,7 +58,7 @@ MOTION = {
     "rotationRate": {"x": 0.32, "y": 0.04, "z": 0.05}, "gravity": {"x": 0.124164, "y": -0.544981, "z": -0.829204},
     "userAcceleration": {"x": 0.01, "y": 0.02, "z": -0.03},
     "magneticField": {"field": {"x": 16.0, "y": 8.1, "z": -46.6}, "accuracy": "high"},
-    "heading": 123.456, "referenceFrame": "xMagneticNorthZVertical",
+    "heading": 123.456, "inclinationAccuracy": 0.412, "headingAccuracy": 1.873, "referenceFrame": "xMagneticNorthZVertical",
 }  # fmt: skip
 BIRTH = {
     "agentVersion": "0.1.0", "bootCount": 42, "clockSynchronized": True, "device": "imu-17",
@@ -266,3 +266,13 @@ def test_the_documented_replies_validate():
     invalid("control/reply", reply, "is not valid under any of the given schemas")
     invalid("control/reply", {"code": 404, "device": "d", "id": "1", "message": "unknown", "ok": False, "result": {"time": 1}}, "is not valid under any of the given schemas")
     invalid("control/reply", {**reply, "result": {"time": 1, "extra": 2}}, "is not valid under any of the given schemas")
+
+
+def test_device_motion_accuracies_are_degrees_and_minus_one_only_for_heading():
+    without = {k: v for k, v in MOTION.items() if k not in ("inclinationAccuracy", "headingAccuracy")}
+    valid("device-motion", without)  # binary batch records carry neither
+    valid("device-motion", dict(MOTION, headingAccuracy=-1, referenceFrame="xArbitraryZVertical", heading=-1))
+    valid("device-motion", dict(MOTION, headingAccuracy=180))
+    invalid("device-motion", dict(MOTION, inclinationAccuracy=-1), "inclinationAccuracy")
+    invalid("device-motion", dict(MOTION, headingAccuracy=181), "headingAccuracy")
+    invalid("device-motion", dict(MOTION, headingAccuracy="1.2"), "headingAccuracy")
