@@ -50,6 +50,10 @@ public struct ReferenceAttitudeStore: Sendable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            try FileManager.default.createDirectory(
+                atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]),
+                withIntermediateDirectories: true
+            )
             try AtomicFile.write(Array(encoder.encode(reference)), to: path)
         } catch {
             logger.error(
