@@ -358,7 +358,13 @@ enum ConfigurationSchema {
                                     .field("encoding", .choice(\.[stream: name].encoding)),
                                 ] : [])
                             + (name == .deviceMotion
-                                ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
+                                ? [
+                                    .field("reference_frame", .choice(\.deviceMotion.referenceFrame)),
+                                    .field(
+                                        "reference_attitude",
+                                        .referenceAttitude(\.deviceMotion.referenceAttitude)
+                                    ),
+                                ] : [])
                     )
                 }
             ),
