@@ -98,15 +98,11 @@ import Testing
             samples.filter { $0.time < birth && birth - $0.time > expiry + 0.5 }.map(\.seq)
         }
 
-        /// Whether the missing seqs are the oldest: 1 among them, and none made after the broker came back.
-        /// (At the boundary expired and delivered seqs interleave: a message lent with a little of its expiry
-        /// left is sent while the next ones, a few milliseconds younger, expire behind it — seen: 698 sent,
-        /// 699–701 expired; under load the zone is wider.)
-        func missingAreTheOldest(_ samples: [(seq: Int, time: Double)], birth: Double) -> Bool {
-            guard let firstMissing = missing.first else { return true }
-            guard let firstLive = samples.filter({ $0.time >= birth }).map(\.seq).min() else { return false }
-            return firstMissing == 1 && missing.allSatisfy { $0 < firstLive }
-        }
+        /// Whether the oldest went first: seq 1 is among the missing ones. (Which ones go is decided by time —
+        /// a message is dropped when it has waited its expiry by its turn — so at the boundary, and later if a
+        /// loaded machine holds the publisher back that long, expired and delivered seqs interleave: seen 698
+        /// sent, 699–701 expired. The exact count and `staleDeliveries` are what hold every time.)
+        var oldestWentFirst: Bool { missing.isEmpty || missing.first == 1 }
     }
 
     /// Stops the agent with SIGTERM and returns its goodbye's outbox counters.
@@ -168,7 +164,7 @@ import Testing
         #expect(droppedExpired > 0)
         #expect(memory.missing.count == droppedExpired)
         let accelerometer = subscriber.samples("accelerometer")
-        #expect(memory.missingAreTheOldest(accelerometer, birth: birthTime), "missing: \(memory.missing.suffix(30))")
+        #expect(memory.oldestWentFirst)
         #expect(memory.staleDeliveries(accelerometer, birth: birthTime, expiry: 2) == [])
         #expect(outbox["durableAppended"] as? Int == durable.newest)
         #expect(durableExpired > 0)
@@ -176,7 +172,7 @@ import Testing
         #expect(outbox["durableDropped"] as? Int == durableExpired)
         #expect(outbox["durableDepth"] as? Int == 0)
         let gyroscope = subscriber.samples("gyroscope")
-        #expect(durable.missingAreTheOldest(gyroscope, birth: birthTime), "missing: \(durable.missing.suffix(30))")
+        #expect(durable.oldestWentFirst)
         #expect(durable.staleDeliveries(gyroscope, birth: birthTime, expiry: 2) == [])
         // Samples made during the outage but within their expiry were delivered (not only live ones).
         #expect((memory.firstDelivered?.time ?? .infinity) < birthTime)
