@@ -11,6 +11,8 @@
 /// - `timestamp`: seconds on the sensor clock, the gyroscope sample's.
 /// - `inclinationAccuracy`, `headingAccuracy`: 1-σ error estimates of the attitude's tilt and of its heading,
 ///   degrees (`AttitudeUncertainty`); −1 where none is given (`headingAccuracy` in `xArbitraryZVertical`).
+/// - `relativeAttitude`: `attitude` relative to the reference attitude while one is set
+///   (`set-reference-attitude`), nil otherwise; `attitude` stays absolute.
 public struct DeviceMotion: Sendable, Hashable, Codable {
     public var timestamp: Double
     public var attitude: Quaternion
@@ -23,6 +25,7 @@ public struct DeviceMotion: Sendable, Hashable, Codable {
     public var referenceFrame: AttitudeReferenceFrame
     public var inclinationAccuracy: Double
     public var headingAccuracy: Double
+    public var relativeAttitude: RelativeAttitude? = nil
 
     @inlinable
     public init(
