@@ -68,8 +68,8 @@ public enum PayloadDecoder {
                 magneticFieldAccuracy: try field.choice("accuracy"),
                 heading: try o.number("heading"),
                 referenceFrame: try o.choice("referenceFrame"),
-                inclinationAccuracy: try o.optionalNumber("inclinationAccuracy") ?? -1,
-                headingAccuracy: try o.optionalNumber("headingAccuracy") ?? -1
+                inclinationAccuracy: try o.numberIfPresent("inclinationAccuracy") ?? -1,
+                headingAccuracy: try o.numberIfPresent("headingAccuracy") ?? -1
             )
             if let relative = try o.optionalObject("relativeAttitude") {
                 let r = try relative.object("quaternion")
@@ -160,6 +160,12 @@ private struct Fields {
     func number(_ key: String) throws(WireDecodingError) -> Double {
         guard let n = try value(key).number else { throw WireDecodingError("`\(key)` is not a number") }
         return n
+    }
+
+    /// A number that older payloads lack (nil then).
+    func numberIfPresent(_ key: String) throws(WireDecodingError) -> Double? {
+        guard object[key] != nil else { return nil }
+        return try number(key)
     }
 
     func optionalNumber(_ key: String) throws(WireDecodingError) -> Double? {

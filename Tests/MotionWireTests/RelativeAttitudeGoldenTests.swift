@@ -14,7 +14,7 @@ import Testing
         + #""rotationRate":{"x":0.32,"y":0.04,"z":0.05},"gravity":{"x":-0.14,"y":-0.54,"z":-0.83},"#
         + #""userAcceleration":{"x":0.01,"y":0.02,"z":-0.03},"#
         + #""magneticField":{"field":{"x":16,"y":8.1,"z":-46.6},"accuracy":"high"},"#
-        + #""heading":123.456,"referenceFrame":"xMagneticNorthZVertical","#
+        + #""heading":123.456,"inclinationAccuracy":0.412,"headingAccuracy":1.873,"referenceFrame":"xMagneticNorthZVertical","#
         + #""relativeAttitude":{"quaternion":{"x":0,"y":0.6,"z":0,"w":0.8},"#
         + #""rotationMatrix":{"m11":0.28,"m12":0,"m13":0.96,"m21":0,"m22":1,"m23":0,"m31":-0.96,"m32":0,"#
         + #""m33":0.28},"roll":1.287002,"pitch":0,"yaw":0,"referenceTime":1795241100.25}}"#
