@@ -157,6 +157,25 @@ extension ConfigurationField {
         )
     }
 
+    /// An optional whole number within `range`; left empty it stays `nil` (`none` says what that means).
+    static func optionalInteger(
+        _ keyPath: WritableKeyPath<AgentConfiguration, Int?>,
+        range: ClosedRange<Int>,
+        unit: String,
+        none: String
+    ) -> ConfigurationField {
+        ConfigurationField(
+            allowed: "a whole number \(range.lowerBound)–\(range.upperBound) (\(unit)); leave empty for \(none)",
+            decode: { text, _, configuration in
+                guard let value = parseInteger(text) else { return notAnInteger(text) }
+                guard range.contains(value) else { return .outOfRange }
+                configuration[keyPath: keyPath] = value
+                return nil
+            },
+            render: { $0[keyPath: keyPath].map { .plain(String($0)) } ?? .null }
+        )
+    }
+
     /// Why text that is not a whole number in range is refused: a whole number too large for the type is a
     /// range problem (99999999999999999999), a fraction or a word a type problem.
     private static func notAnInteger(_ text: String) -> FieldProblem {

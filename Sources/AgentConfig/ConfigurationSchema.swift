@@ -342,6 +342,15 @@ enum ConfigurationSchema {
                             .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
                             .field("retain", .flag(\.[stream: name].retain)),
                             .field("durable", .flag(\.[stream: name].durable)),
+                            .field(
+                                "expiry_s",
+                                .optionalInteger(
+                                    \.[stream: name].expirySeconds,
+                                    range: 1...StreamSettings.maximumExpirySeconds,
+                                    unit: "seconds, the MQTT 5 Message Expiry Interval",
+                                    none: "messages that never expire"
+                                )
+                            ),
                         ]
                             + (name.canBatch
                                 ? [
@@ -349,7 +358,13 @@ enum ConfigurationSchema {
                                     .field("encoding", .choice(\.[stream: name].encoding)),
                                 ] : [])
                             + (name == .deviceMotion
-                                ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
+                                ? [
+                                    .field("reference_frame", .choice(\.deviceMotion.referenceFrame)),
+                                    .field(
+                                        "reference_attitude",
+                                        .referenceAttitude(\.deviceMotion.referenceAttitude)
+                                    ),
+                                ] : [])
                     )
                 }
             ),

@@ -123,20 +123,7 @@ final class ConnectionSupervisorService: Service {
                         )
                     }
                 case .probeDesiredState:
-                    do {
-                        _ = try probe.withUnsafeBytes {
-                            try context.broker.publish(
-                                topic: context.topics.desiredProbe,
-                                payload: $0,
-                                qos: 1,
-                                retain: false
-                            )
-                        }
-                    } catch {
-                        logger.warning(
-                            "cannot publish the desired-state probe on \(context.topics.desiredProbe): \(error) — a desired layer cleared while this device was away stays in force until the next connection"
-                        )
-                    }
+                    context.publishDesiredProbe(probe)
                 case .setPublisherConnected(let up):
                     context.publisher.setConnected(up)
                 case .reportConnected:
