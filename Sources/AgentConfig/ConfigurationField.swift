@@ -66,6 +66,15 @@ struct ConfigurationField {
 
     let allowed: String
     let value: Value
+    /// For a list: how an element written as a section (`{host: broker-b, port: 8883}`) is read — its keys,
+    /// and the text it stands for; nil when elements are single values only.
+    var elementSection: ElementSection?
+
+    struct ElementSection {
+        let keys: [String]
+        /// The element's text from its values by key, or why they make none.
+        let text: (_ values: [String: String]) -> Result<String, FieldProblem>
+    }
 
     init(allowed: String, value: Value) {
         self.allowed = allowed

@@ -1,6 +1,8 @@
+import AgentConfig
 import AgentCore
 import AgentPorts
 import Foundation
+import Logging
 import MotionEstimation
 import MotionModel
 import Simulation
@@ -104,5 +106,44 @@ import Testing
             worst = max(worst, qa.angle(to: qn))
         }
         #expect(worst < 3 * Double.pi / 180, "\(worst * 180 / .pi)°")
+    }
+}
+
+/// `motion-agent process` runs the estimators over a recording with config.yaml's reference attitude too.
+@Suite struct OfflineRelativeAttitudeTests {
+    @Test func processingWithAReferenceInTheConfigurationPublishesRelativeAttitude() throws {
+        var configuration = AgentConfiguration()
+        let reference = Quaternion(roll: 0, pitch: 0, yaw: 0.5)
+        configuration.deviceMotion.referenceAttitude = reference
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let samples = (0..<200).map { i in
+            IMUSample(
+                timestamp: Double(i) / 100,
+                acceleration: Vector3(0, 0, -1),
+                rotationRate: Vector3(0, 0, 0),
+                magneticField: Vector3(20, 0, -40)
+            )
+        }
+        let path = NSTemporaryDirectory() + "offline-relative-\(UUID().uuidString).jsonl"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        _ = try OfflineProcessor(configuration: configuration, referenceFrame: nil, logger: logger).run(
+            samples: samples,
+            sensors: [.accelerometer, .gyroscope, .magnetometer],
+            fastestRateHz: 100,
+            output: handle
+        )
+        try handle.close()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let motions = lines.compactMap { line -> [String: Any]? in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["stream"] as? String == "device-motion" ? object?["message"] as? [String: Any] : nil
+        }
+        #expect(motions.count > 100)
+        // Lying still and level in xArbitraryZVertical (yaw 0 at start): relative yaw is −0.5 rad.
+        let last = try #require(motions.last?["relativeAttitude"] as? [String: Any])
+        #expect(abs((last["yaw"] as? Double ?? 0) + 0.5) < 0.01, "\(last)")
     }
 }
