@@ -112,6 +112,7 @@ check "real drivers bound: hid-sensor-hub via /dev/uhid → accel_3d, gyro_3d, m
 build_deb() {
     if [ -z "$deb" ]; then deb="$(bash scripts/build-deb.sh --output "$run/deb" | tail -1)" || return 1; fi
     [ -f "$deb" ] || { echo "no package at $deb" >&2; return 1; }
+    deb="$(realpath "$deb")"
     echo "  package: $deb" >&2
 }
 check "Debian package (build-deb.sh; lintian: no errors)" build_deb || exit 1
