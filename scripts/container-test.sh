@@ -2,8 +2,9 @@
 # The container, live: builds Deploy/container/Dockerfile's runtime stage with Debian's podman on a base made by
 # mmdebstrap (no image registry is contacted), runs it against a mosquitto on the host's loopback and checks that
 # it publishes, then that `podman stop` leaves the offline status. Prints what it saw; exit 0 when it all worked.
-#   bash scripts/container-test.sh [--binary PATH]
-# --binary: the release binary to put in the image (default: scripts/build-release.sh's). Needs root.
+#   bash scripts/container-test.sh [--binary PATH] [--config PATH]
+# --binary: the release binary to put in the image (default: scripts/build-release.sh's); --config: the config.yaml
+# baked in (default: the repository's; give the one that came with the binary, e.g. a package's). Needs root.
 #
 # Why the run options below (found on the 2-core build machines, a Debian 12 container with cgroup v1 whose
 # unified hierarchy also has the hugetlb controller, and without CAP_SYS_RESOURCE):
@@ -17,11 +18,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
 
-binary=""
+binary=""; config="config.yaml"
 while [ $# -gt 0 ]; do
     case "$1" in
         --binary) binary="$2"; shift ;;
-        *) die "unknown option '$1': allowed --binary PATH" ;;
+        --config) config="$2"; shift ;;
+        *) die "unknown option '$1': allowed --binary PATH, --config PATH" ;;
     esac
     shift
 done
@@ -76,7 +78,7 @@ sed -n '/^FROM .* AS runtime/,$p' "$dockerfile" \
 grep -q "^COPY motion-agent /usr/local/bin/motion-agent" "$work/Containerfile" \
     || die "$dockerfile's runtime stage no longer copies /out/motion-agent from the build stage: update this script"
 cp "$binary" "$work/motion-agent"
-cp config.yaml "$work/config.yaml"
+cp "$config" "$work/config.yaml"
 log "podman build (runtime stage of $dockerfile on $base)"
 start=$SECONDS
 nice -n 19 "${podman[@]}" build --network none -q -t localhost/motion-agent:test -f "$work/Containerfile" "$work" >/dev/null \

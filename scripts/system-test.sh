@@ -309,7 +309,9 @@ check "Ansible (site.yml, motion_agent_package): installs, agent up; rerun chang
 
 container() {
     rm -rf "$run/debroot" && dpkg-deb -x "$deb" "$run/debroot" || return 1
-    bash scripts/container-test.sh --binary "$run/debroot/usr/bin/motion-agent" >&2
+    # The package's binary with the package's config.yaml (the working tree's may be newer than the package).
+    bash scripts/container-test.sh --binary "$run/debroot/usr/bin/motion-agent" \
+        --config "$run/debroot/etc/motion-agent/config.yaml" >&2
 }
 check "podman: runtime stage on an mmdebstrap base, publishes to the host's broker" container
 exit "$failed"
