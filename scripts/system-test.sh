@@ -221,6 +221,9 @@ disappear() {
 }
 check "sensor disappears (uhid destroyed) → unavailable; returns → resumes" disappear
 
+# Stopped before the reboot, which must start the enabled unit again by itself.
+check "systemctl stop publishes the offline status" offline_on_stop
+
 reboot_guest() {
     vm reboot || return 1
     g 'modprobe uhid; systemd-run --unit=uhid-sensor-hub --collect /usr/local/sbin/uhid-sensor-hub /root/replay.txt' >/dev/null
