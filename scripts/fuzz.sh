@@ -39,7 +39,7 @@ flags=(--scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -par
 for target in "${targets[@]}"; do
     [ -d "Fuzz/$target" ] || die "no fuzz target Fuzz/$target (the targets: ${all[*]})"
     log "building $target (libFuzzer + AddressSanitizer, $scratch)"
-    MOTION_AGENT_FUZZ=1 nice -n 15 swift build "${flags[@]}" --product "$target" \
+    MOTION_AGENT_FUZZ=1 nice -n 19 swift build "${flags[@]}" --product "$target" \
         || die "building $target failed: see above"
 done
 [ "$build_only" -eq 0 ] || exit 0
@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
     output="$scratch/$target.log"
     # detect_leaks=0: the targets keep process-wide state (a ledger, a context) on purpose; leaks are not the
     # question here, memory errors and crashes are.
-    if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 nice -n 15 "$bin/$target" \
+    if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 nice -n 19 "$bin/$target" \
         -max_total_time="$seconds" -print_final_stats=1 -max_len=32768 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" "$corpus" "Fuzz/Corpus/$target" >"$output" 2>&1; then
         tail -n 40 "$output" >&2
