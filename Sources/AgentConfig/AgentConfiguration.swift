@@ -297,6 +297,10 @@ public struct DeviceMotionSettings: Sendable, Equatable {
     /// The attitude's reference frame, Core Motion's `CMAttitudeReferenceFrame`. Frames other than
     /// xArbitraryZVertical need a magnetometer; xTrueNorthZVertical also needs `location`.
     public var referenceFrame: AttitudeReferenceFrame = .xArbitraryZVertical
+    /// The attitude `relativeAttitude` is relative to (Core Motion's `multiply(byInverseOf:)`), normalised;
+    /// nil: none, and device motion publishes only the absolute attitude. Set by config.yaml, a desired
+    /// document or `set-reference-attitude`.
+    public var referenceAttitude: Quaternion? = nil
 
     public init() {}
 }

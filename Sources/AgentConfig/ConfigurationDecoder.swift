@@ -119,7 +119,7 @@ struct ConfigurationDecoder {
                 assigned[keyPath] = scalar.string
             }
         case .list(let decode, _):
-            readList(node, decode: decode, allowed: field.allowed, keyPath: keyPath)
+            readList(node, decode: decode, allowed: field.allowed, section: field.elementSection, keyPath: keyPath)
         }
     }
 
@@ -129,6 +129,7 @@ struct ConfigurationDecoder {
         _ node: Node,
         decode: ConfigurationField.ListDecoder,
         allowed: String,
+        section: ConfigurationField.ElementSection? = nil,
         keyPath: String
     ) {
         guard case .sequence(let sequence) = node else {
@@ -151,6 +152,24 @@ struct ConfigurationDecoder {
             if case .scalar(let scalar) = element, !Self.isNull(element) {
                 texts.append(scalar.string)
                 positions.append(index)
+                continue
+            }
+            if let section, case .mapping(let mapping) = element {
+                switch Self.elementText(mapping, section) {
+                case .success(let text):
+                    texts.append(text)
+                    positions.append(index)
+                case .failure(let problem):
+                    malformed = true
+                    report(
+                        problem.kind,
+                        keyPath: "\(keyPath)[\(index)]",
+                        value: nil,
+                        problem: problem.problem,
+                        allowed: allowed,
+                        line: element.mark?.line
+                    )
+                }
                 continue
             }
             malformed = true
@@ -183,6 +202,30 @@ struct ConfigurationDecoder {
         } else {
             configuration = decoded
         }
+    }
+
+    /// The text a list element written as a section stands for: every key known, every value a single one.
+    static func elementText(
+        _ mapping: Node.Mapping,
+        _ section: ConfigurationField.ElementSection
+    ) -> Result<String, FieldProblem> {
+        var values: [String: String] = [:]
+        for (keyNode, valueNode) in mapping {
+            let key = written(keyNode) ?? ""
+            guard section.keys.contains(key) else {
+                return .failure(
+                    FieldProblem(
+                        kind: .unknownKey,
+                        problem: "has the key \"\(key)\"; its keys are \(section.keys.joined(separator: ", "))"
+                    )
+                )
+            }
+            guard case .scalar(let scalar) = valueNode, !isNull(valueNode) else {
+                return .failure(FieldProblem(kind: .invalidValue, problem: "has no single value for \(key)"))
+            }
+            values[key] = scalar.string
+        }
+        return section.text(values)
     }
 
     private mutating func reportUnknown(key: String, keyNode: Node, in path: String, keys: [String]) {

@@ -66,6 +66,15 @@ struct ConfigurationField {
 
     let allowed: String
     let value: Value
+    /// For a list: how an element written as a section (`{host: broker-b, port: 8883}`) is read — its keys,
+    /// and the text it stands for; nil when elements are single values only.
+    var elementSection: ElementSection?
+
+    struct ElementSection {
+        let keys: [String]
+        /// The element's text from its values by key, or why they make none.
+        let text: (_ values: [String: String]) -> Result<String, FieldProblem>
+    }
 
     init(allowed: String, value: Value) {
         self.allowed = allowed
@@ -154,6 +163,25 @@ extension ConfigurationField {
                 return nil
             },
             render: { .plain(String($0[keyPath: keyPath])) }
+        )
+    }
+
+    /// An optional whole number within `range`; left empty it stays `nil` (`none` says what that means).
+    static func optionalInteger(
+        _ keyPath: WritableKeyPath<AgentConfiguration, Int?>,
+        range: ClosedRange<Int>,
+        unit: String,
+        none: String
+    ) -> ConfigurationField {
+        ConfigurationField(
+            allowed: "a whole number \(range.lowerBound)–\(range.upperBound) (\(unit)); leave empty for \(none)",
+            decode: { text, _, configuration in
+                guard let value = parseInteger(text) else { return notAnInteger(text) }
+                guard range.contains(value) else { return .outOfRange }
+                configuration[keyPath: keyPath] = value
+                return nil
+            },
+            render: { $0[keyPath: keyPath].map { .plain(String($0)) } ?? .null }
         )
     }
 

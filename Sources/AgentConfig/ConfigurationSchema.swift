@@ -32,6 +32,22 @@ enum ConfigurationSchema {
         "the path of a readable file holding the key, at least 16 bytes after its trailing line break is removed "
         + "(e.g. made by openssl rand -hex 32)"
 
+    /// `mqtt.servers`: `host:port` texts or `{host, port}` sections, read as the same text.
+    static var serversField: ConfigurationField {
+        var field = ConfigurationField.textList(
+            \.mqtt.servers,
+            allowed: "a list of distinct broker addresses, each host:port ([address]:port for IPv6; a host alone "
+                + "takes mqtt.port) or a {host, port} section, e.g. [broker-a:1883, {host: broker-b, port: 8883}]; "
+                + "empty for mqtt.host alone",
+            check: { text in
+                if case .failure(let problem) = MQTTEndpoint.parse(text, defaultPort: 1883) { return problem }
+                return nil
+            }
+        )
+        field.elementSection = MQTTEndpoint.section
+        return field
+    }
+
     static var root: [Item] {
         [
             .section(
@@ -226,21 +242,7 @@ enum ConfigurationSchema {
                     ),
                     .field("reconnect_jitter", .choice(\.mqtt.reconnectJitter)),
                     .field("max_inflight", .integer(\.mqtt.maxInflight, range: 1...65535, unit: "messages")),
-                    .field(
-                        "servers",
-                        .textList(
-                            \.mqtt.servers,
-                            allowed: "a list of distinct broker addresses host:port ([address]:port for IPv6; a "
-                                + "host alone takes mqtt.port), e.g. [broker-a:1883, broker-b:1883]; empty for "
-                                + "mqtt.host alone",
-                            check: { text in
-                                if case .failure(let problem) = MQTTEndpoint.parse(text, defaultPort: 1883) {
-                                    return problem
-                                }
-                                return nil
-                            }
-                        )
-                    ),
+                    .field("servers", serversField),
                     // MQTT 5 §3.1.2.11.2: a four-byte interval; 0xFFFFFFFF is "never", which 0 stands for here.
                     .field(
                         "session_expiry_s",
@@ -342,6 +344,15 @@ enum ConfigurationSchema {
                             .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
                             .field("retain", .flag(\.[stream: name].retain)),
                             .field("durable", .flag(\.[stream: name].durable)),
+                            .field(
+                                "expiry_s",
+                                .optionalInteger(
+                                    \.[stream: name].expirySeconds,
+                                    range: 1...StreamSettings.maximumExpirySeconds,
+                                    unit: "seconds, the MQTT 5 Message Expiry Interval",
+                                    none: "messages that never expire"
+                                )
+                            ),
                         ]
                             + (name.canBatch
                                 ? [
@@ -349,7 +360,13 @@ enum ConfigurationSchema {
                                     .field("encoding", .choice(\.[stream: name].encoding)),
                                 ] : [])
                             + (name == .deviceMotion
-                                ? [.field("reference_frame", .choice(\.deviceMotion.referenceFrame))] : [])
+                                ? [
+                                    .field("reference_frame", .choice(\.deviceMotion.referenceFrame)),
+                                    .field(
+                                        "reference_attitude",
+                                        .referenceAttitude(\.deviceMotion.referenceAttitude)
+                                    ),
+                                ] : [])
                     )
                 }
             ),

@@ -16,6 +16,26 @@ public struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// A `{host, port}` section of `mqtt.servers`, read as the text `host:port` (`[host]:port` for IPv6, `host`
+    /// alone without a port), which `parse` then checks like any other element.
+    static var section: ConfigurationField.ElementSection {
+        ConfigurationField.ElementSection(keys: ["host", "port"]) { values in
+            guard let host = values["host"], !host.isEmpty else {
+                return .failure(
+                    FieldProblem(kind: .invalidValue, problem: "has no host (write {host: broker-b, port: 8883})")
+                )
+            }
+            if host.hasPrefix("[") || (values["port"] != nil && host.contains("]")) {
+                return .failure(
+                    FieldProblem(kind: .invalidValue, problem: "has a host in brackets; write the address alone")
+                )
+            }
+            let name = host.contains(":") ? "[\(host)]" : host
+            guard let port = values["port"] else { return .success(name) }
+            return .success("\(name):\(port)")
+        }
+    }
+
     static func parse(_ text: String, defaultPort: Int) -> Result<MQTTEndpoint, FieldProblem> {
         if text.contains("://"), let problem = ConfigurationSchema.checkHost(text) { return .failure(problem) }
         var host = Substring(text)

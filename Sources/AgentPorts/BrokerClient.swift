@@ -16,12 +16,14 @@ public protocol BrokerClient: AnyObject, Sendable {
     func connect(_ options: BrokerConnectOptions) throws(BrokerError)
     /// Sends DISCONNECT after flushing what is queued (bounded by `timeout` seconds) and stops the thread.
     func disconnect(flushTimeout: Double) async
-    /// Queues a message without waiting on the network; returns its message id.
+    /// Queues a message without waiting on the network; returns its message id. `expirySeconds` > 0 sends
+    /// the MQTT 5 Message Expiry Interval (ignored on MQTT 3.1.1, which has no such property); 0 sends none.
     func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
-        retain: Bool
+        retain: Bool,
+        expirySeconds: UInt32
     ) throws(BrokerError) -> Int32
     /// Publishes an MQTT 5 response (with correlation data) — or a plain message on 3.1.1.
     func publishResponse(
@@ -30,4 +32,16 @@ public protocol BrokerClient: AnyObject, Sendable {
         correlationData: [UInt8]?
     ) throws(BrokerError)
     func subscribe(_ filters: [String], qos: Int) throws(BrokerError)
+}
+
+extension BrokerClient {
+    /// Queues a message that never expires.
+    public func publish(
+        topic: String,
+        payload: UnsafeRawBufferPointer,
+        qos: Int,
+        retain: Bool
+    ) throws(BrokerError) -> Int32 {
+        try publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: 0)
+    }
 }

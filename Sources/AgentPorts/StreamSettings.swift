@@ -17,6 +17,11 @@ public struct StreamSettings: Sendable, Equatable {
     /// Keep the stream's messages on disk (`<state_dir>/outbox/`) until the broker acknowledges them, so
     /// they survive broker outages and agent crashes. Needs QoS ≥ 1.
     public var durable: Bool
+    /// How long a message stays worth delivering, seconds (1…4294967295); nil: for ever. Sent as the MQTT 5
+    /// Message Expiry Interval, less the time the message already waited in the agent, so the broker drops
+    /// it for a subscriber that is away longer; the agent's own outbox drops it before sending once it is
+    /// older, on MQTT 3.1.1 too.
+    public var expirySeconds: Int?
 
     public init(
         enabled: Bool,
@@ -25,7 +30,8 @@ public struct StreamSettings: Sendable, Equatable {
         retain: Bool,
         batch: Int = 1,
         encoding: StreamEncoding = .json,
-        durable: Bool = false
+        durable: Bool = false,
+        expirySeconds: Int? = nil
     ) {
         self.enabled = enabled
         self.rateHz = rateHz
@@ -34,5 +40,9 @@ public struct StreamSettings: Sendable, Equatable {
         self.batch = batch
         self.encoding = encoding
         self.durable = durable
+        self.expirySeconds = expirySeconds
     }
+
+    /// The largest expiry MQTT 5 can carry (a four-byte integer, MQTT 5 §3.3.2.3.3), seconds.
+    public static let maximumExpirySeconds = Int(UInt32.max)
 }

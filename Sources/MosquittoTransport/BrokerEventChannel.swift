@@ -154,7 +154,7 @@ extension BrokerEvent {
     var isData: Bool {
         switch self {
         case .message: true
-        case .connected, .connectFailed, .disconnected: false
+        case .connected, .connectFailed, .serverReference, .disconnected: false
         }
     }
 }

@@ -159,7 +159,8 @@ public final class MosquittoClient: BrokerClient {
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
-        retain: Bool
+        retain: Bool,
+        expirySeconds: UInt32
     ) throws(BrokerError) -> Int32 {
         guard (0...2).contains(qos) else { throw Self.invalidQoS(operation: "publish") }
         guard payload.count <= Self.maximumPayloadBytes else { throw Self.payloadTooLarge }
@@ -171,14 +172,38 @@ public final class MosquittoClient: BrokerClient {
             }
             try Self.checkQueueRoom(state.outstanding, qos: qos, limit: core.maxQueuedMessages)
             let rc = topic.withCString { topicPointer in
-                mosquitto_publish(
+                guard expirySeconds > 0, state.protocolVersion == .v5 else {
+                    // MQTT 3.1.1 has no properties: the agent's outbox is the only one to drop stale messages.
+                    return mosquitto_publish(
+                        handle.pointer,
+                        &messageID,
+                        topicPointer,
+                        Int32(payload.count),
+                        payload.baseAddress,
+                        Int32(qos),
+                        retain
+                    )
+                }
+                // A bare list, not `MosquittoProperties`, so a publish allocates nothing on the Swift side;
+                // mosquitto_publish_v5 copies the properties it keeps ("mosquitto_property_free_all: Free
+                // all properties from a list of properties. Frees the list and sets *properties to NULL.").
+                var properties: OpaquePointer?
+                defer { mosquitto_property_free_all(&properties) }
+                let added = mosquitto_property_add_int32(
+                    &properties,
+                    Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue),
+                    expirySeconds
+                )
+                guard added == MosquittoError.success else { return added }
+                return mosquitto_publish_v5(
                     handle.pointer,
                     &messageID,
                     topicPointer,
                     Int32(payload.count),
                     payload.baseAddress,
                     Int32(qos),
-                    retain
+                    retain,
+                    properties
                 )
             }
             if rc == MosquittoError.success { Self.record(messageID, qos: qos, in: &state.outstanding) }

@@ -13,9 +13,17 @@ import Darwin
 /// record state on the connection and yield into the event stream — they never block, lock or publish.
 extension MosquittoConnection {
     static func installCallbacks(on mosq: OpaquePointer) {
-        mosquitto_connect_v5_callback_set(mosq) { _, userdata, code, flags, _ in
+        mosquitto_connect_v5_callback_set(mosq) { _, userdata, code, flags, properties in
             guard let connection = MosquittoConnection.from(userdata) else { return }
             connection.connackCode = code
+            // 0x9C use another server, 0x9D server moved (MQTT 5 §3.2.2.2): the Server Reference (0x1C) says
+            // where. libmosquitto hands CONNACK properties to this callback only — a DISCONNECT's are freed
+            // before on_disconnect runs (lib/handle_disconnect.c), so there the agent cannot know the server.
+            if code == 0x9C || code == 0x9D, let properties,
+                let reference = MosquittoConnection.serverReference(in: properties)
+            {
+                connection.core.channel.yieldControl(.serverReference(reference))
+            }
             if code == 0 {
                 // Before the event is visible, so a consumer reacting to `.connected` can publish at once.
                 connection.core.setPhase(.connected)
@@ -50,6 +58,18 @@ extension MosquittoConnection {
     fileprivate static func from(_ userdata: UnsafeMutableRawPointer?) -> MosquittoConnection? {
         guard let userdata else { return nil }
         return Unmanaged<MosquittoConnection>.fromOpaque(userdata).takeUnretainedValue()
+    }
+
+    /// The Server Reference property of `properties`, or nil when there is none.
+    fileprivate static func serverReference(in properties: OpaquePointer) -> String? {
+        // mosquitto.h, mosquitto_property_read_string: "On success, value must be free()'d by the application."
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard
+            mosquitto_property_read_string(properties, Int32(MQTT_PROP_SERVER_REFERENCE.rawValue), &pointer, false)
+                != nil, let pointer
+        else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
     }
 
     /// Copies what libmosquitto lends for the callback's duration into an owned value.

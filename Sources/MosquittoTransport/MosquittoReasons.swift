@@ -97,7 +97,9 @@ enum MosquittoReasons {
         case 0x9C, 0x9D:
             return (
                 MosquittoLibrary.reasonText(code).lowercased(),
-                "point mqtt.host and mqtt.port in config.yaml at the broker's new address", false
+                "the agent tries the server the broker named (MQTT 5 Server Reference) when it names one; otherwise "
+                    + "point mqtt.host and mqtt.port (or mqtt.servers) in config.yaml at the broker's new address",
+                false
             )
         default:
             return (

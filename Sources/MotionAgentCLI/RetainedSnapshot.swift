@@ -37,7 +37,7 @@ final class RetainedSnapshot: Sendable {
                 case .connectFailed(_, let reason, _): heard.connection.withLock { $0 = .some(reason) }
                 case .disconnected(let reason, _):
                     heard.connection.withLock { if $0 == nil { $0 = .some(reason) } }
-                case .message: break
+                case .message, .serverReference: break
                 }
                 guard case .message(let message) = event else { continue }
                 if message.topic == probeTopic {

@@ -27,15 +27,22 @@ struct PipelineThroughput: ParsableCommand {
             "Print the stack of every allocation on the hot thread during the timed runs (module+offset, for addr2line)."
     )
     var traceAllocations = false
+    @Flag(
+        help:
+            "Set a reference attitude, so device motion also computes and encodes relativeAttitude (set-reference-attitude)."
+    )
+    var referenceAttitude = false
 
     func run() throws {
         let rows = try Self.measure(
             samples: samples,
             repetitions: repetitions,
             rateHz: rate,
-            traceAllocations: traceAllocations
+            traceAllocations: traceAllocations,
+            referenceAttitude: referenceAttitude
         )
-        BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, default streams)", rows)
+        let streams = referenceAttitude ? "default streams, a reference attitude set" : "default streams"
+        BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, \(streams))", rows)
     }
 
     /// A stop flag shared with the drain thread.
@@ -47,11 +54,15 @@ struct PipelineThroughput: ParsableCommand {
         samples: Int,
         repetitions: Int,
         rateHz: Double,
-        traceAllocations: Bool = false
+        traceAllocations: Bool = false,
+        referenceAttitude: Bool = false
     ) throws -> [BenchRow] {
         var configuration = AgentConfiguration()
         configuration.device.id = "bench"
         configuration.control.persist = false
+        if referenceAttitude {
+            configuration.deviceMotion.referenceAttitude = Quaternion(roll: 0.2, pitch: -0.4, yaw: 1.1)
+        }
         var logger = Logger(label: "motion-bench.pipeline")
         logger.logLevel = .warning
         let topics = TopicScheme(root: configuration.resolvedTopicRoot)

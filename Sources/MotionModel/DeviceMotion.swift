@@ -9,6 +9,8 @@
 /// - `heading`: degrees clockwise from north of the device's +y axis (its top edge) projected on the
 ///   horizontal plane, in [0, 360) in the north-referenced frames, −1 in the arbitrary ones.
 /// - `timestamp`: seconds on the sensor clock, the gyroscope sample's.
+/// - `relativeAttitude`: `attitude` relative to the reference attitude while one is set
+///   (`set-reference-attitude`), nil otherwise; `attitude` stays absolute.
 public struct DeviceMotion: Sendable, Hashable, Codable {
     public var timestamp: Double
     public var attitude: Quaternion
@@ -19,6 +21,7 @@ public struct DeviceMotion: Sendable, Hashable, Codable {
     public var magneticFieldAccuracy: MagneticFieldAccuracy
     public var heading: Double
     public var referenceFrame: AttitudeReferenceFrame
+    public var relativeAttitude: RelativeAttitude? = nil
 
     @inlinable
     public init(

@@ -53,24 +53,35 @@ public enum PayloadDecoder {
             let attitude = try o.object("attitude")
             let q = try attitude.object("quaternion")
             let field = try o.object("magneticField")
-            payload = .deviceMotion(
-                DeviceMotion(
-                    timestamp: timestamp,
-                    attitude: Quaternion(
-                        w: try q.number("w"),
-                        x: try q.number("x"),
-                        y: try q.number("y"),
-                        z: try q.number("z")
-                    ),
-                    rotationRate: try o.vector("rotationRate"),
-                    gravity: try o.vector("gravity"),
-                    userAcceleration: try o.vector("userAcceleration"),
-                    magneticField: try field.vector("field"),
-                    magneticFieldAccuracy: try field.choice("accuracy"),
-                    heading: try o.number("heading"),
-                    referenceFrame: try o.choice("referenceFrame")
-                )
+            var motion = DeviceMotion(
+                timestamp: timestamp,
+                attitude: Quaternion(
+                    w: try q.number("w"),
+                    x: try q.number("x"),
+                    y: try q.number("y"),
+                    z: try q.number("z")
+                ),
+                rotationRate: try o.vector("rotationRate"),
+                gravity: try o.vector("gravity"),
+                userAcceleration: try o.vector("userAcceleration"),
+                magneticField: try field.vector("field"),
+                magneticFieldAccuracy: try field.choice("accuracy"),
+                heading: try o.number("heading"),
+                referenceFrame: try o.choice("referenceFrame")
             )
+            if let relative = try o.optionalObject("relativeAttitude") {
+                let r = try relative.object("quaternion")
+                motion.relativeAttitude = RelativeAttitude(
+                    quaternion: Quaternion(
+                        w: try r.number("w"),
+                        x: try r.number("x"),
+                        y: try r.number("y"),
+                        z: try r.number("z")
+                    ),
+                    referenceTime: try relative.number("referenceTime")
+                )
+            }
+            payload = .deviceMotion(motion)
         case .pedometer:
             payload = .pedometer(
                 PedometerData(
@@ -189,6 +200,12 @@ private struct Fields {
     func object(_ key: String) throws(WireDecodingError) -> Fields {
         guard case .object(let o) = try value(key) else { throw WireDecodingError("`\(key)` is not an object") }
         return Fields(o)
+    }
+
+    /// An object that may be absent (nil); present, it must be an object.
+    func optionalObject(_ key: String) throws(WireDecodingError) -> Fields? {
+        guard object[key] != nil else { return nil }
+        return try self.object(key)
     }
 
     func vector(_ key: String) throws(WireDecodingError) -> Vector3 {

@@ -51,10 +51,12 @@ public enum PayloadEncoder {
         b.byte(UInt8(ascii: "}"))
     }
 
-    private static func deviceMotion(_ m: DeviceMotion, into b: inout JSONBuffer) {
-        let q = m.attitude
+    /// `{"quaternion":…,"rotationMatrix":…,"roll":…,"pitch":…,"yaw":…` without the closing brace: every form
+    /// Core Motion's `CMAttitude` offers, for the absolute and the relative attitude alike (the relative one
+    /// adds its reference's time before closing).
+    private static func openAttitude(_ q: Quaternion, into b: inout JSONBuffer) {
         let r = RotationMatrix(q)
-        b.raw(",\"attitude\":{\"quaternion\":{\"x\":")
+        b.raw("{\"quaternion\":{\"x\":")
         b.number(q.x, decimals: 7)
         b.raw(",\"y\":")
         b.number(q.y, decimals: 7)
@@ -86,6 +88,11 @@ public enum PayloadEncoder {
         b.number(q.pitch, decimals: 6)
         b.raw(",\"yaw\":")
         b.number(q.yaw, decimals: 6)
+    }
+
+    private static func deviceMotion(_ m: DeviceMotion, into b: inout JSONBuffer) {
+        b.raw(",\"attitude\":")
+        openAttitude(m.attitude, into: &b)
         b.raw("},\"rotationRate\":")
         b.vector(m.rotationRate, decimals: 6)
         b.raw(",\"gravity\":")
@@ -109,6 +116,13 @@ public enum PayloadEncoder {
         case .xArbitraryCorrectedZVertical: b.raw("\"xArbitraryCorrectedZVertical\"")
         case .xMagneticNorthZVertical: b.raw("\"xMagneticNorthZVertical\"")
         case .xTrueNorthZVertical: b.raw("\"xTrueNorthZVertical\"")
+        }
+        if let relative = m.relativeAttitude {
+            b.raw(",\"relativeAttitude\":")
+            openAttitude(relative.quaternion, into: &b)
+            b.raw(",\"referenceTime\":")
+            b.number(relative.referenceTime, decimals: 3)
+            b.byte(UInt8(ascii: "}"))
         }
     }
 

@@ -75,3 +75,48 @@ import Testing
         #expect(error.kind == .outOfRange)
     }
 }
+
+/// `mqtt.servers` entries written as `{host, port}` sections, as the issue words them, beside `host:port` texts.
+@Suite struct ServerSectionsTests {
+    @Test func sectionsAndTextsMixAndAHostAloneTakesMqttPort() throws {
+        let configuration = try ConfigurationLoader.decode(
+            yaml: """
+                mqtt:
+                  port: 8883
+                  servers:
+                    - {host: broker-a, port: 1884}
+                    - broker-b:1883
+                    - host: fd00::1
+                      port: 1885
+                    - {host: broker-c}
+                """
+        )
+        #expect(
+            configuration.mqtt.endpoints == [
+                MQTTEndpoint(host: "broker-a", port: 1884), MQTTEndpoint(host: "broker-b", port: 1883),
+                MQTTEndpoint(host: "fd00::1", port: 1885), MQTTEndpoint(host: "broker-c", port: 8883),
+            ]
+        )
+    }
+
+    @Test(arguments: [
+        ("{host: a, prot: 1883}", "has the key \"prot\"; its keys are host, port"),
+        ("{port: 1883}", "has no host (write {host: broker-b, port: 8883})"),
+        ("{host: a, port: 70000}", "has the port \"70000\", not 1–65535"),
+        ("{host: [a, b]}", "has no single value for host"),
+        ("{host: '[fd00::1]', port: 1}", "has a host in brackets; write the address alone"),
+        ("{host: 'mqtt://a', port: 1883}", "has a URL scheme; give the host alone (the port is mqtt.port)"),
+    ])
+    func aMalformedSectionIsRefusedWithItsIndexAndTheFix(section: String, problem: String) throws {
+        let error = try #require(decodingError("mqtt:\n  servers: [ok:1883, \(section)]\n"))
+        #expect(error.keyPath == "mqtt.servers[1]")
+        #expect(error.problem == problem)
+        #expect(error.allowed.contains("{host, port} section"))
+    }
+
+    @Test func aSectionNamingAServerListedAsTextIsADuplicate() throws {
+        let error = try #require(decodingError("mqtt:\n  servers: [a:1883, {host: a, port: 1883}]\n"))
+        #expect(error.keyPath == "mqtt.servers[1]")
+        #expect(error.problem == "is already in the list")
+    }
+}

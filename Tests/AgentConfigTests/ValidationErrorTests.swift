@@ -1046,7 +1046,7 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
         #expect(
             error.description
                 == "config.yaml:3: streams.accelerometer.rate: \"rate\" is not a known key in streams.accelerometer"
-                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain, durable, batch, encoding"
+                + " — did you mean rate_hz? — allowed: enabled, rate_hz, qos, retain, durable, expiry_s, batch, encoding"
         )
     }
 

@@ -11,6 +11,7 @@ func startedController(
     source: any SensorSource,
     configuration: AgentConfiguration = AgentConfiguration(),
     hub: SensorHub = SensorHub(outbox: Outbox()),
+    referenceAttitudeStore: ReferenceAttitudeStore? = nil,
     logger: Logger = Logger(label: "test")
 ) throws -> AgentController {
     let topics = TopicScheme(root: "motion/dev1")
@@ -27,6 +28,7 @@ func startedController(
         topics: topics,
         topicTable: TopicTable(),
         streamFactory: { [catalog] in catalog.make($0, $1) },
+        referenceAttitudeStore: referenceAttitudeStore,
         logger: logger
     )
     try controller.start()

@@ -129,6 +129,23 @@ import Testing
         #expect(desired(f.plane) == ["fleet": 1])
     }
 
+    /// What ControlService does once a flood's drops stop: a new snapshot over a fresh SUBSCRIBE of the desired
+    /// topics. It supersedes the spoiled one, and a layer that did not arrive this time is removed.
+    @Test func aSnapshotAfterASpoiledOneRemovesTheClearedLayer() throws {
+        let f = try fixture(stateDirectory: stateDirectory())
+        _ = f.plane.receiveDesired(retained(TopicScheme.fleetDesired, Self.fleetV1))
+        _ = f.plane.receiveDesired(retained(Self.topics.desired, Self.deviceV3))
+        let spoiled = f.plane.beginDesiredSnapshot()
+        f.dropped.drop()
+        #expect(!f.plane.receiveDesired(probe(spoiled)))
+        #expect(desired(f.plane) == ["fleet": 1, "device": 3])
+
+        let again = f.plane.beginDesiredSnapshot()
+        _ = f.plane.receiveDesired(retained(Self.topics.desired, Self.deviceV3))
+        #expect(f.plane.receiveDesired(probe(again)))
+        #expect(desired(f.plane) == ["device": 3])
+    }
+
     @Test func anOlderDocumentIsIgnoredAndReportedInTheStatus() throws {
         let f = try fixture(stateDirectory: stateDirectory())
         _ = f.plane.receiveDesired(retained(Self.topics.desired, Self.deviceV3))

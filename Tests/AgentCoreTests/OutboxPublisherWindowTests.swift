@@ -15,6 +15,8 @@ import Testing
             var published: [(id: Int32, qos: Int, first: UInt8)] = []
             var unacknowledged = Set<Int32>()
             var mostUnacknowledged = 0
+            /// The expiry each message was handed over with, in order (0: none).
+            var expiries: [UInt32] = []
         }
 
         let state = Mutex(State())
@@ -38,7 +40,8 @@ import Testing
             topic: String,
             payload: UnsafeRawBufferPointer,
             qos: Int,
-            retain: Bool
+            retain: Bool,
+            expirySeconds: UInt32
         ) throws(BrokerError)
             -> Int32
         {
@@ -46,6 +49,7 @@ import Testing
                 let id = state.nextID
                 state.nextID += 1
                 state.published.append((id, qos, payload[0]))
+                state.expiries.append(expirySeconds)
                 if qos > 0 {
                     state.unacknowledged.insert(id)
                     state.mostUnacknowledged = max(state.mostUnacknowledged, state.unacknowledged.count)

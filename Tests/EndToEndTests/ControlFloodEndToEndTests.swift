@@ -277,6 +277,76 @@ import Testing
         await broker.stop()
     }
 
+    /// A layer cleared while the device was away, and a flood running when it comes back. When the snapshot
+    /// at connection is spoiled by the drops (it removes nothing, since a dropped document looks like a cleared
+    /// one; or the probe itself is dropped), the agent takes a new snapshot once the drops stop and removes the
+    /// layer then — not at some later reconnection. Which of the two happens depends on when the inbox fills,
+    /// so the test asserts the outcome either way (DesiredSnapshotTests covers the second snapshot alone).
+    @Test func aLayerClearedWhileAwayIsRemovedEvenWithAFloodAtConnection() async throws {
+        let broker = try await MosquittoBroker.started()
+        let device = "flood-cleared"
+        let config = AgentProcess.config(device: device, port: broker.port, extra: "control:\n  groups: [flooded]\n")
+        let status = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/status"])
+        try await DesiredStateEndToEndTests.publishRetained(
+            broker,
+            TopicScheme.fleetDesired,
+            #"{"version": 1, "streams": {"accelerometer": {"rate_hz": 10}}}"#
+        )
+        let first = try AgentProcess(config: config)
+        try await DesiredStateEndToEndTests.waitFor(status, "streams.accelerometer.rate_hz", "10")
+        first.runner.terminate()
+        #expect(await first.runner.waitForExit(timeout: 15) == 0)
+
+        try await DesiredStateEndToEndTests.publishRetained(broker, TopicScheme.fleetDesired, "")
+        let flooder = MosquittoClient()
+        try flooder.connect(broker.connectOptions(clientID: "flooder-cleared"))
+        #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
+        let online = { status.messages.filter { payloadJSON($0)["state"] as? String == "online" }.count }
+        let onlineBefore = online()
+        let second = try AgentProcess(config: config, directory: first.directory)
+        defer { second.runner.kill() }
+        // Commands on the group topic from before the agent connects until 3 s after its birth (the birth
+        // precedes its SUBSCRIBE), so the retained documents and the probe arrive in the middle of the flood.
+        let removed = "the broker retains no fleet desired document on motion/fleet/desired any more: v1"
+        var sent = 0
+        var born: ContinuousClock.Instant?
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if born == nil, online() > onlineBefore { born = .now }
+            if let born, ContinuousClock.now - born > .seconds(3) { break }
+            try await Self.flood(flooder, topic: TopicScheme.groupControl("flooded"), count: 2000) {
+                Array(#"{"id":"c-\#(sent + $0)","command":"ping"}"#.utf8)
+            }
+            sent += 2000
+        }
+        await flooder.disconnect(flushTimeout: 10)
+        print("flood at connection: \(sent) commands on the group topic")
+        #expect(born != nil, "the agent did not come online within 120 s: \(second.runner.standardError.suffix(3000))")
+        // Whether the snapshot at connection ran before the inbox filled (and removed the layer then) or was
+        // spoiled by the drops (or lost its probe), the layer is gone without another connection.
+        let atConnection = second.runner.standardError.contains(removed)
+        print("flood at connection: layer removed \(atConnection ? "at connection" : "after the flood")")
+        #expect(
+            await second.runner.waitForOutput(containing: removed, timeout: 30),
+            "\(second.runner.standardError.suffix(3000))"
+        )
+        try await status.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
+            let last = messages.last.map(payloadJSON) ?? [:]
+            return last["state"] as? String == "online" && DesiredStateEndToEndTests.desired(last).isEmpty
+        }
+        #expect(
+            DesiredStateEndToEndTests.setting(
+                DesiredStateEndToEndTests.lastBirth(status),
+                "streams.accelerometer.rate_hz"
+            )
+            .source == "config.yaml"
+        )
+        second.runner.terminate()
+        #expect(await second.runner.waitForExit(timeout: 15) == 0)
+        await status.close()
+        await broker.stop()
+    }
+
     /// VmRSS of a process, bytes (0 when it cannot be read).
     static func residentBytes(_ pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -14,7 +14,8 @@ import Testing
 /// Two runs of the agent, each on its own device id (so seq starts at 1 on every topic):
 /// 1. binary batches on the four sample streams; unsigned commands — applied ones, refused ones and one that is
 ///    not JSON — and a clean stop (SIGTERM: the goodbye status);
-/// 2. JSON batches, then single samples (set-batch 1), the device-motion stream in all four reference frames;
+/// 2. JSON batches, then single samples (set-batch 1), the device-motion stream in all four reference frames and with a
+///    captured reference attitude (relativeAttitude);
 ///    signing on (control.hmac_key_file): signed commands and an unsigned and a tampered one; SIGKILL (the will).
 ///
 /// The checker needs a Python with jsonschema: MOTION_AGENT_PYTHON, which scripts/test.sh sets to the venv it
@@ -130,6 +131,8 @@ import Testing
             ["id": "bin-rate", "command": "set-rate", "stream": "altimeter", "rate_hz": 1],
             ["id": "bin-qos", "command": "set-qos", "stream": "activity", "qos": 0],
             ["id": "bin-frame", "command": "set-reference-frame", "frame": "xMagneticNorthZVertical"],
+            ["id": "bin-reference", "command": "set-reference-attitude", "w": 1, "x": 0, "y": 0, "z": 0],
+            ["id": "bin-reference-clear", "command": "clear-reference-attitude"],
             ["id": "bin-query-steps", "command": "query-pedometer", "from": now - 60, "to": now + 1],
             ["id": "bin-query-activity", "command": "query-activity", "from": now - 60, "to": now + 1],
             ["id": "bin-reset", "command": "reset-pedometer"],
@@ -140,6 +143,7 @@ import Testing
             ["id": "bad-unknown-stream", "command": "start", "stream": "barometer"],
             ["id": "bad-extra-key", "command": "ping", "extra": 1],
             ["id": "bad-batch-stream", "command": "set-batch", "stream": "pedometer", "batch": 5],
+            ["id": "bad-reference-partial", "command": "set-reference-attitude", "w": 1, "x": 0],
         ]
         for command in commands {
             try Self.publish(subscriber, control, try Self.json(command))
@@ -210,6 +214,8 @@ import Testing
                 pause: .seconds(1)
             )
         }
+        // A captured reference: device motion carries relativeAttitude from here on, batched and single.
+        try await send(try signed("json-reference", "set-reference-attitude"), pause: .seconds(1))
         for stream in Self.sampleStreams {
             try await send(try signed("json-single-\(stream)", "set-batch", ["stream": stream, "batch": 1]))
         }

@@ -136,6 +136,7 @@ import Testing
                         case .connected: seen.connected = true
                         case .connectFailed(_, let reason, _): seen.failure = reason
                         case .disconnected(let reason, _): seen.failure = seen.failure ?? reason
+                        case .serverReference: break
                         }
                     }
                 }

@@ -71,7 +71,7 @@ public final class TestSubscriber: Sendable {
                             state.messages.append(message)
                             state.receipts.append(BenchmarkClock.nanoseconds())
                         }
-                    case .connected, .connectFailed, .disconnected:
+                    case .connected, .connectFailed, .serverReference, .disconnected:
                         state.connectionEvents.append(event)
                     }
                 }

@@ -15,6 +15,10 @@ public enum ControlCommand: Sendable, Equatable {
     /// Samples per message, and their encoding (nil keeps the current one).
     case setBatch(StreamName, batch: Int, encoding: StreamEncoding?)
     case setReferenceFrame(AttitudeReferenceFrame)
+    /// The reference `relativeAttitude` is relative to: the given quaternion (w, x, y, z, not yet normalised),
+    /// or nil to capture device motion's current attitude.
+    case setReferenceAttitude(Quaternion?)
+    case clearReferenceAttitude
     case resetPedometer
     case reloadConfig
     /// Core Motion's queryPedometerData(from:to:), Unix seconds.

@@ -261,6 +261,65 @@ public struct ControlCommandDescriptor: Sendable {
             }
         ),
         ControlCommandDescriptor(
+            name: "set-reference-attitude",
+            summary: "relative attitude from now on (or a given one)",
+            arguments:
+                "none (capture device motion's current attitude), or all of \"w\", \"x\", \"y\", \"z\": a quaternion in the current reference frame (finite, non-zero norm; normalised)",
+            examples: ["", "w=0.7071068 x=0 y=0 z=0.7071068"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                var given: [String: Double] = [:]
+                for key in ["w", "x", "y", "z"] {
+                    switch args.number(key) {
+                    case .failure(let f): return .failure(f)
+                    case .success(let v?): given[key] = v
+                    case .success(nil): break
+                    }
+                }
+                if given.isEmpty { return .success(.setReferenceAttitude(nil)) }
+                let missing = ["w", "x", "y", "z"].filter { given[$0] == nil }
+                guard missing.isEmpty else {
+                    return .failure(
+                        ControlFailure(
+                            .malformed,
+                            "set-reference-attitude lacks \(missing.map { "\"\($0)\"" }.joined(separator: ", ")): give all four of w, x, y, z (a quaternion), or none of them to capture the current attitude"
+                        )
+                    )
+                }
+                let q = Quaternion(w: given["w"]!, x: given["x"]!, y: given["y"]!, z: given["z"]!)
+                if let failure = schemaProblem(
+                    .deviceMotion,
+                    "reference_attitude",
+                    DeviceMotionSettings.referenceAttitudeText(q)
+                ) {
+                    return .failure(failure)
+                }
+                return .success(.setReferenceAttitude(q))
+            },
+            handle: { command, context in
+                guard case .setReferenceAttitude(let given) = command else { throw mismatch(command) }
+                let q = try given ?? context.controller.currentAttitude()
+                try context.configure([
+                    "streams.device-motion.reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)
+                ])
+                return .stream(context.controller.streamStatus(.deviceMotion))
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "clear-reference-attitude",
+            summary: "absolute attitude only again",
+            arguments: "no arguments",
+            examples: [""],
+            result: .stream,
+            changesState: true,
+            parse: { _ in .success(.clearReferenceAttitude) },
+            handle: changeStream { command in
+                guard case .clearReferenceAttitude = command else { return nil }
+                return (.deviceMotion, ["reference_attitude": "none"])
+            }
+        ),
+        ControlCommandDescriptor(
             name: "reset-pedometer",
             summary: "count steps from zero again",
             arguments: "no arguments",

@@ -57,6 +57,9 @@ public final class DurableLog: @unchecked Sendable {
         /// Records (included in `dropped`) that never reached the disk: the file system was full or the write
         /// failed.
         public var droppedNoSpace: UInt64 = 0
+        /// Records (included in `dropped`) not sent because they were older than their stream's expiry
+        /// (`streams.<name>.expiry_s`) when their turn came.
+        public var expired: UInt64 = 0
         /// What is wrong with the log's storage, what the log does meanwhile and the fix; nil when all is well.
         public var storageProblem: String?
     }
@@ -524,6 +527,38 @@ public final class DurableLog: @unchecked Sendable {
         handedSeq = seq
         counters.published += 1
         self.peeked = nil
+    }
+
+    /// The record `next` returned is older than its stream's expiry: it goes unsent, like a record past
+    /// `maxAgeSeconds`, counted in `dropped` and `expired`.
+    public func discardExpired(_ seq: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard readIndex < segments.count, seq > handedSeq else { return }
+        guard let peeked, peeked.index == readIndex, peeked.offset == readOffset, peeked.seq == seq else { return }
+        readOffset += peeked.size
+        handedSeq = seq
+        self.peeked = nil
+        counters.dropped += 1
+        counters.expired += 1
+        acknowledgeLocked(seq, counted: false)
+    }
+
+    /// What is left of the expiry of a record written at `timeMillis`, whole seconds rounded up (0 when
+    /// `expirySeconds` is 0: it never expires), or nil when it has expired. A record whose age is unknown
+    /// (either wall time before 2020: an unsynchronized clock) keeps its whole expiry, as the age bound
+    /// spares it.
+    public static func remainingExpiry(
+        ofRecordAt timeMillis: UInt64,
+        expirySeconds: UInt32,
+        nowMillis: UInt64
+    ) -> UInt32? {
+        guard expirySeconds > 0 else { return 0 }
+        guard timeMillis >= plausibleWallTimeMillis, nowMillis >= plausibleWallTimeMillis else { return expirySeconds }
+        let waited = nowMillis >= timeMillis ? nowMillis - timeMillis : 0
+        let expiry = UInt64(expirySeconds) * 1000
+        guard waited < expiry else { return nil }
+        return UInt32((expiry - waited + 999) / 1000)
     }
 
     private func readRecord(_ path: String, at offset: Int) -> (Record, Int)? {

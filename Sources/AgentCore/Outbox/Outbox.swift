@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 
 /// The one bounded queue between the streams and the MQTT client.
@@ -9,6 +10,10 @@ import Foundation
 ///
 /// Storage is reserved once: a byte arena for payloads and a ring of entries. When either is full the oldest
 /// message is dropped and counted — for telemetry, the newest data is worth more than the oldest.
+///
+/// A message may carry an expiry (`streams.<name>.expiry_s`): once it has waited that long it is dropped
+/// before it is lent (counted in `droppedExpired`), and a message lent in time carries what is left of its
+/// expiry, for the broker's MQTT 5 Message Expiry Interval.
 public final class Outbox: @unchecked Sendable {
     public struct Counters: Sendable, Hashable, Codable {
         public var enqueued: UInt64 = 0
@@ -19,8 +24,25 @@ public final class Outbox: @unchecked Sendable {
         public var rejected: UInt64 = 0
         /// Refused by the client as invalid (never retried, so one bad message cannot block the queue).
         public var failed: UInt64 = 0
+        /// Dropped unsent because they waited longer than their expiry (`streams.<name>.expiry_s`).
+        public var droppedExpired: UInt64 = 0
         public var depth: Int = 0
         public var bytes: Int = 0
+
+        public init() {}
+
+        /// Counters written before `droppedExpired` existed decode with it at 0.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            enqueued = try values.decode(UInt64.self, forKey: .enqueued)
+            published = try values.decode(UInt64.self, forKey: .published)
+            droppedOverflow = try values.decode(UInt64.self, forKey: .droppedOverflow)
+            rejected = try values.decode(UInt64.self, forKey: .rejected)
+            failed = try values.decode(UInt64.self, forKey: .failed)
+            droppedExpired = try values.decodeIfPresent(UInt64.self, forKey: .droppedExpired) ?? 0
+            depth = try values.decode(Int.self, forKey: .depth)
+            bytes = try values.decode(Int.self, forKey: .bytes)
+        }
     }
 
     /// A message lent to the drainer.
@@ -30,6 +52,8 @@ public final class Outbox: @unchecked Sendable {
         public var qos: Int
         public var retain: Bool
         public var payload: UnsafeRawBufferPointer
+        /// What is left of the message's expiry, whole seconds rounded up (at least 1); 0: it never expires.
+        public var expirySeconds: UInt32
     }
 
     private struct Entry {
@@ -39,6 +63,10 @@ public final class Outbox: @unchecked Sendable {
         var retain: Bool
         var offset: Int
         var length: Int
+        /// The expiry it was queued with, seconds; 0: none.
+        var expirySeconds: UInt32
+        /// When it was queued, monotonic nanoseconds (read only for messages that expire).
+        var enqueuedNanos: UInt64
     }
 
     public let capacityBytes: Int
@@ -48,6 +76,8 @@ public final class Outbox: @unchecked Sendable {
     public let durableStaging: Outbox?
 
     private let lock = NSCondition()
+    /// Monotonic nanoseconds; a test passes its own clock.
+    private let monotonicNanos: @Sendable () -> UInt64
     private let arena: UnsafeMutableRawBufferPointer
     private let entries: UnsafeMutablePointer<Entry>
     private var head = 0  // oldest entry
@@ -61,8 +91,14 @@ public final class Outbox: @unchecked Sendable {
     /// A private copy for the drainer, so the lock is not held while the client copies the payload.
     private let lendBuffer: UnsafeMutableRawBufferPointer
 
-    public init(capacityBytes: Int = 4 << 20, capacityMessages: Int = 65_536, durableStaging: Outbox? = nil) {
+    public init(
+        capacityBytes: Int = 4 << 20,
+        capacityMessages: Int = 65_536,
+        durableStaging: Outbox? = nil,
+        monotonicNanos: @escaping @Sendable () -> UInt64 = Outbox.monotonicNanos
+    ) {
         self.durableStaging = durableStaging
+        self.monotonicNanos = monotonicNanos
         self.capacityBytes = max(1024, capacityBytes)
         self.capacityMessages = max(16, capacityMessages)
         // Reserved, not touched: the ring rewinds to the start of the arena and of the entries whenever it
@@ -95,20 +131,37 @@ public final class Outbox: @unchecked Sendable {
         return c
     }
 
+    /// CLOCK_MONOTONIC in nanoseconds.
+    public static func monotonicNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
     /// Queues a copy of `payload`. Never blocks on the network; drops the oldest messages when full.
     /// Returns `false` when the message can never fit (larger than the arena). `durable` messages go to
-    /// `durableStaging` when there is one.
+    /// `durableStaging` when there is one. `expirySeconds` > 0: the message is dropped unsent once it has
+    /// waited that long.
     @discardableResult
     public func enqueue(
         topicID: Int,
         qos: Int,
         retain: Bool,
         payload: UnsafeRawBufferPointer,
-        durable: Bool = false
+        durable: Bool = false,
+        expirySeconds: UInt32 = 0
     ) -> Bool {
         if durable, let durableStaging {
-            return durableStaging.enqueue(topicID: topicID, qos: qos, retain: retain, payload: payload)
+            return durableStaging.enqueue(
+                topicID: topicID,
+                qos: qos,
+                retain: retain,
+                payload: payload,
+                expirySeconds: expirySeconds
+            )
         }
+        // The clock is read only for messages that can expire: most streams never pay for it.
+        let enqueuedNanos = expirySeconds > 0 ? monotonicNanos() : 0
         let length = max(1, payload.count)
         lock.lock()
         defer { lock.unlock() }
@@ -134,7 +187,9 @@ public final class Outbox: @unchecked Sendable {
             qos: UInt8(qos),
             retain: retain,
             offset: start,
-            length: payload.count
+            length: payload.count,
+            expirySeconds: expirySeconds,
+            enqueuedNanos: enqueuedNanos
         )
         nextSequence += 1
         count += 1
@@ -179,17 +234,44 @@ public final class Outbox: @unchecked Sendable {
         }
     }
 
+    /// Drops the expired messages at the head (only the head is looked at: the oldest message expires first
+    /// unless streams differ in expiry, and a younger expired one goes when it reaches the head). Returns what
+    /// is left of the head's expiry in nanoseconds, or nil when the head never expires or there is none.
+    private func dropExpiredHead() -> UInt64? {
+        var now: UInt64?
+        while count > 0 {
+            let entry = entries[head]
+            guard entry.expirySeconds > 0 else { return nil }
+            let clock = now ?? monotonicNanos()
+            now = clock
+            let waited = clock >= entry.enqueuedNanos ? clock - entry.enqueuedNanos : 0
+            let expiry = UInt64(entry.expirySeconds) * 1_000_000_000
+            if waited < expiry { return expiry - waited }
+            popHead()
+            counters.droppedExpired += 1
+        }
+        return nil
+    }
+
+    /// Whole seconds of `nanos`, rounded up: a message lent with 0.2 s left is sent with 1 s (0 would mean
+    /// no expiry at all).
+    static func expirySeconds(remainingNanos nanos: UInt64) -> UInt32 {
+        UInt32(min(UInt64(UInt32.max), (nanos + 999_999_999) / 1_000_000_000))
+    }
+
     /// Waits up to `timeout` seconds for a message and lends a copy of the oldest one to `body`, which
     /// returns whether it is done with it (published, or refused as invalid). A message that was dropped
-    /// meanwhile by overflow is not popped twice.
+    /// meanwhile by overflow is not popped twice. Expired messages at the head are dropped first (counted).
     ///
     /// - Returns: `false` when nothing was available within the timeout or the outbox is closed.
     public func withOldest(timeout: Double, _ body: (Message) -> Disposition) -> Bool {
         lock.lock()
+        var remaining = dropExpiredHead()
         if count == 0 && !closed && timeout > 0 {
             waiters += 1
             _ = lock.wait(until: Date(timeIntervalSinceNow: timeout))
             waiters -= 1
+            remaining = dropExpiredHead()
         }
         guard count > 0 else {
             lock.unlock()
@@ -209,7 +291,8 @@ public final class Outbox: @unchecked Sendable {
                 topicID: Int(entry.topicID),
                 qos: Int(entry.qos),
                 retain: entry.retain,
-                payload: UnsafeRawBufferPointer(rebasing: lendBuffer[0..<entry.length])
+                payload: UnsafeRawBufferPointer(rebasing: lendBuffer[0..<entry.length]),
+                expirySeconds: remaining.map(Self.expirySeconds(remainingNanos:)) ?? 0
             )
         )
         guard disposition != .keep else { return false }

@@ -194,7 +194,8 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         guard let durable else { return nil }
         var counters = durable.log.snapshot
         let staged = durable.staging.snapshot
-        counters.dropped += staged.droppedOverflow
+        counters.dropped += staged.droppedOverflow + staged.droppedExpired
+        counters.expired += staged.droppedExpired
         counters.rejected += staged.rejected
         return counters
     }
@@ -207,14 +208,27 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         payload: UnsafeRawBufferPointer,
         qos: Int,
         retain: Bool,
+        expirySeconds: UInt32,
         seq: UInt64
     ) throws(BrokerError) {
         if qos == 0 {
-            _ = try broker.publish(topic: topic, payload: payload, qos: 0, retain: retain)
+            _ = try broker.publish(
+                topic: topic,
+                payload: payload,
+                qos: 0,
+                retain: retain,
+                expirySeconds: expirySeconds
+            )
             return
         }
         try inFlight.withLock { (state) throws(BrokerError) in
-            let id = try broker.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+            let id = try broker.publish(
+                topic: topic,
+                payload: payload,
+                qos: qos,
+                retain: retain,
+                expirySeconds: expirySeconds
+            )
             if qos > 0 {
                 state.seqs[id] = seq
                 state.window += 1
@@ -259,7 +273,14 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                     return .failed
                 }
                 do throws(BrokerError) {
-                    try send(topic: topic, payload: message.payload, qos: message.qos, retain: message.retain, seq: 0)
+                    try send(
+                        topic: topic,
+                        payload: message.payload,
+                        qos: message.qos,
+                        retain: message.retain,
+                        expirySeconds: message.expirySeconds,
+                        seq: 0
+                    )
                     return .published
                 } catch {
                     let now = WallClock.monotonicNow()
@@ -311,13 +332,33 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         while sent < 64, connected.load(ordering: .acquiring) {
             if windowFull { return (sent > 0, durable.log.snapshot.backlog > 0) }
             guard bucket.take(now: WallClock.monotonicNow()) else { break }
-            guard let record = durable.log.next(nowMillis: Self.nowMillis()) else {
+            let now = Self.nowMillis()
+            guard let record = durable.log.next(nowMillis: now) else {
                 bucket.refund()
                 break
             }
+            guard
+                let expiry = DurableLog.remainingExpiry(
+                    ofRecordAt: record.timeMillis,
+                    expirySeconds: topics.expirySeconds(ofTopic: record.topic),
+                    nowMillis: now
+                )
+            else {
+                // Past its stream's expiry_s: stale data is not replayed, and costs no replay token.
+                durable.log.discardExpired(record.seq)
+                bucket.refund()
+                continue
+            }
             let outcome: Result<Void, BrokerError> = record.payload.withUnsafeBytes { raw in
                 do throws(BrokerError) {
-                    try send(topic: record.topic, payload: raw, qos: record.qos, retain: record.retain, seq: record.seq)
+                    try send(
+                        topic: record.topic,
+                        payload: raw,
+                        qos: record.qos,
+                        retain: record.retain,
+                        expirySeconds: expiry,
+                        seq: record.seq
+                    )
                     return .success(())
                 } catch {
                     return .failure(error)

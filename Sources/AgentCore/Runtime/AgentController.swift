@@ -14,6 +14,8 @@ public final class AgentController: Sendable {
     private struct State {
         var settings: [StreamName: StreamSettings]
         var referenceFrame: AttitudeReferenceFrame
+        /// Device motion's reference attitude and when it was set (`streams.device-motion.reference_attitude`).
+        var referenceAttitude: ReferenceAttitude?
         var metricsIntervalSeconds: Int
         var planned: RatePlanner.Result
         var deviceErrors: [String: String] = [:]
@@ -38,6 +40,8 @@ public final class AgentController: Sendable {
     private let headingUnusable: Bool
     /// The host's clock synchronization, for the status document.
     private let clockSynchronized: @Sendable () -> Bool
+    /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
+    private let referenceAttitudeStore: ReferenceAttitudeStore?
 
     public init(
         configuration: AgentConfiguration,
@@ -49,9 +53,11 @@ public final class AgentController: Sendable {
         locationConfigured: Bool = false,
         headingUnusable: Bool = false,
         clockSynchronized: @escaping @Sendable () -> Bool = { true },
+        referenceAttitudeStore: ReferenceAttitudeStore? = nil,
         logger: Logger
     ) {
         self.clockSynchronized = clockSynchronized
+        self.referenceAttitudeStore = referenceAttitudeStore
         self.locationConfigured = locationConfigured
         self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
@@ -67,6 +73,11 @@ public final class AgentController: Sendable {
             State(
                 settings: settings,
                 referenceFrame: configuration.deviceMotion.referenceFrame,
+                referenceAttitude: Self.reference(
+                    configuration.deviceMotion.referenceAttitude,
+                    store: referenceAttitudeStore,
+                    now: WallClock.realtimeNow()
+                ),
                 metricsIntervalSeconds: configuration.metrics.intervalS,
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
@@ -86,8 +97,11 @@ public final class AgentController: Sendable {
     private func startLocked() throws {
         let settings = state.withLock { $0.settings }
         let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
-        let frame = state.withLock { $0.referenceFrame }
-        for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
+        let (frame, reference) = state.withLock { ($0.referenceFrame, $0.referenceAttitude) }
+        for case let motion as DeviceMotionStream in streams {
+            motion.referenceFrame = frame
+            motion.referenceAttitude = reference
+        }
         hub.setStreams(streams)
         try replan()
     }
@@ -127,6 +141,11 @@ public final class AgentController: Sendable {
             }
             return s.referenceFrame != configuration.deviceMotion.referenceFrame
         }
+        if setReferenceAttitudeLocked(configuration.deviceMotion.referenceAttitude),
+            !changed.contains(StreamName.deviceMotion.rawValue)
+        {
+            changed.append(StreamName.deviceMotion.rawValue)
+        }
         if frameChanged {
             _ = try setReferenceFrameLocked(configuration.deviceMotion.referenceFrame)
             if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
@@ -136,6 +155,57 @@ public final class AgentController: Sendable {
         // Nothing a plan depends on changed: the sensors and streams keep running untouched.
         return changed
     }
+
+    /// Makes `quaternion` device motion's reference attitude (nil: none) when it differs from the one in force,
+    /// set now; returns whether it changed. Only with `changes` held.
+    private func setReferenceAttitudeLocked(_ quaternion: Quaternion?) -> Bool {
+        let current = state.withLock { $0.referenceAttitude }
+        switch (current, quaternion) {
+        case (nil, nil): return false
+        case (let c?, let q?) where c.quaternion.isSame(as: q): return false
+        default: break
+        }
+        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: WallClock.realtimeNow())
+        state.withLock { $0.referenceAttitude = reference }
+        hub.withStreams { streams in
+            for case let motion as DeviceMotionStream in streams { motion.referenceAttitude = reference }
+        }
+        if let reference {
+            logger.notice(
+                "reference attitude set: \(DeviceMotionSettings.referenceAttitudeText(reference.quaternion)); device motion now also publishes relativeAttitude"
+            )
+        } else {
+            logger.notice("reference attitude cleared: device motion publishes the absolute attitude only")
+        }
+        return true
+    }
+
+    /// The reference for `quaternion`, with the capture time the store kept when it is the same rotation.
+    private static func reference(
+        _ quaternion: Quaternion?,
+        store: ReferenceAttitudeStore?,
+        now: Double
+    )
+        -> ReferenceAttitude?
+    {
+        if let store { return store.reconcile(quaternion, now: now) }
+        return quaternion.map { ReferenceAttitude(quaternion: $0, time: now) }
+    }
+
+    /// Device motion's latest attitude, to capture as the reference (`set-reference-attitude` without a
+    /// quaternion). Refused while device motion is not running: there is no attitude to capture.
+    public func currentAttitude() throws -> Quaternion {
+        guard let attitude = withDeviceMotion({ $0.latestAttitude }) ?? nil else {
+            throw ControlFailure(
+                .conflict,
+                "there is no current attitude to capture: device motion is not running (stopped, a sensor missing, or no sample yet) — start it (start stream=device-motion) and retry, or give the reference as w, x, y and z"
+            )
+        }
+        return attitude
+    }
+
+    /// The reference attitude in force, if any.
+    public var referenceAttitude: ReferenceAttitude? { state.withLock { $0.referenceAttitude } }
 
     /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
     public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
@@ -243,6 +313,13 @@ public final class AgentController: Sendable {
         let topicIDs = Dictionary(
             uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) }
         )
+        for name in StreamName.allCases {
+            let expiry = settings[name]?.expirySeconds
+            topicTable.setExpiry(expiry, forTopic: topics.stream(name))
+            // The streams that publish on a second topic give it their expiry too.
+            if name == .pedometer { topicTable.setExpiry(expiry, forTopic: topics.pedometerEvents) }
+            if name == .altimeter { topicTable.setExpiry(expiry, forTopic: topics.absoluteAltitude) }
+        }
         hub.flushThenReconfigure { streams in
             for stream in streams {
                 stream.configure(
@@ -264,8 +341,8 @@ public final class AgentController: Sendable {
     public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices
         let present = Set(devices.flatMap(\.sensors))
-        let (settings, planned, deviceErrors, frame) = state.withLock {
-            ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame)
+        let (settings, planned, deviceErrors, frame, reference) = state.withLock {
+            ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame, $0.referenceAttitude)
         }
         let effective = hub.withStreams { streams in
             Dictionary(uniqueKeysWithValues: streams.map { ($0.name, ($0.effectiveRateHz, $0.requiredSensors)) })
@@ -286,7 +363,8 @@ public final class AgentController: Sendable {
                     ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil,
                 referenceFrame: name == .deviceMotion ? frame.rawValue : nil,
                 batch: s.batch,
-                encoding: s.encoding.rawValue
+                encoding: s.encoding.rawValue,
+                referenceAttitude: name == .deviceMotion ? reference.map(AgentStatus.ReferenceAttitude.init) : nil
             )
         }
         return AgentStatus(

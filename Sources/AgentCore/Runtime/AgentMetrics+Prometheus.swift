@@ -60,6 +60,12 @@ extension AgentMetrics {
             "Oldest queued messages dropped because the outbox was full.",
             String(messages.droppedOverflow)
         )
+        family(
+            "messages_expired_total",
+            "counter",
+            "Queued messages dropped unsent because they waited longer than their stream's expiry_s.",
+            String(messages.droppedExpired ?? 0)
+        )
         family("outbox_messages", "gauge", "Messages waiting in the outbox.", String(outbox.depth))
         family("outbox_bytes", "gauge", "Bytes waiting in the outbox.", String(outbox.bytes))
         family("connected", "gauge", "1 while connected to the broker.", connection.connected ? "1" : "0")
@@ -102,6 +108,12 @@ extension AgentMetrics {
                 "counter",
                 "Durable messages that never reached the disk (its file system was full or a write failed).",
                 String(durable.droppedNoSpace)
+            )
+            family(
+                "durable_expired_total",
+                "counter",
+                "Durable messages not sent because they were older than their stream's expiry_s.",
+                String(durable.expired ?? 0)
             )
             family("durable_messages", "gauge", "Durable messages not yet acknowledged.", String(durable.depth))
             family(

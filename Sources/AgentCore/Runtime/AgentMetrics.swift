@@ -21,6 +21,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var rejected: UInt64
         /// Oldest messages dropped because the outbox was full (a broker outage longer than it holds).
         public var droppedOverflow: UInt64
+        /// Messages dropped unsent because they waited longer than their stream's expiry_s (memory outbox).
+        public var droppedExpired: UInt64?
     }
 
     public struct OutboxLevel: Sendable, Codable, Equatable {
@@ -67,6 +69,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var dropped: UInt64
         /// Of `dropped`, those that never reached the disk (full file system, failed write).
         public var droppedNoSpace: UInt64
+        /// Of `dropped`, those older than their stream's expiry_s when their turn came.
+        public var expired: UInt64?
         public var depth: Int
         public var bytes: Int
         /// While the log cannot keep everything: what is full, what it does meanwhile, the fix.
@@ -77,6 +81,7 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             acknowledged = counters.acknowledged
             dropped = counters.dropped
             droppedNoSpace = counters.droppedNoSpace
+            expired = counters.expired
             depth = counters.depth
             bytes = counters.bytes
             storageProblem = counters.storageProblem
@@ -122,7 +127,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             published: counters.outbox.published,
             failed: counters.outbox.failed,
             rejected: counters.outbox.rejected,
-            droppedOverflow: counters.outbox.droppedOverflow
+            droppedOverflow: counters.outbox.droppedOverflow,
+            droppedExpired: counters.outbox.droppedExpired
         )
         outbox = OutboxLevel(depth: counters.outbox.depth, bytes: counters.outbox.bytes)
         connection = Connection(

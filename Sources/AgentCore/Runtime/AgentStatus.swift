@@ -24,6 +24,8 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         /// Samples per message and the batch encoding (json, binary).
         public var batch: Int
         public var encoding: String
+        /// device-motion only, while one is set: the reference attitude `relativeAttitude` is relative to.
+        public var referenceAttitude: ReferenceAttitude?
     }
 
     public struct Device: Sendable, Codable, Equatable {

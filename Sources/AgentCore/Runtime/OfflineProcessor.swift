@@ -65,7 +65,13 @@ public struct OfflineProcessor {
             var settings = config.streams[name] ?? StreamName.defaultSettings[name]!
             if name == .deviceMotion { settings.enabled = true }
             let stream = catalog.make(name, settings)
-            if let motion = stream as? DeviceMotionStream { motion.publishesEverySample = true }
+            if let motion = stream as? DeviceMotionStream {
+                motion.publishesEverySample = true
+                // config.yaml's reference attitude, set when processing starts (no state directory here).
+                motion.referenceAttitude = config.deviceMotion.referenceAttitude.map {
+                    ReferenceAttitude(quaternion: $0, time: WallClock.realtimeNow())
+                }
+            }
             for (sensor, r) in stream.sensorDemandsHz(settings: settings) {
                 demands[sensor] = max(demands[sensor] ?? 0, r)
             }

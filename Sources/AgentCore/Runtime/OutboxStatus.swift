@@ -5,6 +5,8 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
     public var published: UInt64
     /// Memory-only messages dropped because the outbox was full (oldest first).
     public var droppedOverflow: UInt64
+    /// Memory-only messages dropped unsent because they waited longer than their stream's expiry_s.
+    public var droppedExpired: UInt64?
     public var rejected: UInt64
     public var failed: UInt64
     public var depth: Int
@@ -25,6 +27,9 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
     /// Durable messages (in `durableDropped` too) that never reached the disk: its file system was full or a
     /// write failed.
     public var durableDroppedNoSpace: UInt64?
+    /// Durable messages (in `durableDropped` too) not sent because they were older than their stream's
+    /// expiry_s when their turn came.
+    public var durableExpired: UInt64?
     /// While the durable log cannot keep everything: what is full, what it does meanwhile, the fix.
     public var durableStorageProblem: String?
 
@@ -32,6 +37,7 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
         enqueued = memory.enqueued
         published = memory.published
         droppedOverflow = memory.droppedOverflow
+        droppedExpired = memory.droppedExpired
         rejected = memory.rejected
         failed = memory.failed
         depth = memory.depth
@@ -46,6 +52,7 @@ public struct OutboxStatus: Sendable, Codable, Equatable {
         durableBytes = durable?.bytes
         durableSegments = durable?.segments
         durableDroppedNoSpace = durable?.droppedNoSpace
+        durableExpired = durable?.expired
         durableStorageProblem = durable?.storageProblem
     }
 }

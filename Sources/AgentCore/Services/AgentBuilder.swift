@@ -99,6 +99,8 @@ public struct AgentBuilder {
             locationConfigured: declination != nil,
             headingUnusable: field?.headingUsability == .unusable,
             clockSynchronized: { host.isClockSynchronized() },
+            referenceAttitudeStore: configuration.control.persist
+                ? ReferenceAttitudeStore(stateDirectory: stateDirectory, logger: logger) : nil,
             logger: logger
         )
         let publisher = OutboxPublisher(

@@ -140,6 +140,20 @@ final class AgentContext: Sendable {
         }
     }
 
+    /// Publishes the probe that closes a desired-state snapshot (`ControlPlane.beginDesiredSnapshot`, begun
+    /// before the SUBSCRIBE it follows). Not retained: it only marks where the retained documents end.
+    func publishDesiredProbe(_ token: [UInt8]) {
+        do {
+            _ = try token.withUnsafeBytes {
+                try broker.publish(topic: topics.desiredProbe, payload: $0, qos: 1, retain: false)
+            }
+        } catch {
+            logger.warning(
+                "cannot publish the desired-state probe on \(topics.desiredProbe): \(error) — a desired layer cleared while this device was away stays in force until the next connection"
+            )
+        }
+    }
+
     func writeHealth(
         _ state: HealthDocument.State,
         broker: String? = nil,

@@ -1,3 +1,4 @@
+import AgentConfig
 import AgentPorts
 import Foundation
 import Logging
@@ -17,6 +18,9 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         /// The server answered the CONNECT with "unsupported protocol version".
         case protocolRefused(reason: String)
         case disconnected(reason: String, expected: Bool)
+        /// The broker named another server (MQTT 5 Server Reference, before the attempt's end): `server` as
+        /// `host:port`, or nil when `written` is no address. The next attempt goes there.
+        case serverReference(server: String?, written: String)
         /// A `wait` deadline may have passed (early ticks are ignored).
         case tick
         /// The outbox has drained: say goodbye and leave.
@@ -57,8 +61,12 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     public private(set) var phase = Phase.idle
     /// Attempts that failed since the last CONNACK.
     public private(set) var failures = 0
-    /// The servers' names (`host:port`), in failover order.
-    public let servers: [String]
+    /// The servers' names (`host:port`), in failover order; a server a broker referred the agent to (MQTT 5
+    /// Server Reference) that was not among them is added at the end.
+    public private(set) var servers: [String]
+    /// The server a broker referred the agent to, an index into `servers`: the next attempt goes there.
+    private var referredServer: Int?
+    private let initialProtocol: MQTTProtocolVersion
     /// The server the current or next attempt goes to, an index into `servers`.
     public private(set) var server: Int
     /// Moves to the next server so far.
@@ -90,6 +98,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         protocols = Array(repeating: protocolVersion, count: self.servers.count)
         unconfirmedFallback = Array(repeating: false, count: self.servers.count)
         self.protocolFallback = protocolFallback
+        initialProtocol = protocolVersion
     }
 
     /// The protocol the current or next attempt speaks.
@@ -100,7 +109,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
             // After the goodbye only the end of the connection matters, and it is not followed by a retry.
             switch event {
             case .connected, .connectFailed, .protocolRefused, .disconnected: return [.setPublisherConnected(false)]
-            case .start, .tick, .shutdown: return []
+            case .start, .tick, .shutdown, .serverReference: return []
             }
         }
         switch event {
@@ -181,6 +190,24 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
                 ),
                 wait(delay),
             ]
+        case .serverReference(let named, let written):
+            guard let named else {
+                return [
+                    .log(
+                        .warning,
+                        "the broker referred the agent to \"\(written)\" (MQTT 5 Server Reference), which is not a host or host:port — ignored"
+                    )
+                ]
+            }
+            if let index = servers.firstIndex(of: named) {
+                referredServer = index
+            } else {
+                servers.append(named)
+                protocols.append(initialProtocol)
+                unconfirmedFallback.append(false)
+                referredServer = servers.count - 1
+            }
+            return []
         case .tick:
             guard case .waiting(let deadline) = phase, clock.now >= deadline else { return [] }
             phase = .connecting
@@ -200,8 +227,16 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         protocols[server] = .v5
     }
 
-    /// With several servers, moves to the next one and says so ("failing over to …"); nil with one.
+    /// With several servers, moves to the next one and says so ("failing over to …"); nil with one. A server
+    /// a broker referred the agent to comes first.
     private mutating func failOver() -> String? {
+        if let referred = referredServer {
+            referredServer = nil
+            server = referred
+            failovers += 1
+            return
+                "failing over to \(servers[server]), the server the broker named (MQTT 5 Server Reference; failover \(failovers))"
+        }
         guard servers.count > 1 else { return nil }
         server = (server + 1) % servers.count
         failovers += 1
@@ -215,4 +250,11 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     }
 
     private static func seconds(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// The first address of an MQTT 5 Server Reference (a space-separated list of `host[:port]`, MQTT 5
+    /// §4.11) as `host:port`; nil when it is none. A reference without a port means the configured one.
+    public static func referredServer(_ written: String, defaultPort: Int) -> String? {
+        guard let first = written.split(separator: " ").first else { return nil }
+        return MQTTEndpoint(parsing: String(first), defaultPort: defaultPort)?.description
+    }
 }

@@ -1,3 +1,4 @@
+import AgentConfig
 import AgentPorts
 import Logging
 import ServiceLifecycle
@@ -47,7 +48,12 @@ final class ConnectionSupervisorService: Service {
         /// The options of the next attempt: the supervisor's server and protocol.
         func nextOptions() -> BrokerConnectOptions {
             var options = baseOptions
-            let endpoint = endpoints[supervisor.server]
+            let name = supervisor.servers[supervisor.server]
+            // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
+            let endpoint =
+                endpoints.first { $0.description == name }
+                ?? MQTTEndpoint(parsing: name, defaultPort: configuration.mqtt.port)
+                ?? endpoints[0]
             options.host = endpoint.host
             options.port = endpoint.port
             options.protocolVersion = supervisor.protocolVersion
@@ -64,6 +70,7 @@ final class ConnectionSupervisorService: Service {
         }
         publishLink()
         let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
+        let defaultPort = configuration.mqtt.port
         let forwarder = Task { [broker = context.broker, inbox = context.inbox] in
             for await event in broker.events {
                 switch event {
@@ -79,6 +86,13 @@ final class ConnectionSupervisorService: Service {
                     }
                 case .disconnected(let reason, let expected):
                     feed.yield(.disconnected(reason: reason, expected: expected))
+                case .serverReference(let written):
+                    feed.yield(
+                        .serverReference(
+                            server: Supervisor.referredServer(written, defaultPort: defaultPort),
+                            written: written
+                        )
+                    )
                 }
             }
         }
@@ -123,20 +137,7 @@ final class ConnectionSupervisorService: Service {
                         )
                     }
                 case .probeDesiredState:
-                    do {
-                        _ = try probe.withUnsafeBytes {
-                            try context.broker.publish(
-                                topic: context.topics.desiredProbe,
-                                payload: $0,
-                                qos: 1,
-                                retain: false
-                            )
-                        }
-                    } catch {
-                        logger.warning(
-                            "cannot publish the desired-state probe on \(context.topics.desiredProbe): \(error) — a desired layer cleared while this device was away stays in force until the next connection"
-                        )
-                    }
+                    context.publishDesiredProbe(probe)
                 case .setPublisherConnected(let up):
                     context.publisher.setConnected(up)
                 case .reportConnected:

@@ -71,11 +71,17 @@ final class ControlService: Service {
                 "\(dropped - handled) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
             )
             handled = dropped
+            // A fresh snapshot, as at connection: a snapshot spoiled by drops removes nothing, and the dropped
+            // messages may have been a layer's clearing, so a cleared layer is noticed here rather than at the
+            // next reconnection.
+            let probe = context.control.beginDesiredSnapshot()
             do {
                 try context.broker.subscribe(desired, qos: 1)
             } catch {
                 context.logger.error("cannot subscribe to \(desired) again: \(error) — the next reconnection will")
+                continue
             }
+            context.publishDesiredProbe(probe)
         }
     }
 

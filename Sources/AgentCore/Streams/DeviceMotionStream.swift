@@ -35,6 +35,12 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     }
     /// The horizontal component of the calibrated field, nT, smoothed over about two seconds.
     public var measuredHorizontalNanotesla: Double { headingLimiter.measuredHorizontalNanotesla }
+    /// While set, every message also carries `relativeAttitude` (reference⁻¹ ⊗ attitude).
+    public var referenceAttitude: ReferenceAttitude?
+    /// The estimator's latest attitude in the current frame (published or not), for capturing a reference;
+    /// nil until the stream runs, and again when it stops or its frame changes (it would be stale or in
+    /// another frame).
+    public private(set) var latestAttitude: Quaternion?
 
     public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
         self.settings = settings
@@ -52,7 +58,10 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
 
     public var referenceFrame: AttitudeReferenceFrame {
         get { estimator.referenceFrame }
-        set { estimator.referenceFrame = newValue }
+        set {
+            if newValue != estimator.referenceFrame { latestAttitude = nil }
+            estimator.referenceFrame = newValue
+        }
     }
 
     public var declinationDegrees: Double {
@@ -79,12 +88,13 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
-        batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 900)
+        batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 1400)
         let gyroRate = sensorRatesHz[.gyroscope] ?? 0
         let haveAccel = sensorRatesHz[.accelerometer] != nil
         let haveMag = !estimator.referenceFrame.needsMagnetometer || sensorRatesHz[.magnetometer] != nil
         let running = settings.enabled && gyroRate > 0 && haveAccel && haveMag
         effectiveRateHz = running ? min(settings.rateHz, gyroRate) : 0
+        if !running { latestAttitude = nil }
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: gyroRate)
         estimationRateHz = gyroRate
     }
@@ -93,11 +103,13 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         guard effectiveRateHz > 0 else { return }
         // Every sample feeds the estimator; only due ones are published.
         guard var motion = estimator.update(sample) else { return }
+        latestAttitude = motion.attitude
         let due = publishesEverySample || decimator.accept(motion.timestamp)
         let north = motion.referenceFrame.isNorthReferenced
         if north { headingLimiter.observe(motion, rateHz: estimationRateHz) }
         guard due else { return }
         if north { headingLimiter.limit(&motion) }
+        if let referenceAttitude { motion.relativeAttitude = referenceAttitude.relative(motion.attitude) }
         seq += 1
         batcher.add(
             .deviceMotion(motion),

@@ -51,7 +51,8 @@ public struct StreamContext: ~Copyable {
                 qos: settings.qos,
                 retain: settings.retain,
                 payload: bytes,
-                durable: settings.durable && settings.qos > 0
+                durable: settings.durable && settings.qos > 0,
+                expirySeconds: UInt32(clamping: settings.expirySeconds ?? 0)
             )
         }
     }

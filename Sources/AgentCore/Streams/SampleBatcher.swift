@@ -71,7 +71,8 @@ public struct SampleBatcher: ~Copyable {
                     qos: settings.qos,
                     retain: settings.retain,
                     payload: $0,
-                    durable: settings.durable && settings.qos > 0
+                    durable: settings.durable && settings.qos > 0,
+                    expirySeconds: UInt32(clamping: settings.expirySeconds ?? 0)
                 )
             }
             binary.clear()

@@ -3,6 +3,7 @@
     from motion_agent_client import decode, samples
     decode("motion/imu-17/accelerometer", payload)   # dict for JSON, list of sample dicts for a binary batch
     samples("motion/imu-17/accelerometer", payload)  # always a list of samples (single, JSON or binary batch)
+    relative_attitude(sample, status["streams"]["device-motion"]["referenceAttitude"])  # reference⁻¹ ⊗ attitude
 """
 
 from .decoder import (
@@ -13,7 +14,9 @@ from .decoder import (
     BinaryBatch,
     decode,
     decode_json,
+    multiply_by_inverse_of,
     parse_binary_batch,
+    relative_attitude,
     samples,
     topic_kind,
 )
@@ -26,7 +29,9 @@ __all__ = [
     "BinaryBatch",
     "decode",
     "decode_json",
+    "multiply_by_inverse_of",
     "parse_binary_batch",
+    "relative_attitude",
     "samples",
     "topic_kind",
 ]

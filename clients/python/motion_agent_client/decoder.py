@@ -34,7 +34,9 @@ __all__ = [
     "TOPIC_KINDS",
     "decode",
     "decode_json",
+    "multiply_by_inverse_of",
     "parse_binary_batch",
+    "relative_attitude",
     "samples",
     "topic_kind",
 ]
@@ -165,6 +167,40 @@ def _attitude(x: float, y: float, z: float, w: float) -> dict[str, Any]:
         "pitch": pitch,
         "yaw": yaw,
     }
+
+
+def multiply_by_inverse_of(attitude: dict[str, float], reference: dict[str, float]) -> dict[str, float]:
+    """Core Motion's `attitude.multiply(byInverseOf: reference)` on quaternions given as {"x", "y", "z", "w"}
+    (as the payloads and the status write them): reference⁻¹ ⊗ attitude, Hamilton, both normalised first. The
+    result rotates the current device axes into the device axes at the reference pose."""
+
+    def unit(q: dict[str, float]) -> tuple[float, float, float, float]:
+        n = math.sqrt(sum(q[k] ** 2 for k in "wxyz"))
+        if not math.isfinite(n) or n == 0:
+            raise ValueError(f"{q} is not a rotation: a quaternion needs a finite, non-zero norm")
+        return q["w"] / n, q["x"] / n, q["y"] / n, q["z"] / n
+
+    bw, bx, by, bz = unit(attitude)
+    aw, ax, ay, az = unit(reference)
+    ax, ay, az = -ax, -ay, -az  # the inverse of a unit quaternion is its conjugate
+    return {
+        "x": aw * bx + ax * bw + ay * bz - az * by,
+        "y": aw * by - ax * bz + ay * bw + az * bx,
+        "z": aw * bz + ax * by - ay * bx + az * bw,
+        "w": aw * bw - ax * bx - ay * by - az * bz,
+    }
+
+
+def relative_attitude(sample: dict[str, Any], reference: dict[str, Any]) -> dict[str, Any]:
+    """The `relativeAttitude` object the agent adds to JSON device-motion samples while a reference is set,
+    computed from a sample's absolute attitude and the status's `referenceAttitude`
+    (`{"quaternion": {"w", "x", "y", "z"}, "time": …}`): for binary batches, which do not carry it, and for
+    references of one's own. Same fields as the JSON: quaternion, rotationMatrix, roll, pitch, yaw,
+    referenceTime (None when `reference` has no time)."""
+    q = multiply_by_inverse_of(sample["attitude"]["quaternion"], reference["quaternion"])
+    out = _attitude(q["x"], q["y"], q["z"], q["w"])
+    out["referenceTime"] = reference.get("time")
+    return out
 
 
 def parse_binary_batch(payload: bytes, topic: str | None = None) -> BinaryBatch:

@@ -115,6 +115,16 @@ def _norm(v: dict[str, Any]) -> float:
     return math.sqrt(sum(v[k] ** 2 for k in v))
 
 
+def _matrix(q: dict[str, Any]) -> dict[str, float]:
+    """The rotation matrix of a quaternion (normalised first), rows m1x, m2x, m3x."""
+    x, y, z, w = (q[k] / _norm(q) for k in "xyzw")
+    return {
+        "m11": 1 - 2 * (y * y + z * z), "m12": 2 * (x * y - w * z), "m13": 2 * (x * z + w * y),
+        "m21": 2 * (x * y + w * z), "m22": 1 - 2 * (x * x + z * z), "m23": 2 * (y * z - w * x),
+        "m31": 2 * (x * z - w * y), "m32": 2 * (y * z + w * x), "m33": 1 - 2 * (x * x + y * y),
+    }  # fmt: skip
+
+
 def _angle_difference(a: float, b: float) -> float:
     d = (a - b) % (2 * math.pi)
     return min(d, 2 * math.pi - d)
@@ -139,6 +149,7 @@ class Checker:
         self.replies: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
         self.reply_outcomes: set[str] = set()
         self.compass_headings = 0
+        self.relative_attitudes = 0
         self.probes = 0
 
     def problem(self, where: str, text: str) -> None:
@@ -339,6 +350,18 @@ class Checker:
             a = s["attitude"]
             worst_angle = max(_angle_difference(a["roll"], roll), abs(a["pitch"] - pitch), _angle_difference(a["yaw"], yaw))
             expect(worst_angle < 1e-4, f"roll/pitch/yaw differ from the quaternion's by {worst_angle:.2e} rad")
+        if "relativeAttitude" in s:
+            # The same forms as `attitude`, of reference⁻¹ ⊗ attitude (set-reference-attitude).
+            self.relative_attitudes += 1
+            r = s["relativeAttitude"]
+            expect(abs(_norm(r["quaternion"]) - 1) < 1e-3, f"|relativeAttitude.quaternion| = {_norm(r['quaternion']):.6f}")
+            rm = _matrix(r["quaternion"])
+            worst_r = max(abs(r["rotationMatrix"][k] - rm[k]) for k in rm)
+            expect(worst_r < 2e-5, f"relativeAttitude.rotationMatrix differs from its quaternion's by {worst_r:.2e}")
+            if abs(rm["m32"]) < 0.999:
+                angles = {"roll": math.atan2(-rm["m31"], rm["m33"]), "pitch": math.asin(rm["m32"]), "yaw": math.atan2(-rm["m12"], rm["m22"])}
+                worst_a = max(_angle_difference(r[k], angles[k]) for k in angles)
+                expect(worst_a < 1e-4, f"relativeAttitude roll/pitch/yaw differ from its quaternion's by {worst_a:.2e} rad")
         expect(_norm(s["userAcceleration"]) < 16, f"|userAcceleration| {_norm(s['userAcceleration']):.2f} g")
         expect(_norm(s["rotationRate"]) < 35, f"|rotationRate| {_norm(s['rotationRate']):.2f} rad/s")
         field = s["magneticField"]
@@ -383,6 +406,8 @@ class Checker:
             self.problem("coverage", f"no device-motion sample in {', '.join(frames)}")
         if self.compass_headings == 0:
             self.problem("coverage", "no device-motion sample with a compass heading (0–360°)")
+        if self.relative_attitudes == 0:
+            self.problem("coverage", "no device-motion sample with a relativeAttitude (set-reference-attitude)")
         variants = {"birth", "will", "goodbye"} - self.status_variants
         if variants:
             self.problem("coverage", f"no status {', '.join(sorted(variants))}")
