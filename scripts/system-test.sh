@@ -5,8 +5,10 @@
 #   bash scripts/system-test.sh [--short] [--deb PATH] [--keep]
 # --short (CI): image, boot, real drivers bound, the package installed, the unit ready as its own user, capture
 #   through the drivers checked against the recording (accelerometer, gyroscope, magnetometer, device motion),
-#   stop publishes offline. The full run adds: the altimeter, the rate written to the driver (50 Hz), reload, the
-#   watchdog, the sensor disappearing and returning, reboot, upgrade keeping config and state, purge.
+#   stop publishes offline. The full run adds: the altimeter, the rates written to the drivers, reload, the
+#   watchdog, the sensor disappearing and returning, reboot, upgrade keeping config, state and the durable outbox
+#   (QoS 1 counted by seq), purge, the Ansible playbook installing the package (twice: the second changes
+#   nothing) and the container under podman (scripts/container-test.sh).
 # --deb PATH installs that package instead of building one. --keep leaves the VM running (RUN_DIR printed).
 # Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU under nice -n 10.
 set -uo pipefail
@@ -110,6 +112,7 @@ check "real drivers bound: hid-sensor-hub via /dev/uhid → accel_3d, gyro_3d, m
 build_deb() {
     if [ -z "$deb" ]; then deb="$(bash scripts/build-deb.sh --output "$run/deb" | tail -1)" || return 1; fi
     [ -f "$deb" ] || { echo "no package at $deb" >&2; return 1; }
+    deb="$(realpath "$deb")"
     echo "  package: $deb" >&2
 }
 check "Debian package (build-deb.sh; lintian: no errors)" build_deb || exit 1
@@ -131,6 +134,36 @@ list_sensors() {
 }
 check "list-sensors (as motion-agent, through the udev rule) finds the real drivers" list_sensors
 
+# The rates went to the drivers: the HID drivers start at 100 Hz (10 ms); the agent writes what its plan needs
+# (magnetometer and barometer 25 Hz for the 25 Hz magnetometer stream and the altimeter's estimator; the
+# accelerometer and gyroscope 100 Hz, device motion's filter rate), and the status says what each device runs at
+# and what the driver offers.
+rates_written() {
+    g 'cd /sys/bus/iio/devices; for d in iio:device*; do n=$(cat $d/name); for f in $d/in_*_sampling_frequency; do echo "$n $(cat $f)"; done; done' \
+        | tee "$run/rates.txt" >&2 || return 1
+    mosquitto_status > "$run/status.json" || return 1
+    python3 - "$run/rates.txt" "$run/status.json" <<'PY' >&2
+import json, sys
+sysfs = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1]) if l.strip()}
+status = json.load(open(sys.argv[2]))
+problems = []
+for d in status["devices"]:
+    print(f"  status: {d['name']} {d['rateHz']} Hz (offered: {d['supportedRatesHz']}); driver reads {sysfs.get(d['name'])} Hz")
+    if abs(sysfs.get(d["name"], -1) - d["rateHz"]) > 0.01:
+        problems.append(f"{d['name']}: the driver runs at {sysfs.get(d['name'])} Hz, the status says {d['rateHz']}")
+    if "1000" not in str(d["supportedRatesHz"]):
+        problems.append(f"{d['name']}: the status offers {d['supportedRatesHz']}, not the HID drivers' 1-1000 Hz")
+for name, want in (("magn_3d", 25), ("press", 25), ("accel_3d", 100)):
+    if abs(sysfs.get(name, -1) - want) > 0.01:
+        problems.append(f"{name}: in_*_sampling_frequency is {sysfs.get(name)}, the agent's plan is {want} Hz")
+for name, s in sorted(status["streams"].items()):
+    if s["enabled"]:
+        print(f"  stream {name}: requested {s['requestedRateHz']} Hz, effective {s['rateHz']} Hz")
+sys.exit("; ".join(problems) if problems else 0)
+PY
+}
+mosquitto_status() { g 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t "motion/+/status"'; }
+
 capture() {
     wait_for 60 'mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t motion/+/accelerometer >/dev/null' || return 1
     g 'timeout 12 mosquitto_sub -h 127.0.0.1 -v -t "motion/+/accelerometer" -t "motion/+/gyroscope" -t "motion/+/magnetometer" -t "motion/+/altimeter" -t "motion/+/device-motion" -t "motion/+/status"' \
@@ -141,10 +174,7 @@ capture() {
         return
     fi
     python3 scripts/vm/check-streams.py "$run/truth.json" "$run/capture.txt" "$run/scales.json" --min 100 >&2 || return 1
-    # The rate went to the driver: the HID drivers start at 100 Hz, the agent must have written 50 Hz.
-    local freq; freq="$(g 'cat $(dirname $(grep -l accel_3d /sys/bus/iio/devices/iio:device*/name))/in_accel_sampling_frequency')"
-    echo "  in_accel_sampling_frequency = $freq" >&2
-    python3 -c "import sys; f=float(sys.argv[1]); sys.exit(0 if abs(f-50)<0.5 else 'in_accel_sampling_frequency is %s, the agent asked for 50 Hz' % f)" "$freq" || return 1
+    rates_written || return 1
     g 'journalctl -u uhid-sensor-hub --no-pager | tail -8' >&2
 }
 check "capture through kernel buffer + trigger matches the recording" capture || exit 1
@@ -191,6 +221,9 @@ disappear() {
 }
 check "sensor disappears (uhid destroyed) → unavailable; returns → resumes" disappear
 
+# Stopped before the reboot, which must start the enabled unit again by itself.
+check "systemctl stop publishes the offline status" offline_on_stop
+
 reboot_guest() {
     vm reboot || return 1
     g 'modprobe uhid; systemd-run --unit=uhid-sensor-hub --collect /usr/local/sbin/uhid-sensor-hub /root/replay.txt' >/dev/null
@@ -200,17 +233,57 @@ reboot_guest() {
 check "guest reboot brings the enabled agent back" reboot_guest
 
 upgrade() {
-    g "sed -i 's/^  rate_hz: 1\$/  rate_hz: 1/; \$a # edited by the system test' /etc/motion-agent/config.yaml && ls /var/lib/motion-agent > /root/state-before" || return 1
+    # The operator's edit: the altimeter becomes QoS 1 and durable — the stream counted across the upgrade.
+    g "sed -i '/^  altimeter:\$/,/^  submersion:/{s/^    qos: 0\$/    qos: 1/; s/^    durable: false\$/    durable: true/}; \$a # edited by the system test' /etc/motion-agent/config.yaml && systemctl restart motion-agent" || return 1
+    wait_for 60 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q '\"altimeter\":{[^}]*\"qos\":1'" || return 1
+    g 'ls /var/lib/motion-agent > /root/state-before' || return 1
+    # A QoS 1 subscriber with a persistent session for the whole upgrade; the broker is stopped meanwhile, so
+    # what the old agent publishes then waits in its durable outbox on disk, across the package's restart.
+    g 'rm -f /root/upgrade-sub.txt; systemd-run --unit=upgrade-sub --collect sh -c "exec mosquitto_sub -h 127.0.0.1 -c -i upgrade-check -q 1 -t motion/+/altimeter > /root/upgrade-sub.txt"' >/dev/null || return 1
+    wait_for 60 'test $(wc -l < /root/upgrade-sub.txt) -ge 3' || return 1
     local v; v="$(dpkg-deb -f "$deb" Version)"
     # The same binary repackaged as a newer version: what matters is the upgrade path.
+    rm -rf "$run/repack"
     dpkg-deb -R "$deb" "$run/repack" && sed -i "s/^Version: .*/Version: $v.1/" "$run/repack/DEBIAN/control" \
         && dpkg-deb --root-owner-group -b "$run/repack" "$run/motion-agent-upgrade.deb" >/dev/null || return 1
-    vm put "$run/motion-agent-upgrade.deb" /root/upgrade.deb && g 'dpkg -i --force-confold /root/upgrade.deb' >&2 || return 1
+    vm put "$run/motion-agent-upgrade.deb" /root/upgrade.deb || return 1
+    g 'date +%s.%N > /root/broker-stopped; systemctl stop mosquitto; sleep 8; date +%s.%N > /root/upgrade-started; dpkg -i --force-confold /root/upgrade.deb && sleep 8 && systemctl start mosquitto' >&2 || return 1
     g 'tail -1 /etc/motion-agent/config.yaml | grep -q "edited by the system test"' || { echo "the edited config.yaml was replaced" >&2; return 1; }
     g 'ls /var/lib/motion-agent > /root/state-after; diff /root/state-before /root/state-after' >&2 || return 1
-    g "dpkg-query -W -f='\${Version}' motion-agent | grep -q '\\.1\$' && systemctl is-active motion-agent"
+    g "dpkg-query -W -f='\${Version}' motion-agent | grep -q '\\.1\$' && systemctl is-active motion-agent" || return 1
+    # Count by seq: the new agent's messages start again at 1; before that every seq of the old agent arrived.
+    wait_for 90 "python3 -c 'import json,sys; s=[json.loads(l)[\"seq\"] for l in open(\"/root/upgrade-sub.txt\")]; sys.exit(0 if any(b < a for a, b in zip(s, s[1:])) and s[-1] >= 5 else 1)'" || return 1
+    g 'systemctl stop upgrade-sub; cat /root/broker-stopped /root/upgrade-started' > "$run/upgrade-times.txt" || return 1
+    vm get /root/upgrade-sub.txt "$run/upgrade-sub.txt" || return 1
+    python3 - "$run/upgrade-sub.txt" "$run/upgrade-times.txt" <<'PY' >&2
+import json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+stopped, upgraded = (float(x) for x in open(sys.argv[2]).read().split())
+runs = [[msgs[0]]]
+for m in msgs[1:]:
+    if m["seq"] == 1 and runs[-1][-1]["seq"] > 1:
+        runs.append([m])
+    else:
+        runs[-1].append(m)
+problems = []
+for i, run in enumerate(runs):
+    seqs = sorted({m["seq"] for m in run})
+    missing = sorted(set(range(seqs[0], seqs[-1] + 1)) - set(seqs))
+    down = sum(1 for m in run if stopped <= m["time"] <= upgraded)
+    print(f"  agent run {i + 1}: seq {seqs[0]}..{seqs[-1]}, {len(run)} messages ({len(run) - len(seqs)} duplicates), "
+          f"{down} stamped while the broker was down, missing {missing[:10]}")
+    if missing:
+        problems.append(f"run {i + 1} lost seq {missing[:10]}")
+if len(runs) != 2:
+    problems.append(f"expected the old and the new agent's messages, saw {len(runs)} runs")
+elif max(m["time"] for m in runs[0]) < upgraded - 3:
+    problems.append("the old agent's last message is stamped "
+                    f"{upgraded - max(m['time'] for m in runs[0]):.1f} s before the upgrade: "
+                    "what it published while the broker was down was lost")
+sys.exit("; ".join(problems) if problems else 0)
+PY
 }
-check "upgrade keeps the edited config.yaml and the state directory" upgrade
+check "upgrade keeps edited config.yaml, state dir, durable outbox; QoS 1 lost: none" upgrade
 
 purge() {
     g 'dpkg --purge motion-agent' >&2 || return 1
@@ -219,4 +292,29 @@ purge() {
     g 'systemctl is-active mosquitto && test -e /sys/bus/iio/devices/iio:device0'
 }
 check "purge removes the package's files and state, nothing else" purge
+
+ansible() {
+    MOTION_AGENT_DEBS=(ansible-core); ensure_debs
+    printf '[motion_agents]\nmotion-vm ansible_host=127.0.0.1 ansible_port=%s ansible_user=root ansible_become=false ansible_ssh_private_key_file=%s/id_ed25519 ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"\n' \
+        "$(cat "$run/ssh-port")" "$(cat "$run/image")" > "$run/inventory.ini"
+    local play=(ansible-playbook -i "$run/inventory.ini" Deploy/ansible/site.yml -e "motion_agent_package=$deb"
+        -e motion_agent_device_id=motion-vm -e motion_agent_mqtt_host=127.0.0.1)
+    ANSIBLE_NOCOLOR=1 "${play[@]}" > "$run/ansible-1.log" 2>&1 || { tail -30 "$run/ansible-1.log" >&2; return 1; }
+    grep -A1 "PLAY RECAP" "$run/ansible-1.log" | tail -1 | sed 's/^/  first run: /' >&2
+    g 'systemctl is-active motion-agent && systemctl is-enabled motion-agent && head -1 /etc/motion-agent/config.yaml && dpkg-query -W motion-agent' >&2 || return 1
+    wait_for 60 'mosquitto_sub -h 127.0.0.1 -C 3 -W 5 -t motion/motion-vm/accelerometer >/dev/null' || return 1
+    ANSIBLE_NOCOLOR=1 "${play[@]}" > "$run/ansible-2.log" 2>&1 || { tail -30 "$run/ansible-2.log" >&2; return 1; }
+    grep -A1 "PLAY RECAP" "$run/ansible-2.log" | tail -1 | sed 's/^/  second run: /' >&2
+    grep -Eq 'changed=0 .*failed=0' "$run/ansible-2.log" \
+        || { grep -B3 "^changed:" "$run/ansible-2.log" >&2; echo "the second run changed something" >&2; return 1; }
+}
+check "Ansible (site.yml, motion_agent_package): installs, agent up; rerun changed=0" ansible
+
+container() {
+    rm -rf "$run/debroot" && dpkg-deb -x "$deb" "$run/debroot" || return 1
+    # The package's binary with the package's config.yaml (the working tree's may be newer than the package).
+    bash scripts/container-test.sh --binary "$run/debroot/usr/bin/motion-agent" \
+        --config "$run/debroot/etc/motion-agent/config.yaml" >&2
+}
+check "podman: runtime stage on an mmdebstrap base, publishes to the host's broker" container
 exit "$failed"

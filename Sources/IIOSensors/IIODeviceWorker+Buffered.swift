@@ -7,6 +7,9 @@ import Glibc
 #endif
 
 extension IIODeviceWorker {
+    /// Identical timestamps in a row after which a device's timestamp channel is taken to be stuck.
+    static let frozenTimestampRepeats = 2
+
     /// Samples per refill: about 20 ms of data (32 at 1.6 kHz), at least 1, at most 1024, so a refill wakes
     /// the thread ~50 times a second at high rates and once per sample at slow ones.
     static func samplesPerRefill(rateHz: Double) -> Int {
@@ -81,6 +84,12 @@ extension IIODeviceWorker {
         var values = ScanValues(roles: slots)
         let resolved = ResolvedMatrices(matrices)
         let hasTimestamp = values.has.contains(.timestamp)
+        // Some drivers fill in_timestamp once and never again (Linux's hid-sensor-press sets it only while it is
+        // zero and never clears it, seen on 6.1): every scan then carries the first scan's time and would be
+        // dropped as not advancing. After a few identical ones in a row the arrival time is used instead.
+        var kernelTimestamps = hasTimestamp && !timestampChannelFrozen
+        var previousNs = Int64.min
+        var repeats = 0
         let period = 1 / max(rateHz, 0.001)
         var firsts = ContiguousArray<UnsafeRawPointer>(repeating: UnsafeRawPointer(bitPattern: 1)!, count: slots.count)
 
@@ -130,8 +139,20 @@ extension IIODeviceWorker {
                     values.set(slot.role, slot.value(raw: raw))
                 }
                 if saturated { counters.saturated += 1 }
+                if kernelTimestamps {
+                    if values.timestampNs == previousNs {
+                        repeats += 1
+                        if repeats >= Self.frozenTimestampRepeats {
+                            kernelTimestamps = false
+                            timestampChannelFroze()
+                        }
+                    } else {
+                        repeats = 0
+                        previousNs = values.timestampNs
+                    }
+                }
                 let timestamp =
-                    hasTimestamp
+                    kernelTimestamps
                     ? Double(values.timestampNs) * 1e-9 + clock.offset
                     : interpolatedStart + Double(k) * interpolatedStep
                 if let sample = assemble(&values, timestamp: timestamp, matrices: resolved) {

@@ -28,6 +28,9 @@ final class IIODeviceWorker: @unchecked Sendable {
     var counters = SensorDeviceCounters()
     private var failure: String?
     var lastTimestamp = -Double.infinity
+    /// The driver's timestamp channel stopped advancing (a driver bug): its scans are timed on arrival instead,
+    /// for the rest of the worker's life.
+    private(set) var timestampChannelFrozen = false
     let scratch = UnsafeMutableRawPointer.allocate(byteCount: ScanSlot.scratchBytes, alignment: 8)
     private var pending: ContiguousArray<IMUSample> = []
 
@@ -91,6 +94,19 @@ final class IIODeviceWorker: @unchecked Sendable {
                 delay = min(delay * 2, retry.maximumDelay)
             }
         }
+    }
+
+    /// Switches the worker to arrival times for good, and says so once.
+    func timestampChannelFroze() {
+        guard !timestampChannelFrozen else { return }
+        timestampChannelFrozen = true
+        logger.warning(
+            "the driver's in_timestamp does not advance (the same value in consecutive scans): timing the samples on arrival",
+            metadata: [
+                "fix":
+                    "none needed, the samples keep flowing; a driver bug (Linux's hid-sensor-press keeps its first timestamp)"
+            ]
+        )
     }
 
     /// The device delivered: clear a failure, once.

@@ -318,6 +318,20 @@ import Testing
         // The FIFO falls silent first (refill timeout); a retry may find the sysfs directory gone.
         #expect(message.contains("iio:device0 (icm42605-accel)") || message.contains("gone"), "\(message)")
         #expect(Self.devices(payloadJSON(failed))["iio:device1"]?["error"] == nil, "the gyro is not affected")
+        // The streams that need the failed device say so; the others stay available.
+        let failedStreams = try #require(payloadJSON(failed)["streams"] as? [String: [String: Any]])
+        let failedAccel = failedStreams["accelerometer"] ?? [:]
+        #expect(failedAccel["available"] as? Bool == false, "\(failedAccel)")
+        let streamError = try #require(failedStreams["accelerometer"]?["error"] as? String)
+        #expect(streamError.contains("iio:device0") && streamError.contains("resumes by itself"), "\(streamError)")
+        #expect(failedStreams["gyroscope"]?["available"] as? Bool == true)
+        let failedSensors = try #require(payloadJSON(failed)["sensors"] as? [String: Any])
+        #expect(failedSensors["isAccelerometerAvailable"] as? Bool == false)
+        #expect(failedSensors["isGyroAvailable"] as? Bool == true)
+        let recovered = try #require(statuses.last { accelError($0) == nil })
+        let recoveredStreams = try #require(payloadJSON(recovered)["streams"] as? [String: [String: Any]])
+        #expect(recoveredStreams["accelerometer"]?["available"] as? Bool == true)
+        #expect(recoveredStreams["accelerometer"]?["error"] == nil)
         // Samples resume after the recovery, with the same values.
         let before = subscriber.messages(on: "motion/\(device)/accelerometer").count
         try await agent.explaining {

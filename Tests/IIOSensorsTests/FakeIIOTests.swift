@@ -396,6 +396,25 @@ struct FakeIIOTests {
         #expect(out.samples.allSatisfy { $0.pressureKPa == nil })
     }
 
+    @Test("a timestamp channel stuck at its first value (hid-sensor-press): timed on arrival from then on")
+    func frozenTimestamps() throws {
+        var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
+        // Each record's shift cancels its own 10 ms step: every scan carries the first one's timestamp, as
+        // Linux 6.1's hid-sensor-press writes them (found in the system test's VM).
+        for k in 1...2000 { imu.jumpTimestamps(at: k, deltaNs: -10_000_000) }
+        let result = try run(
+            FakeIIOSpec(devices: [imu]),
+            ["capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=60", "--max-seconds", "10"]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = ProbeOutput(result)
+        let times = out.samples.filter { $0.acceleration != nil }.map(\.timestamp)
+        #expect(times.count >= 60)
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 > $1 })
+        // Only the repeat before the switch (the second identical timestamp) is dropped.
+        #expect(out.status["iio:device0"]?["backwards"] == "1")
+    }
+
     // MARK: - Faults
 
     @Test("a device that vanishes is reported, retried, and resumes by itself; the other keeps delivering")

@@ -340,10 +340,13 @@ public final class AgentController: Sendable {
     /// The full status document as of now.
     public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices
-        let present = Set(devices.flatMap(\.sensors))
         let (settings, planned, deviceErrors, frame, reference) = state.withLock {
             ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame, $0.referenceAttitude)
         }
+        // A device that failed (unplugged, driver error) takes its sensors away until it delivers again, so the
+        // streams that need them say they are unavailable, and why, instead of silently publishing nothing.
+        let failing = devices.filter { deviceErrors[$0.id] != nil }
+        let present = Set(devices.filter { deviceErrors[$0.id] == nil }.flatMap(\.sensors))
         let effective = hub.withStreams { streams in
             Dictionary(uniqueKeysWithValues: streams.map { ($0.name, ($0.effectiveRateHz, $0.requiredSensors)) })
         }
@@ -351,7 +354,17 @@ public final class AgentController: Sendable {
         for name in StreamName.allCases {
             let s = settings[name]!
             let (rate, needs) = effective[name] ?? (0, [])
-            let missing = needs.subtracting(present).map(\.rawValue).sorted()
+            let missingSensors = needs.subtracting(present)
+            let missing = missingSensors.map(\.rawValue).sorted()
+            let down = failing.filter { !Set($0.sensors).isDisjoint(with: missingSensors) }
+            var error: String?
+            if s.enabled && !down.isEmpty {
+                error =
+                    "unavailable while \(down.compactMap { deviceErrors[$0.id] }.joined(separator: "; ")): "
+                    + "the stream resumes by itself when the device delivers again"
+            } else if s.enabled && !missing.isEmpty {
+                error = "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware"
+            }
             streams[name.rawValue] = AgentStatus.Stream(
                 enabled: s.enabled,
                 requestedRateHz: s.rateHz,
@@ -359,8 +372,7 @@ public final class AgentController: Sendable {
                 qos: s.qos,
                 retain: s.retain,
                 available: missing.isEmpty,
-                error: s.enabled && !missing.isEmpty
-                    ? "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware" : nil,
+                error: error,
                 referenceFrame: name == .deviceMotion ? frame.rawValue : nil,
                 batch: s.batch,
                 encoding: s.encoding.rawValue,
