@@ -39,7 +39,7 @@ flags=(--scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -par
 for target in "${targets[@]}"; do
     [ -d "Fuzz/$target" ] || die "no fuzz target Fuzz/$target (the targets: ${all[*]})"
     log "building $target (libFuzzer + AddressSanitizer, $scratch)"
-    MOTION_AGENT_FUZZ=1 nice -n 15 swift build "${flags[@]}" --product "$target" \
+    MOTION_AGENT_FUZZ=1 nice -n 19 swift build "${flags[@]}" --product "$target" \
         || die "building $target failed: see above"
 done
 [ "$build_only" -eq 0 ] || exit 0
@@ -54,9 +54,11 @@ for target in "${targets[@]}"; do
     log "fuzzing $target for $seconds s (seeds Fuzz/Corpus/$target, corpus $corpus)"
     output="$scratch/$target.log"
     # detect_leaks=0: the targets keep process-wide state (a ledger, a context) on purpose; leaks are not the
-    # question here, memory errors and crashes are.
-    if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 nice -n 15 "$bin/$target" \
-        -max_total_time="$seconds" -print_final_stats=1 -max_len=32768 -timeout=10 -rss_limit_mb=2048 \
+    # question here, memory errors and crashes are. -timeout is wall-clock: 60 s, because at nice 19 on a shared
+    # machine a 35-byte CSV that runs in a millisecond was once stalled past 10 s (in ASan's allocator, waiting for
+    # the CPU) and reported as a hang; every target runs an input in well under a second.
+    if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 nice -n 19 "$bin/$target" \
+        -max_total_time="$seconds" -print_final_stats=1 -max_len=32768 -timeout=60 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" "$corpus" "Fuzz/Corpus/$target" >"$output" 2>&1; then
         tail -n 40 "$output" >&2
         crash="$(ls -t "$artifacts" | head -n 1)"

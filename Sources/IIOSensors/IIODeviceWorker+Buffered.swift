@@ -25,7 +25,7 @@ extension IIODeviceWorker {
         matrices: [SensorType: MountMatrix],
         generation: Int
     ) throws(IIOError) {
-        let slots = slots(handles: handles, plan: plan, forBuffer: true)
+        let slots = try slots(handles: handles, plan: plan, forBuffer: true)
         guard slots.contains(where: { $0.role != .timestamp && $0.role != .temperature }) else {
             throw IIOError(
                 operation: "enable the scan elements of \(info.id) (\(info.name))",

@@ -17,7 +17,7 @@ extension IIODeviceWorker {
         matrices: [SensorType: MountMatrix],
         generation: Int
     ) throws(IIOError) {
-        let slots = slots(handles: handles, plan: plan, forBuffer: false)
+        let slots = try slots(handles: handles, plan: plan, forBuffer: false)
         guard slots.contains(where: { $0.role != .temperature }) else {
             throw IIOError(
                 operation: "poll \(info.id) (\(info.name))",

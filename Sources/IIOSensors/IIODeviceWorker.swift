@@ -179,7 +179,11 @@ final class IIODeviceWorker: @unchecked Sendable {
     }
 
     /// The roles to read for a plan: the planned sensors' channels, temperature alongside, and the timestamp.
-    func slots(handles: [IIOChannelHandle], plan: DevicePlan, forBuffer: Bool) -> ContiguousArray<ScanSlot> {
+    func slots(
+        handles: [IIOChannelHandle],
+        plan: DevicePlan,
+        forBuffer: Bool
+    ) throws(IIOError) -> ContiguousArray<ScanSlot> {
         var result: ContiguousArray<ScanSlot> = []
         for handle in handles {
             if forBuffer && !handle.isScanElement { continue }
@@ -195,6 +199,14 @@ final class IIODeviceWorker: @unchecked Sendable {
             }
             // One channel per role (a second temperature or pressure channel would only repeat it).
             if result.contains(where: { $0.role == role }) { continue }
+            if role != .timestamp, let scale = ScanSlot.missingScale(of: handle, discovered: info.channels) {
+                throw IIOError(
+                    operation: "read the scale of \(handle.id) on \(info.id) (\(info.name))",
+                    code: ENOENT,
+                    message: "the channel has no scale now (discovery read \(scale)): the device is only partly there",
+                    fix: "wait for the driver to finish registering the device (dmesg); the agent keeps retrying"
+                )
+            }
             if let slot = ScanSlot(handle: handle, role: role, forBuffer: forBuffer) { result.append(slot) }
         }
         return result

@@ -64,6 +64,18 @@ struct ScanSlot {
     /// Room for one converted element (repeat included).
     static let scratchBytes = 64
 
+    /// The scale discovery read for this channel when the channel now has none, else nil. Without `in_*_scale`
+    /// the ABI makes the counts the unit (scale 1), so a device that comes back only partly registered (its
+    /// directory there, its scale not yet) would have its counts published as g, rad/s or µT — the sanitizer
+    /// run of the suite saw 208 g from a fake device that reappeared file by file. The session refuses such a
+    /// device and retries instead.
+    static func missingScale(of handle: IIOChannelHandle, discovered: [IIOChannelInfo]) -> Double? {
+        guard handle.hasRaw || handle.isScanElement, iio_channel_find_attr(handle.pointer, "scale") == nil,
+            let known = discovered.first(where: { $0.id == handle.id }), !known.isProcessed, known.scale != 1
+        else { return nil }
+        return known.scale
+    }
+
     /// Demultiplexes one element at `source` (le/be, sign, bits, shift: `iio_channel_convert`) into a count.
     @inline(__always)
     func raw(at source: UnsafeRawPointer, scratch: UnsafeMutableRawPointer) -> Int64 {

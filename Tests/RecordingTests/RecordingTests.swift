@@ -166,6 +166,21 @@ final class CollectingSink: SampleSink {
         }
     }
 
+    /// A row longer than one block (a long ignored column) but under the line bound is read over several blocks,
+    /// and the rows after it still read.
+    @Test func aRowLongerThanABlockReadsOverSeveralBlocks() throws {
+        let note = String(repeating: "n", count: 3 * RecordingReader.blockSize + 17)
+        let path = try write(
+            "\(RecordingFormat.header),note\n1,0,0,-1,,,,,,,,,\(note)\n2,0,0,-1,,,,,,,,,short\n3,0,0,-1,,,,,,,,\n"
+        )
+        var reader = try RecordingReader(path: path)
+        #expect(try reader.next()?.timestamp == 1)
+        #expect(try reader.next()?.timestamp == 2)
+        #expect(try reader.next()?.timestamp == 3)
+        #expect(try reader.next() == nil)
+        #expect(reader.lineNumber == 4)
+    }
+
     @Test func aMissingFileNamesTheSetting() throws {
         #expect {
             _ = try RecordingReader(path: "/nonexistent/walk.csv")

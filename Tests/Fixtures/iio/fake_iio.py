@@ -303,7 +303,10 @@ def inside(spec_path, iiod_port, command):
     work = os.environ["FAKE_IIO_WORK"]
     old_dev = setup_dev(work)
     build_tree(spec)
-    GRAVE = os.path.join(work, "gone")
+    # On the same tmpfs as the devices, so vanishing and coming back are renames: a kernel device reappears with
+    # its attributes, not file by file as a copy across file systems made it (the agent once read a half-copied
+    # device without its scale).
+    GRAVE = os.path.join(SYS_ROOT, "iio-gone")
     os.makedirs(GRAVE)
     stop = threading.Event()
     writers = [Writer(dev, stop) for dev in spec["devices"] if dev.get("scan")]
