@@ -57,7 +57,8 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         func cell(_ v: Double) -> String {
-            v == v.rounded() ? String(Int(v)) : String(v)
+            // Int(exactly:): a value beyond Int (a fuzzed sysfs text) prints as a Double instead of trapping.
+            Int(exactly: v).map(String.init) ?? String(v)
         }
         let (r0, r1, r2) = rows
         return [r0, r1, r2].map { "\(cell($0.x)), \(cell($0.y)), \(cell($0.z))" }.joined(separator: "; ")

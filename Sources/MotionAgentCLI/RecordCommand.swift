@@ -113,6 +113,6 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     private static func hz(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(v)
+        Int(exactly: v).map(String.init) ?? String(v)
     }
 }

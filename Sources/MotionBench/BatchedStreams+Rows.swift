@@ -172,6 +172,6 @@ extension BatchedStreams {
     }
 
     private static func format(_ hz: Double) -> String {
-        hz == hz.rounded() ? String(Int(hz)) : String(hz)
+        Int(exactly: hz).map(String.init) ?? String(hz)
     }
 }

@@ -199,6 +199,6 @@ public final class SimulatedSensorSource: SensorSource {
     }
 
     private static func format(_ hz: Double) -> String {
-        hz == hz.rounded() ? String(Int(hz)) : String(hz)
+        Int(exactly: hz).map(String.init) ?? String(hz)
     }
 }

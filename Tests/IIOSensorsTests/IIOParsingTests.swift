@@ -45,6 +45,15 @@ struct IIOParsingTests {
         #expect(m.description == "0, -1, 0; -1, 0, 0; 0, 0, -1")
     }
 
+    /// FuzzIIOScan (CI, 26 Nov 2026): a whole number beyond Int's range trapped in `description`.
+    @Test("mount matrix: a huge entry prints instead of trapping")
+    func mountMatrixHugeEntry() throws {
+        let text = "0, -199999999999999999999999999999999999999999999999999999999999999999999999, 0; -1, 0, 0; 0, 0, -1"
+        let m = try #require(MountMatrix(parsing: text))
+        #expect(m.description == "0, -2e+71, 0; -1, 0, 0; 0, 0, -1")
+        #expect(MountMatrix(parsing: "0.5, 1, 0; -1, 0, 0; 0, 0, -1")?.description == "0.5, 1, 0; -1, 0, 0; 0, 0, -1")
+    }
+
     @Test(
         "mount matrix garbage is rejected",
         arguments: [

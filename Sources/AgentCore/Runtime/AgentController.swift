@@ -418,5 +418,5 @@ extension SupportedRates {
 }
 
 private func formatHz(_ v: Double) -> String {
-    v == v.rounded() ? String(Int(v)) : String(v)
+    Int(exactly: v).map(String.init) ?? String(v)
 }

@@ -137,7 +137,7 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         var notes: [String: String] = [:]
         for (name, stream) in streams ?? [:] where stream.enabled && stream.available && stream.rateHz > 0 {
             if abs(stream.rateHz - stream.requestedRateHz) > 1e-9 {
-                let rate = stream.rateHz == stream.rateHz.rounded() ? String(Int(stream.rateHz)) : String(stream.rateHz)
+                let rate = Int(exactly: stream.rateHz).map(String.init) ?? String(stream.rateHz)
                 notes["streams.\(name).rate_hz"] = "clamped by hardware to \(rate) Hz"
             }
         }
