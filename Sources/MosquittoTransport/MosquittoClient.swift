@@ -172,29 +172,21 @@ public final class MosquittoClient: BrokerClient {
             }
             try Self.checkQueueRoom(state.outstanding, qos: qos, limit: core.maxQueuedMessages)
             let rc = topic.withCString { topicPointer in
-                guard expirySeconds > 0, state.protocolVersion == .v5 else {
-                    // MQTT 3.1.1 has no properties: the agent's outbox is the only one to drop stale messages.
-                    return mosquitto_publish(
-                        handle.pointer,
-                        &messageID,
-                        topicPointer,
-                        Int32(payload.count),
-                        payload.baseAddress,
-                        Int32(qos),
-                        retain
-                    )
-                }
                 // A bare list, not `MosquittoProperties`, so a publish allocates nothing on the Swift side;
                 // mosquitto_publish_v5 copies the properties it keeps ("mosquitto_property_free_all: Free
                 // all properties from a list of properties. Frees the list and sets *properties to NULL.").
+                // MQTT 3.1.1 has no properties (mosquitto_publish is mosquitto_publish_v5 with none): there the
+                // agent's outbox is the only one to drop stale messages.
                 var properties: OpaquePointer?
                 defer { mosquitto_property_free_all(&properties) }
-                let added = mosquitto_property_add_int32(
-                    &properties,
-                    Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue),
-                    expirySeconds
-                )
-                guard added == MosquittoError.success else { return added }
+                if expirySeconds > 0, state.protocolVersion == .v5 {
+                    let added = mosquitto_property_add_int32(
+                        &properties,
+                        Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue),
+                        expirySeconds
+                    )
+                    guard added == MosquittoError.success else { return added }
+                }
                 return mosquitto_publish_v5(
                     handle.pointer,
                     &messageID,

@@ -520,13 +520,21 @@ public final class DurableLog: @unchecked Sendable {
     public func markPublished(_ seq: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        guard readIndex < segments.count, seq > handedSeq else { return }
-        // The record at the read position is the one `next` returned, unless a drop moved the position.
-        guard let peeked, peeked.index == readIndex, peeked.offset == readOffset, peeked.seq == seq else { return }
+        guard passPeekedLocked(seq) else { return }
+        counters.published += 1
+    }
+
+    /// Moves the read position past the record `next` returned, if it is `seq` and still at that position
+    /// (a drop may have moved it); false when it is not.
+    private func passPeekedLocked(_ seq: UInt64) -> Bool {
+        guard readIndex < segments.count, seq > handedSeq else { return false }
+        guard let peeked, peeked.index == readIndex, peeked.offset == readOffset, peeked.seq == seq else {
+            return false
+        }
         readOffset += peeked.size
         handedSeq = seq
-        counters.published += 1
         self.peeked = nil
+        return true
     }
 
     /// The record `next` returned is older than its stream's expiry: it goes unsent, like a record past
@@ -534,11 +542,7 @@ public final class DurableLog: @unchecked Sendable {
     public func discardExpired(_ seq: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        guard readIndex < segments.count, seq > handedSeq else { return }
-        guard let peeked, peeked.index == readIndex, peeked.offset == readOffset, peeked.seq == seq else { return }
-        readOffset += peeked.size
-        handedSeq = seq
-        self.peeked = nil
+        guard passPeekedLocked(seq) else { return }
         counters.dropped += 1
         counters.expired += 1
         acknowledgeLocked(seq, counted: false)
