@@ -84,6 +84,15 @@ import Testing
             #"{"id":"q","command":"query-activity","from":"2025-11-21T04:40:00Z","to":"2025-11-21T05:40:00.5Z"}"#,
             1_763_700_000.0, 1_763_703_600.5
         ),
+        // Offsets, lowercase separators, a leap day, and fraction digits past nanoseconds (read and ignored).
+        (
+            #"{"id":"q","command":"query-pedometer","from":"2025-11-21T05:40:00+01:00","to":"2025-11-20t23:10:00.25-06:30"}"#,
+            1_763_700_000.0, 1_763_703_600.25
+        ),
+        (
+            #"{"id":"q","command":"query-pedometer","from":"2024-02-29T00:00:00z","to":"2024-03-01T00:00:00.1250000000000000000000000000001Z"}"#,
+            1_709_164_800.0, 1_709_251_200.125
+        ),
     ])
     func timesAreUnixSecondsOrISO8601(text: String, from: Double, to: Double) throws {
         let r = try ControlRequest.parse(Array(text.utf8)).get()
@@ -96,8 +105,17 @@ import Testing
 
     @Test(arguments: [
         #"{"id":"q","command":"query-pedometer","from":10}"#,
-        #"{"id":"q","command":"query-pedometer","from":"yesterday","to":10}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"yesterday"}"#,
         #"{"id":"q","command":"query-activity","from":20,"to":10}"#,
+        // FuzzControl's crash (CI, stop 24): ICU's date parser died of SIGFPE on a 50-digit fraction.
+        #"{"id": "26", "command": "query-pedometer", "from": "2025-11-21T06:00:00Z", "to": "20216-1-21T07:00:0.0122222222222222222222222222222222222222222222222222222221-21TZ"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-02-29T00:00:00Z"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-11-21T24:00:00Z"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-11-21T06:00:00"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-11-21T06:00:00.Z"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-11-21T06:00:00+0100"}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"2025-11-21T06:00:00Z "}"#,
+        #"{"id":"q","command":"query-pedometer","from":10,"to":"0000-01-01T00:00:00Z"}"#,
     ])
     func badTimesAreRefused(text: String) {
         if case .failure(let f) = ControlRequest.parse(Array(text.utf8)) {

@@ -74,10 +74,7 @@ extension Arguments {
         if case .success(let n?) = number(key) { return .success(n) }
         switch string(key) {
         case .success(let text?):
-            let formatter = ISO8601DateFormatter()
-            if let d = formatter.date(from: text) { return .success(d.timeIntervalSince1970) }
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let d = formatter.date(from: text) { return .success(d.timeIntervalSince1970) }
+            if let seconds = InternetDateTime.unixSeconds(text) { return .success(seconds) }
             return .failure(ControlFailure(.malformed, "\(help), not \"\(text)\""))
         case .success(nil): return .failure(ControlFailure(.malformed, "\(help); it is missing"))
         case .failure: return .failure(ControlFailure(.malformed, help))
