@@ -93,8 +93,21 @@ def batch(kind, count, first=1):
             out += struct.pack("<dd3f", t, 1763700000 + t, 0.01, -0.02, -1.0)
     return out
 
+def motion_v2(count, relative_every=0, first=1):
+    """Device motion, layout version 2: 120-byte records; every `relative_every`-th carries a relative attitude."""
+    out = b"MAB" + struct.pack("<BBBHQ", 2, 4, 0, count, first)
+    for i in range(count):
+        t = 100.0 + i * 0.005
+        relative = relative_every and i % relative_every == 0
+        out += struct.pack("<dd", t, 1763700000 + t) + struct.pack("<16f", *([0.0, 0.0, 0.0, 1.0] + [0.1] * 12))
+        out += struct.pack("<fBBBB", 90.0, 3, 2, 1 if relative else 0, 0) + struct.pack("<ff", 0.41, 1.87 if i else -1.0)
+        out += struct.pack("<4fd", 0.0, 0.6, 0.0, 0.8, 1795241100.25) if relative else bytes(24)
+    return out
+
 for kind in (1, 2, 3, 4):
     put("FuzzBinaryBatch", f"batch-kind{kind}", batch(kind, 3))
+put("FuzzBinaryBatch", "batch-kind4-v2", motion_v2(3))
+put("FuzzBinaryBatch", "batch-kind4-v2-relative", motion_v2(4, relative_every=2))
 put("FuzzBinaryBatch", "empty-batch", batch(1, 0))
 # The last byte picks the payload kind (PayloadKind.allCases, modulo 10); trailing whitespace keeps the JSON valid:
 # "\n" (10) picks the accelerometer, " " (32) the magnetometer.

@@ -2,7 +2,8 @@ import CFuzzerDriver
 import MotionWire
 
 // MAB binary batches and the JSON stream payloads, as `motion-agent sub`, `watch`, the bench and the tests decode
-// what a device published: the strict header checks, the record walk, and each payload kind's JSON decoder.
+// what a device published: the strict header checks (a version per kind: device motion 1 or 2), the record walk
+// (version 2's flags, accuracies and relative attitude), and each payload kind's JSON decoder.
 // A batch the reader accepts must hold exactly the records its header counts.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBinaryBatch(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -3,9 +3,9 @@ import MotionWire
 
 /// The samples of one sample-stream message, decoded only as far as counting and continuity need: each
 /// sample's `seq` and sensor `timestamp`. The three shapes of docs/payloads.md — a single JSON sample, a JSON
-/// batch `{"batch": [sample, …]}` and the binary batch "MAB" version 1 — are read by MotionWire's strict
-/// decoder, the one `sub`, `watch` and the golden tests use, so a payload that drifts from the documented layout
-/// counts as undecodable here.
+/// batch `{"batch": [sample, …]}` and the binary batch "MAB" (device motion in layout version 2) — are read by
+/// MotionWire's strict decoder, the one `sub`, `watch` and the golden tests use, so a payload that drifts from the
+/// documented layout counts as undecodable here.
 struct BatchPayload {
     struct Sample: Sendable, Hashable {
         var seq: UInt64

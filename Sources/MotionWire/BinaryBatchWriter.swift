@@ -46,7 +46,7 @@ public struct BinaryBatchWriter: ~Copyable {
         bytes.append(BinaryBatchLayout.magic.0)
         bytes.append(BinaryBatchLayout.magic.1)
         bytes.append(BinaryBatchLayout.magic.2)
-        bytes.append(BinaryBatchLayout.version)
+        bytes.append(kind.version)
         bytes.append(kind.rawValue)
         bytes.append(0)
         bytes.append(0)
@@ -62,7 +62,7 @@ public struct BinaryBatchWriter: ~Copyable {
         recordAdded()
     }
 
-    /// A device-motion record.
+    /// A device-motion record (version 2).
     private mutating func append(_ m: DeviceMotion, time: Double) {
         append(m.timestamp)
         append(time)
@@ -77,8 +77,22 @@ public struct BinaryBatchWriter: ~Copyable {
         append(Float(m.heading))
         bytes.append(BinaryBatchLayout.code(of: m.magneticFieldAccuracy))
         bytes.append(BinaryBatchLayout.code(of: m.referenceFrame))
+        bytes.append(m.relativeAttitude == nil ? 0 : BinaryBatchLayout.DeviceMotionField.relativeAttitudePresent)
         bytes.append(0)
-        bytes.append(0)
+        append(Float(m.inclinationAccuracy))
+        append(Float(m.headingAccuracy))
+        if let relative = m.relativeAttitude {
+            append(Float(relative.quaternion.x))
+            append(Float(relative.quaternion.y))
+            append(Float(relative.quaternion.z))
+            append(Float(relative.quaternion.w))
+            append(relative.referenceTime)
+        } else {
+            // All zero bits (not Float(0) of a −0.0), so a reader can insist on zeros while the flag is clear.
+            append(UInt64(0))
+            append(UInt64(0))
+            append(UInt64(0))
+        }
         recordAdded()
     }
 

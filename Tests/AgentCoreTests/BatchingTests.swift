@@ -124,8 +124,9 @@ import Testing
         let messages = drain(outbox)
         #expect(messages.count == 10)
         let m = try #require(messages.last)
-        #expect(m[4] == 4 && readU16(m, 6) == 25 && m.count == 16 + 25 * 88)
-        let r = 16 + 24 * 88
+        // Device motion's layout version 2: 120-byte records with the attitude accuracies and the relative attitude.
+        #expect(m[3] == 2 && m[4] == 4 && readU16(m, 6) == 25 && m.count == 16 + 25 * 120)
+        let r = 16 + 24 * 120
         let q = (readF32(m, r + 16), readF32(m, r + 20), readF32(m, r + 24), readF32(m, r + 28))
         #expect(abs(q.0 * q.0 + q.1 * q.1 + q.2 * q.2 + q.3 * q.3 - 1) < 1e-5)
         #expect(readF32(m, r + 52) < -0.99, "gravity z, face up")
@@ -137,5 +138,50 @@ import Testing
             return
         }
         #expect(motion.referenceFrame == .xArbitraryZVertical && motion.heading == -1)
+        #expect(readF32(m, r + 92) == -1, "no heading accuracy in xArbitraryZVertical")
+        #expect(m[r + 86] == 0 && motion.relativeAttitude == nil, "no reference attitude set")
+        #expect(motion.inclinationAccuracy > 0 && motion.inclinationAccuracy < 5, "stationary: a small tilt σ")
+        #expect(motion.headingAccuracy == -1)
+    }
+
+    @Test func binaryDeviceMotionCarriesTheRelativeAttitudeWhileAReferenceIsSet() throws {
+        let outbox = Outbox(capacityBytes: 16 << 20)
+        let hub = SensorHub(outbox: outbox)
+        let stream = DeviceMotionStream(
+            settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 10, encoding: .binary),
+            referenceFrame: .xArbitraryZVertical,
+            declinationDegrees: 0
+        )
+        stream.configure(settings: stream.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
+        let reference = ReferenceAttitude(quaternion: Quaternion(w: 0.8, x: 0, y: 0.6, z: 0), time: 1_795_241_100.25)
+        stream.referenceAttitude = reference
+        hub.setStreams([stream])
+        for (sample, _) in SimulatedRecording(
+            imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal),
+            rateHz: 100,
+            duration: 0.99
+        ) {
+            hub.ingest(sample)
+        }
+        let messages = drain(outbox)
+        #expect(messages.count == 10)
+        let decoded = try messages.flatMap { try PayloadDecoder.decode($0, kind: .deviceMotion) }
+        #expect(decoded.count == 100)
+        for message in decoded {
+            guard case .deviceMotion(let motion) = message.payload, let relative = motion.relativeAttitude else {
+                Issue.record("seq \(message.envelope.seq): no relative attitude in \(message.payload)")
+                continue
+            }
+            // The record's f32 attitude and relative quaternion: reference⁻¹ ⊗ attitude to float precision.
+            let expected = motion.attitude.multiplied(byInverseOf: reference.quaternion)
+            let gap = max(
+                abs(relative.quaternion.w - expected.w),
+                abs(relative.quaternion.x - expected.x),
+                abs(relative.quaternion.y - expected.y),
+                abs(relative.quaternion.z - expected.z)
+            )
+            #expect(gap < 1e-6, "seq \(message.envelope.seq)")
+            #expect(relative.referenceTime == reference.time)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import AgentCore
 import AgentPorts
 import Foundation
+import MotionModel
 import MotionWire
 import TestSupport
 import Testing
@@ -12,8 +13,9 @@ import Testing
 /// and the values' sanity.
 ///
 /// Two runs of the agent, each on its own device id (so seq starts at 1 on every topic):
-/// 1. binary batches on the four sample streams; unsigned commands — applied ones, refused ones and one that is
-///    not JSON — and a clean stop (SIGTERM: the goodbye status);
+/// 1. binary batches on the four sample streams (device motion in layout version 2: its accuracies, and its
+///    relativeAttitude while a given reference is set, checked here too); unsigned commands — applied ones,
+///    refused ones and one that is not JSON — and a clean stop (SIGTERM: the goodbye status);
 /// 2. JSON batches, then single samples (set-batch 1), the device-motion stream in all four reference frames and with a
 ///    captured reference attitude (relativeAttitude);
 ///    signing on (control.hmac_key_file): signed commands and an unsigned and a tampered one; SIGKILL (the will).
@@ -98,6 +100,76 @@ import Testing
         try await subscriber.waitFor(count: count, on: "motion/\(device)/control/reply", timeout: 20)
     }
 
+    /// Run 1's binary device-motion batches, as a binary subscriber reads them: layout version 2, the attitude
+    /// accuracies in every record (−1 heading accuracy only in xArbitraryZVertical), and relativeAttitude =
+    /// given⁻¹ ⊗ attitude, with the reply's reference time, in the records between set- and clear-reference-attitude.
+    static func checkBinaryDeviceMotion(_ subscriber: TestSubscriber) throws {
+        let topic = "motion/\(binaryDevice)/device-motion"
+        let batches = subscriber.messages(on: topic).filter { $0.payload.starts(with: Array("MAB".utf8)) }
+        #expect(batches.count >= 5, "binary device-motion batches captured: \(batches.count)")
+        #expect(batches.allSatisfy { $0.payload[3] == 2 }, "device motion is published in layout version 2")
+        var samples: [(seq: UInt64, motion: DeviceMotion)] = []
+        for batch in batches {
+            for message in try PayloadDecoder.decode(batch.payload, kind: .deviceMotion) {
+                guard case .deviceMotion(let motion) = message.payload else { continue }
+                samples.append((message.envelope.seq, motion))
+            }
+        }
+        for (seq, m) in samples {
+            #expect(
+                (0...180).contains(m.inclinationAccuracy),
+                "seq \(seq): inclinationAccuracy \(m.inclinationAccuracy)"
+            )
+            if m.referenceFrame == .xArbitraryZVertical {
+                #expect(
+                    m.headingAccuracy == -1,
+                    "seq \(seq): headingAccuracy \(m.headingAccuracy) in \(m.referenceFrame)"
+                )
+            } else {
+                #expect((0...180).contains(m.headingAccuracy), "seq \(seq): headingAccuracy \(m.headingAccuracy)")
+            }
+        }
+        #expect(
+            Set(samples.map(\.motion.inclinationAccuracy)).count > 1,
+            "the inclination accuracy changes over a walk (not a constant)"
+        )
+        let reply = try #require(
+            subscriber.messages(on: "motion/\(binaryDevice)/control/reply").map(payloadJSON).first {
+                $0["id"] as? String == "bin-reference"
+            }
+        )
+        let state = try #require(reply["result"] as? [String: Any], "\(reply)")
+        let reference = try #require(state["referenceAttitude"] as? [String: Any], "\(reply)")
+        let referenceTime = try #require(reference["time"] as? Double, "\(reference)")
+        let given = Quaternion(w: 0.8, x: 0, y: 0.6, z: 0)
+        let relative = samples.filter { $0.motion.relativeAttitude != nil }
+        #expect(
+            relative.count >= 20,
+            "records with relativeAttitude in the 1.5 s the reference was set: \(relative.count)"
+        )
+        let seqs = relative.map(\.seq)
+        if let first = seqs.first {
+            #expect(seqs == Array(first..<(first + UInt64(seqs.count))), "one unbroken run, set to clear")
+        }
+        #expect(samples.contains { $0.motion.relativeAttitude == nil && $0.seq > (seqs.last ?? 0) }, "cleared")
+        for (seq, m) in relative {
+            let r = try #require(m.relativeAttitude)
+            #expect(abs(r.referenceTime - referenceTime) < 0.002, "seq \(seq): referenceTime \(r.referenceTime)")
+            // f32 on the wire for both quaternions: agreement to a few 1e-7 per component.
+            let expected = m.attitude.multiplied(byInverseOf: given)
+            let sign =
+                r.quaternion.w * expected.w + r.quaternion.x * expected.x + r.quaternion.y * expected.y
+                    + r.quaternion.z * expected.z < 0 ? -1.0 : 1.0
+            let difference = max(
+                abs(r.quaternion.w - sign * expected.w),
+                abs(r.quaternion.x - sign * expected.x),
+                abs(r.quaternion.y - sign * expected.y),
+                abs(r.quaternion.z - sign * expected.z)
+            )
+            #expect(difference < 2e-6, "seq \(seq): relativeAttitude \(r.quaternion), expected \(expected)")
+        }
+    }
+
     @Test func everyPayloadMatchesItsSchemaAndBinaryBatchesDecode() async throws {
         let python = try Self.python()
         let broker = try await MosquittoBroker.started()
@@ -131,7 +203,9 @@ import Testing
             ["id": "bin-rate", "command": "set-rate", "stream": "altimeter", "rate_hz": 1],
             ["id": "bin-qos", "command": "set-qos", "stream": "activity", "qos": 0],
             ["id": "bin-frame", "command": "set-reference-frame", "frame": "xMagneticNorthZVertical"],
-            ["id": "bin-reference", "command": "set-reference-attitude", "w": 1, "x": 0, "y": 0, "z": 0],
+            // A given reference (36.87° about y): binary device-motion records carry relativeAttitude until the
+            // clear below (the loop pauses 1.5 s after this one).
+            ["id": "bin-reference", "command": "set-reference-attitude", "w": 0.8, "x": 0, "y": 0.6, "z": 0],
             ["id": "bin-reference-clear", "command": "clear-reference-attitude"],
             ["id": "bin-query-steps", "command": "query-pedometer", "from": now - 60, "to": now + 1],
             ["id": "bin-query-activity", "command": "query-activity", "from": now - 60, "to": now + 1],
@@ -147,7 +221,7 @@ import Testing
         ]
         for command in commands {
             try Self.publish(subscriber, control, try Self.json(command))
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: command["id"] as? String == "bin-reference" ? .seconds(1.5) : .milliseconds(100))
         }
         try Self.publish(subscriber, control, Array("this is not JSON".utf8))
         try await Self.waitForReplies(subscriber, device: Self.binaryDevice, count: commands.count + 1)
@@ -268,6 +342,8 @@ import Testing
             decodedKinds == Set(PayloadKind.allCases),
             "kinds never decoded: \(Set(PayloadKind.allCases).subtracting(decodedKinds))"
         )
+
+        try Self.checkBinaryDeviceMotion(subscriber)
 
         // The capture, for the checker: topic and base64 payload in arrival order.
         let capture: [String: Any] = [

@@ -9,6 +9,7 @@
 from .decoder import (
     BINARY_MAGIC,
     BINARY_VERSION,
+    BINARY_VERSIONS,
     SAMPLE_STREAMS,
     TOPIC_KINDS,
     BinaryBatch,
@@ -24,6 +25,7 @@ from .decoder import (
 __all__ = [
     "BINARY_MAGIC",
     "BINARY_VERSION",
+    "BINARY_VERSIONS",
     "SAMPLE_STREAMS",
     "TOPIC_KINDS",
     "BinaryBatch",

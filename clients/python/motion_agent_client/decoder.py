@@ -1,21 +1,28 @@
-"""Decoding MotionAgent's MQTT payloads: JSON documents, and the binary sample batches ("MAB" version 1).
+"""Decoding MotionAgent's MQTT payloads: JSON documents, and the binary sample batches ("MAB").
 
 The binary layout is the one MotionWire's `BinaryBatchWriter.swift` writes and docs/payloads.md ("Batched streams") documents,
 all little-endian:
 
-    header, 16 bytes: magic b"MAB", version u8 (1), kind u8 (1 accelerometer, 2 gyroscope, 3 magnetometer,
+    header, 16 bytes: magic b"MAB", version u8, kind u8 (1 accelerometer, 2 gyroscope, 3 magnetometer,
                       4 device-motion), reserved u8 (0), count u16, seq of the first record u64
-    raw-sensor record, 28 bytes: timestamp f64 (s, sensor clock), time f64 (Unix s), x, y, z f32
-    device-motion record, 88 bytes: timestamp f64, time f64, quaternion x, y, z, w f32, rotationRate xyz f32,
-                      gravity xyz f32, userAcceleration xyz f32, magneticField xyz f32, heading f32,
-                      accuracy u8 (0 uncalibrated … 3 high), referenceFrame u8 (0 xArbitraryZVertical,
+    raw-sensor record (version 1), 28 bytes: timestamp f64 (s, sensor clock), time f64 (Unix s), x, y, z f32
+    device-motion record, version 2, 120 bytes: timestamp f64, time f64, quaternion x, y, z, w f32,
+                      rotationRate xyz f32, gravity xyz f32, userAcceleration xyz f32, magneticField xyz f32,
+                      heading f32, accuracy u8 (0 uncalibrated … 3 high), referenceFrame u8 (0 xArbitraryZVertical,
                       1 xArbitraryCorrectedZVertical, 2 xMagneticNorthZVertical, 3 xTrueNorthZVertical),
-                      reserved u16 (0)
+                      flags u8 (bit 0: relative attitude present), reserved u8 (0),
+                      inclinationAccuracy f32, headingAccuracy f32 (degrees, 1-σ, −1 none),
+                      relative quaternion x, y, z, w f32, referenceTime f64 (Unix s) — all zero without the flag
+    device-motion record, version 1 (older agents), 88 bytes: the first 88 bytes of version 2, the flags and
+                      reserved bytes both 0 (no accuracies, no relative attitude)
+
+The version numbers the record layout of the batch's kind: raw sensors are at version 1, device motion at 2
+(this client also reads device motion's version 1). Any other version is refused, never guessed at.
 
 Decoded records are dicts with the field names of the JSON samples, so code that reads one encoding reads the
 other. The binary device-motion record carries no rotation matrix and no Euler angles: they are computed here
-from the record's quaternion exactly as the agent computes them for JSON (`RotationMatrix(q)`,
-`Quaternion.eulerAngles`), from float32 inputs.
+from the record's quaternion (and the relative attitude's) exactly as the agent computes them for JSON
+(`RotationMatrix(q)`, `Quaternion.eulerAngles`), from float32 inputs.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import Any
 __all__ = [
     "BINARY_MAGIC",
     "BINARY_VERSION",
+    "BINARY_VERSIONS",
     "BinaryBatch",
     "SAMPLE_STREAMS",
     "TOPIC_KINDS",
@@ -42,12 +50,18 @@ __all__ = [
 ]
 
 BINARY_MAGIC = b"MAB"
-BINARY_VERSION = 1
+#: The newest layout version this client reads (device motion's; raw sensors are still at 1).
+BINARY_VERSION = 2
+#: kind byte → the layout versions this client reads for it.
+BINARY_VERSIONS: dict[int, tuple[int, ...]] = {1: (1,), 2: (1,), 3: (1,), 4: (1, 2)}
 
 HEADER = struct.Struct("<3sBBBHQ")
 RAW_RECORD = struct.Struct("<ddfff")
 MOTION_RECORD = struct.Struct("<dd4f3f3f3f3ffBBH")
-assert HEADER.size == 16 and RAW_RECORD.size == 28 and MOTION_RECORD.size == 88
+MOTION_RECORD_V2 = struct.Struct("<dd4f3f3f3f3ffBBBBff4fd")
+assert HEADER.size == 16 and RAW_RECORD.size == 28 and MOTION_RECORD.size == 88 and MOTION_RECORD_V2.size == 120
+#: flags bit 0 of a version-2 device-motion record: it carries a relative attitude.
+RELATIVE_ATTITUDE_PRESENT = 1
 
 #: kind byte → (stream name, the JSON field of a raw record's vector; None for device motion)
 KINDS: dict[int, tuple[str, str | None]] = {
@@ -194,8 +208,8 @@ def multiply_by_inverse_of(attitude: dict[str, float], reference: dict[str, floa
 def relative_attitude(sample: dict[str, Any], reference: dict[str, Any]) -> dict[str, Any]:
     """The `relativeAttitude` object the agent adds to JSON device-motion samples while a reference is set,
     computed from a sample's absolute attitude and the status's `referenceAttitude`
-    (`{"quaternion": {"w", "x", "y", "z"}, "time": …}`): for binary batches, which do not carry it, and for
-    references of one's own. Same fields as the JSON: quaternion, rotationMatrix, roll, pitch, yaw,
+    (`{"quaternion": {"w", "x", "y", "z"}, "time": …}`): for version-1 binary batches, which do not carry it, and
+    for references of one's own. Same fields as the JSON: quaternion, rotationMatrix, roll, pitch, yaw,
     referenceTime (None when `reference` has no time)."""
     q = multiply_by_inverse_of(sample["attitude"]["quaternion"], reference["quaternion"])
     out = _attitude(q["x"], q["y"], q["z"], q["w"])
@@ -203,10 +217,58 @@ def relative_attitude(sample: dict[str, Any], reference: dict[str, Any]) -> dict
     return out
 
 
+def _motion_sample(
+    data: bytes, offset: int, version: int, seq: int, i: int, where: str
+) -> dict[str, Any]:
+    """One device-motion record (version 1 or 2) as its JSON sample's dict."""
+    record = MOTION_RECORD if version == 1 else MOTION_RECORD_V2
+    v = record.unpack_from(data, offset)
+    timestamp, time = v[0], v[1]
+    qx, qy, qz, qw = v[2:6]
+    heading, accuracy, frame = v[18], v[19], v[20]
+    corrupt = f"{where}corrupt device-motion record {i} (seq {seq})"
+    if accuracy >= len(ACCURACIES):
+        raise ValueError(f"{corrupt}: magnetic accuracy byte {accuracy} is not 0–3")
+    if frame >= len(REFERENCE_FRAMES):
+        raise ValueError(f"{corrupt}: reference frame byte {frame} is not 0–3")
+    if version == 1 and v[21] != 0:
+        raise ValueError(f"{corrupt}: reserved bytes are {v[21]:#06x}, must be 0")
+    sample: dict[str, Any] = {
+        "seq": seq,
+        "timestamp": timestamp,
+        "time": time,
+        "attitude": _attitude(qx, qy, qz, qw),
+        "rotationRate": _vector(*v[6:9]),
+        "gravity": _vector(*v[9:12]),
+        "userAcceleration": _vector(*v[12:15]),
+        "magneticField": {"field": _vector(*v[15:18]), "accuracy": ACCURACIES[accuracy]},
+        "heading": _finite(heading),
+        "referenceFrame": REFERENCE_FRAMES[frame],
+    }
+    if version == 1:
+        return sample
+    flags, reserved, inclination, heading_accuracy = v[21], v[22], v[23], v[24]
+    if flags & ~RELATIVE_ATTITUDE_PRESENT:
+        raise ValueError(f"{corrupt}: flags byte {flags:#04x} sets bits other than bit 0 (relative attitude)")
+    if reserved != 0:
+        raise ValueError(f"{corrupt}: reserved byte 87 is {reserved}, must be 0")
+    sample["inclinationAccuracy"] = _finite(inclination)
+    sample["headingAccuracy"] = _finite(heading_accuracy)
+    if flags & RELATIVE_ATTITUDE_PRESENT:
+        rx, ry, rz, rw, reference_time = v[25:30]
+        relative = _attitude(rx, ry, rz, rw)
+        relative["referenceTime"] = _finite(reference_time)
+        sample["relativeAttitude"] = relative
+    elif any(data[offset + 96 : offset + 120]):
+        raise ValueError(f"{corrupt}: relative attitude bytes 96–119 are not all 0 while its flag (bit 0) is clear")
+    return sample
+
+
 def parse_binary_batch(payload: bytes, topic: str | None = None) -> BinaryBatch:
-    """Decodes a binary batch ("MAB" version 1). Raises ValueError naming what is wrong: a short or corrupt
-    header, an unknown version or kind, a length that does not match the record count, an out-of-range
-    enumeration byte, or a kind that does not belong on `topic` (when given)."""
+    """Decodes a binary batch ("MAB": raw sensors version 1, device motion version 1 or 2). Raises ValueError
+    naming what is wrong: a short or corrupt header, an unknown kind or a version this client does not read for
+    it, a length that does not match the record count, an out-of-range enumeration byte, reserved bits set, or a
+    kind that does not belong on `topic` (when given)."""
     where = _where(topic)
     data = bytes(payload)
     if len(data) < HEADER.size:
@@ -216,16 +278,22 @@ def parse_binary_batch(payload: bytes, topic: str | None = None) -> BinaryBatch:
     magic, version, kind, reserved, count, first_seq = HEADER.unpack_from(data, 0)
     if magic != BINARY_MAGIC:
         raise ValueError(f"{where}not a binary batch: the magic is {magic!r}, expected {BINARY_MAGIC!r}")
-    if version != BINARY_VERSION:
-        raise ValueError(
-            f"{where}unsupported binary batch version {version}: this client reads version {BINARY_VERSION}"
-        )
     if kind not in KINDS:
         known = ", ".join(f"{k} {name}" for k, (name, _) in KINDS.items())
         raise ValueError(f"{where}unknown binary batch kind {kind} (known: {known})")
     stream, field = KINDS[kind]
+    readable = BINARY_VERSIONS[kind]
+    if version not in readable:
+        versions = " and ".join(str(r) for r in readable)
+        plural = "s" if len(readable) > 1 else ""
+        newer = version > readable[-1]
+        raise ValueError(
+            f"{where}unsupported binary batch version {version}: this client reads version{plural} {versions} "
+            f"of {stream} batches"
+            + (" (a newer agent's layout: update motion_agent_client, or set the stream's encoding to json)" if newer else "")
+        )
     if reserved != 0:
-        raise ValueError(f"{where}corrupt binary batch header: reserved byte 5 is {reserved}, must be 0 in version 1")
+        raise ValueError(f"{where}corrupt binary batch header: reserved byte 5 is {reserved}, must be 0 in version {version}")
     if first_seq == 0:
         raise ValueError(f"{where}corrupt binary batch header: the first seq is 0, but seq counts from 1")
     if topic is not None:
@@ -235,7 +303,7 @@ def parse_binary_batch(payload: bytes, topic: str | None = None) -> BinaryBatch:
                 f"{where}binary batch of kind {kind} ({stream}) on a {on} topic"
                 + ("" if on in SAMPLE_STREAMS else f": only {', '.join(SAMPLE_STREAMS)} publish binary batches")
             )
-    record = MOTION_RECORD if field is None else RAW_RECORD
+    record = RAW_RECORD if field is not None else MOTION_RECORD if version == 1 else MOTION_RECORD_V2
     expected = HEADER.size + count * record.size
     if len(data) != expected:
         problem = "truncated" if len(data) < expected else "trailing bytes after the records"
@@ -250,37 +318,8 @@ def parse_binary_batch(payload: bytes, topic: str | None = None) -> BinaryBatch:
         if field is not None:
             timestamp, time, x, y, z = RAW_RECORD.unpack_from(data, offset)
             out.append({"seq": seq, "timestamp": timestamp, "time": time, field: _vector(x, y, z)})
-            continue
-        v = MOTION_RECORD.unpack_from(data, offset)
-        timestamp, time = v[0], v[1]
-        qx, qy, qz, qw = v[2:6]
-        heading, accuracy, frame, reserved16 = v[18], v[19], v[20], v[21]
-        if accuracy >= len(ACCURACIES):
-            raise ValueError(
-                f"{where}corrupt device-motion record {i} (seq {seq}): magnetic accuracy byte {accuracy} is not 0–3"
-            )
-        if frame >= len(REFERENCE_FRAMES):
-            raise ValueError(
-                f"{where}corrupt device-motion record {i} (seq {seq}): reference frame byte {frame} is not 0–3"
-            )
-        if reserved16 != 0:
-            raise ValueError(
-                f"{where}corrupt device-motion record {i} (seq {seq}): reserved bytes are {reserved16:#06x}, must be 0"
-            )
-        out.append(
-            {
-                "seq": seq,
-                "timestamp": timestamp,
-                "time": time,
-                "attitude": _attitude(qx, qy, qz, qw),
-                "rotationRate": _vector(*v[6:9]),
-                "gravity": _vector(*v[9:12]),
-                "userAcceleration": _vector(*v[12:15]),
-                "magneticField": {"field": _vector(*v[15:18]), "accuracy": ACCURACIES[accuracy]},
-                "heading": _finite(heading),
-                "referenceFrame": REFERENCE_FRAMES[frame],
-            }
-        )
+        else:
+            out.append(_motion_sample(data, offset, version, seq, i, where))
     return BinaryBatch(version=version, kind=kind, stream=stream, first_seq=first_seq, samples=out)
 
 

@@ -17,7 +17,8 @@ starts with `bad-` (the schema must refuse it too) or `refused-` (valid, but ref
 signing is on, a bad signature), with a refusal.
 
 With --require-coverage it also fails unless every kind of topic, every shape of the sample streams (single
-JSON, JSON batch, binary batch), all four device-motion reference frames, the three status variants, both
+JSON, JSON batch, binary batch), binary device-motion records with the accuracies and with a relativeAttitude
+(layout version 2), all four device-motion reference frames, the three status variants, both
 command envelopes and both reply outcomes were seen, so a run that captured little cannot pass.
 
 Exit status 0 when everything holds; 1 with the list of problems otherwise.
@@ -150,6 +151,9 @@ class Checker:
         self.reply_outcomes: set[str] = set()
         self.compass_headings = 0
         self.relative_attitudes = 0
+        #: binary device-motion records (layout version 2) with the attitude accuracies / with a relativeAttitude
+        self.binary_accuracies = 0
+        self.binary_relative_attitudes = 0
         self.probes = 0
 
     def problem(self, where: str, text: str) -> None:
@@ -233,6 +237,11 @@ class Checker:
             if errors:
                 self.problem(where, f"decoded sample seq {sample['seq']} does not match {SCHEMA_FILES[kind]}#/$defs/sample:\n    " + "\n    ".join(errors[:12]))
                 return
+        if kind == "device-motion":
+            if batch.version < 2:
+                self.problem(where, f"device motion in binary layout version {batch.version}: the agent writes version 2")
+            self.binary_accuracies += sum("inclinationAccuracy" in s and "headingAccuracy" in s for s in batch.samples)
+            self.binary_relative_attitudes += sum("relativeAttitude" in s for s in batch.samples)
         self.series[(root, kind)].extend(batch.samples)
 
     def command(self, where: str, value: Any, errors: list[str]) -> None:
@@ -364,7 +373,7 @@ class Checker:
                 expect(worst_a < 1e-4, f"relativeAttitude roll/pitch/yaw differ from its quaternion's by {worst_a:.2e} rad")
         expect(_norm(s["userAcceleration"]) < 16, f"|userAcceleration| {_norm(s['userAcceleration']):.2f} g")
         expect(_norm(s["rotationRate"]) < 35, f"|rotationRate| {_norm(s['rotationRate']):.2f} rad/s")
-        if "inclinationAccuracy" in s:  # JSON payloads carry both; binary batch records carry neither
+        if "inclinationAccuracy" in s:  # JSON payloads and binary layout version 2 carry both; version 1 neither
             i, h = s["inclinationAccuracy"], s.get("headingAccuracy")
             expect(i is not None and 0 <= i <= 180, f"inclinationAccuracy {i}, expected 0–180°")
             arbitrary = s["referenceFrame"] == "xArbitraryZVertical"
@@ -414,6 +423,10 @@ class Checker:
             self.problem("coverage", "no device-motion sample with a compass heading (0–360°)")
         if self.relative_attitudes == 0:
             self.problem("coverage", "no device-motion sample with a relativeAttitude (set-reference-attitude)")
+        if self.binary_accuracies == 0:
+            self.problem("coverage", "no binary device-motion record with the attitude accuracies (layout version 2)")
+        if self.binary_relative_attitudes == 0:
+            self.problem("coverage", "no binary device-motion record with a relativeAttitude (set-reference-attitude)")
         variants = {"birth", "will", "goodbye"} - self.status_variants
         if variants:
             self.problem("coverage", f"no status {', '.join(sorted(variants))}")

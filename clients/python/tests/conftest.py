@@ -48,3 +48,32 @@ def motion_record(
         + bytes([accuracy, frame])
         + reserved
     )
+
+
+def motion_record_v2(
+    timestamp: float,
+    time: float,
+    quaternion: tuple[float, float, float, float],
+    heading: float,
+    accuracy: int,
+    frame: int,
+    inclination_accuracy: float,
+    heading_accuracy: float,
+    relative: tuple[float, float, float, float] | None = None,
+    reference_time: float = 0.0,
+    flags: int | None = None,
+    reserved: int = 0,
+) -> bytes:
+    """A version-2 device-motion record (120 bytes), written field by field: version 1's 84 bytes up to the heading
+    (rotation rate, gravity, user acceleration, field fixed: 0, (0, 0, −1), 0, (20, 0, −40)), the accuracy and
+    frame bytes, flags (bit 0: relative attitude), a reserved byte, the two accuracies and the relative attitude
+    (zeros when `relative` is None)."""
+    start = motion_record(timestamp, time, quaternion, (0, 0, 0), (0, 0, -1), (0, 0, 0), (20, 0, -40), heading, accuracy, frame)[:86]
+    if flags is None:
+        flags = 0 if relative is None else 1
+    tail = bytes([flags, reserved]) + struct.pack("<f", inclination_accuracy) + struct.pack("<f", heading_accuracy)
+    if relative is None:
+        tail += bytes(24)
+    else:
+        tail += b"".join(struct.pack("<f", v) for v in relative) + struct.pack("<d", reference_time)
+    return start + tail

@@ -7,7 +7,7 @@ import base64
 import json
 
 import check_capture
-from conftest import SCHEMAS, header, raw_record
+from conftest import SCHEMAS, header, motion_record, raw_record
 
 
 def capture(tmp_path, messages):
@@ -65,3 +65,13 @@ def test_coverage_fails_a_capture_that_saw_little(tmp_path, capsys):
     assert "no message on: gyroscope, magnetometer, device-motion" in out
     assert "accelerometer: no binary batch, no json batch" in out
     assert "no status birth, goodbye, will" in out
+    assert "no binary device-motion record with the attitude accuracies (layout version 2)" in out
+    assert "no binary device-motion record with a relativeAttitude" in out
+
+
+def test_binary_device_motion_in_version_1_is_named(tmp_path, capsys):
+    # Decodable (this client reads version 1) but not what the agent writes any more.
+    record = motion_record(1, 1763700001, (0, 0, 0, 1), (0, 0, 0), (0, 0, -1), (0, 0, 0), (20, 0, -40), -1, 3, 0)
+    path = capture(tmp_path, [("motion/d/device-motion", header(4, 1, 1) + record)])
+    assert run(path) == 1
+    assert "device motion in binary layout version 1: the agent writes version 2" in capsys.readouterr().out
