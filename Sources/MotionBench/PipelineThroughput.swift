@@ -32,6 +32,11 @@ struct PipelineThroughput: ParsableCommand {
             "Set a reference attitude, so device motion also computes and encodes relativeAttitude (set-reference-attitude)."
     )
     var referenceAttitude = false
+    @Option(
+        help:
+            "Pack the sample streams' samples N to a message in the binary batch layout (device motion: version 2), instead of one JSON message each (0: unbatched)."
+    )
+    var binaryBatch = 0
 
     func run() throws {
         let rows = try Self.measure(
@@ -39,9 +44,11 @@ struct PipelineThroughput: ParsableCommand {
             repetitions: repetitions,
             rateHz: rate,
             traceAllocations: traceAllocations,
-            referenceAttitude: referenceAttitude
+            referenceAttitude: referenceAttitude,
+            binaryBatch: binaryBatch
         )
-        let streams = referenceAttitude ? "default streams, a reference attitude set" : "default streams"
+        var streams = referenceAttitude ? "default streams, a reference attitude set" : "default streams"
+        if binaryBatch > 1 { streams += ", binary batches of \(binaryBatch)" }
         BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, \(streams))", rows)
     }
 
@@ -55,13 +62,20 @@ struct PipelineThroughput: ParsableCommand {
         repetitions: Int,
         rateHz: Double,
         traceAllocations: Bool = false,
-        referenceAttitude: Bool = false
+        referenceAttitude: Bool = false,
+        binaryBatch: Int = 0
     ) throws -> [BenchRow] {
         var configuration = AgentConfiguration()
         configuration.device.id = "bench"
         configuration.control.persist = false
         if referenceAttitude {
             configuration.deviceMotion.referenceAttitude = Quaternion(roll: 0.2, pitch: -0.4, yaw: 1.1)
+        }
+        if binaryBatch > 1 {
+            for name in [StreamName.accelerometer, .gyroscope, .magnetometer, .deviceMotion] {
+                configuration.streams[name]?.batch = binaryBatch
+                configuration.streams[name]?.encoding = .binary
+            }
         }
         var logger = Logger(label: "motion-bench.pipeline")
         logger.logLevel = .warning
