@@ -36,6 +36,12 @@ SHIPPED = {
     "magnetic_uncalibrated": 3.6, "magnetic_low": 0.05, "magnetic_medium": 0.05, "magnetic_high": 0.05,
     "heading_timing": 0.0016, "gyroscope_scale": 0.004,
 }
+# Session 4's model (no scale term), for comparison on the same dumps (--compare).
+SESSION4 = {
+    "inclination_floor": 0.21, "inclination_timing": 0.0016,
+    "magnetic_uncalibrated": 3.8, "magnetic_low": 1.1, "magnetic_medium": 1.1, "magnetic_high": 0.55,
+    "heading_timing": 0.0024, "gyroscope_scale": 0.0,
+}
 # Where the fit starts (the first model's values, scale 0.5 %), and the lower bounds of the search.
 START = {
     "inclination_floor": 0.3, "inclination_timing": 0.002,
@@ -111,10 +117,11 @@ def sigmas(b, c):
     return np.sqrt(vi) / DEG, np.sqrt(np.minimum(vh, np.pi ** 2)) / DEG
 
 
-def scores(trial, c):
-    """(within 2 sigma %, correlation, mean sigma, rms error) for inclination and heading."""
+def scores(trial, c, after=0.0):
+    """(within 2 sigma %, correlation, mean sigma, rms error) for inclination and heading, over the moving
+    samples from `after` seconds on."""
     si, sh = sigmas(trial["parts"], c)
-    m = trial["moving"]
+    m = trial["moving"] & (trial["t"] >= after)
     out = []
     for err, s in ((trial["inclination"], si), (trial["heading"], sh)):
         err, s = err[m], s[m]
@@ -170,19 +177,48 @@ def load(path, bench, dumps):
     ref[:, 1:] *= -1
     e = qmul(q, ref)
     w, z = e[:, 0], e[:, 3]
-    heading = np.degrees(2 * np.arctan(np.abs(z / w)))
+    signed = np.degrees(2 * np.arctan(z / w))
+    heading = np.abs(signed)
     inclination = np.degrees(2 * np.arccos(np.clip(np.sqrt(w ** 2 + z ** 2), 0, 1)))
     moving = t["movement"].astype(bool) & np.isfinite(heading) & np.isfinite(inclination)
-    return {"name": os.path.basename(path), "heading": heading, "inclination": inclination, "moving": moving,
+    # The calibrated field through the optical reference: how far the magnetometer alone is off north.
+    field = np.column_stack([features["mag_x"], features["mag_y"], features["mag_z"]])
+    u, r0 = ref[:, 1:] * -1, ref[:, :1]
+    turn = 2 * np.cross(u, field)
+    field = field + r0 * turn + np.cross(u, turn)
+    direction = np.degrees(np.arctan2(field[:, 0], field[:, 1]))
+    return {"name": os.path.basename(path), "t": t["t_s"], "signed": signed, "direction": direction,
+            "accuracy": features["accuracy"], "heading": heading, "inclination": inclination, "moving": moving,
             "parts": parts(features), "bench": (sig["sigma_inclination"], sig["sigma_heading"])}
 
 
-def table(trials, c, title):
-    print(title)
+def explain(trial, c):
+    """Per 5 s: the filter's signed heading error (counter-clockwise) beside the magnetometer's own (its field's
+    direction through the optical reference, clockwise from the median over calibrated samples: the heading
+    error a filter following it would get), the calibration accuracy (0 uncalibrated … 3 high) and sigma."""
+    _, sh = sigmas(trial["parts"], c)
+    d = trial["direction"]
+    calibrated = np.isfinite(d) & (trial["accuracy"] > 0)
+    d = (d - np.median(d[calibrated if calibrated.any() else np.isfinite(d)]) + 180) % 360 - 180
+    m, t = trial["moving"], trial["t"]
+    print(f"{trial['name']}: per 5 s, moving share, accuracy, filter heading error, magnetometer's, sigma (°)")
+    for start in np.arange(0, t[-1], 5):
+        k = (t >= start) & (t < start + 5) & np.isfinite(trial["signed"]) & np.isfinite(d)
+        if k.any():
+            print(f"  {start:5.0f} s  {np.mean(m[k]):4.2f}  {np.mean(trial['accuracy'][k]):4.2f}  "
+                  f"{np.mean(trial['signed'][k]):+6.2f}  {np.mean(d[k]):+6.2f}  {np.mean(sh[k]):5.2f}")
+    rotation = trial["parts"]["rotation"][m]
+    print(f"  signed rotation about the vertical not yet pulled back vs signed heading error: correlation "
+          f"{np.corrcoef(rotation, trial['signed'][m])[0, 1]:+.2f}, slope "
+          f"{100 * np.polyfit(np.degrees(rotation), trial['signed'][m], 1)[0]:+.2f} %")
+
+
+def table(trials, c, title, after=0.0):
+    print(title + (f" (moving samples from {after:g} s on)" if after else ""))
     print("trial                        split  incl: within 2σ  corr  mean σ  rms err | heading: within 2σ  corr  mean σ  rms err")
     for index, trial in enumerate(trials):
         row = trial["name"][:28].ljust(28) + ("  fit " if index % 2 == 0 else "  held")
-        for within, corr, mean, rms in scores(trial, c):
+        for within, corr, mean, rms in scores(trial, c, after):
             row += f"   {within:6.1f} %  {corr:+.2f}  {mean:5.2f}°  {rms:5.2f}° |"
         print(row)
 
@@ -193,6 +229,10 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "broad"))
     ap.add_argument("--dumps", help="keep (and reuse) the bench's q/s/f CSVs per trial in this directory")
     ap.add_argument("--fit", action="store_true", help="fit the constants on the even trials and print them")
+    ap.add_argument("--compare", action="store_true", help="also print session 4's model on the same dumps")
+    ap.add_argument("--explain", action="append", default=[], metavar="NN",
+                    help="print trial NN (e.g. 02) per 5 s: filter's and magnetometer's heading errors, sigma")
+    ap.add_argument("--after", type=float, default=0.0, help="also print the tables from this time (s) on")
     args = ap.parse_args()
     if args.dumps:
         os.makedirs(args.dumps, exist_ok=True)
@@ -205,6 +245,15 @@ def main():
     if worst > 1e-9:
         raise SystemExit("the rebuilt model differs from AttitudeUncertainty: update SHIPPED or parts() to match")
     table(trials, SHIPPED, "shipped constants (the bench's own sigma):")
+    if args.after:
+        table(trials, SHIPPED, "shipped constants", args.after)
+    if args.compare:
+        table(trials, SESSION4, "session 4's model (no scale term):")
+        if args.after:
+            table(trials, SESSION4, "session 4's model", args.after)
+    for trial in trials:
+        if trial["name"][:2] in args.explain:
+            explain(trial, SHIPPED)
     if args.fit:
         fitted = fit(trials[0::2])
         print("fitted on " + ", ".join(t["name"][:2] for t in trials[0::2]) + ": "
