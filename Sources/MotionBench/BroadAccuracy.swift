@@ -26,7 +26,7 @@ struct BroadAccuracy: ParsableCommand {
     var sigmaOutput: String?
     @Option(
         help:
-            "Where to write the filter state the uncertainty model reads, per sample (for scripts/broad_uncertainty_fit.py)."
+            "Where to write the filter state the uncertainty model reads, per sample (for scripts/broad_uncertainty.py --fit)."
     )
     var featuresOutput: String?
     @Flag(help: "Print the magnetometer calibration every 10 s.") var verbose = false
@@ -47,7 +47,9 @@ struct BroadAccuracy: ParsableCommand {
 
         var quaternions = [Quaternion](repeating: .identity, count: n)
         var sigmas = [(Double, Double)](repeating: (180, 180), count: n)
-        var features = "t,steered,gain,disagreement,rate,rate_vertical,bias_var_h,bias_var_v,user,accuracy,rest,dist\n"
+        var features =
+            "t,steered,gain,disagreement,rate,rate_vertical,bias_var_h,bias_var_v,user,accuracy,rest,dist,"
+            + "mag_x,mag_y,mag_z,delta,dip,sustained\n"
         if featuresOutput != nil { features.reserveCapacity(n * 160) }
         switch estimator {
         case .deviceMotion:
@@ -92,7 +94,10 @@ struct BroadAccuracy: ParsableCommand {
                         features +=
                             "\(w.norm),\(f.quaternion6D.rotate(w).z),\(variance.horizontal),\(variance.vertical),"
                         features += "\(m.userAcceleration.norm),\(accuracy),\(f.isAtRest ? 1 : 0),"
-                        features += "\(f.isMagneticDisturbanceDetected ? 1 : 0)\n"
+                        features += "\(f.isMagneticDisturbanceDetected ? 1 : 0),"
+                        let b = m.magneticField
+                        features += "\(b.x),\(b.y),\(b.z),\(f.headingCorrection),\(f.magneticReference.dip),"
+                        features += "\(e.uncertainty.sustainedAcceleration)\n"
                     }
                 } else if i > 0 {
                     quaternions[i] = quaternions[i - 1]

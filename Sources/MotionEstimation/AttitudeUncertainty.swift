@@ -17,34 +17,43 @@ import Darwin
 ///   cannot tell from a tilt — the specific force low-passed over τ_acc in the earth frame is longer than
 ///   its length at rest by 1/cos — with `accelerationDeadband` of the length ignored (the accelerometer's own
 ///   scale errors change it by that much as the device turns);
-/// - heading² = reference + drift² + (`headingTiming` · |ω_vertical|)²: the reference variance starts at π²
-///   and relaxes toward `magneticSigma(accuracy)`² by the filter's magnetic gain at each magnetometer sample
-///   that steered the heading; drift grows by the vertical bias σ per second and shrinks by the same gain.
-///   While the magnetometer is rejected (gain 0), absent or off its calibration the drift only grows.
+/// - heading² = reference + drift² + (`gyroscopeScaleError` · θ_vertical)² + (`headingTiming` · |ω_vertical|)²:
+///   the reference variance starts at π² and relaxes toward `magneticSigma(accuracy)`² by the filter's magnetic
+///   gain at each magnetometer sample that steered the heading; drift grows by the vertical bias σ per second
+///   and shrinks by the same gain. θ_vertical is the signed rotation about the vertical that the magnetometer
+///   has not yet pulled back (it grows by ω_vertical · dt and shrinks by the same gain): a gyroscope whose
+///   scale is off by a fraction turns the heading by that fraction of it, so σ grows while the device keeps
+///   turning one way and not while it turns back and forth. While the magnetometer is rejected (gain 0),
+///   absent or off its calibration the drift and θ_vertical only grow.
 /// The timing terms are the error of a fast rotation at its own timestamp (sampling and sensor latency).
 /// The constants were fitted on BROAD's even trials (BENCHMARKS.md, "Device-motion uncertainty"); the rest
 /// of the model is the filter's own state. Allocation-free; a few multiplications per sample.
 public struct AttitudeUncertainty: Sendable {
     /// Inclination error with a still accelerometer reference, rad (noise, misalignment, reference truth).
-    public static let inclinationFloor = 0.21 * Double.pi / 180
+    public static let inclinationFloor = 0.2 * Double.pi / 180
     /// Seconds of rotation about a horizontal axis counted as inclination error.
-    public static let inclinationTiming = 0.0016
+    public static let inclinationTiming = 0.0024
     /// Seconds of rotation about the vertical counted as heading error.
-    public static let headingTiming = 0.0024
+    public static let headingTiming = 0.0016
+    /// Gyroscope scale error (a fraction of the rotation), seen about the vertical.
+    public static let gyroscopeScaleError = 0.004
     /// Share of the specific force's length that changes without acceleration (accelerometer scale error).
     public static let accelerationDeadband = 0.03
     /// Heading error of a magnetic reference by calibration accuracy, rad.
     public static func magneticSigma(_ accuracy: MagneticFieldAccuracy) -> Double {
         switch accuracy {
-        case .high: 0.55 * Double.pi / 180
-        case .medium, .low: 1.1 * Double.pi / 180
-        case .uncalibrated: 3.8 * Double.pi / 180
+        // The calibrated levels fit at the search's lower bound, about the magnetometer's noise averaged over
+        // the filter's time constant: on BROAD the bias drift and the scale term cover what is left.
+        case .high, .medium, .low: 0.05 * Double.pi / 180
+        case .uncalibrated: 3.6 * Double.pi / 180
         }
     }
 
     /// σ of the drift parts, rad.
     private var inclinationDrift = 0.0
     private var headingDrift = 0.0
+    /// Rotation about the vertical not yet pulled back by the magnetometer, rad (signed).
+    private var verticalRotation = 0.0
     /// Variance of the magnetic reference part, rad².
     private var headingReference = Double.pi * Double.pi
     /// Specific force low-passed in the earth frame, g; and its length at rest, g.
@@ -65,8 +74,14 @@ public struct AttitudeUncertainty: Sendable {
     }
     /// Heading variance, rad² (at most π²).
     public var headingVariance: Double {
-        min(headingReference + square(headingDrift) + square(Self.headingTiming * verticalRate), square(Double.pi))
+        min(
+            headingReference + square(headingDrift) + square(Self.gyroscopeScaleError * verticalRotation)
+                + square(Self.headingTiming * verticalRate),
+            square(Double.pi)
+        )
     }
+    /// The sustained acceleration the inclination term counts, g (0 within the dead band).
+    public var sustainedAcceleration: Double { acceleration }
     /// 1-σ inclination error, degrees.
     public var inclinationDegrees: Double { inclinationVariance.squareRoot() * 180 / .pi }
     /// 1-σ heading error, degrees.
@@ -98,6 +113,7 @@ public struct AttitudeUncertainty: Sendable {
         verticalRate = abs(rotationRate.z)
         inclinationDrift = min(inclinationDrift + max(biasVariance.horizontal, 0).squareRoot() * dt, Double.pi)
         headingDrift = min(headingDrift + max(biasVariance.vertical, 0).squareRoot() * dt, Double.pi)
+        verticalRotation += rotationRate.z * dt
         if let f = specificForce, f.isFinite {
             let k = dt / (accelerometerTau + dt)
             inclinationDrift -= k * inclinationDrift
@@ -110,6 +126,7 @@ public struct AttitudeUncertainty: Sendable {
         if let gain = magneticGain, gain.isFinite {
             let k = min(max(gain, 0), 1)
             headingDrift -= k * headingDrift
+            verticalRotation -= k * verticalRotation
             headingReference += k * (square(Self.magneticSigma(magneticAccuracy)) - headingReference)
         }
     }

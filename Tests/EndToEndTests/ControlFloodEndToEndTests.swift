@@ -63,7 +63,7 @@ import Testing
         try flooder.connect(broker.connectOptions(clientID: "flooder"))
         #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
         let beforeFlood = subscriber.seqs(device).max() ?? 0
-        let rssBefore = Self.residentBytes(agent.runner.processIdentifier)
+        let rssBefore = (agent.runner.residentBytes ?? 0)
         try await Self.flood(flooder, topic: TopicScheme(root: "motion/\(device)").control, count: Self.floodCount)
         await flooder.disconnect(flushTimeout: 10)
         log.cancel()
@@ -89,7 +89,7 @@ import Testing
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? -1
 
-        let rssAfter = Self.residentBytes(agent.runner.processIdentifier)
+        let rssAfter = (agent.runner.residentBytes ?? 0)
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         let seqs = subscriber.seqs(device)
         let appended = try #require(outbox["durableAppended"] as? Int)
@@ -192,7 +192,7 @@ import Testing
         try flooder.connect(broker.connectOptions(clientID: "flooder-\(kind.rawValue)"))
         #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
         let beforeFlood = subscriber.seqs(device).max() ?? 0
-        let rssBefore = Self.residentBytes(agent.runner.processIdentifier)
+        let rssBefore = (agent.runner.residentBytes ?? 0)
         let floodStart = ContinuousClock.now
         try await Self.flood(flooder, topic: kind.topic(device: device), count: Self.floodCount, payload: kind.payload)
         // Stalls nothing: the stream runs on past the flood, live again.
@@ -204,7 +204,7 @@ import Testing
             "the durable stream stalled after the flood; agent log: \(agent.runner.standardError.suffix(3000))"
         )
         let floodSeconds = ReliabilityEndToEndTests.seconds(ContinuousClock.now - floodStart)
-        let rssAfter = Self.residentBytes(agent.runner.processIdentifier)
+        let rssAfter = (agent.runner.residentBytes ?? 0)
 
         // Desired state still converges: a last valid document, retained, is applied.
         var converged = true
@@ -345,14 +345,5 @@ import Testing
         #expect(await second.runner.waitForExit(timeout: 15) == 0)
         await status.close()
         await broker.stop()
-    }
-
-    /// VmRSS of a process, bytes (0 when it cannot be read).
-    static func residentBytes(_ pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kib * 1024
     }
 }

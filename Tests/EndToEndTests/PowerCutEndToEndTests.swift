@@ -64,6 +64,9 @@ import Glibc
         var killsWithBrokerUp = 0
         var moments: [String: Int] = [:]
         var restarts: [Double] = []
+        // The largest resident size any run reached just before its kill, and the last run's after it drained
+        // everything the kills left: the Faults table's memory column.
+        var peakResident = 0
         let started = ContinuousClock.now
 
         for iteration in 0..<Self.iterations {
@@ -107,6 +110,7 @@ import Glibc
                 try await Task.sleep(for: .milliseconds(Int.random(in: 300...3000, using: &rng)))
             }
             moments[moment, default: 0] += 1
+            peakResident = max(peakResident, agent.runner.residentBytes ?? 0)
             agent.runner.kill()
             _ = await agent.runner.waitForExit(timeout: 5)
             if brokerUp { killsWithBrokerUp += 1 }
@@ -135,6 +139,7 @@ import Glibc
         // have arrived (after 100 kills, 3216 of them were): the goodbye's depth is 0 once it has caught up
         // with the live stream.
         #expect(await Reliability.wait(timeout: 300) { Reliability.caughtUp(subscriber, device) })
+        let drainedResident = last.runner.residentBytes ?? 0
         let outbox = try await Reliability.stop(last, subscriber, device: device)
         let log = last.runner.standardError
         #expect(
@@ -150,7 +155,7 @@ import Glibc
         let elapsed = ContinuousClock.now - started
         let slowest = restarts.max() ?? 0
         print(
-            "faults: power cut ×\(Self.iterations) (SIGKILL; seed \(Self.seed); moments \(moments.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); broker up at \(killsWithBrokerUp) kills): unacknowledged on disk at the kills \(onDisk.count), received \(all.count), unique \(received.count), lost \(lost), duplicated \(duplicates), slowest restart to connecting \(String(format: "%.2f", slowest)) s, loop \(elapsed)"
+            "faults: power cut ×\(Self.iterations) (SIGKILL; seed \(Self.seed); moments \(moments.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); broker up at \(killsWithBrokerUp) kills): unacknowledged on disk at the kills \(onDisk.count), received \(all.count), unique \(received.count), lost \(lost), duplicated \(duplicates), slowest restart to connecting \(String(format: "%.2f", slowest)) s, loop \(elapsed); RSS at the kills up to \(peakResident / 1024) KiB, after the last run drained \(drainedResident / 1024) KiB"
         )
         #expect(lost == 0, "messages on disk at a kill never arrived")
         #expect(outbox["durableDepth"] as? Int == 0)

@@ -62,11 +62,5 @@ final class StateDirectoryAgent: Sendable {
     }
 
     /// The agent's resident memory (VmRSS), bytes.
-    var residentBytes: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(runner.processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return nil }
-        return kib * 1024
-    }
+    var residentBytes: Int? { runner.residentBytes }
 }

@@ -154,4 +154,27 @@ struct AttitudeUncertaintyTests {
         #expect(unknown.inclinationDegrees > known.inclinationDegrees + 0.5)
         #expect(unknown.headingDegrees > known.headingDegrees + 1)
     }
+
+    @Test("turning one way widens heading σ by the gyroscope's scale error; turning back and forth does not")
+    func scale() {
+        var oneWay = AttitudeUncertainty()
+        var backAndForth = AttitudeUncertainty()
+        for second in 0..<120 {
+            Self.steady(&oneWay, seconds: 1, magnetic: true, rotation: Vector3(0, 0, 0.5))
+            let sign = second % 2 == 0 ? 1.0 : -1.0
+            Self.steady(&backAndForth, seconds: 1, magnetic: true, rotation: Vector3(0, 0, 0.5 * sign))
+        }
+        // Same rates, drift and magnetic reference; only the net rotation differs: about ω τ_mag = 4.5 rad one
+        // way (0.4 % of it is 1°), under 0.5 rad back and forth.
+        #expect(
+            oneWay.headingDegrees > backAndForth.headingDegrees + 0.3,
+            "\(oneWay.headingDegrees)° one way vs \(backAndForth.headingDegrees)° back and forth"
+        )
+        #expect(abs(oneWay.inclinationDegrees - backAndForth.inclinationDegrees) < 1e-9)
+        // The rotation the magnetometer has not pulled back only grows while it is not used.
+        let steered = oneWay.headingDegrees
+        Self.steady(&oneWay, seconds: 10, magnetic: false, rotation: Vector3(0, 0, 0.5))
+        Self.steady(&backAndForth, seconds: 10, magnetic: false, rotation: Vector3(0, 0, 0.5))
+        #expect(oneWay.headingDegrees > steered + 0.5, "\(steered)° → \(oneWay.headingDegrees)° after 5 rad unsteered")
+    }
 }

@@ -267,3 +267,14 @@ private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
     Darwin.kill(pid, signal)
     #endif
 }
+
+extension ProcessRunner {
+    /// The process's resident memory (VmRSS), bytes; nil once it has exited or when /proc cannot be read.
+    public var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kib * 1024
+    }
+}

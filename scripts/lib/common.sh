@@ -72,3 +72,14 @@ ensure_python_venv() {
     fi
     export MOTION_AGENT_PYTHON="$venv/bin/python"
 }
+
+# ensure_python_venv, plus numpy (from PyPI) for the calibration scripts (scripts/broad_uncertainty.py); the tests
+# do not need it, so it is installed only by the scripts that do.
+ensure_python_numpy() {
+    ensure_python_venv
+    if ! "$MOTION_AGENT_PYTHON" -c 'import numpy' 2>/dev/null; then
+        log "installing numpy from PyPI into $(dirname "$(dirname "$MOTION_AGENT_PYTHON")")"
+        "$MOTION_AGENT_PYTHON" -m pip install --quiet --disable-pip-version-check "numpy>=1.24" \
+            || die "pip install numpy failed: see the messages above (PyPI must be reachable)"
+    fi
+}
