@@ -104,9 +104,12 @@ import Testing
 
         // Set again (capture) and restart: the reference and its capture time are still in force.
         #expect(try await ControlEndToEndTests.ctl(broker, ["--device", device, "set-reference-attitude"]).0 == 0)
+        // flatMap, not map: `map` made an Optional of the Optional field, non-nil for any message, so the wait
+        // passed at once and under load the message read below could still predate the capture.
         try await subscriber.waitUntil(timeout: 10, "relativeAttitude again") { messages in
-            messages.last { $0.topic == "motion/\(device)/device-motion" }.map { payloadJSON($0)["relativeAttitude"] }
-                != nil
+            messages.last { $0.topic == "motion/\(device)/device-motion" }.flatMap {
+                payloadJSON($0)["relativeAttitude"]
+            } != nil
         }
         let beforeRestart = try #require(
             subscriber.messages(on: "motion/\(device)/device-motion").last.map(payloadJSON)
