@@ -10,7 +10,8 @@
 #   (QoS 1 counted by seq), purge, the Ansible playbook installing the package (twice: the second changes
 #   nothing) and the container under podman (scripts/container-test.sh).
 # --deb PATH installs that package instead of building one. --keep leaves the VM running (RUN_DIR printed).
-# Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU under nice -n 10.
+# Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU, mmdebstrap, the
+# release build and podman under nice -n 19 (MOTION_AGENT_NICE=N sets another level).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
