@@ -9,7 +9,8 @@
 # The guest runs Debian 12's own kernel and initrd from the image (no bootloader), a throw-away qcow2 overlay
 # on the cached raw image, user networking whose only host port is ssh forwarded from 127.0.0.1; the guest
 # reaches the host's loopback as 10.0.2.2 (a broker the test starts on 127.0.0.1). KVM when it boots a guest
-# here, otherwise TCG (VM_ACCEL=tcg|kvm forces one). QEMU runs under nice -n "${MOTION_AGENT_NICE:-19}" (the machines are shared).
+# here, otherwise TCG (VM_ACCEL=tcg|kvm forces one). QEMU runs under nice -n 19 (the machines are shared;
+# MOTION_AGENT_NICE=N sets another level).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
