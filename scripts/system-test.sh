@@ -48,6 +48,9 @@ finish() {
     [ "$failed" -eq 0 ] && log "system test passed (run folder $run)" || log "system test FAILED: see the first FAIL above"
 }
 trap finish EXIT
+# Killed (CI's time limit, Ctrl-C): exit through finish, which powers the VM off (QEMU runs daemonized).
+trap 'failed=1; exit 143' TERM HUP
+trap 'failed=1; exit 130' INT
 
 # check NAME COMMAND...: runs a check, records its result and time; the remaining checks are skipped after a
 # failure only when they depend on it (the caller uses `|| exit 1` for those).

@@ -1,13 +1,14 @@
 import AgentPorts
 import MotionModel
 
-/// Where a driver offers no rate equal to a stream's request, the status says what it runs at instead: the
-/// device samples at the next rate up it offers and the stream is decimated from it, which keeps the requested
-/// rate on average but, when the device rate is not a whole multiple, at uneven intervals (300 Hz from 500 Hz:
-/// 2 and 4 ms apart). A request above the device's maximum is the other case, `AgentStatus.hardwareNotes`.
+/// Where a driver offers no rate equal to a stream's request, the device samples at the next rate up it offers
+/// and the stream is decimated from it. When that rate is a whole multiple (20 Hz from 100 Hz) the stream is
+/// exactly what was asked; otherwise it keeps the requested rate only on average, at uneven intervals (300 Hz
+/// from 500 Hz: 2 and 4 ms apart), and the status says so — a setting's note, which `fleet status` also lists
+/// as a difference, as it does a clamp. A request above the device's maximum is `AgentStatus.hardwareNotes`.
 public enum OfferedRateNotes {
-    /// `streams.<stream>.rate_hz` → the note, for every enabled stream delivering its requested rate from a
-    /// device that does not offer it.
+    /// `streams.<stream>.rate_hz` → the note, for every enabled stream delivering its requested rate unevenly
+    /// from a device that does not offer it.
     public static func notes(
         settings: [StreamName: StreamSettings],
         effectiveRatesHz: [StreamName: Double],
@@ -23,10 +24,10 @@ public enum OfferedRateNotes {
                 abs(device.supportedRates.lowest(atLeast: s.rateHz) - s.rateHz) > 1e-9
             else { continue }
             let ratio = deviceRate / s.rateHz
-            let spacing = abs(ratio - ratio.rounded()) > 1e-9 ? " on average, at uneven intervals" : ""
+            guard abs(ratio - ratio.rounded()) > 1e-9 else { continue }
             notes["streams.\(name.rawValue).rate_hz"] =
                 "\(device.name) (\(device.id)) offers no \(hz(s.rateHz)) Hz: it samples at \(hz(deviceRate)) Hz "
-                + "and the stream is decimated to \(hz(s.rateHz)) Hz\(spacing); "
+                + "and the stream is decimated to \(hz(s.rateHz)) Hz on average, at uneven intervals; "
                 + "for even intervals ask for a rate it offers (\(device.supportedRates.sysfsText))"
         }
         return notes
