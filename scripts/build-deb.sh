@@ -28,7 +28,7 @@ ensure_debs
 if [ -z "$binary" ]; then
     ensure_swift
     log "building the release binary (scripts/build-release.sh)"
-    binary="$(nice -n 19 bash scripts/build-release.sh motion-agent | tail -1)/motion-agent"
+    binary="$(nice -n "${MOTION_AGENT_NICE:-19}" bash scripts/build-release.sh motion-agent | tail -1)/motion-agent"
 fi
 [ -x "$binary" ] || die "$binary is not an executable: build it (bash scripts/build-release.sh) or pass --binary PATH"
 if [ -z "$version" ]; then

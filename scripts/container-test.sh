@@ -32,7 +32,7 @@ MOTION_AGENT_DEBS=(podman runc mmdebstrap mosquitto mosquitto-clients python3)
 ensure_debs
 if [ -z "$binary" ]; then
     ensure_swift
-    binary="$(nice -n 19 bash scripts/build-release.sh motion-agent | tail -1)/motion-agent"
+    binary="$(nice -n "${MOTION_AGENT_NICE:-19}" bash scripts/build-release.sh motion-agent | tail -1)/motion-agent"
 fi
 [ -x "$binary" ] || die "$binary is not an executable: build it (bash scripts/build-release.sh) or pass --binary PATH"
 
@@ -52,7 +52,7 @@ if ! "${podman[@]}" image exists "$base"; then
     mirror=()
     [ -s /etc/apt/sources.list.d/debian.sources ] && mirror=(/etc/apt/sources.list.d/debian.sources)
     start=$SECONDS
-    nice -n 19 mmdebstrap --mode=root --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" \
+    nice -n "${MOTION_AGENT_NICE:-19}" mmdebstrap --mode=root --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" \
         --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
         bookworm - "${mirror[@]}" </dev/null 2>/dev/null | "${podman[@]}" import - "$base" >/dev/null \
         || die "mmdebstrap | podman import failed: run the mmdebstrap line above by hand to see why"
@@ -81,7 +81,7 @@ cp "$binary" "$work/motion-agent"
 cp "$config" "$work/config.yaml"
 log "podman build (runtime stage of $dockerfile on $base)"
 start=$SECONDS
-nice -n 19 "${podman[@]}" build --network none -q -t localhost/motion-agent:test -f "$work/Containerfile" "$work" >/dev/null \
+nice -n "${MOTION_AGENT_NICE:-19}" "${podman[@]}" build --network none -q -t localhost/motion-agent:test -f "$work/Containerfile" "$work" >/dev/null \
     || die "podman build failed: see its messages above"
 log "image built in $((SECONDS - start)) s"
 

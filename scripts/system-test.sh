@@ -5,12 +5,14 @@
 #   bash scripts/system-test.sh [--short] [--deb PATH] [--keep]
 # --short (CI): image, boot, real drivers bound, the package installed, the unit ready as its own user, capture
 #   through the drivers checked against the recording (accelerometer, gyroscope, magnetometer, device motion),
-#   stop publishes offline. The full run adds: the altimeter, the rates written to the drivers, reload, the
+#   stop publishes offline. The full run adds: the altimeter, the rates written to the drivers, a rate the
+#   drivers do not offer (30 Hz → 40 Hz, named in the status) and one above their maximum (refused), reload, the
 #   watchdog, the sensor disappearing and returning, reboot, upgrade keeping config, state and the durable outbox
 #   (QoS 1 counted by seq), purge, the Ansible playbook installing the package (twice: the second changes
 #   nothing) and the container under podman (scripts/container-test.sh).
 # --deb PATH installs that package instead of building one. --keep leaves the VM running (RUN_DIR printed).
-# Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU under nice -n 10.
+# Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU, mmdebstrap, the
+# release build and podman under nice -n 19 (MOTION_AGENT_NICE=N sets another level).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
@@ -46,6 +48,9 @@ finish() {
     [ "$failed" -eq 0 ] && log "system test passed (run folder $run)" || log "system test FAILED: see the first FAIL above"
 }
 trap finish EXIT
+# Killed (CI's time limit, Ctrl-C): exit through finish, which powers the VM off (QEMU runs daemonized).
+trap 'failed=1; exit 143' TERM HUP
+trap 'failed=1; exit 130' INT
 
 # check NAME COMMAND...: runs a check, records its result and time; the remaining checks are skipped after a
 # failure only when they depend on it (the caller uses `|| exit 1` for those).
@@ -178,6 +183,52 @@ capture() {
     g 'journalctl -u uhid-sensor-hub --no-pager | tail -8' >&2
 }
 check "capture through kernel buffer + trigger matches the recording" capture || exit 1
+[ "$short" -eq 1 ] || check "a rate the driver does not offer: runs at the next up, the status names it" rate_clamp
+
+# A rate the HID drivers do not offer (they take whole milliseconds: the agent lists 1 2 4 5 8 10 20 25 40 50 100
+# … 1000 Hz): the magnetometer asked for 30 Hz by a control command runs the driver at 40 Hz, the next rate up,
+# and the status names it in the setting's note; 2000 Hz, above the drivers' (and the agent's) 1000 Hz, is
+# refused with the range. Then back to config.yaml's 25 Hz.
+rate_clamp() {
+    local dev; dev="$(mosquitto_status | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"])')" || return 1
+    command_reply() { # command_reply ID JSON: publishes a command, prints its reply
+        g "mosquitto_sub -h 127.0.0.1 -C 1 -W 20 -t 'motion/$dev/control/reply' & sleep 1; mosquitto_pub -h 127.0.0.1 -q 1 -t 'motion/$dev/control' -m '$2'; wait"
+    }
+    local reply
+    reply="$(command_reply r30 '{"id": "rate-30", "command": "set-rate", "stream": "magnetometer", "rate_hz": 30}')" || return 1
+    echo "  set-rate magnetometer 30 Hz → ${reply:0:200}" >&2
+    wait_for 30 "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t 'motion/+/status' | grep -q 'offers no 30 Hz'" || return 1
+    mosquitto_status > "$run/status-30.json" || return 1
+    g 'cat $(dirname $(grep -l magn_3d /sys/bus/iio/devices/iio:device*/name))/in_magn_sampling_frequency' > "$run/magn-rate-30.txt" || return 1
+    g 'timeout 6 mosquitto_sub -h 127.0.0.1 -t "motion/+/magnetometer"' > "$run/magn-30.txt"
+    reply="$(command_reply r2000 '{"id": "rate-2000", "command": "set-rate", "stream": "magnetometer", "rate_hz": 2000}')"
+    echo "  set-rate magnetometer 2000 Hz → ${reply:0:300}" >&2
+    echo "$reply" > "$run/reply-2000.json"
+    python3 - "$run/status-30.json" "$run/magn-rate-30.txt" "$run/magn-30.txt" "$run/reply-2000.json" <<'PY' >&2 || return 1
+import json, sys
+status = json.load(open(sys.argv[1]))
+sysfs = float(open(sys.argv[2]).read())
+stamps = sorted(m["timestamp"] for m in (json.loads(l) for l in open(sys.argv[3]) if l.strip()) if "timestamp" in m)
+reply = json.load(open(sys.argv[4]))
+magn = next(d for d in status["devices"] if d["name"] == "magn_3d")
+stream = status["streams"]["magnetometer"]
+note = status["configuration"]["settings"]["streams.magnetometer.rate_hz"].get("note", "")
+print(f"  driver in_magn_sampling_frequency {sysfs} Hz; status: device {magn['rateHz']} Hz, stream requested "
+      f"{stream['requestedRateHz']} Hz, delivering {stream['rateHz']} Hz; note: {note}")
+if len(stamps) > 2:
+    print(f"  published: {len(stamps)} messages, {(len(stamps) - 1) / (stamps[-1] - stamps[0]):.1f} Hz by their timestamps")
+problems = []
+if abs(sysfs - 40) > 0.01 or magn["rateHz"] != 40:
+    problems.append(f"30 Hz asked: the driver runs at {sysfs} Hz and the status says {magn['rateHz']} Hz, not 40 Hz")
+if stream["rateHz"] != 30 or "offers no 30 Hz: it samples at 40 Hz" not in note:
+    problems.append(f"the status does not name the 40 Hz the driver runs at for the 30 Hz asked: {stream} {note!r}")
+if reply.get("ok") is not False or "1000" not in reply.get("message", ""):
+    problems.append(f"2000 Hz was not refused with the range: {reply}")
+sys.exit("; ".join(problems) if problems else 0)
+PY
+    command_reply r25 '{"id": "rate-25", "command": "set-rate", "stream": "magnetometer", "rate_hz": 25}' >/dev/null || return 1
+    wait_for 30 "cat \$(dirname \$(grep -l magn_3d /sys/bus/iio/devices/iio:device*/name))/in_magn_sampling_frequency | grep -qx '25.0*'"
+}
 
 offline_on_stop() {
     g 'systemctl stop motion-agent' || return 1

@@ -55,7 +55,7 @@ HOOK
 chmod 755 "$work/initramfs-hook"
 # The hooks: a root login by the generated key only, DHCP on the virtio NIC (QEMU's user network), the serial
 # console, no time wasted waiting for a network nobody needs at boot.
-nice -n 19 mmdebstrap --mode=root --variant=minbase --include="$(IFS=,; echo "${VM_PACKAGES[*]}")" \
+nice -n "${MOTION_AGENT_NICE:-19}" mmdebstrap --mode=root --variant=minbase --include="$(IFS=,; echo "${VM_PACKAGES[*]}")" \
     --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/etc/initramfs-tools/hooks" && echo MODULES=list > "$1/etc/initramfs-tools/conf.d/motion-vm.conf"' \
     --essential-hook="cp '$work/initramfs-hook' \"\$1/etc/initramfs-tools/hooks/motion-vm\"" \
     --customize-hook='echo motion-vm > "$1/etc/hostname"' \

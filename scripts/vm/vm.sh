@@ -9,7 +9,8 @@
 # The guest runs Debian 12's own kernel and initrd from the image (no bootloader), a throw-away qcow2 overlay
 # on the cached raw image, user networking whose only host port is ssh forwarded from 127.0.0.1; the guest
 # reaches the host's loopback as 10.0.2.2 (a broker the test starts on 127.0.0.1). KVM when it boots a guest
-# here, otherwise TCG (VM_ACCEL=tcg|kvm forces one). QEMU runs under nice -n 19 (the machines are shared).
+# here, otherwise TCG (VM_ACCEL=tcg|kvm forces one). QEMU runs under nice -n 19 (the machines are shared;
+# MOTION_AGENT_NICE=N sets another level).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -56,7 +57,7 @@ choose_accel() {
     [ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo tcg; return; }
     local image="$1" probe
     probe="$(mktemp)"
-    timeout 20 nice -n 19 qemu-system-x86_64 -accel kvm -M q35 -m 256 -nodefaults -display none -no-reboot \
+    timeout 20 nice -n "${MOTION_AGENT_NICE:-19}" qemu-system-x86_64 -accel kvm -M q35 -m 256 -nodefaults -display none -no-reboot \
         -serial "file:$probe" -kernel "$image/vmlinuz" -append "console=ttyS0 panic=-1 init=/bin/true" \
         >/dev/null 2>&1 || true
     if grep -q "Linux version" "$probe"; then echo kvm; else echo tcg; fi
@@ -78,7 +79,7 @@ start)
     echo "$port" > "$run/ssh-port"
     log "booting the VM ($accel, ssh on 127.0.0.1:$port, console $run/console.log)"
     boot_start=$(date +%s.%N)
-    nice -n 19 qemu-system-x86_64 -accel "$accel" -M q35 -smp 2 -m 1024 -nodefaults -display none \
+    nice -n "${MOTION_AGENT_NICE:-19}" qemu-system-x86_64 -accel "$accel" -M q35 -smp 2 -m 1024 -nodefaults -display none \
         -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
         -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.show_status=1" \
         -drive "file=$run/overlay.qcow2,format=qcow2,if=virtio" \

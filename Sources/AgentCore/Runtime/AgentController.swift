@@ -337,6 +337,22 @@ public final class AgentController: Sendable {
         }
     }
 
+    /// `streams.<stream>.rate_hz` → what the hardware made of a request it does not offer exactly
+    /// (`OfferedRateNotes`), for the configuration's account in the status.
+    public func offeredRateNotes() -> [String: String] {
+        let devices = source.devices
+        let (settings, planned) = state.withLock { ($0.settings, $0.planned) }
+        let effective = hub.withStreams { streams in
+            Dictionary(uniqueKeysWithValues: streams.map { ($0.name, $0.effectiveRateHz) })
+        }
+        return OfferedRateNotes.notes(
+            settings: settings,
+            effectiveRatesHz: effective,
+            planned: planned,
+            devices: devices
+        )
+    }
+
     /// The full status document as of now.
     public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices

@@ -115,7 +115,10 @@ final class AgentContext: Sendable {
     ) -> AgentStatus {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
-        status.configuration = configuration(status.hardwareNotes)
+        // Above the maximum the stream is clamped; below it, a rate the driver does not offer is decimated.
+        status.configuration = configuration(
+            status.hardwareNotes.merging(controller.offeredRateNotes()) { clamped, _ in clamped }
+        )
         status.broker = broker
         return status
     }
