@@ -213,6 +213,23 @@ def explain(trial, c):
           f"{100 * np.polyfit(np.degrees(rotation), trial['signed'][m], 1)[0]:+.2f} %")
 
 
+def rest(trials, c):
+    """The still samples (movement 0), which the tables and the fit do not score: within 2 sigma over all of
+    them, and the mean |error| and sigma over the still start and end (first and last 30 s)."""
+    print("still samples (not scored): heading within 2σ, |error| / σ first 30 s, last 30 s | inclination the same")
+    for trial in trials:
+        si, sh = sigmas(trial["parts"], c)
+        t = trial["t"]
+        row = trial["name"][:28].ljust(28)
+        for error, sigma in ((trial["heading"], sh), (trial["inclination"], si)):
+            still = ~trial["moving"] & np.isfinite(error)
+            row += f"  {100 * np.mean(error[still] <= 2 * sigma[still]):5.1f} %"
+            for k in (still & (t < 30), still & (t > t[-1] - 30)):
+                row += f"  {np.mean(error[k]):5.2f}° / {np.mean(sigma[k]):5.2f}°"
+            row += " |"
+        print(row)
+
+
 def table(trials, c, title, after=0.0):
     print(title + (f" (moving samples from {after:g} s on)" if after else ""))
     print("trial                        split  incl: within 2σ  corr  mean σ  rms err | heading: within 2σ  corr  mean σ  rms err")
@@ -232,6 +249,7 @@ def main():
     ap.add_argument("--compare", action="store_true", help="also print session 4's model on the same dumps")
     ap.add_argument("--explain", action="append", default=[], metavar="NN",
                     help="print trial NN (e.g. 02) per 5 s: filter's and magnetometer's heading errors, sigma")
+    ap.add_argument("--rest", action="store_true", help="also print the still samples, which are not scored")
     ap.add_argument("--after", type=float, default=0.0, help="also print the tables from this time (s) on")
     args = ap.parse_args()
     if args.dumps:
@@ -251,6 +269,11 @@ def main():
         table(trials, SESSION4, "session 4's model (no scale term):")
         if args.after:
             table(trials, SESSION4, "session 4's model", args.after)
+    if args.rest:
+        rest(trials, SHIPPED)
+        if args.compare:
+            print("session 4's model:")
+            rest(trials, SESSION4)
     for trial in trials:
         if trial["name"][:2] in args.explain:
             explain(trial, SHIPPED)
