@@ -42,9 +42,11 @@ public struct AttitudeUncertainty: Sendable {
     /// Heading error of a magnetic reference by calibration accuracy, rad.
     public static func magneticSigma(_ accuracy: MagneticFieldAccuracy) -> Double {
         switch accuracy {
-        // The calibrated levels fit at the search's lower bound, about the magnetometer's noise averaged over
-        // the filter's time constant: on BROAD the bias drift and the scale term cover what is left.
-        case .high, .medium, .low: 0.05 * Double.pi / 180
+        // What is left at rest once the drift and scale terms have relaxed: the smallest floor that keeps
+        // BROAD's still samples 95 % within 2σ (moving samples alone pushed it to the search's bound, and
+        // at rest σ was then too small). BROAD cannot tell low from medium: both are twice high.
+        case .high: 0.2 * Double.pi / 180
+        case .medium, .low: 0.4 * Double.pi / 180
         case .uncalibrated: 3.6 * Double.pi / 180
         }
     }
