@@ -63,7 +63,9 @@ echo /etc/motion-agent/config.yaml > "$root/DEBIAN/conffiles"
 # (>= the installed version's upstream part).
 depends=()
 for lib in $(objdump -p "$binary" | awk '/NEEDED/ {print $2}'); do
-    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')"
+    # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, which pipefail turns into a silent
+    # failure of the whole script (it happened, now and then).
+    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')"
     [ -n "$path" ] || die "the binary needs $lib, which this host does not have: install its -dev package"
     pkg="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1)" \
         || pkg="$(dpkg -S "$path" | head -1 | cut -d: -f1)"
