@@ -63,10 +63,12 @@ echo /etc/motion-agent/config.yaml > "$root/DEBIAN/conffiles"
 # (>= the installed version's upstream part).
 depends=()
 for lib in $(objdump -p "$binary" | awk '/NEEDED/ {print $2}'); do
-    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')"
+    # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, which pipefail turns into a silent
+    # failure of the whole script (it happened, now and then).
+    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')"
     [ -n "$path" ] || die "the binary needs $lib, which this host does not have: install its -dev package"
-    pkg="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1)" \
-        || pkg="$(dpkg -S "$path" | head -1 | cut -d: -f1)"
+    pkg="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | sed -n '1s/:.*//p')" \
+        || pkg="$(dpkg -S "$path" | sed -n '1s/:.*//p')"
     [ -n "$pkg" ] || die "no Debian package ships $path: the package would not install on a clean Debian"
     ver="$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//; s/+.*//')"
     depends+=("$pkg (>= $ver)")

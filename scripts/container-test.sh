@@ -101,7 +101,9 @@ if ! timeout 120 mosquitto_sub -h 127.0.0.1 -p "$port" -C 20 -W 110 -t motion/co
     die "the container published no 20 accelerometer messages in 110 s (its log is above)"
 fi
 echo "container: $(wc -l < "$work/accel.txt") accelerometer messages, the first: $(head -1 "$work/accel.txt" | cut -c1-120)"
-"${podman[@]}" logs "$name" 2>&1 | grep -m1 -i "source" | cut -c1-200 | sed 's/^/container log: /'
+# Only informative; awk reads the whole log (grep -m1 would stop early, podman logs would die of SIGPIPE and
+# pipefail would end this script without a word — it did).
+"${podman[@]}" logs "$name" 2>&1 | awk 'tolower($0) ~ /source/ && !n { print "container log: " substr($0, 1, 200); n = 1 }' || true
 user="$("${podman[@]}" exec "$name" id -u 2>/dev/null || echo "?")"
 echo "container: the agent runs as uid $user"
 [ "$user" = 10001 ] || die "the agent runs as uid $user, the Dockerfile's USER is 10001"
