@@ -20,9 +20,9 @@ log "building (debug) with tests"
 swift build --build-tests
 log "running the tests"
 swift test --skip-build "$@"
-# Alone, after the suite: a 3-node RabbitMQ cluster boots for 25–70 s on 2 cores and starves tests beside it.
+# Alone, after the suite: a 3-node RabbitMQ cluster boots, one node after another, for 30–80 s on 2 cores and starves tests beside it.
 if [ $# -eq 0 ]; then
-    log "running the RabbitMQ cluster failover test (starting 3 RabbitMQ nodes takes 25–70 s)"
+    log "running the RabbitMQ cluster failover test (starting 3 RabbitMQ nodes in turn takes 30–80 s)"
     MOTION_AGENT_RABBITMQ_TESTS=1 swift test --skip-build --filter FailoverEndToEndTests/aRabbitMQCluster
 fi
 # Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from

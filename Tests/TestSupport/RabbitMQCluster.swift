@@ -82,8 +82,15 @@ public final class RabbitMQCluster: Sendable {
     public static func started(nodeCount: Int = 3, timeout: Double = 240) async throws -> RabbitMQCluster {
         let cluster = try RabbitMQCluster(nodeCount: nodeCount)
         do {
-            for index in cluster.nodes.indices { try cluster.launch(index) }
-            for index in cluster.nodes.indices { try await cluster.waitUntilListening(index, timeout: timeout) }
+            // One node at a time, each taking clients before the next boots, as an operator forms a cluster.
+            // Booted together, the nodes raced under load (CI, 26 Nov): one stayed refusing every client with
+            // "client ID registration timed out" for 240 s, its MQTT client-id tracker (a Raft cluster across
+            // the nodes) never finding a leader. Started in turn, the first forms the cluster and each next one
+            // joins it and its tracker.
+            for index in cluster.nodes.indices {
+                try cluster.launch(index)
+                try await cluster.waitUntilListening(index, timeout: timeout)
+            }
         } catch {
             await cluster.stop()
             throw error
