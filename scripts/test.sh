@@ -38,7 +38,7 @@ fi
 # the recording, and the offline status on stop (scripts/system-test.sh --short; what it leaves out of the full
 # run is in Deploy/README.md, "Tested on"). Then SystemVMTests (the TestSupport VM fixture) alone. On a fresh
 # clone this adds about 25 min under TCG (measured 2026-11-26 on a shared 2-core host: image 4.4 min, package
-# with the release build from scratch 12.8 min, boot and checks 2.4 min, SystemVMTests ~3 min; KVM is faster);
+# with the release build from scratch 12.8 min, boot and checks 2.4 min, SystemVMTests 1.5 min; KVM is faster);
 # MOTION_AGENT_SYSTEM_TEST=0 skips both. Only for the whole suite, not a filtered run. Needs root (mmdebstrap) and installs QEMU and the rest from Debian itself; the VM
 # is shut down whatever happens (system-test.sh's exit trap).
 if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ]; then
