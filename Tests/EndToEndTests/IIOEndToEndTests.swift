@@ -262,7 +262,7 @@ import Testing
         await subscriber.close()
     }
 
-    @Test func anUnknownDeviceInTheListStopsTheAgentNamingWhatWasFound() throws {
+    @Test func anUnknownDeviceInTheListStopsTheAgentNamingWhatWasFound() async throws {
         let directory = NSTemporaryDirectory() + "motion-agent-iio-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -273,7 +273,7 @@ import Testing
             iio: "    devices: [bmi160]",
             streams: ""
         ).write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try FakeIIO.run(Self.board(), [AgentProcess.executable, "run", "--config", config])
+        let result = try await FakeIIO.run(Self.board(), [AgentProcess.executable, "run", "--config", config])
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("no sensor device bmi160 at \"local:\""), "\(result.stderr)")
         #expect(
@@ -376,8 +376,8 @@ import Testing
         await subscriber.close()
     }
 
-    @Test func listSensorsDescribesTheFakeBoard() throws {
-        let result = try FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors"])
+    @Test func listSensorsDescribesTheFakeBoard() async throws {
+        let result = try await FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors"])
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         #expect(out.contains("context \"local:\": 4 sensor device(s)"), "\(out)")
@@ -395,7 +395,7 @@ import Testing
         #expect(out.contains("mount matrix (magnetometer): 0, -1, 0; -1, 0, 0; 0, 0, -1  [in_mount_matrix]"), "\(out)")
     }
 
-    @Test func listSensorsAppliesTheConfigurationsSelectionAndOverrides() throws {
+    @Test func listSensorsAppliesTheConfigurationsSelectionAndOverrides() async throws {
         let directory = NSTemporaryDirectory() + "motion-agent-iio-list-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -407,7 +407,7 @@ import Testing
             devices: [icm42605-gyro, "iio:device2"]
             mount_matrix: ["ak8975:magnetometer=0, 1, 0; 1, 0, 0; 0, 0, 1"]
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", config])
+        let result = try await FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", config])
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         #expect(out.contains("source.iio settings from \(config)"), "\(out)")
@@ -424,7 +424,7 @@ import Testing
 
         let typo = directory + "/typo.yaml"
         try "source:\n  iio:\n    devices: [bmi999]\n".write(toFile: typo, atomically: true, encoding: .utf8)
-        let refused = try FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", typo])
+        let refused = try await FakeIIO.run(Self.board(), [AgentProcess.executable, "list-sensors", "--config", typo])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("no sensor device bmi999"), "\(refused.stderr)")
     }
@@ -442,7 +442,7 @@ import Testing
         let csv = directory + "/board.csv"
 
         // Default rate: the highest each device lists at or below 200 Hz (accel 200, gyro its maximum 100).
-        let result = try FakeIIO.run(
+        let result = try await FakeIIO.run(
             Self.board(),
             [AgentProcess.executable, "record", "--duration", "2", "--output", csv, "--config", config]
         )
@@ -474,7 +474,7 @@ import Testing
 
         // --rate: the lowest rate each device lists at or above it.
         let slow = directory + "/slow.csv"
-        let slowResult = try FakeIIO.run(
+        let slowResult = try await FakeIIO.run(
             Self.board(),
             [
                 AgentProcess.executable, "record", "--duration", "1", "--rate", "30", "--output", slow, "--config",

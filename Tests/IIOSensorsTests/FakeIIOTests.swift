@@ -9,9 +9,9 @@ import Testing
 struct FakeIIOTests {
     static let g = 9.80665
 
-    func run(_ spec: FakeIIOSpec, iiod: Bool = false, _ arguments: [String]) throws -> FakeIIOResult {
+    func run(_ spec: FakeIIOSpec, iiod: Bool = false, _ arguments: [String]) async throws -> FakeIIOResult {
         let probe = try FakeIIO.builtProduct("IIOProbe")
-        let result = try FakeIIO.run(spec, iiod: iiod, [probe] + arguments)
+        let result = try await FakeIIO.run(spec, iiod: iiod, [probe] + arguments)
         #expect(
             result.status != 3,
             "the fake IIO fixture could not be set up: \(result.stderr) — run the tests as root or with CAP_SYS_ADMIN"
@@ -29,7 +29,7 @@ struct FakeIIOTests {
     // MARK: - Discovery
 
     @Test("discovery: bmi160, icm42600 accel + gyro, ak8975, bmp280 — sensors, rates, triggers, matrices")
-    func discovery() throws {
+    func discovery() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(id: "iio:device0", records: Self.bmi160Records),
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device1", records: [[1, 2, 3, 4]]),
@@ -37,7 +37,7 @@ struct FakeIIOTests {
             FakeIIOModels.ak8975(id: "iio:device3", raw: (1, 2, 3)),
             FakeIIOModels.bmp280(id: "iio:device4", pressureKPa: "100.5", temperatureMilliC: "21000"),
         ])
-        let result = try run(spec, ["list"])
+        let result = try await run(spec, ["list"])
         #expect(result.status == 0, "\(result.stderr)")
         let devices = Dictionary(
             uniqueKeysWithValues: result.lines("device").map { line in
@@ -85,9 +85,9 @@ struct FakeIIOTests {
     }
 
     @Test("a configured mount matrix overrides the driver's")
-    func override() throws {
+    func override() async throws {
         let spec = FakeIIOSpec(devices: [FakeIIOModels.ak8975(id: "iio:device0", raw: (1, 2, 3))])
-        let result = try run(spec, ["list", "--override", "ak8975/magnetometer=1, 0, 0; 0, -1, 0; 0, 0, -1"])
+        let result = try await run(spec, ["list", "--override", "ak8975/magnetometer=1, 0, 0; 0, -1, 0; 0, 0, -1"])
         #expect(result.status == 0, "\(result.stderr)")
         let device = try #require(result.lines("device").first)
         #expect(device.contains("matrix.magnetometer=1, 0, 0; 0, -1, 0; 0, 0, -1"))
@@ -97,12 +97,12 @@ struct FakeIIOTests {
     // MARK: - Exact values
 
     @Test("bmi160 buffered: counts → g (Core Motion sign) and rad/s through the mount matrix, exact timestamps")
-    func bmi160Values() throws {
+    func bmi160Values() async throws {
         let accelMatrix = "0, 1, 0; 1, 0, 0; 0, 0, -1"
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(records: Self.bmi160Records, accelMatrix: accelMatrix)
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=100:accelerometer,gyroscope", "--want", "acc=9",
@@ -133,7 +133,7 @@ struct FakeIIOTests {
     }
 
     @Test("icm42600 accel + gyro devices: big-endian scans, temperature, shared timestamps for pairing")
-    func icm42600Pair() throws {
+    func icm42600Pair() async throws {
         let matrix = "0, -1, 0; 1, 0, 0; 0, 0, 1"
         let accelRecords: [[Int64]] = [[0, 0, 2048, 100], [-2048, 512, 0, -250]]
         let gyroRecords: [[Int64]] = [[10, -20, 30, 100], [0, 16, -16, -250]]
@@ -141,7 +141,7 @@ struct FakeIIOTests {
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: accelRecords, matrix: matrix),
             FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: gyroRecords, matrix: matrix),
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
@@ -170,7 +170,7 @@ struct FakeIIOTests {
     }
 
     @Test("scan types: 12-bit left-justified signed (bmc150), unsigned big-endian with an offset")
-    func scanTypes() throws {
+    func scanTypes() async throws {
         // Negative 12-bit counts exercise the sign extension after the shift.
         let accelRecords: [[Int64]] = [[-2048, 2047, 1024], [-1, 0, -1000]]
         let magRecords: [[Int64]] = [[65535, 0, 32768], [40000, 30000, 32769]]
@@ -178,7 +178,7 @@ struct FakeIIOTests {
             FakeIIOModels.bmc150(id: "iio:device0", records: accelRecords),
             FakeIIOModels.unsignedMagnetometer(id: "iio:device1", records: magRecords),
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=125:accelerometer", "--plan", "iio:device1=50:magnetometer",
@@ -202,12 +202,12 @@ struct FakeIIOTests {
     }
 
     @Test("polled ak8975 and bmp280: per-axis scales, in_mount_matrix, Gauss → µT, kPa, m°C → °C")
-    func polledDevices() throws {
+    func polledDevices() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.ak8975(id: "iio:device0", raw: (120, -45, 300)),
             FakeIIOModels.bmp280(id: "iio:device1", pressureKPa: "101.325000000", temperatureMilliC: "23450"),
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=20:magnetometer", "--plan", "iio:device1=10:barometer",
@@ -228,14 +228,14 @@ struct FakeIIOTests {
     }
 
     @Test("a triggered device with no trigger to use falls back to polling _raw (saturation still counted)")
-    func triggerlessFallsBackToPolling() throws {
+    func triggerlessFallsBackToPolling() async throws {
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
         imu.trigger = nil
         imu.attrs["trigger/current_trigger"] = ""
         imu.attrs["in_accel_x_raw"] = "1234"
         imu.attrs["in_accel_y_raw"] = "-2345"
         imu.attrs["in_accel_z_raw"] = "32767"
-        let result = try run(
+        let result = try await run(
             FakeIIOSpec(devices: [imu]),
             [
                 "capture", "--plan", "iio:device0=50:accelerometer", "--want", "acc=3",
@@ -253,13 +253,13 @@ struct FakeIIOTests {
     // MARK: - Rates
 
     @Test("rates: lowest supported at or above the request, clamped, written to sampling_frequency (list)")
-    func rateList() throws {
+    func rateList() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(id: "iio:device0", records: Self.bmi160Records),
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device1", records: [[1, 2, 3, 4]]),
         ])
         let base = "/sys/bus/iio/devices/"
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=130:accelerometer,gyroscope", "--plan",
@@ -280,12 +280,12 @@ struct FakeIIOTests {
     }
 
     @Test("rates: a [min step max] range")
-    func rateRange() throws {
+    func rateRange() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]], available: "[25 25 1600]")
         ])
         let path = "/sys/bus/iio/devices/iio:device0/sampling_frequency"
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=130:accelerometer", "--want", "acc=5", "--show", path,
@@ -298,13 +298,13 @@ struct FakeIIOTests {
     }
 
     @Test("a device planned off has its buffer disabled while the others keep running")
-    func planOff() throws {
+    func planOff() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]]),
             FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: [[1, 2, 3, 4]]),
         ])
         let base = "/sys/bus/iio/devices/"
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
@@ -322,11 +322,11 @@ struct FakeIIOTests {
     // MARK: - Timestamps
 
     @Test("without in_timestamp, each refill is spread evenly up to its completion; none dropped")
-    func interpolatedTimestamps() throws {
+    func interpolatedTimestamps() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(records: Self.bmi160Records, withTimestamp: false)
         ])
-        let result = try run(spec, ["capture", "--plan", "iio:device0=1600:accelerometer", "--want", "acc=320"])
+        let result = try await run(spec, ["capture", "--plan", "iio:device0=1600:accelerometer", "--want", "acc=320"])
         #expect(result.status == 0, "\(result.stderr)")
         let out = ProbeOutput(result)
         let times = out.samples.map(\.timestamp)
@@ -339,7 +339,7 @@ struct FakeIIOTests {
     }
 
     @Test("a realtime current_timestamp_clock is mapped onto CLOCK_MONOTONIC, the time base all devices share")
-    func realtimeClock() throws {
+    func realtimeClock() async throws {
         func now(_ clock: clockid_t) -> Double {
             var ts = timespec()
             clock_gettime(clock, &ts)
@@ -348,7 +348,7 @@ struct FakeIIOTests {
         var accel = FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[1, 2, 3, 4]], clock: "realtime")
         accel.t0_ns = Int64(now(CLOCK_REALTIME) * 1e9)
         let before = now(CLOCK_MONOTONIC)
-        let result = try run(
+        let result = try await run(
             FakeIIOSpec(devices: [accel]),
             [
                 "capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=5",
@@ -368,13 +368,13 @@ struct FakeIIOTests {
     }
 
     @Test("garbage: timestamps going backwards are dropped and counted; NaN is dropped and counted")
-    func garbage() throws {
+    func garbage() async throws {
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
         imu.jumpTimestamps(at: 10, deltaNs: -50_000_000)
         let spec = FakeIIOSpec(devices: [
             imu, FakeIIOModels.bmp280(id: "iio:device1", pressureKPa: "nan", temperatureMilliC: "21000"),
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=20:barometer",
@@ -397,12 +397,12 @@ struct FakeIIOTests {
     }
 
     @Test("a timestamp channel stuck at its first value (hid-sensor-press): timed on arrival from then on")
-    func frozenTimestamps() throws {
+    func frozenTimestamps() async throws {
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
         // Each record's shift cancels its own 10 ms step: every scan carries the first one's timestamp, as
         // Linux 6.1's hid-sensor-press writes them (found in the system test's VM).
         for k in 1...2000 { imu.jumpTimestamps(at: k, deltaNs: -10_000_000) }
-        let result = try run(
+        let result = try await run(
             FakeIIOSpec(devices: [imu]),
             ["capture", "--plan", "iio:device0=100:accelerometer", "--want", "acc=60", "--max-seconds", "10"]
         )
@@ -418,13 +418,13 @@ struct FakeIIOTests {
     // MARK: - Faults
 
     @Test("a device that vanishes is reported, retried, and resumes by itself; the other keeps delivering")
-    func vanishAndReturn() throws {
+    func vanishAndReturn() async throws {
         var gyro = FakeIIOModels.icm42600(kind: .gyro, id: "iio:device1", records: [[1, 2, 3, 4]])
         gyro.vanish(after: 30, seconds: 2.5)
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.icm42600(kind: .accel, id: "iio:device0", records: [[5, 6, 7, 8]]), gyro,
         ])
-        let result = try run(
+        let result = try await run(
             spec,
             [
                 "capture", "--plan", "iio:device0=100:accelerometer", "--plan", "iio:device1=100:gyroscope",
@@ -452,16 +452,16 @@ struct FakeIIOTests {
     // MARK: - Network
 
     @Test("iiod serving the fake tree: discovery and exact values through the ip: backend")
-    func throughIIOD() throws {
+    func throughIIOD() async throws {
         let spec = FakeIIOSpec(devices: [
             FakeIIOModels.bmi160(records: Self.bmi160Records),
             FakeIIOModels.ak8975(id: "iio:device1", raw: (10, 20, 30), matrix: "1, 0, 0; 0, 1, 0; 0, 0, 1"),
         ])
         let uri = "ip:127.0.0.1:{IIOD_PORT}"
-        let listing = try run(spec, iiod: true, ["list", "--uri", uri])
+        let listing = try await run(spec, iiod: true, ["list", "--uri", uri])
         #expect(listing.status == 0, "\(listing.stderr)")
         #expect(listing.lines("device").map { $0[2] } == ["name=bmi160", "name=ak8975"])
-        let result = try run(
+        let result = try await run(
             spec,
             iiod: true,
             [

@@ -151,7 +151,7 @@ public enum FakeIIO {
         iiod: Bool = false,
         limit: Double = 60,
         _ command: [String]
-    ) throws -> FakeIIOResult {
+    ) async throws -> FakeIIOResult {
         guard
             let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: {
                 FileManager.default.isExecutableFile(atPath: $0)
@@ -177,8 +177,10 @@ public enum FakeIIO {
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
+        // Polled with Task.sleep, not usleep: a test blocked here held one of the cooperative pool's two
+        // threads (CI's 2 cores) for the whole command, and two at once starved every other test for 30 s.
         let deadline = Date().addingTimeInterval(limit)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()

@@ -178,6 +178,7 @@ public final class RabbitMQCluster: Sendable {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
+        if FreePort.isAccepting(node.mqttPort), await Self.probe(node) == nil { return }
         throw MosquittoBroker.FixtureError(
             description: "RabbitMQ node \(node.name) did not accept MQTT on \(node.endpoint) within \(timeout) s "
                 + "(\(lastRefusal)): " + String(log(index).suffix(3000))
