@@ -104,24 +104,41 @@ import Testing
         #expect(decoded.last?.payload == .rotationRate(Vector3(0.5, -0.25, 99)))
     }
 
-    @Test func deviceMotionBatchesInBinary() throws {
+    /// The binary batches of a 100 Hz device-motion stream (xArbitraryZVertical) fed a still simulated IMU.
+    private func binaryDeviceMotion(
+        batch: Int,
+        seconds: Double,
+        reference: ReferenceAttitude? = nil
+    ) -> [[UInt8]] {
         let outbox = Outbox(capacityBytes: 16 << 20)
         let hub = SensorHub(outbox: outbox)
-        let motion = DeviceMotionStream(
-            settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 25, encoding: .binary),
+        let stream = DeviceMotionStream(
+            settings: StreamSettings(
+                enabled: true,
+                rateHz: 100,
+                qos: 0,
+                retain: false,
+                batch: batch,
+                encoding: .binary
+            ),
             referenceFrame: .xArbitraryZVertical,
             declinationDegrees: 0
         )
-        motion.configure(settings: motion.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
-        hub.setStreams([motion])
+        stream.configure(settings: stream.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
+        stream.referenceAttitude = reference
+        hub.setStreams([stream])
         for (sample, _) in SimulatedRecording(
             imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal),
             rateHz: 100,
-            duration: 2.49
+            duration: seconds
         ) {
             hub.ingest(sample)
         }
-        let messages = drain(outbox)
+        return drain(outbox)
+    }
+
+    @Test func deviceMotionBatchesInBinary() throws {
+        let messages = binaryDeviceMotion(batch: 25, seconds: 2.49)
         #expect(messages.count == 10)
         let m = try #require(messages.last)
         // Device motion's layout version 2: 120-byte records with the attitude accuracies and the relative attitude.
@@ -145,25 +162,8 @@ import Testing
     }
 
     @Test func binaryDeviceMotionCarriesTheRelativeAttitudeWhileAReferenceIsSet() throws {
-        let outbox = Outbox(capacityBytes: 16 << 20)
-        let hub = SensorHub(outbox: outbox)
-        let stream = DeviceMotionStream(
-            settings: StreamSettings(enabled: true, rateHz: 100, qos: 0, retain: false, batch: 10, encoding: .binary),
-            referenceFrame: .xArbitraryZVertical,
-            declinationDegrees: 0
-        )
-        stream.configure(settings: stream.settings, sensorRatesHz: [.accelerometer: 100, .gyroscope: 100], topicID: 0)
         let reference = ReferenceAttitude(quaternion: Quaternion(w: 0.8, x: 0, y: 0.6, z: 0), time: 1_795_241_100.25)
-        stream.referenceAttitude = reference
-        hub.setStreams([stream])
-        for (sample, _) in SimulatedRecording(
-            imu: SimulatedIMU(scenario: .stationary, seed: 2, errors: .ideal),
-            rateHz: 100,
-            duration: 0.99
-        ) {
-            hub.ingest(sample)
-        }
-        let messages = drain(outbox)
+        let messages = binaryDeviceMotion(batch: 10, seconds: 0.99, reference: reference)
         #expect(messages.count == 10)
         let decoded = try messages.flatMap { try PayloadDecoder.decode($0, kind: .deviceMotion) }
         #expect(decoded.count == 100)

@@ -5,9 +5,9 @@ import Testing
 /// The behaviour of the uncertainty model; its calibration on BROAD is in BENCHMARKS.md.
 @Suite("Attitude uncertainty")
 struct AttitudeUncertaintyTests {
-    /// Filter-like inputs at 100 Hz: turning 0.2 rad/s about the vertical, a bias σ of 0.002 rad/s per axis,
-    /// the magnetometer steering at VQF's gain (dt / τ_mag) when `magnetic`, `force` the accelerometer (g,
-    /// earth frame, Core Motion's sign).
+    /// Filter-like inputs at 100 Hz: turning 0.2 rad/s about the vertical, a bias σ of 0.002 rad/s per axis
+    /// (unless `biasVariance` says otherwise), the magnetometer steering at VQF's gain (dt / τ_mag) when
+    /// `magnetic`, `force` the accelerometer (g, earth frame, Core Motion's sign).
     static func steady(
         _ u: inout AttitudeUncertainty,
         seconds: Double,
@@ -15,7 +15,8 @@ struct AttitudeUncertaintyTests {
         magnetic: Bool,
         accuracy: MagneticFieldAccuracy = .high,
         rotation: Vector3 = Vector3(0, 0, 0.2),
-        atRest: Bool = false
+        atRest: Bool = false,
+        biasVariance: (horizontal: Double, vertical: Double) = (2 * 0.002 * 0.002, 0.002 * 0.002)
     ) {
         for _ in 0..<Int(seconds * 100) {
             u.update(
@@ -23,7 +24,7 @@ struct AttitudeUncertaintyTests {
                 rotationRate: rotation,
                 specificForce: force,
                 atRest: atRest,
-                biasVariance: (2 * 0.002 * 0.002, 0.002 * 0.002),
+                biasVariance: biasVariance,
                 accelerometerTau: 3,
                 magneticGain: magnetic ? 0.01 / 9.01 : nil,
                 magneticAccuracy: accuracy
@@ -185,18 +186,15 @@ struct AttitudeUncertaintyTests {
         // was then 69 % within 2σ; the still samples now set it: 0.2° high, 0.4° medium and low.
         func settled(_ accuracy: MagneticFieldAccuracy) -> Double {
             var u = AttitudeUncertainty()
-            for _ in 0..<60_000 {
-                u.update(
-                    dt: 0.01,
-                    rotationRate: Vector3(0, 0, 0),
-                    specificForce: Vector3(0, 0, -1),
-                    atRest: true,
-                    biasVariance: (0, 0),
-                    accelerometerTau: 3,
-                    magneticGain: 0.01 / 9.01,
-                    magneticAccuracy: accuracy
-                )
-            }
+            Self.steady(
+                &u,
+                seconds: 600,
+                magnetic: true,
+                accuracy: accuracy,
+                rotation: Vector3(0, 0, 0),
+                atRest: true,
+                biasVariance: (0, 0)
+            )
             return u.headingDegrees
         }
         let high = settled(.high)
