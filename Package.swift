@@ -135,7 +135,7 @@ let package = Package(
         // tree, process helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["MotionModel", "AgentPorts", "MosquittoTransport"],
+            dependencies: ["MotionModel", "AgentPorts", "MosquittoTransport", "Platform"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Synchronization
 
 #if canImport(Glibc)
@@ -272,9 +273,8 @@ extension ProcessRunner {
     /// The process's resident memory (VmRSS), bytes; nil once it has exited or when /proc cannot be read.
     public var residentBytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+            let bytes = ProcFS.residentBytes(status: status)
         else { return nil }
-        return kib * 1024
+        return Int(bytes)
     }
 }
