@@ -140,14 +140,11 @@ def still_within(trial, c, which):
     return 100 * np.mean(error[still] <= 2 * sigma[still])
 
 
-def objective(trials, c, which, still=False):
+def objective(trials, c, which):
     total = 0.0
     for trial in trials:
-        if still:
-            total += ((min(still_within(trial, c, which), 95) - 95) / 5) ** 2
-        else:
-            within, corr, mean, _ = scores(trial, c)[which]
-            total += ((within - 95) / 5) ** 2 + 0.02 * mean - 2 * corr
+        within, corr, mean, _ = scores(trial, c)[which]
+        total += ((within - 95) / 5) ** 2 + 0.02 * mean - 2 * corr
     return total
 
 
@@ -182,7 +179,7 @@ def fit(trials):
                 break
     for step in range(100):
         c = tied({**c, "magnetic_high": round(LOWER["magnetic_high"] * (1 + step), 6)})
-        if objective(trials, c, 1, still=True) == 0:
+        if all(still_within(trial, c, 1) >= 95 for trial in trials):
             break
     return c
 
@@ -244,16 +241,17 @@ def explain(trial, c):
 
 
 def rest(trials, c):
-    """The still samples (movement 0), which the tables and the fit do not score: within 2 sigma over all of
-    them, and the mean |error| and sigma over the still start and end (first and last 30 s)."""
+    """The still samples (movement 0), which the tables do not score (the fit uses them only for the calibrated
+    magnetic floor): within 2 sigma over all of them, and the mean |error| and sigma over the still start and end
+    (first and last 30 s)."""
     print("still samples (not scored): heading within 2σ, |error| / σ first 30 s, last 30 s | inclination the same")
     for trial in trials:
         si, sh = sigmas(trial["parts"], c)
         t = trial["t"]
         row = trial["name"][:28].ljust(28)
-        for error, sigma in ((trial["heading"], sh), (trial["inclination"], si)):
+        for which, error, sigma in ((1, trial["heading"], sh), (0, trial["inclination"], si)):
             still = ~trial["moving"] & np.isfinite(error)
-            row += f"  {100 * np.mean(error[still] <= 2 * sigma[still]):5.1f} %"
+            row += f"  {still_within(trial, c, which):5.1f} %"
             for k in (still & (t < 30), still & (t > t[-1] - 30)):
                 row += f"  {np.mean(error[k]):5.2f}° / {np.mean(sigma[k]):5.2f}°"
             row += " |"
