@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The layout follows ../shared/STYLE.md: a thin executable over library modules that own the work.
+// The layout follows CONTRIBUTING.md: a thin executable over library modules that own the work.
 // Adapters (IIOSensors, MosquittoTransport, Simulation, Recording, Platform) depend on AgentPorts, never on
 // AgentCore; the compiler keeps these arrows (README, "How it is built").
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -115,15 +115,15 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentCore", "AgentConfig",
                 "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
-                // Fixtures shared with the tests: a real mosquitto, processes, the fake IIO driver models.
-                "TestSupport",
+                // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
+                "Harness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
 
-        // Test-only: runs IIOSensors inside the fake IIO tree's private mount namespace (Tests/Fixtures/iio).
+        // Test-only: runs IIOSensors inside the fake IIO tree's private mount namespace (Sources/Harness/FakeIIOTree).
         .executableTarget(
             name: "IIOProbe",
             dependencies: ["IIOSensors", "AgentPorts", "MotionModel", .product(name: "Logging", package: "swift-log")],
@@ -131,15 +131,23 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Shared fixtures (a library the tests and the bench use): a real mosquitto launcher, a fake IIO sysfs
-        // tree, process helpers.
+        // Real local services for the bench and the integration tests: a mosquitto on a free port, child
+        // processes, the fake IIO sysfs tree (FakeIIOTree/, Python), a subscriber that captures what it hears.
+        .target(
+            name: "Harness",
+            dependencies: ["AgentPorts", "MosquittoTransport", "Platform"],
+            exclude: ["FakeIIOTree"],
+            swiftSettings: strict
+        ),
+        // Test-only fixtures on top of the harness: RabbitMQ cluster, VM, TLS files, redirecting broker.
         .target(
             name: "TestSupport",
-            dependencies: ["MotionModel", "AgentPorts", "MosquittoTransport", "Platform"],
+            dependencies: ["Harness", "MotionModel", "AgentPorts", "MosquittoTransport", "Platform"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
 
+        // Unit tests: one target per module, pure — no broker, root, network or VM (`scripts/test.sh --unit`).
         .testTarget(name: "MotionModelTests", dependencies: ["MotionModel"], swiftSettings: strict),
         .testTarget(
             name: "MotionEstimationTests",
@@ -163,11 +171,18 @@ let package = Package(
         ),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
+
+        // Integration tests: real parts started by the tests. A missing part fails them with what to install.
+        // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
         .testTarget(
-            name: "MosquittoTransportTests",
-            dependencies: ["MosquittoTransport", "TestSupport"],
+            name: "BrokerIntegrationTests",
+            dependencies: ["MosquittoTransport", "AgentCore", "TestSupport"],
             swiftSettings: strict
         ),
+        // Real libiio on the fake IIO sysfs tree in a private mount namespace (root).
+        .testTarget(name: "IIOIntegrationTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
+        // The real motion-agent binary against real brokers (mosquitto, bridges, the RabbitMQ cluster).
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
@@ -175,10 +190,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A Debian VM with the kernel's own IIO drivers (MOTION_AGENT_VM_TESTS=1; scripts/test.sh runs it alone).
+        .testTarget(name: "SystemTests", dependencies: ["TestSupport"], swiftSettings: strict),
     ]
 )
 
-// Coverage-guided fuzz targets (Fuzz/, scripts/fuzz.sh), one per parser. libFuzzer supplies `main`, so they link
+// Coverage-guided fuzz targets (Fuzz/, scripts/checks/fuzz.sh), one per parser. libFuzzer supplies `main`, so they link
 // only when built with `-sanitize=fuzzer -parse-as-library`; they join the package only when MOTION_AGENT_FUZZ
 // is set, which keeps them out of the normal build.
 if Context.environment["MOTION_AGENT_FUZZ"] != nil {

@@ -57,13 +57,13 @@ if [ "$build" -eq 1 ]; then
         export PATH="/opt/swift/usr/bin:$PATH"
     fi
     command -v swift >/dev/null 2>&1 || die "swift is not on PATH: install Swift 6.3 (swift.org), or build elsewhere and pass --no-build --binary PATH"
-    say "building the release binary (scripts/build-release.sh: static Swift runtime, packed relocations)"
-    bin_dir="$(bash "$repo/scripts/build-release.sh" motion-agent | tail -n 1)" \
-        || die "the release build failed: run 'bash scripts/build-release.sh' in $repo to see why"
+    say "building the release binary (scripts/build/build-release.sh: static Swift runtime, packed relocations)"
+    bin_dir="$(bash "$repo/scripts/build/build-release.sh" motion-agent | tail -n 1)" \
+        || die "the release build failed: run 'bash scripts/build/build-release.sh' in $repo to see why"
     binary="$bin_dir/motion-agent"
 fi
 [ -n "$binary" ] || binary="$repo/.build/release/motion-agent"
-[ -x "$binary" ] || die "$binary is not an executable file: build it (bash scripts/build-release.sh) or pass --binary PATH"
+[ -x "$binary" ] || die "$binary is not an executable file: build it (bash scripts/build/build-release.sh) or pass --binary PATH"
 [ -f "$config_source" ] || die "$config_source does not exist: pass --config FILE"
 
 # The system user and group. Only on the real system: a staging root has no user database of its own.

@@ -12,8 +12,8 @@ ensure_debs
 
 log "building motion-agent (release)"
 mkdir -p .build
-bin_dir="$(bash scripts/build-release.sh motion-agent 2>.build/release-build.log | tail -n 1)" \
-    || die "the release build failed: see .build/release-build.log, or run 'bash scripts/build-release.sh' to watch it"
+bin_dir="$(bash scripts/build/build-release.sh motion-agent 2>.build/release-build.log | tail -n 1)" \
+    || die "the release build failed: see .build/release-build.log, or run 'bash scripts/build/build-release.sh' to watch it"
 agent_bin="$bin_dir/motion-agent"
 
 work="$(mktemp -d)"

@@ -18,6 +18,15 @@ log "testing the Python reference client and docs/schemas (pytest, clients/pytho
     || die "the Python client's tests failed: see above ($MOTION_AGENT_PYTHON -m pytest clients/python/tests)"
 log "building (debug) with tests"
 swift build --build-tests
+# The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
+# other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker, about a minute.
+integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|SystemTests)\.'
+if [ "${1:-}" = "--unit" ]; then
+    shift
+    log "running the unit tests (the integration targets are left out: $integration)"
+    swift test --skip-build --skip "$integration" "$@"
+    exit 0
+fi
 log "running the tests"
 swift test --skip-build "$@"
 # Alone, after the suite: a 3-node RabbitMQ cluster boots, one node after another, for 30–80 s on 2 cores and starves tests beside it.
@@ -26,25 +35,25 @@ if [ $# -eq 0 ]; then
     MOTION_AGENT_RABBITMQ_TESTS=1 swift test --skip-build --filter FailoverEndToEndTests/aRabbitMQCluster
 fi
 # Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from
-# its committed seeds (scripts/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,
+# its committed seeds (scripts/checks/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,
 # not a filtered run; MOTION_AGENT_FUZZ_SECONDS=0 skips it.
 if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-60}" != 0 ]; then
-    log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/fuzz.sh)"
-    bash scripts/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
+    log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/checks/fuzz.sh)"
+    bash scripts/checks/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
 fi
 # A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
 # cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
 # the package built from the release build and checks the shipped unit, a capture through the drivers against
-# the recording, and the offline status on stop (scripts/system-test.sh --short; what it leaves out of the full
+# the recording, and the offline status on stop (scripts/system/system-test.sh --short; what it leaves out of the full
 # run is in Deploy/README.md, "Tested on"). Then SystemVMTests (the TestSupport VM fixture) alone. On a fresh
 # clone this adds about 25 min under TCG (measured 2026-11-26 on a shared 2-core host: image 4.4 min, package
 # with the release build from scratch 12.8 min, boot and checks 2.4 min, SystemVMTests 1.5 min; KVM is faster);
 # MOTION_AGENT_SYSTEM_TEST=0 skips both. Only for the whole suite, not a filtered run. Needs root (mmdebstrap) and installs QEMU and the rest from Debian itself; the VM
 # is shut down whatever happens (system-test.sh's exit trap).
 if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ]; then
-    log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system-test.sh --short; MOTION_AGENT_SYSTEM_TEST=0 skips it)"
-    bash scripts/system-test.sh --short \
-        || die "the short system test failed: its table, the failed check and the guest's console and journal are above (rerun: bash scripts/system-test.sh --short)"
+    log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system/system-test.sh --short; MOTION_AGENT_SYSTEM_TEST=0 skips it)"
+    bash scripts/system/system-test.sh --short \
+        || die "the short system test failed: its table, the failed check and the guest's console and journal are above (rerun: bash scripts/system/system-test.sh --short)"
     log "the VM test of the real HID sensor drivers, alone (the image is cached by now)"
     MOTION_AGENT_VM_TESTS=1 swift test --skip-build --filter SystemVMTests \
         || die "SystemVMTests failed: the guest's console and journal are above (rerun: MOTION_AGENT_VM_TESTS=1 swift test --skip-build --filter SystemVMTests)"

@@ -9,8 +9,8 @@ struct ActivityAccuracy: ParsableCommand {
         abstract: "Scores the shipped activity classifier on held-out TMD windows; prints a confusion matrix."
     )
 
-    @Option(help: "The TMD 5 s window file.")
-    var data = "../shared/data/activity/tmd_dataset_5secondWindow.csv"
+    @Option(help: "The TMD 5 s window file (default $MOTION_AGENT_DATA/activity/tmd_dataset_5secondWindow.csv).")
+    var data: String?
 
     /// TMD's label merged into the agent's classes.
     static func label(_ target: Substring) -> ActivityModel.ActivityClass? {
@@ -60,7 +60,9 @@ struct ActivityAccuracy: ParsableCommand {
     }
 
     func run() throws {
-        let rows = try Self.heldOut(data)
+        let rows = try Self.heldOut(
+            try DataSets.path(data, "activity/tmd_dataset_5secondWindow.csv", set: .activity)
+        )
         let classes = ActivityModel.ActivityClass.allCases
         var matrix = Array(repeating: Array(repeating: 0, count: classes.count), count: classes.count)
         for (w, truth) in rows {
@@ -92,7 +94,7 @@ struct ActivityAccuracy: ParsableCommand {
         )
         print("windows of one recording can fall in both training and held-out rows (the file has no recording ids)")
         print(
-            "running and cycling were trained on simulated windows only; scripts/activity/train_activity.py reports them"
+            "running and cycling were trained on simulated windows only; scripts/research/activity/train_activity.py reports them"
         )
     }
 }

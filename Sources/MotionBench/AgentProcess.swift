@@ -1,7 +1,7 @@
 import ArgumentParser
 import CBenchSupport
 import Foundation
-import TestSupport
+import Harness
 
 #if canImport(Glibc)
 import Glibc

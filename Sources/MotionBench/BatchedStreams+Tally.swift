@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import Harness
 
 extension BatchedStreams {
     /// What one stream delivered in one window.
@@ -33,7 +33,7 @@ extension BatchedStreams {
 
     /// Counts, sizes and continuity of one stream's messages (in arrival order).
     static func tally(
-        _ messages: [TestSubscriber.Arrival],
+        _ messages: [CapturingSubscriber.Arrival],
         spec: StreamSpec,
         batch: Int,
         topicBytes: Int,

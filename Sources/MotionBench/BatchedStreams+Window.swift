@@ -2,7 +2,7 @@ import AgentConfig
 import AgentPorts
 import CBenchSupport
 import Foundation
-import TestSupport
+import Harness
 
 extension BatchedStreams {
     /// One configuration's run.
@@ -28,7 +28,7 @@ extension BatchedStreams {
     /// Starts a broker, the capture subscriber and the agent for `variant`; measures one window.
     static func measureOnce(_ variant: Variant, streams: [StreamSpec], settings: Settings) async throws -> RunFigures {
         try await MosquittoBroker.withStarted(options: .benchmark()) { broker in
-            let capture = try await TestSubscriber(
+            let capture = try await CapturingSubscriber(
                 broker: broker,
                 // Everything, so that traffic from anything else that found this broker's port shows.
                 filters: ["#"],
@@ -48,7 +48,7 @@ extension BatchedStreams {
         streams: [StreamSpec],
         settings: Settings,
         _ broker: MosquittoBroker,
-        _ capture: TestSubscriber
+        _ capture: CapturingSubscriber
     ) async throws -> RunFigures {
         let device = "bench-batching"
         let scheme = TopicScheme(template: TopicSettings().root, device: device)

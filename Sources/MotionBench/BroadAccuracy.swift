@@ -4,7 +4,7 @@ import MotionEstimation
 import MotionModel
 
 /// Runs the shipped device-motion estimator over a BROAD trial (Laidig et al., Data 6(7):72, 2021,
-/// CC-BY-4.0) and writes the attitude as sensor → ENU quaternions for ../shared/tools/score_broad.py;
+/// CC-BY-4.0) and writes the attitude as sensor → ENU quaternions for scripts/research/score_broad.py;
 /// optionally times the update.
 struct BroadAccuracy: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +26,7 @@ struct BroadAccuracy: ParsableCommand {
     var sigmaOutput: String?
     @Option(
         help:
-            "Where to write the filter state the uncertainty model reads, per sample (for scripts/broad_uncertainty.py --fit)."
+            "Where to write the filter state the uncertainty model reads, per sample (for scripts/research/broad_uncertainty.py --fit)."
     )
     var featuresOutput: String?
     @Flag(help: "Print the magnetometer calibration every 10 s.") var verbose = false

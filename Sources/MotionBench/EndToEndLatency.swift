@@ -3,11 +3,11 @@ import AgentCore
 import AgentPorts
 import ArgumentParser
 import Foundation
+import Harness
 import Logging
 import MosquittoTransport
 import Platform
 import Simulation
-import TestSupport
 
 /// Latency from a sample's timestamp (CLOCK_MONOTONIC, stamped by the simulated source at acquisition) to
 /// its receipt by a subscriber in this process, through the real agent: SimulatedSensorSource → its services

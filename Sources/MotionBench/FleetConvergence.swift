@@ -2,8 +2,8 @@ import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
+import Harness
 import MosquittoTransport
-import TestSupport
 
 /// `motion-bench fleet`: N real agents (simulated IMU, low-rate streams, own state directories and device ids) on
 /// one local mosquitto. Measures the time from publishing a fleet desired change to each agent's retained status
@@ -32,7 +32,7 @@ struct FleetConvergence: AsyncParsableCommand {
 
     private func measure(_ broker: MosquittoBroker) async throws -> [BenchRow] {
         let devices = (0..<agents).map { String(format: "bench-fleet-%04d", $0) }
-        let statuses = try await TestSubscriber(
+        let statuses = try await CapturingSubscriber(
             broker: broker,
             filters: ["motion/+/status"],
             eventBacklogLimit: 1 << 20
@@ -72,7 +72,7 @@ struct FleetConvergence: AsyncParsableCommand {
             let behind = Set(devices).subtracting(onlineDevices(statuses, version: 2)).sorted()
             // What the broker retains for it now, read afresh: tells a device that never applied the version
             // from a status this bench's subscriber did not receive.
-            let fresh = try await TestSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
+            let fresh = try await CapturingSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
             try? await Task.sleep(for: .milliseconds(500))
             let retained = fresh.messages.map { "\($0.topic): \(Self.summary($0.payload))" }.joined(separator: "; ")
             await fresh.close()
@@ -159,7 +159,7 @@ struct FleetConvergence: AsyncParsableCommand {
     }
 
     /// Devices whose latest retained status is online with the fleet layer at `version` or newer (0: any).
-    private func onlineDevices(_ statuses: TestSubscriber, version: Int) -> [String] {
+    private func onlineDevices(_ statuses: CapturingSubscriber, version: Int) -> [String] {
         var latest: [String: (online: Bool, fleet: Int)] = [:]
         for message in statuses.messages {
             if let state = Self.fleetState(message.payload) { latest[state.device] = (state.online, state.fleet) }
@@ -168,7 +168,7 @@ struct FleetConvergence: AsyncParsableCommand {
     }
 
     /// Each device's delay from `since` to its first status on `version`, ms.
-    private func convergence(_ statuses: TestSubscriber, version: Int, since: UInt64) -> [Double] {
+    private func convergence(_ statuses: CapturingSubscriber, version: Int, since: UInt64) -> [Double] {
         var first: [String: UInt64] = [:]
         for arrival in statuses.arrivals(from: since, to: .max) {
             guard let state = Self.fleetState(arrival.payload), first[state.device] == nil, state.fleet >= version
@@ -178,7 +178,7 @@ struct FleetConvergence: AsyncParsableCommand {
         return first.values.map { Double($0 - since) / 1e6 }
     }
 
-    private func firstReceipt(_ statuses: TestSubscriber, device: String, version: Int, after: UInt64) -> UInt64? {
+    private func firstReceipt(_ statuses: CapturingSubscriber, device: String, version: Int, after: UInt64) -> UInt64? {
         statuses.arrivals(from: after, to: .max).first { arrival in
             guard let state = Self.fleetState(arrival.payload) else { return false }
             return state.device == device && state.online && state.fleet >= version

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import Harness
 
 /// One of many agents the fleet benches start: simulated IMU at 25 Hz, only the accelerometer at 1 Hz, metrics
 /// off, its own state directory — the measure is the control and connection path, not the data path.

@@ -3,9 +3,9 @@ import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
+import Harness
 import Logging
 import MosquittoTransport
-import TestSupport
 
 /// Messages/s into a real mosquitto on loopback, 200-byte payloads, QoS 0 and 1: the agent's path (Outbox →
 /// OutboxPublisher → MosquittoClient, wired as AgentBuilder wires them) against a bare libmosquitto publisher

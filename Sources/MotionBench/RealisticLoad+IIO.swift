@@ -1,11 +1,11 @@
 import CBenchSupport
 import Foundation
+import Harness
 import MotionModel
 import Simulation
-import TestSupport
 
 extension RealisticLoad {
-    /// The fake IIO tree of the 'iio' input, in the spec format of Tests/Fixtures/iio/fake_iio.py: a 9-axis
+    /// The fake IIO tree of the 'iio' input, in the spec format of Sources/Harness/FakeIIOTree/fake_iio.py: a 9-axis
     /// board as the kernel shows it, every value from a simulated walk.
     ///
     /// - iio:device0 / iio:device1: inv_icm42600 accelerometer and gyroscope, two devices fed by one FIFO

@@ -3,8 +3,8 @@ import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
+import Harness
 import MosquittoTransport
-import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +33,7 @@ struct RealisticLoad: AsyncParsableCommand {
     )
     var input = "both"
 
-    @Option(help: "The fake IIO tree (input 'iio').") var fakeIIO = "Tests/Fixtures/iio/fake_iio.py"
+    @Option(help: "The fake IIO tree (input 'iio').") var fakeIIO = "Sources/Harness/FakeIIOTree/fake_iio.py"
 
     @Flag(
         help: """
@@ -62,7 +62,7 @@ struct RealisticLoad: AsyncParsableCommand {
         agent: String,
         input: String,
         seconds: Double,
-        fakeIIO: String = "Tests/Fixtures/iio/fake_iio.py",
+        fakeIIO: String = "Sources/Harness/FakeIIOTree/fake_iio.py",
         coldStart: Bool = true
     ) async throws -> [BenchRow] {
         try AgentProcess.requireExecutable(agent)

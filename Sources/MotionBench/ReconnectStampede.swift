@@ -1,8 +1,8 @@
 import ArgumentParser
 import CBenchSupport
 import Foundation
+import Harness
 import MosquittoTransport
-import TestSupport
 
 /// `motion-bench reconnect`: N real agents on one local mosquitto; the broker is stopped for a few seconds and
 /// started again, and the broker's own log tells, polled every 10 ms, when each TCP connection arrived (an

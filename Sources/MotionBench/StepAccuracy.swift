@@ -10,8 +10,11 @@ struct StepAccuracy: ParsableCommand {
         abstract: "Counts steps on every walk of the Oxford step-counter set with the shipped defaults; prints a table."
     )
 
-    @Option(help: "The folder of walks (one sub-folder each with accelerometer.csv and groundtruth_footswitch.csv).")
-    var data = "../shared/data/steps"
+    @Option(
+        help:
+            "The folder of walks (one sub-folder each with accelerometer.csv and groundtruth_footswitch.csv; default $MOTION_AGENT_DATA/steps)."
+    )
+    var data: String?
 
     @Option(help: "Which walks, in name order: all, even (0, 2, 4…: the half the defaults were tuned on) or odd.")
     var walks = "all"
@@ -45,7 +48,7 @@ struct StepAccuracy: ParsableCommand {
     }
 
     func run() throws {
-        let root = URL(fileURLWithPath: data)
+        let root = URL(fileURLWithPath: try DataSets.path(data, "steps", set: .steps))
         let names = try FileManager.default.contentsOfDirectory(atPath: root.path)
             .filter {
                 FileManager.default.fileExists(atPath: root.appendingPathComponent($0 + "/accelerometer.csv").path)

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// The activity classifier: gradient-boosted trees over one window's magnitude statistics, trained by
-/// `scripts/activity/train_activity.py` (its constants are in `ActivityModel+Trees.swift`).
+/// `scripts/research/activity/train_activity.py` (its constants are in `ActivityModel+Trees.swift`).
 ///
 /// The inputs are exactly the TMD data set's eight statistics — mean, min, max and standard deviation of the
 /// accelerometer magnitude (m/s²) and of the gyroscope magnitude (rad/s) over 5 s — so that set trains and

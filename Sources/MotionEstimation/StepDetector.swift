@@ -36,7 +36,7 @@ import MotionModel
 /// causal, with the regularity gate of commercial pedometers (a few steps before the first count).
 public struct StepDetector: Sendable {
     /// Detector settings; every number carries its unit. The defaults were chosen on half of the Oxford
-    /// step-counter walks and checked on the other half (`scripts/steps_benchmark.py`, `motion-bench steps`).
+    /// step-counter walks and checked on the other half (`scripts/research/steps_benchmark.py`, `motion-bench steps`).
     public struct Settings: Sendable, Equatable {
         /// Low-pass cut-off on the acceleration magnitude, Hz. Walking and running cadences are 1–3.5 Hz.
         public var lowPassCutoff: Double

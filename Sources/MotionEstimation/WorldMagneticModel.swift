@@ -64,7 +64,7 @@ public struct WorldMagneticModel: Sendable {
     )
 
     /// Builds a model from a complete coefficient table (every n in 1...maxDegree, m in 0...n). The embedded
-    /// tables are generated and checked by scripts/wmm/generate_coefficients.py, so a gap is a programming
+    /// tables are generated and checked by scripts/codegen/wmm/generate_coefficients.py, so a gap is a programming
     /// error, not a run-time condition.
     init(name: String, epoch: Double, validUntil: Double, maxDegree: Int, coefficients: [Coefficient]) {
         precondition(

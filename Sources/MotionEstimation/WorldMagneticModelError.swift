@@ -27,7 +27,7 @@ public struct WorldMagneticModelError: Error, Sendable, Hashable, CustomStringCo
             code: .dateOutOfRange,
             message: "decimal year \(decimalYear) is outside \(model), which is valid \(validYears.lowerBound)–"
                 + "\(validYears.upperBound): check the system clock, or update the coefficient file to the current "
-                + "World Magnetic Model (rerun scripts/wmm/generate_coefficients.py on the new WMM.COF)"
+                + "World Magnetic Model (rerun scripts/codegen/wmm/generate_coefficients.py on the new WMM.COF)"
         )
     }
 

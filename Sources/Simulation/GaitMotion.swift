@@ -16,7 +16,7 @@ import Darwin
 /// near free fall), which puts the peak at ≈ 0.55 g walking and ≈ 2.8 g running — the magnitudes commonly
 /// reported for body-worn accelerometers (≈ 0.3–0.6 g walking, 2–3 g running). Over 5 s windows the
 /// walking |a| (hand-held, seed 3: median std 3.0 m/s², min 7.1 m/s², max 15.2 m/s²) is close to the
-/// medians of the real walking windows in ../shared/data/activity (3.1, 6.0, 15.2 m/s²).
+/// medians of the real walking windows in the TMD activity windows (Tests/Fixtures/data/activity) (3.1, 6.0, 15.2 m/s²).
 ///
 /// A foot strikes at every integer gait phase φ (one step per unit); `steps` counts the strikes.
 struct GaitMotion: Sendable {

@@ -49,5 +49,5 @@ import MotionModel
 ///   the car, steel structures or the lift (the Earth field is uniform everywhere).
 /// - Body mechanics are kinematic patterns with published magnitudes, not a musculoskeletal model; the
 ///   running and cycling cases have no public raw recording to be checked against (see
-///   ../shared/data/README.md), so they are as good as these patterns.
+///   Tests/Fixtures/data/README.md), so they are as good as these patterns.
 public enum Simulation {}

@@ -42,7 +42,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-ctl", port: broker.port))
         defer { agent.runner.kill() }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-ctl/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-ctl/#"])
         try await subscriber.waitFor(count: 20, on: "motion/e2e-ctl/accelerometer", timeout: 20)
 
         // set-rate 20 → the subscriber measures 20 Hz ± 10 %.
@@ -111,12 +111,12 @@ import Testing
             config: AgentProcess.config(device: "e2e-v311", port: broker.port, mqttProtocol: "v311")
         )
         defer { agent.runner.kill() }
-        let replies = try await TestSubscriber(
+        let replies = try await CapturingSubscriber(
             broker: broker,
             filters: ["motion/e2e-v311/control/reply"],
             protocolVersion: .v311
         )
-        let operatorClient = try await TestSubscriber(
+        let operatorClient = try await CapturingSubscriber(
             broker: broker,
             filters: ["motion/e2e-v311/status"],
             protocolVersion: .v311
@@ -163,7 +163,7 @@ import Testing
             a.runner.kill()
             b.runner.kill()
         }
-        let births = try await TestSubscriber(broker: broker, filters: ["motion/+/status"])
+        let births = try await CapturingSubscriber(broker: broker, filters: ["motion/+/status"])
         try await births.waitFor(count: 2, timeout: 20)
         let (fleetCode, fleetLines) = try await Self.ctl(broker, ["--fleet", "ping"])
         #expect(fleetCode == 0)
@@ -183,7 +183,7 @@ import Testing
     @Test func changesPersistAcrossARestart() async throws {
         let broker = try await MosquittoBroker.started()
         let first = try AgentProcess(config: AgentProcess.config(device: "e2e-persist", port: broker.port))
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-persist/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-persist/status"])
         try await status.waitFor(count: 1, timeout: 20)
         let (code, lines) = try await Self.ctl(
             broker,
@@ -212,7 +212,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-reload", port: broker.port))
         defer { agent.runner.kill() }
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-reload/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-reload/status"])
         try await status.waitFor(count: 1, timeout: 20)
         func accelerometerRate() -> Double? {
             let last = status.messages.last.map(payloadJSON)
@@ -254,7 +254,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-batch", port: broker.port))
         defer { agent.runner.kill() }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-batch/accelerometer"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-batch/accelerometer"])
         try await subscriber.waitFor(count: 5, timeout: 20)
         let (code, lines) = try await Self.ctl(
             broker,

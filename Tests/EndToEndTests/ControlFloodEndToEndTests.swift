@@ -40,7 +40,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let device = "flood"
         let subscriber = try await ReliabilityEndToEndTests.PersistentSubscriber(broker, device: device)
-        let metrics = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/metrics"])
+        let metrics = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/metrics"])
         let agent = try AgentProcess(
             config: ReliabilityEndToEndTests.config(
                 device: device,
@@ -168,7 +168,7 @@ import Testing
         let device = "flood-\(kind.rawValue)"
         let topics = TopicScheme(root: "motion/\(device)")
         let subscriber = try await ReliabilityEndToEndTests.PersistentSubscriber(broker, device: device)
-        let observer = try await TestSubscriber(
+        let observer = try await CapturingSubscriber(
             broker: broker,
             filters: [topics.controlReply, "motion/\(device)/metrics", topics.status]
         )
@@ -286,7 +286,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let device = "flood-cleared"
         let config = AgentProcess.config(device: device, port: broker.port, extra: "control:\n  groups: [flooded]\n")
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/status"])
         try await DesiredStateEndToEndTests.publishRetained(
             broker,
             TopicScheme.fleetDesired,

@@ -149,7 +149,7 @@ import Testing
         )
         try traced.start()
         defer { traced.kill() }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/strace-1/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/strace-1/#"])
         try await subscriber.waitFor(count: 20, on: "motion/strace-1/accelerometer", timeout: 30)
         let ping = try await Self.run(
             AgentProcess.executable,
@@ -364,7 +364,7 @@ import Testing
             )
         )
         defer { agent.runner.kill() }
-        let subscriber = try await TestSubscriber(broker: central, filters: ["motion/bridged-1/#"])
+        let subscriber = try await CapturingSubscriber(broker: central, filters: ["motion/bridged-1/#"])
         try await subscriber.waitFor(count: 10, on: "motion/bridged-1/accelerometer", timeout: 20)
         try await subscriber.waitUntil(timeout: 20, "the retained birth through the bridge") { messages in
             messages.contains {
@@ -425,7 +425,7 @@ import Testing
         let (pingAfter, pong) = try await ctl(["--device", "bridged-1", "ping"])
         #expect(pingAfter == 0, "\(pong)")
         #expect(!restarted.runner.standardError.contains("the broker retains no"), "\(restarted.runner.standardError)")
-        let reread = try await TestSubscriber(broker: central, filters: ["motion/bridged-1/status"])
+        let reread = try await CapturingSubscriber(broker: central, filters: ["motion/bridged-1/status"])
         try await reread.waitFor(count: 1, timeout: 10)
         let status = reread.messages.last.map(payloadJSON) ?? [:]
         #expect(

@@ -17,7 +17,7 @@ import Testing
     }
 
     /// The last online status of `device`, as JSON.
-    static func lastBirth(_ status: TestSubscriber) -> [String: Any] {
+    static func lastBirth(_ status: CapturingSubscriber) -> [String: Any] {
         status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON) ?? [:]
     }
 
@@ -34,7 +34,7 @@ import Testing
 
     /// Waits until the device's latest online status has `key` = `value`.
     static func waitFor(
-        _ status: TestSubscriber,
+        _ status: CapturingSubscriber,
         _ key: String,
         _ value: String,
         timeout: Double = 20
@@ -48,7 +48,7 @@ import Testing
     /// Waits until the device's latest status reports `configuration.<field>` (`refused`, `ignored`); returns
     /// that latest status and the report.
     static func waitForReport(
-        _ status: TestSubscriber,
+        _ status: CapturingSubscriber,
         _ field: String
     ) async throws -> (status: [String: Any], report: [String: Any]) {
         try await status.waitUntil(timeout: 20, "configuration.\(field) in the status") { messages in
@@ -70,7 +70,7 @@ import Testing
             "motion/fleet/desired",
             #"{"version": 1, "streams": {"accelerometer": {"rate_hz": 10}}}"#
         )
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
         let first = try AgentProcess(config: AgentProcess.config(device: "e2e-new", port: broker.port))
         try await Self.waitFor(status, "streams.accelerometer.rate_hz", "10")
         let birth = Self.lastBirth(status)
@@ -130,7 +130,7 @@ import Testing
             ),
             "\(fourth.runner.standardError)"
         )
-        let cleared = try await TestSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        let cleared = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
         try await cleared.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
             let last = messages.last.map(payloadJSON) ?? [:]
             return last["state"] as? String == "online" && Self.desired(last).isEmpty
@@ -141,7 +141,7 @@ import Testing
 
     @Test func layersCombinePerKeyAndTheLastWriterOfEachKeyWins() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-layers/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-layers/status"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-layers",
@@ -203,7 +203,7 @@ import Testing
 
     @Test func badAndOlderDocumentsAreRefusedAndReportedAndAnEmptyOneRemovesTheLayer() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-refuse", port: broker.port))
         defer { agent.runner.kill() }
         try await status.waitFor(count: 1, timeout: 20)
@@ -250,7 +250,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let keyPath = directory + "/control.key"
         try Data("desired-test-key-0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyPath))
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-signed",
@@ -303,7 +303,7 @@ import Testing
     /// the key it names; a config.yaml edit of any other key applies after SIGHUP and after a restart.
     @Test func aConfigEditOfAKeyNoLayerAboveSetsAppliesAfterSighupAndAfterARestart() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/e2e-trap/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-trap/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-trap", port: broker.port))
         try await status.waitFor(count: 1, timeout: 20)
         let (code, lines) = try await ControlEndToEndTests.ctl(
@@ -355,7 +355,7 @@ import Testing
 
     @Test func fleetSetGetAndStatusAgainstThreeAgentsOneOffline() async throws {
         let broker = try await MosquittoBroker.started()
-        let births = try await TestSubscriber(broker: broker, filters: ["motion/+/status"])
+        let births = try await CapturingSubscriber(broker: broker, filters: ["motion/+/status"])
         let devices = ["e2e-fleet-a", "e2e-fleet-b", "e2e-fleet-c"]
         var agents: [AgentProcess] = []
         for device in devices {

@@ -28,14 +28,14 @@ import Testing
 
     /// A subscriber whose session the broker keeps while it is away (or down).
     struct Subscriber {
-        let subscriber: TestSubscriber
+        let subscriber: CapturingSubscriber
         let options: BrokerConnectOptions
         let device: String
 
         init(_ broker: MosquittoBroker, device: String) async throws {
             self.device = device
             options = broker.connectOptions(clientID: "expiry-sub-\(device)", cleanSession: false)
-            subscriber = try await TestSubscriber(
+            subscriber = try await CapturingSubscriber(
                 options: options,
                 filters: ["motion/\(device)/accelerometer", "motion/\(device)/gyroscope", "motion/\(device)/status"],
                 qos: 1

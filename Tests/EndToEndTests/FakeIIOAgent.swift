@@ -6,7 +6,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// The real `motion-agent` binary running inside a fake IIO tree (Tests/Fixtures/iio/fake_iio.py), as a daemon.
+/// The real `motion-agent` binary running inside a fake IIO tree (Sources/Harness/FakeIIOTree/fake_iio.py), as a daemon.
 ///
 /// The fixture runs its command in a private mount namespace, two processes below the one started here, so
 /// the command is a shell that writes its pid and `exec`s the agent: the test stops the agent itself with

@@ -32,7 +32,7 @@ import Testing
         let first = try AgentProcess(
             config: AgentProcess.config(device: "e2e-history", port: broker.port, scenario: "walking")
         )
-        let pedometer = try await TestSubscriber(broker: broker, filters: ["motion/e2e-history/pedometer"])
+        let pedometer = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-history/pedometer"])
         // Walk until some steps are counted and a snapshot has been stored (every 10 s, and at pause/resume).
         try await pedometer.waitUntil(timeout: 40, "20 steps") { messages in
             messages.contains { (payloadJSON($0)["numberOfSteps"] as? Int ?? 0) >= 20 }

@@ -5,7 +5,7 @@ import Recording
 import TestSupport
 import Testing
 
-/// The real agent binary on fake IIO devices (Tests/Fixtures/iio/fake_iio.py: sysfs and /dev/iio:deviceN as the
+/// The real agent binary on fake IIO devices (Sources/Harness/FakeIIOTree/fake_iio.py: sysfs and /dev/iio:deviceN as the
 /// kernel presents them, read through the real libiio), the real mosquitto, a real subscriber: raw counts in,
 /// Core Motion's units and signs out on MQTT; rates chosen from `sampling_frequency_available`; device
 /// selection and mount-matrix overrides from config.yaml; a device vanishing and coming back; `list-sensors`
@@ -125,7 +125,7 @@ import Testing
         RawStreamEndToEndTests.vector(payloadJSON(m), key)
     }
 
-    static func lastStatus(_ subscriber: TestSubscriber, _ device: String) throws -> [String: Any] {
+    static func lastStatus(_ subscriber: CapturingSubscriber, _ device: String) throws -> [String: Any] {
         try #require(subscriber.messages(on: "motion/\(device)/status").last.map(payloadJSON))
     }
 
@@ -147,7 +147,7 @@ import Testing
     @Test func rawCountsArriveInCoreMotionUnitsAtRatesFromTheDevicesLists() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "iio-chain"
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/#"])
         let agent = try FakeIIOAgent(
             spec: Self.board(),
             config: Self.config(device: device, port: broker.port, streams: Self.rawStreamsOnly)
@@ -230,7 +230,7 @@ import Testing
     @Test func configSelectsDevicesAndOverridesAMountMatrix() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "iio-select"
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/#"])
         // One device by driver name, one by id. Two overrides match the magnetometer: the one naming the sensor
         // wins over the device-wide identity listed first, and swaps x and y instead of the driver's matrix.
         let iio = """
@@ -287,7 +287,7 @@ import Testing
     @Test func aVanishingDeviceShowsItsErrorInStatusAndRecovers() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "iio-vanish"
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/#"])
         // At 50 Hz the accel device disappears from sysfs after 2 s for 2 s; the gyro keeps going.
         let agent = try FakeIIOAgent(
             spec: Self.board(accelVanish: (after: 100, seconds: 2)),
@@ -487,7 +487,7 @@ import Testing
         // Replay the file through the agent at its recorded pace: the same values on MQTT.
         let broker = try await MosquittoBroker.started()
         let device = "iio-replay"
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/#"])
         let agent = try AgentProcess(
             config: """
                 device:

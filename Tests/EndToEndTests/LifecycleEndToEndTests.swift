@@ -7,13 +7,13 @@ import Testing
 
 /// Birth, will, clean shutdown, a broker that is down at start, and a config error — with the real binary.
 @Suite(.serialized) struct LifecycleEndToEndTests {
-    static func statuses(_ s: TestSubscriber, _ device: String) -> [[String: Any]] {
+    static func statuses(_ s: CapturingSubscriber, _ device: String) -> [[String: Any]] {
         s.messages(on: "motion/\(device)/status").map(payloadJSON)
     }
 
     @Test func birthIsRetainedAndTheWillAnnouncesAKilledAgent() async throws {
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-will", port: broker.port))
         try await subscriber.waitUntil(timeout: 20, "the birth") {
             $0.contains { payloadJSON($0)["state"] as? String == "online" }
@@ -35,7 +35,7 @@ import Testing
         #expect((birth["streams"] as? [String: Any])?.keys.sorted() == StreamName.allCases.map(\.rawValue).sorted())
 
         // A late subscriber gets the birth because it is retained.
-        let late = try await TestSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
+        let late = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-will/status"])
         try await late.waitFor(count: 1, timeout: 5)
         #expect(late.messages.first?.retain == true)
         #expect(payloadJSON(late.messages[0])["state"] as? String == "online")
@@ -65,7 +65,7 @@ import Testing
 
     @Test func sigtermSaysGoodbyeAndExitsZero() async throws {
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-term/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-term/#"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-term", port: broker.port))
         try await subscriber.waitFor(count: 20, on: "motion/e2e-term/accelerometer", timeout: 20)
         agent.runner.terminate()
@@ -91,7 +91,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         #expect(agent.runner.isRunning, "the agent keeps running while the broker is down")
         try await broker.start()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-late/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-late/#"])
         try await subscriber.waitFor(count: 10, on: "motion/e2e-late/accelerometer", timeout: 20)
         #expect(Self.statuses(subscriber, "e2e-late").first?["state"] as? String == "online")
         await subscriber.close()

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct OperationsEndToEndTests {
     @Test func metricsArriveWithSaneValuesAndThePrometheusFileParses() async throws {
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-metrics",
@@ -56,7 +56,7 @@ import Testing
         // A broker restart is one reconnect.
         await subscriber.close()
         try await broker.restart()
-        let after = try await TestSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
+        let after = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
         try await after.waitUntil(timeout: 20, "a report counting the reconnect") { messages in
             messages.contains { ((payloadJSON($0)["connection"] as? [String: Any])?["reconnects"] as? Int ?? 0) >= 1 }
         }
@@ -72,14 +72,14 @@ import Testing
             extra: "home_assistant:\n  enabled: true"
         )
         let agent = try AgentProcess(config: enabledConfig)
-        let status = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/status"])
         try await status.waitUntil(timeout: 20, "the birth") {
             $0.contains { payloadJSON($0)["state"] as? String == "online" }
         }
         await status.close()
 
         // A subscriber arriving later gets the configs because they are retained.
-        let discovery = try await TestSubscriber(broker: broker, filters: ["homeassistant/#"])
+        let discovery = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
         try await discovery.waitFor(count: 13, timeout: 10)
         let configs = discovery.messages
         #expect(configs.allSatisfy { $0.retain && $0.topic.hasSuffix("/config") && $0.topic.contains("/\(device)/") })
@@ -93,7 +93,7 @@ import Testing
         // Restarted with the feature off, it removes them.
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 15) == 0)
-        let watcher = try await TestSubscriber(broker: broker, filters: ["homeassistant/#"])
+        let watcher = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
         try await watcher.waitFor(count: configs.count, timeout: 5)
         let disabledConfig = enabledConfig.replacingOccurrences(of: "enabled: true", with: "enabled: false")
         try disabledConfig.write(toFile: agent.configPath, atomically: true, encoding: .utf8)
@@ -104,7 +104,7 @@ import Testing
         #expect(removals.allSatisfy { $0.payload.isEmpty })
         #expect(Set(removals.map(\.topic)) == Set(configs.map(\.topic)))
         await watcher.close()
-        let late = try await TestSubscriber(broker: broker, filters: ["homeassistant/#"])
+        let late = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
         try await Task.sleep(for: .milliseconds(500))
         #expect(late.messages.isEmpty, "no discovery config is retained any more")
         await late.close()
@@ -122,7 +122,7 @@ import Testing
             )
         )
         defer { agent.runner.kill() }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/accelerometer"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/accelerometer"])
         try await subscriber.waitFor(count: 5, timeout: 20)
         await subscriber.close()
 

@@ -14,7 +14,7 @@ import Glibc
 /// and the history database open and the agent runs; at the end every message that was on disk unacknowledged
 /// at a kill has been delivered (at least once; duplicates bounded by the in-flight window per kill).
 ///
-/// `MOTION_AGENT_CHAOS_ITERATIONS` sets the number of kills (CI: 6; scripts/chaos.sh: 100), and
+/// `MOTION_AGENT_CHAOS_ITERATIONS` sets the number of kills (CI: 6; scripts/checks/chaos.sh: 100), and
 /// `MOTION_AGENT_CHAOS_SEED` the random moments. Figures are printed with the prefix `faults:`.
 @Suite(.serialized) struct PowerCutEndToEndTests {
     typealias Reliability = ReliabilityEndToEndTests

@@ -22,7 +22,7 @@ import Testing
 
     @Test func rawStreamsArriveWithCoreMotionFieldsUnitsAndRates() async throws {
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-raw/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-raw/#"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-raw",
@@ -97,7 +97,7 @@ import Testing
 
         // QoS and retain per stream: the gyroscope went QoS 1; the magnetometer is retained.
         #expect(gyro.allSatisfy { $0.qos == 1 })
-        let late = try await TestSubscriber(broker: broker, filters: ["motion/e2e-raw/magnetometer"])
+        let late = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-raw/magnetometer"])
         try await late.waitFor(count: 1, timeout: 5)
         #expect(late.messages.first?.retain == true, "a new subscriber gets the retained magnetometer sample")
         await late.close()
@@ -106,7 +106,7 @@ import Testing
 
     @Test func ratesAboveTheHardwareAreClampedAndUnneededSensorsSwitchedOff() async throws {
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-clamp/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-clamp/#"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-clamp",

@@ -12,7 +12,7 @@ import Testing
         return Quaternion(w: q["w"]!, x: q["x"]!, y: q["y"]!, z: q["z"]!)
     }
 
-    private func deviceMotion(_ subscriber: TestSubscriber, device: String, after mark: Int) -> [[String: Any]] {
+    private func deviceMotion(_ subscriber: CapturingSubscriber, device: String, after mark: Int) -> [[String: Any]] {
         subscriber.messages.dropFirst(mark).filter { $0.topic == "motion/\(device)/device-motion" }.map(payloadJSON)
     }
 
@@ -22,7 +22,7 @@ import Testing
         let first = try AgentProcess(config: AgentProcess.config(device: device, port: broker.port))
         var firstRunning = true
         defer { if firstRunning { first.runner.kill() } }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/#"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/#"])
         try await subscriber.waitFor(count: 10, on: "motion/\(device)/device-motion", timeout: 30)
         #expect(
             subscriber.messages(on: "motion/\(device)/device-motion").map(payloadJSON).allSatisfy {

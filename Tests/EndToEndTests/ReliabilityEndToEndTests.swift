@@ -37,7 +37,7 @@ import Testing
 
     /// A subscriber whose session (QoS 1 subscription and queued messages) the broker keeps while it is away.
     struct PersistentSubscriber {
-        let subscriber: TestSubscriber
+        let subscriber: CapturingSubscriber
         let options: BrokerConnectOptions
 
         init(_ broker: MosquittoBroker, device: String) async throws {
@@ -50,7 +50,7 @@ import Testing
         /// With `options` of any broker (a RabbitMQ node) and their client id and session.
         init(options: BrokerConnectOptions, device: String) async throws {
             self.options = options
-            subscriber = try await TestSubscriber(
+            subscriber = try await CapturingSubscriber(
                 options: options,
                 filters: ["motion/\(device)/accelerometer", "motion/\(device)/status"],
                 qos: 1

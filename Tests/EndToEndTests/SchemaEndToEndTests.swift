@@ -81,11 +81,11 @@ import Testing
         return topic.hasPrefix(prefix) ? String(topic.dropFirst(prefix.count)) : nil
     }
 
-    static func kinds(_ subscriber: TestSubscriber, device: String) -> Set<String> {
+    static func kinds(_ subscriber: CapturingSubscriber, device: String) -> Set<String> {
         Set(subscriber.messages.compactMap { kind($0.topic, device: device) })
     }
 
-    static func publish(_ subscriber: TestSubscriber, _ topic: String, _ payload: [UInt8]) throws {
+    static func publish(_ subscriber: CapturingSubscriber, _ topic: String, _ payload: [UInt8]) throws {
         _ = try payload.withUnsafeBytes {
             try subscriber.client.publish(topic: topic, payload: $0, qos: 1, retain: false)
         }
@@ -96,14 +96,14 @@ import Testing
     }
 
     /// Waits until `device` has answered `count` commands.
-    static func waitForReplies(_ subscriber: TestSubscriber, device: String, count: Int) async throws {
+    static func waitForReplies(_ subscriber: CapturingSubscriber, device: String, count: Int) async throws {
         try await subscriber.waitFor(count: count, on: "motion/\(device)/control/reply", timeout: 20)
     }
 
     /// Run 1's binary device-motion batches, as a binary subscriber reads them: layout version 2, the attitude
     /// accuracies in every record (−1 heading accuracy only in xArbitraryZVertical), and relativeAttitude =
     /// given⁻¹ ⊗ attitude, with the reply's reference time, in the records between set- and clear-reference-attitude.
-    static func checkBinaryDeviceMotion(_ subscriber: TestSubscriber) throws {
+    static func checkBinaryDeviceMotion(_ subscriber: CapturingSubscriber) throws {
         let topic = "motion/\(binaryDevice)/device-motion"
         let batches = subscriber.messages(on: topic).filter { $0.payload.starts(with: Array("MAB".utf8)) }
         #expect(batches.count >= 5, "binary device-motion batches captured: \(batches.count)")
@@ -173,7 +173,7 @@ import Testing
     @Test func everyPayloadMatchesItsSchemaAndBinaryBatchesDecode() async throws {
         let python = try Self.python()
         let broker = try await MosquittoBroker.started()
-        let subscriber = try await TestSubscriber(
+        let subscriber = try await CapturingSubscriber(
             broker: broker,
             filters: ["motion/\(Self.binaryDevice)/#", "motion/\(Self.jsonDevice)/#"]
         )

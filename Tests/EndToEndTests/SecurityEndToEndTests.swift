@@ -102,7 +102,7 @@ import Testing
         )
     }
 
-    /// An MQTT client over TLS with an account that collects what it receives. (TestSubscriber's readiness
+    /// An MQTT client over TLS with an account that collects what it receives. (CapturingSubscriber's readiness
     /// probe publishes to a private topic, which the shipped ACL rightly refuses.)
     final class Client: Sendable {
         let client = MosquittoClient()

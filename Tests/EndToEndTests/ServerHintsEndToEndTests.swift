@@ -13,7 +13,7 @@ import Testing
         let redirecting = try RedirectingBroker(reference: "127.0.0.1:\(broker.port)")
         defer { redirecting.stop() }
         let device = "server-reference"
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/\(device)/status"])
+        let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/status"])
         let config = FailoverEndToEndTests.config(
             device: device,
             servers: ["127.0.0.1:\(redirecting.port)"],

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The short soak that runs in CI (the long one is scripts/soak.py, in BENCHMARKS.md): the real agent at
+/// The short soak that runs in CI (the long one is scripts/checks/soak.py, in BENCHMARKS.md): the real agent at
 /// 1 kHz with every stream on for a minute; memory, file descriptors and threads must stay flat after warm-up.
 @Suite struct SoakEndToEndTests {
     struct Sample {
@@ -49,7 +49,11 @@ import Testing
             )
         )
         defer { agent.runner.kill() }
-        let subscriber = try await TestSubscriber(broker: broker, filters: ["motion/e2e-soak/device-motion"], qos: 0)
+        let subscriber = try await CapturingSubscriber(
+            broker: broker,
+            filters: ["motion/e2e-soak/device-motion"],
+            qos: 0
+        )
         try await subscriber.waitFor(count: 10, timeout: 20)
         try await Task.sleep(for: .seconds(20))  // warm-up: caches, first batches, the first history snapshot
         var samples: [Sample] = []

@@ -1,5 +1,5 @@
 // A test-only program that runs IIOSensors against whatever IIO context it is given — in the tests, the fake
-// IIO tree that Tests/Fixtures/iio/fake_iio.py builds in a private mount namespace (which a multi-threaded
+// IIO tree that Sources/Harness/FakeIIOTree/fake_iio.py builds in a private mount namespace (which a multi-threaded
 // test process cannot enter itself). It prints tab-separated lines the tests parse:
 //
 //   IIOProbe list [--uri URI] [--override DEVICE[/SENSOR]=MATRIX]...

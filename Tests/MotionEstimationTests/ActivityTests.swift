@@ -1,16 +1,16 @@
 import Foundation
 import MotionEstimation
 import MotionModel
+import TestSupport
 import Testing
 
 @Suite("Activity")
 struct ActivityTests {
-    static let tmd = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/data/activity/tmd_dataset_5secondWindow.csv")
 
     static func rows() throws -> [(row: Int, stats: ActivityModel.WindowStatistics, label: ActivityModel.ActivityClass)]
     {
-        let lines = try String(contentsOf: tmd, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst()
+        let lines = try DataFixtures.text("activity/tmd_dataset_5secondWindow.csv").split(whereSeparator: \.isNewline)
+            .dropFirst()
         var out: [(Int, ActivityModel.WindowStatistics, ActivityModel.ActivityClass)] = []
         for (i, line) in lines.enumerated() {
             // Columns: time, acc mean/min/max/std, gyro mean/min/max/std, sound ×4, target.
@@ -57,7 +57,7 @@ struct ActivityTests {
     @Test("the Swift trees reproduce the training script's probabilities")
     func exportFaithful() throws {
         let rows = try Self.rows()
-        // Printed by scripts/activity/train_activity.py for rows 0–2 (stationary, automotive, stationary).
+        // Printed by scripts/research/activity/train_activity.py for rows 0–2 (stationary, automotive, stationary).
         let expected: [[Double]] = [
             [0.991052, 0.000356, 0.000028, 0.000027, 0.008537],
             [0.005981, 0.002666, 0.000044, 0.000043, 0.991266],

@@ -1,23 +1,16 @@
 import Foundation
 import MotionModel
+import TestSupport
 import Testing
 
 @testable import MotionEstimation
 
-/// 80 s of BROAD trial 02 (40 s still, 40 s slow rotation) through the shipped estimator, scored like
-/// ../shared/tools/score_broad.py. BROAD: Laidig, Caruso, Cereatti, Seel, Data 6(7):72, 2021, CC-BY-4.0.
+/// 80 s of BROAD trial 02 (40 s still, 40 s slow rotation) through the shipped estimator, scored like BROAD's
+/// own scorer (Tests/Fixtures/data/README.md). BROAD: Laidig, Caruso, Cereatti, Seel, Data 6(7):72, 2021,
+/// CC-BY-4.0.
 @Suite struct DeviceMotionBroadSliceTests {
-    static let trial = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/data/broad/02_undisturbed_slow_rotation_B.csv").standardized.path
-
     @Test func slowRotationSliceMeetsTheBound() throws {
-        guard let text = try? String(contentsOfFile: Self.trial, encoding: .utf8) else {
-            Issue.record(
-                "cannot read \(Self.trial) — the BROAD data must sit in ../shared/data/broad next to the repository"
-            )
-            return
-        }
+        let text = try DataFixtures.text("broad/02_undisturbed_slow_rotation_B_0-80s.csv")
         var lines = text.split(separator: "\n")
         let header = lines.removeFirst().split(separator: ",").map(String.init)
         func index(_ n: String) -> Int { header.firstIndex(of: n)! }

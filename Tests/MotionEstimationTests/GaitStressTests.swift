@@ -2,6 +2,7 @@ import Foundation
 import MotionEstimation
 import MotionModel
 import Simulation
+import TestSupport
 import Testing
 
 /// Gaits built to break a step counter (`GaitStressSignal`) and real walks made harder (turned over, after
@@ -165,9 +166,9 @@ struct GaitStressTests {
     /// An Oxford walk (Salvi et al., EMBC 2018, CC-BY-4.0) at 50 Hz, the agent's pedometer rate: Core Motion
     /// g (−a / 9.80665) and the foot-switch steps.
     static func oxfordWalk(_ name: String) throws -> (samples: [IMUSample], steps: Int, walk: ClosedRange<Double>) {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/data/steps/\(name)")
-        let acc = try String(contentsOf: folder.appendingPathComponent("accelerometer.csv"), encoding: .utf8)
+        // Committed at 50 Hz, picked as below (the first sample at or after every 20 ms tick), so picking again
+        // keeps every row.
+        let acc = try DataFixtures.text("steps/\(name)/accelerometer-50hz.csv")
         var samples: [IMUSample] = []
         var origin: Int64?
         var nextTime = 0.0
@@ -182,7 +183,7 @@ struct GaitStressTests {
             nextTime += 0.02
             samples.append(IMUSample(timestamp: t, acceleration: Vector3(x, y, z) / -standardGravity))
         }
-        let gt = try String(contentsOf: folder.appendingPathComponent("groundtruth_footswitch.csv"), encoding: .utf8)
+        let gt = try DataFixtures.text("steps/\(name)/groundtruth_footswitch.csv")
         var truth = 0
         var previous: (Int, Int)?
         var firstStep = Double.infinity

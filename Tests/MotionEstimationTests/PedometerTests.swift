@@ -1,6 +1,7 @@
 import Foundation
 import MotionEstimation
 import MotionModel
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -185,9 +186,7 @@ struct PedometerTests {
 
     @Test("a real walk: Oxford step set, Pixel in hand, first 60 s")
     func realWalk() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/data/steps/Pixel_Jamie_Hard_InHand_1")
-        let acc = try String(contentsOf: folder.appendingPathComponent("accelerometer.csv"), encoding: .utf8)
+        let acc = try DataFixtures.text("steps/Pixel_Jamie_Hard_InHand_1/accelerometer-0-61s.csv")
         var p = Pedometer()
         var origin: Int64?
         for line in acc.split(whereSeparator: \.isNewline).dropFirst() {
@@ -200,7 +199,7 @@ struct PedometerTests {
             if t > 60 { break }
             p.update(IMUSample(timestamp: t, acceleration: Vector3(x, y, z) / -standardGravity))
         }
-        let gt = try String(contentsOf: folder.appendingPathComponent("groundtruth_footswitch.csv"), encoding: .utf8)
+        let gt = try DataFixtures.text("steps/Pixel_Jamie_Hard_InHand_1/groundtruth_footswitch.csv")
         var truth = 0
         var previous: (Int, Int)?
         for line in gt.split(whereSeparator: \.isNewline).dropFirst() {

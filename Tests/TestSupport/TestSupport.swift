@@ -1,4 +1,7 @@
-import MotionModel
+// The harness (real mosquitto, child processes, the fake IIO tree, a capturing subscriber) is shared with
+// motion-bench and lives in Sources/Harness; tests get it through this module.
+@_exported import Harness
 
-/// Shared fixtures for tests: a real mosquitto launcher, a fake IIO sysfs tree, process helpers.
+/// Test-only fixtures on top of the harness: the RabbitMQ cluster, the VM, TLS files, a redirecting broker, the
+/// Prometheus text parser and an acknowledgement recorder.
 public enum TestSupport {}

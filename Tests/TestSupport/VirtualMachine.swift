@@ -1,6 +1,6 @@
 import Foundation
 
-/// The system tests' VM (scripts/vm/vm.sh): Debian 12's own kernel in QEMU, from an image built of Debian
+/// The system tests' VM (scripts/system/vm/vm.sh): Debian 12's own kernel in QEMU, from an image built of Debian
 /// packages and cached by its recipe. Starts it, runs commands in it as root over ssh (127.0.0.1 only), copies
 /// files in and out, hands back the guest's console and journal for a failure's message, and always stops it.
 /// One VM at a time on a machine: `start` waits for a lock file so parallel tests queue instead of
@@ -10,7 +10,7 @@ public final class VirtualMachine: Sendable {
         public var description: String
     }
 
-    /// The repository root (scripts/vm lives there).
+    /// The repository root (scripts/system/vm lives there).
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
@@ -36,7 +36,8 @@ public final class VirtualMachine: Sendable {
         let result = try await vm.launcher(["start", run], timeout: 1500)
         guard result.status == 0 else {
             throw Failure(
-                description: "the VM did not start (scripts/vm/vm.sh start \(run)):\n\(result.error.suffix(3000))"
+                description:
+                    "the VM did not start (scripts/system/vm/vm.sh start \(run)):\n\(result.error.suffix(3000))"
             )
         }
         return vm
@@ -103,7 +104,7 @@ public final class VirtualMachine: Sendable {
     ) {
         let runner = ProcessRunner(
             executable: "/bin/bash",
-            arguments: [Self.repository + "/scripts/vm/vm.sh"] + arguments,
+            arguments: [Self.repository + "/scripts/system/vm/vm.sh"] + arguments,
             workingDirectory: Self.repository
         )
         try runner.start()

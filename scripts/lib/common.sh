@@ -73,7 +73,7 @@ ensure_python_venv() {
     export MOTION_AGENT_PYTHON="$venv/bin/python"
 }
 
-# ensure_python_venv, plus numpy (from PyPI) for the calibration scripts (scripts/broad_uncertainty.py); the tests
+# ensure_python_venv, plus numpy (from PyPI) for the calibration scripts (scripts/research/broad_uncertainty.py); the tests
 # do not need it, so it is installed only by the scripts that do.
 ensure_python_numpy() {
     ensure_python_venv
