@@ -4,8 +4,9 @@ import AgentPorts
 import MotionWire
 
 /// Re-reads config.yaml for `ControlPlane.reload(trigger:)` (SIGHUP and `reload-config`). Stream settings, the
-/// reference frame and the metrics interval apply at once, under the desired layers and command overrides; sections that shape connections or hardware (mqtt, source, device,
-/// topics…) need a restart, and the report says which. An invalid file changes nothing and the failure carries
+/// reference frame and the metrics interval apply at once, under the desired layers and command overrides; every
+/// other key (the schema's non-runtime part: mqtt, source, device, topics…) needs a restart, and the report says
+/// which (`AgentConfiguration.restartRequired(from:)`). An invalid file changes nothing and the failure carries
 /// every problem.
 public enum ConfigurationReload {
     public static func apply(
@@ -33,19 +34,7 @@ public enum ConfigurationReload {
         } catch {
             throw ControlFailure(.internalFailure, "applying \(path) failed: \(error) — see the agent's log")
         }
-        var restart: [String] = []
-        if new.device != running.device { restart.append("device") }
-        if new.agent != running.agent { restart.append("agent") }
-        if new.source != running.source { restart.append("source") }
-        if new.mqtt != running.mqtt { restart.append("mqtt") }
-        if new.topics != running.topics { restart.append("topics") }
-        if new.control != running.control { restart.append("control") }
-        if new.location != running.location { restart.append("location") }
-        if new.pedometer != running.pedometer { restart.append("pedometer") }
-        if new.altimeter != running.altimeter { restart.append("altimeter") }
-        if new.submersion != running.submersion { restart.append("submersion") }
-        if new.outbox != running.outbox { restart.append("outbox") }
-        if new.metrics.prometheusFile != running.metrics.prometheusFile { restart.append("metrics.prometheus_file") }
+        var restart = new.restartRequired(from: running)
         // The durable log is opened at start only when some stream is durable.
         let durable = { (c: AgentConfiguration) in c.streams.values.contains { $0.durable && $0.qos > 0 } }
         if durable(new) && !durable(running) { restart.append("streams.*.durable (the durable outbox)") }

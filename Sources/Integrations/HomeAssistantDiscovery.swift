@@ -144,145 +144,32 @@ public struct HomeAssistantDiscovery: Sendable {
             )
             return Message(topic: configTopic(component: component, objectID: objectID), entity: e)
         }
-        let pedometer = topics.stream(.pedometer)
-        let motion = topics.stream(.deviceMotion)
-        let accelerometer = topics.stream(.accelerometer)
-        let altimeter = topics.stream(.altimeter)
-        // Radians on the wire; degrees read better on a dashboard (57.29578 = 180/π).
-        func degrees(_ angle: String) -> String { "{{ (value_json.attitude.\(angle) * 57.29578) | round(1) }}" }
-        return [
-            entity(
-                "binary_sensor",
-                "online",
-                name: "Online",
-                stream: topics.status,
-                template: "{{ value_json.state }}",
-                deviceClass: "connectivity"
-            ),
-            // Steps and distance restart from 0 with the agent: total_increasing treats a drop as a reset.
-            entity(
-                "sensor",
-                "steps",
-                name: "Steps",
-                stream: pedometer,
-                template: "{{ value_json.numberOfSteps }}",
-                unit: "steps",
-                stateClass: "total_increasing",
-                icon: "mdi:walk"
-            ),
-            entity(
-                "sensor",
-                "distance",
-                name: "Distance",
-                stream: pedometer,
-                template: "{{ value_json.distance | round(1) }}",
-                unit: "m",
-                deviceClass: "distance",
-                stateClass: "total_increasing"
-            ),
-            entity(
-                "sensor",
-                "activity",
-                name: "Activity",
-                stream: topics.stream(.activity),
-                template: "{{ 'automotive' if value_json.automotive else 'cycling' if value_json.cycling else "
-                    + "'running' if value_json.running else 'walking' if value_json.walking else "
-                    + "'stationary' if value_json.stationary else 'unknown' }}",
-                deviceClass: "enum",
-                options: ["stationary", "walking", "running", "cycling", "automotive", "unknown"],
-                icon: "mdi:run"
-            ),
-            entity(
-                "sensor",
-                "relative_altitude",
-                name: "Relative altitude",
-                stream: altimeter,
-                template: "{{ value_json.relativeAltitude | round(2) }}",
-                unit: "m",
-                deviceClass: "distance",
-                stateClass: "measurement"
-            ),
-            entity(
-                "sensor",
-                "pressure",
-                name: "Pressure",
-                stream: altimeter,
-                template: "{{ value_json.pressure }}",
-                unit: "kPa",
-                deviceClass: "atmospheric_pressure",
-                stateClass: "measurement"
-            ),
-            entity(
-                "sensor",
-                "heading",
-                name: "Heading",
-                stream: motion,
-                template: "{{ value_json.heading | round(1) }}",
-                unit: "°",
-                stateClass: "measurement",
-                icon: "mdi:compass"
-            ),
-            entity(
-                "sensor",
-                "roll",
-                name: "Roll",
-                stream: motion,
-                template: degrees("roll"),
-                unit: "°",
-                stateClass: "measurement",
-                icon: "mdi:axis-y-rotate-clockwise"
-            ),
-            entity(
-                "sensor",
-                "pitch",
-                name: "Pitch",
-                stream: motion,
-                template: degrees("pitch"),
-                unit: "°",
-                stateClass: "measurement",
-                icon: "mdi:axis-x-rotate-clockwise"
-            ),
-            entity(
-                "sensor",
-                "yaw",
-                name: "Yaw",
-                stream: motion,
-                template: degrees("yaw"),
-                unit: "°",
-                stateClass: "measurement",
-                icon: "mdi:axis-z-rotate-clockwise"
-            ),
-            entity(
-                "sensor",
-                "acceleration_x",
-                name: "Acceleration x",
-                stream: accelerometer,
-                template: "{{ value_json.acceleration.x | round(3) }}",
-                unit: "g",
-                stateClass: "measurement",
-                icon: "mdi:axis-arrow"
-            ),
-            entity(
-                "sensor",
-                "acceleration_y",
-                name: "Acceleration y",
-                stream: accelerometer,
-                template: "{{ value_json.acceleration.y | round(3) }}",
-                unit: "g",
-                stateClass: "measurement",
-                icon: "mdi:axis-arrow"
-            ),
-            entity(
-                "sensor",
-                "acceleration_z",
-                name: "Acceleration z",
-                stream: accelerometer,
-                template: "{{ value_json.acceleration.z | round(3) }}",
-                unit: "g",
-                stateClass: "measurement",
-                icon: "mdi:axis-arrow"
-            ),
-        ]
+        // The online sensor reads the status; every other entity is a stream's (`StreamDescriptor.homeAssistant`).
+        let online = entity(
+            "binary_sensor",
+            "online",
+            name: "Online",
+            stream: topics.status,
+            template: "{{ value_json.state }}",
+            deviceClass: "connectivity"
+        )
+        return [online]
+            + StreamDescriptor.table.flatMap { descriptor in
+                descriptor.homeAssistant.map { sensor in
+                    entity(
+                        "sensor",
+                        sensor.objectID,
+                        name: sensor.name,
+                        stream: topics.topic(descriptor.topics[sensor.topic].payload),
+                        template: sensor.template,
+                        unit: sensor.unit,
+                        deviceClass: sensor.deviceClass,
+                        stateClass: sensor.stateClass,
+                        options: sensor.options,
+                        icon: sensor.icon
+                    )
+                }
+            }
     }
 
     /// A config's JSON payload (sorted keys, slashes unescaped).

@@ -298,12 +298,9 @@ public final class AgentController: Sendable {
         let topicIDs = Dictionary(
             uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) }
         )
-        for name in StreamName.allCases {
-            let expiry = settings[name]?.expirySeconds
-            topicTable.setExpiry(expiry, forTopic: topics.stream(name))
-            // The streams that publish on a second topic give it their expiry too.
-            if name == .pedometer { topicTable.setExpiry(expiry, forTopic: topics.pedometerEvents) }
-            if name == .altimeter { topicTable.setExpiry(expiry, forTopic: topics.absoluteAltitude) }
+        // A stream's derived topics (pedometer events, absolute altitude) share its expiry.
+        for topic in StreamDescriptor.allTopics {
+            topicTable.setExpiry(settings[topic.stream]?.expirySeconds, forTopic: topics.topic(topic.payload))
         }
         hub.flushThenReconfigure { streams in
             for stream in streams {

@@ -17,7 +17,7 @@ public enum OfferedRateNotes {
     ) -> [String: String] {
         var notes: [String: String] = [:]
         for (name, s) in settings where s.enabled {
-            guard let sensor = pacingSensor(name), let effective = effectiveRatesHz[name],
+            guard let sensor = name.descriptor.pacingSensor, let effective = effectiveRatesHz[name],
                 abs(effective - s.rateHz) <= 1e-9,
                 let deviceRate = planned.sensorRatesHz[sensor], deviceRate > 0,
                 let device = devices.first(where: { $0.id == planned.sensorDevices[sensor] }),
@@ -31,19 +31,6 @@ public enum OfferedRateNotes {
                 + "for even intervals ask for a rate it offers (\(device.supportedRates.sysfsText))"
         }
         return notes
-    }
-
-    /// The sensor whose samples a stream's decimator counts; none for the event streams, which cap how often
-    /// a changing value goes out.
-    static func pacingSensor(_ name: StreamName) -> SensorType? {
-        switch name {
-        case .accelerometer: .accelerometer
-        case .gyroscope: .gyroscope
-        case .magnetometer: .magnetometer
-        case .deviceMotion: .gyroscope
-        case .altimeter, .submersion: .barometer
-        case .pedometer, .activity: nil
-        }
     }
 
     private static func hz(_ v: Double) -> String {

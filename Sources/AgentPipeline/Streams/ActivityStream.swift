@@ -37,8 +37,6 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         estimator = ActivityEstimator()
     }
 
-    public var requiredSensors: Set<SensorType> { [.accelerometer] }
-
     /// The latest activity (unknown until the first window is full).
     public var current: MotionActivity { fusion.activity }
 

@@ -31,8 +31,6 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         self.absoluteTopicID = absoluteTopicID
     }
 
-    public var requiredSensors: Set<SensorType> { [.barometer] }
-
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.barometer: max(settings.rateHz, Self.estimationRateHz)] : [:]
     }

@@ -52,8 +52,7 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     }
 
     public var requiredSensors: Set<SensorType> {
-        estimator.referenceFrame.needsMagnetometer
-            ? [.accelerometer, .gyroscope, .magnetometer] : [.accelerometer, .gyroscope]
+        name.descriptor.requiredSensors.union(estimator.referenceFrame.needsMagnetometer ? [.magnetometer] : [])
     }
 
     public var referenceFrame: AttitudeReferenceFrame {

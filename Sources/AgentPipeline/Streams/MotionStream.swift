@@ -28,6 +28,9 @@ public protocol MotionStream: AnyObject, Sendable {
 
 extension MotionStream {
     public func flush(context: inout StreamContext) {}
+
+    /// The descriptor's sensors (device motion adds the magnetometer in the north frames).
+    public var requiredSensors: Set<SensorType> { name.descriptor.requiredSensors }
 }
 
 /// What a stream writes into: the outbox, the shared encoding buffer and the wall clock.

@@ -41,8 +41,6 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         self.eventsTopicID = eventsTopicID
     }
 
-    public var requiredSensors: Set<SensorType> { [.accelerometer] }
-
     /// Starts counting from zero; the next sample publishes the reset count.
     public func reset() {
         pedometer = Pedometer(settings: pedometer.settings)

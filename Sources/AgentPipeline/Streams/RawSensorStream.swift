@@ -18,24 +18,15 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
 
     /// Nil for names that are not raw sensor streams.
     public init?(name: StreamName, settings: StreamSettings) {
+        let descriptor = name.descriptor
+        guard descriptor.isRawSensor, let sensor = descriptor.pacingSensor,
+            let kind = BinaryBatchLayout.Kind(payload: descriptor.primary.payload)
+        else { return nil }
         self.name = name
         self.settings = settings
-        switch name {
-        case .accelerometer:
-            batcher = SampleBatcher(kind: .accelerometer)
-            sensor = .accelerometer
-        case .gyroscope:
-            batcher = SampleBatcher(kind: .gyroscope)
-            sensor = .gyroscope
-        case .magnetometer:
-            batcher = SampleBatcher(kind: .magnetometer)
-            sensor = .magnetometer
-        default:
-            return nil
-        }
+        self.sensor = sensor
+        batcher = SampleBatcher(kind: kind)
     }
-
-    public var requiredSensors: Set<SensorType> { [sensor] }
 
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [sensor: settings.rateHz] : [:]

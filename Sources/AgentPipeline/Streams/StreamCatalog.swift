@@ -68,7 +68,7 @@ public struct StreamCatalog: Sendable {
             return PedometerStream(
                 settings: settings,
                 userHeightM: configuration.pedometer.userHeightM,
-                eventsTopicID: topicTable.id(for: topics.pedometerEvents),
+                eventsTopicID: topicTable.id(for: topics.topic(.pedometerEvents)),
                 gait: gait
             )
         case .activity:
@@ -77,7 +77,7 @@ public struct StreamCatalog: Sendable {
             return AltimeterStream(
                 settings: settings,
                 seaLevelPressureKPa: configuration.altimeter.seaLevelPressureKPa,
-                absoluteTopicID: topicTable.id(for: topics.absoluteAltitude)
+                absoluteTopicID: topicTable.id(for: topics.topic(.absoluteAltitude))
             )
         case .submersion:
             return SubmersionStream(

@@ -28,8 +28,6 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         estimator = SubmersionEstimator(settings: s)
     }
 
-    public var requiredSensors: Set<SensorType> { [.barometer] }
-
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.barometer: max(settings.rateHz, Self.estimationRateHz)] : [:]
     }

@@ -1,3 +1,4 @@
+import AgentPorts
 import MotionModel
 
 /// The binary batch layout ("MAB", docs/payloads.md "Batched streams"), all little-endian:
@@ -44,6 +45,18 @@ public enum BinaryBatchLayout {
 
         /// The versions a reader of this layout accepts for this kind, oldest first.
         public var readableVersions: ClosedRange<UInt8> { 1...version }
+
+        /// The record kind of a payload that batches; nil for the payloads that are never batched (a test checks
+        /// this against the streams' `StreamDescriptor.batches`).
+        public init?(payload: PayloadKind) {
+            switch payload {
+            case .accelerometer: self = .accelerometer
+            case .gyroscope: self = .gyroscope
+            case .magnetometer: self = .magnetometer
+            case .deviceMotion: self = .deviceMotion
+            case .pedometer, .pedometerEvents, .activity, .altimeter, .absoluteAltitude, .submersion: return nil
+            }
+        }
     }
 
     public static let magic: (UInt8, UInt8, UInt8) = (0x4D, 0x41, 0x42)
@@ -99,4 +112,9 @@ public enum BinaryBatchLayout {
     public static func referenceFrame(code: UInt8) -> AttitudeReferenceFrame? {
         AttitudeReferenceFrame.allCases.first { Self.code(of: $0) == code }
     }
+}
+
+extension PayloadKind {
+    /// The record layout of its binary batches; nil for payloads that are never batched.
+    public var binaryKind: BinaryBatchLayout.Kind? { BinaryBatchLayout.Kind(payload: self) }
 }

@@ -1,3 +1,4 @@
+import AgentPorts
 import MotionModel
 
 /// What one stream message says, as Core Motion's types. Dates that the agent keeps on the sensor clock
