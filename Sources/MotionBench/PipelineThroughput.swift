@@ -93,7 +93,7 @@ struct PipelineThroughput: ParsableCommand {
             declinationDegrees: nil
         )
         let controller = AgentController(
-            configuration: configuration,
+            configuration: { [configuration] in configuration },
             source: source,
             hub: hub,
             topics: topics,

@@ -30,7 +30,7 @@ import Testing
         let source = try stillReplaySource("control")
         let hub = SensorHub(outbox: Outbox())
         let reconciler = testReconciler(stateDirectory: stateDirectory)
-        let controller = try startedController(source: source, configuration: reconciler.effective, hub: hub)
+        let controller = try startedController(source: source, configuration: { reconciler.effective }, hub: hub)
         let clock = ManualClock()
         let plane = ControlPlane(
             controller: controller,

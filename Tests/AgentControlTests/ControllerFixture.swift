@@ -7,11 +7,12 @@ import Logging
 import MotionWire
 import Recording
 
-/// What the control tests drive: a started controller over `source`, with the default configuration and every
-/// stream from the real catalog, on device `dev1`'s topics.
+/// What the control tests drive: a started controller over `source` running `configuration` (a reconciler's
+/// effective configuration, or the defaults), with every stream from the real catalog, on device `dev1`'s
+/// topics.
 func startedController(
     source: any SensorSource,
-    configuration: AgentConfiguration = AgentConfiguration(),
+    configuration: @escaping @Sendable () -> AgentConfiguration = { AgentConfiguration() },
     hub: SensorHub = SensorHub(outbox: Outbox()),
     referenceAttitudeStore: ReferenceAttitudeStore? = nil,
     logger: Logger = Logger(label: "test")

@@ -28,7 +28,7 @@ import Testing
         logger.logLevel = .critical
         let controller = try startedController(
             source: source,
-            configuration: reconciler.effective,
+            configuration: { reconciler.effective },
             hub: hub,
             referenceAttitudeStore: stateDirectory.map { ReferenceAttitudeStore(stateDirectory: $0, logger: logger) },
             logger: logger

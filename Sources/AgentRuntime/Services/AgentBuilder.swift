@@ -94,7 +94,7 @@ public struct AgentBuilder {
             faults: { faultBox.forward($0) }
         )
         let controller = AgentController(
-            configuration: configuration,
+            configuration: { [reconciler] in reconciler.effective },
             source: source,
             hub: hub,
             topics: topics,
@@ -182,6 +182,7 @@ public struct AgentBuilder {
             outbox: outbox,
             hub: hub,
             controller: controller,
+            reconciler: reconciler,
             publisher: publisher,
             history: history,
             operations: operations,

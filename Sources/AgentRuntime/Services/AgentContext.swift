@@ -26,6 +26,8 @@ final class AgentContext: Sendable {
     let outbox: Outbox
     let hub: SensorHub
     let controller: AgentController
+    /// The configuration's layers; `effective` is what the agent runs.
+    let reconciler: ConfigurationReconciler
     let publisher: OutboxPublisher
     let history: HistoryRecorder?
     let operations: AgentOperations
@@ -58,6 +60,7 @@ final class AgentContext: Sendable {
         outbox: Outbox,
         hub: SensorHub,
         controller: AgentController,
+        reconciler: ConfigurationReconciler,
         publisher: OutboxPublisher,
         history: HistoryRecorder?,
         operations: AgentOperations,
@@ -80,6 +83,7 @@ final class AgentContext: Sendable {
         self.outbox = outbox
         self.hub = hub
         self.controller = controller
+        self.reconciler = reconciler
         self.publisher = publisher
         self.history = history
         self.operations = operations

@@ -14,7 +14,7 @@ final class MetricsService: Service {
         await cancelWhenGracefulShutdown { [context] in
             await context.operations.reportMetrics(
                 bootCount: boot,
-                interval: { context.controller.metricsIntervalSeconds }
+                interval: { context.reconciler.effective.metrics.intervalS }
             ) { context.healthCounters() }
         }
     }
