@@ -39,8 +39,7 @@ public struct ControlAdmission: Sendable {
 
     public let settings: Settings
     private let signature: CommandSignature?
-    private var tokens: Double
-    private var lastRefill: Double
+    private var bucket: TokenBucket
     private var recentIDs: [String] = []
     private var recentSet: Set<String> = []
     private var nonces: NonceLedger?
@@ -49,8 +48,7 @@ public struct ControlAdmission: Sendable {
     public init(settings: Settings, now: Double) {
         self.settings = settings
         signature = settings.hmacKey.map(CommandSignature.init(key:))
-        tokens = settings.burst
-        lastRefill = now
+        bucket = TokenBucket(rate: settings.ratePerSecond, capacity: settings.burst, now: now)
         if settings.hmacKey != nil {
             nonces = NonceLedger(windowSeconds: settings.signatureWindowSeconds, capacity: settings.rememberedNonces)
         }
@@ -147,13 +145,7 @@ public struct ControlAdmission: Sendable {
     /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).
     static func seconds(_ value: Double) -> String { String(format: "%.0f", value) }
 
-    private mutating func takeToken(now: Double) -> Bool {
-        tokens = min(settings.burst, tokens + max(0, now - lastRefill) * settings.ratePerSecond)
-        lastRefill = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
+    private mutating func takeToken(now: Double) -> Bool { bucket.take(now: now) }
 
     /// Remembers `id`; false when it was remembered already.
     private mutating func remember(_ id: String) -> Bool {
