@@ -18,7 +18,7 @@ import Synchronization
 /// With an HMAC key (`Settings.hmacKey`) unsigned, tampered, stale and replayed envelopes are refused (401)
 /// before the command is even parsed.
 public final class ControlPlane: Sendable {
-    public typealias Settings = ControlAdmission.Settings
+    public typealias Settings = ControlDoorSettings
 
     /// What to send back, and whether the retained status must be republished.
     public struct Outcome: Sendable {
@@ -152,7 +152,7 @@ public final class ControlPlane: Sendable {
     }
 
     /// The configuration's account for the status document (see `ConfigurationStatus`).
-    public func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
+    package func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
         reconciler.status(notes: notes)
     }
 
