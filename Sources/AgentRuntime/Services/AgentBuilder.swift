@@ -158,12 +158,11 @@ public struct AgentBuilder {
             reloadConfiguration: { [configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
-            inboundDropped: { connections.inboundDropped },
             logger: logger
         )
         // Desired documents are retained: the broker hands every layer over at each subscription, so a device that
         // was offline or is new converges on its first connection.
-        let desiredSubscriptions = desiredTopics.keys.sorted() + [topics.desiredProbe]
+        let desiredSubscriptions = desiredTopics.keys.sorted()
         let subscriptions =
             [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions
