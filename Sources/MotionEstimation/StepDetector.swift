@@ -214,8 +214,8 @@ public struct StepDetector: Sendable {
     private var lastCandidateTime = -Double.infinity
     // Candidate times awaiting confirmation: fixed capacity, allocated once here.
     private var pending: ContiguousArray<Double>
-    // Whether the motion may have been gait when each pending crossing came (`gaitLike`): a crossing is
-    // back-counted only then.
+    // Whether the motion may have been gait when each pending crossing came (`gaitLike`): only then is a
+    // crossing before the confirmation window back-counted.
     private var pendingGait: ContiguousArray<Bool>
     private var pendingCount = 0
     private var gravity = Vector3.zero
@@ -431,26 +431,52 @@ public struct StepDetector: Sendable {
 
     /// The first step of a walk just confirmed on the crossings from `first` on, and how many steps it has
     /// made so far: the confirmation window's, and before the window the earlier crossings while they keep
-    /// the walk's rhythm (one or two step periods apart, within `backCountTolerance`) and the motion was
-    /// gait-like when they came (`gaitLike`). So the steps a walk made before it was confirmed are counted
-    /// once it is — the reported count catches up, as Core Motion's does — while a bag swinging during a
-    /// still period, whose crossings are regular too but whose motion is mostly sideways, adds none.
+    /// the window's rhythm (within `backCountTolerance`) and the motion was gait-like when they came
+    /// (`gaitLike`). So steps a walk made before it was confirmed are counted once it is: the reported count
+    /// catches up, as Core Motion's does. A bag swinging during a still period makes crossings as regular,
+    /// but its motion is mostly sideways: they are not back-counted. The price: a walk's first steps taken
+    /// while the vertical share still holds the handling before the walk are not back-counted either, and
+    /// nothing else measured here tells the two apart (the vertical share from each crossing to the
+    /// confirmation, and that of each step's own stretch, were tried on the Oxford walk starts and the bag
+    /// stress cases: they overlap).
     private func backCount(from first: Int, period: Double) -> (start: Double, steps: Int) {
-        var steps = Self.steps(from: pending[first], to: pending[pendingCount - 1], period: period)
-        guard period > 0 else { return (pending[first], steps) }
+        let last = pendingCount - 1
+        var steps = Self.steps(from: pending[first], to: pending[last], period: period)
+        guard period > 0, last > first else { return (pending[first], steps) }
+        // Steps per crossing in the window: one, or two when the crossings are strides. Before the window
+        // an interval may be one spacing or two (a crossing missed), and a crossing just after a step is that
+        // step's twin (a double bump), skipped; the earliest interval counted must be a single spacing: a
+        // longer one there is more likely a walk's slow first step, or a pause, than a missed crossing.
+        let perCrossing = min(max(((pending[last] - pending[first]) / Double(last - first) / period).rounded(), 1), 2)
+        let spacing = perCrossing * period
+        let tolerance = Self.backCountTolerance * spacing
         var j = first
-        while j > 0, pendingGait[j - 1] {
-            let d = pending[j] - pending[j - 1]
-            let n = (d / period).rounded()
-            guard n >= 1, n <= 2, abs(d - n * period) <= Self.backCountTolerance * period else { break }
-            steps += Int(n)
-            j -= 1
+        var previous = first
+        var lastAdded = 0
+        var k = first - 1
+        while k >= 0, pendingGait[k] {
+            let d = pending[j] - pending[k]
+            if d < spacing - tolerance {
+                k -= 1  // a twin crossing
+                continue
+            }
+            let n = (d / spacing).rounded()
+            guard n >= 1, n <= 2, abs(d - n * spacing) <= n * tolerance else { break }
+            lastAdded = Int(n)
+            steps += Int(n * perCrossing)
+            previous = j
+            j = k
+            k -= 1
+        }
+        if lastAdded == 2 {
+            steps -= Int(2 * perCrossing)
+            j = previous
         }
         return (pending[j], steps)
     }
 
-    /// How far, as a fraction of the step period, an earlier crossing may be off the walk's rhythm and
-    /// still be back-counted (the confirmation window itself accepts intervals varying up to
+    /// How far, as a fraction of the window's crossing spacing, an earlier crossing may be off the walk's
+    /// rhythm and still be back-counted (the confirmation window itself accepts intervals varying up to
     /// `maximumIntervalRatio`).
     static let backCountTolerance = 0.3
 
@@ -514,7 +540,7 @@ public struct StepDetector: Sendable {
     /// How many steps the pending crossings from index `start` on span when they come at a steady rate
     /// (`isRegular`), or at a steady rate with single crossings missing — an interval of about two periods
     /// (`missedStepRatio`) between others of one, as when the other leg's softer strike sometimes stays
-    /// under the threshold; nil when irregular.
+    /// under the threshold, though not first; nil when irregular.
     private func regularSteps(from start: Int) -> Int? {
         let intervals = pendingCount - 1 - start
         guard intervals > 0 else { return 0 }
@@ -523,6 +549,8 @@ public struct StepDetector: Sendable {
         for i in (start + 1)..<pendingCount { shortest = min(shortest, pending[i] - pending[i - 1]) }
         var steps = 0
         var singles = 0
+        // The first interval must be single: a long one there is more likely a walk's slow first step.
+        guard pending[start + 1] - pending[start] <= Self.singleIntervalRatio * shortest else { return nil }
         for i in (start + 1)..<pendingCount {
             let ratio = (pending[i] - pending[i - 1]) / shortest
             if ratio <= Self.singleIntervalRatio {
