@@ -1,0 +1,301 @@
+import AgentConfig
+import AgentControl
+import AgentPipeline
+import AgentPorts
+import Foundation
+import Integrations
+import Logging
+import MotionEstimation
+import MotionWire
+import ServiceLifecycle
+
+/// Wires the agent — source → hub → streams → outbox → publisher → broker, the controller, the control door,
+/// the history and the operator's reports — and returns its services in the order of one `ServiceGroup`.
+public struct AgentBuilder {
+    public struct Options: Sendable {
+        /// Seconds the shutdown may spend handing queued messages to the broker.
+        public var drainTimeout: Double = 3
+        /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
+        public var outboxBytes: Int = 2 << 20
+        public init() {}
+    }
+
+    public var configuration: AgentConfiguration
+    public var source: SensorSource
+    public var broker: BrokerClient
+    public var stateDirectory: String
+    public var password: String?
+    /// The file `reload-config` and SIGHUP re-read; nil when the agent is built without one.
+    public var configurationPath: String?
+    public var hmacKey: [UInt8]?
+    public var host: HostSystem
+    public var logger: Logger
+    public var options: Options
+
+    public init(
+        configuration: AgentConfiguration,
+        source: SensorSource,
+        broker: BrokerClient,
+        stateDirectory: String,
+        password: String?,
+        configurationPath: String? = nil,
+        hmacKey: [UInt8]? = nil,
+        host: HostSystem,
+        logger: Logger,
+        options: Options = Options()
+    ) {
+        self.configuration = configuration
+        self.source = source
+        self.broker = broker
+        self.stateDirectory = stateDirectory
+        self.password = password
+        self.configurationPath = configurationPath
+        self.hmacKey = hmacKey
+        self.host = host
+        self.logger = logger
+        self.options = options
+    }
+
+    public func build() -> AgentServices {
+        // config.yaml under the desired layers and command overrides the state directory kept: what this run
+        // starts with, whether or not the broker is reachable.
+        let reconciler = ConfigurationReconciler(
+            base: configuration,
+            store: configuration.control.persist ? DesiredStateStore(stateDirectory: stateDirectory) : nil,
+            now: WallClock.realtimeNow(),
+            logger: logger
+        )
+        let configuration = reconciler.effective
+        let (host, broker, logger) = (self.host, self.broker, self.logger)
+        let durable = openDurableOutbox()
+        let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var pipelineOptions = Pipeline.Options()
+        pipelineOptions.outboxBytes = options.outboxBytes
+        pipelineOptions.durableStaging = durable?.staging
+        pipelineOptions.clock = WallClock(isSynchronized: { host.isClockSynchronized() })
+        pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
+        pipelineOptions.referenceAttitudeStore =
+            configuration.control.persist
+            ? ReferenceAttitudeStore(stateDirectory: stateDirectory, logger: logger) : nil
+        // The acquisition thread only records and yields; the control service republishes the status.
+        pipelineOptions.faults = { fault in
+            deviceFaults.continuation.yield()
+            if fault.recovered {
+                logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
+            } else {
+                logger.error("sensor device fault: \(fault.message)", metadata: ["iio.device": "\(fault.deviceID)"])
+            }
+        }
+        let pipeline = Pipeline(
+            configuration: { [reconciler] in reconciler.effective },
+            source: source,
+            options: pipelineOptions,
+            logger: logger
+        )
+        let (topics, controller, outbox, hub) = (pipeline.topics, pipeline.controller, pipeline.outbox, pipeline.hub)
+        let publisher = OutboxPublisher(
+            outbox: outbox,
+            topics: pipeline.topicTable,
+            broker: broker,
+            window: configuration.mqtt.maxInflight,
+            durable: durable,
+            logger: logger
+        )
+        let startup = AgentStartup()
+        let bootCount = SharedCounter()
+        let operations = AgentOperations(
+            configuration: configuration,
+            topics: topics,
+            broker: broker,
+            stateDirectory: stateDirectory,
+            host: host,
+            logger: logger
+        )
+        let connections = operations.connections
+        let history = HistoryRecorder.open(
+            stateDirectory: stateDirectory,
+            retentionDays: configuration.pedometer.historyRetentionDays,
+            controller: controller,
+            logger: logger
+        )
+        let composer = StatusComposer(
+            controller: controller,
+            outbox: outbox,
+            publisher: publisher,
+            reconciler: reconciler,
+            connections: connections,
+            bootCount: bootCount
+        )
+        let status = StatusPublisher(composer: composer, broker: broker, topic: topics.status, logger: logger)
+        let health = HealthReporter(
+            host: host,
+            connections: connections,
+            publisher: publisher,
+            firstServer: configuration.mqtt.endpoints[0].description,
+            logger: logger
+        )
+        let probe = DesiredStateProbe(broker: broker, topic: topics.desiredProbe, logger: logger)
+        var controlSettings = ControlPlane.Settings()
+        controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
+        controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
+        controlSettings.burst = Double(configuration.control.rateLimitBurst)
+        controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
+        controlSettings.hmacKey = hmacKey
+        var desiredTopics: [String: ConfigurationLayer] = [
+            topics.desired: .device, configuration.control.fleetDesiredTopic: .fleet,
+        ]
+        for group in configuration.control.groups { desiredTopics[TopicScheme.groupDesired(group)] = .group(group) }
+        let control = ControlPlane(
+            controller: controller,
+            history: history,
+            reconciler: reconciler,
+            desiredTopics: desiredTopics,
+            topics: topics,
+            deviceID: configuration.device.id,
+            settings: controlSettings,
+            clockSynchronized: { host.isClockSynchronized() },
+            statusDocument: { composer.status(.online, reason: nil) },
+            reloadConfiguration: { [configurationPath] in
+                try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
+            },
+            inboundDropped: { connections.inboundDropped },
+            logger: logger
+        )
+        // Desired documents are retained: the broker hands every layer over at each subscription, so a device that
+        // was offline or is new converges on its first connection.
+        let desiredSubscriptions = desiredTopics.keys.sorted() + [topics.desiredProbe]
+        let subscriptions =
+            [topics.control, configuration.control.fleetTopic]
+            + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions
+        let inbox = ControlInbox(counters: connections)
+        let connectOptions = Self.connectOptions(
+            configuration,
+            password: password,
+            will: topics.status,
+            composer: composer
+        )
+        let estimatorStore = EstimatorStateStore(stateDirectory: stateDirectory, logger: logger)
+        var services: [any Service] = [
+            AgentLifecycleService(
+                host: host,
+                startup: startup,
+                bootCount: bootCount,
+                controller: controller,
+                estimatorStore: estimatorStore,
+                outbox: outbox,
+                publisher: publisher,
+                health: health,
+                deviceID: configuration.device.id,
+                sourceSummary: source.summary,
+                logger: logger
+            ),
+            ConnectionSupervisorService(
+                mqtt: configuration.mqtt,
+                deviceID: configuration.device.id,
+                connectOptions: connectOptions,
+                broker: broker,
+                inbox: inbox,
+                control: control,
+                subscriptions: subscriptions,
+                status: status,
+                probe: probe,
+                publisher: publisher,
+                operations: operations,
+                health: health,
+                startup: startup,
+                drainTimeout: options.drainTimeout,
+                logger: logger
+            ),
+            ControlService(
+                control: control,
+                inbox: inbox,
+                broker: broker,
+                status: status,
+                probe: probe,
+                desiredTopics: desiredSubscriptions,
+                connections: connections,
+                deviceFaults: deviceFaults.stream,
+                startup: startup,
+                logger: logger
+            ),
+            OutboxPublisherService(
+                publisher: publisher,
+                controller: controller,
+                health: health,
+                status: status,
+                startup: startup,
+                drainTimeout: options.drainTimeout,
+                logger: logger
+            ),
+            MetricsService(
+                operations: operations,
+                interval: { reconciler.effective.metrics.intervalS },
+                counters: { [source] in
+                    HealthCounters(
+                        outbox: outbox.snapshot,
+                        hub: hub.counters,
+                        devices: source.deviceCounters(),
+                        durable: publisher.durableCounters
+                    )
+                },
+                startup: startup
+            ),
+        ]
+        if let history { services.append(HistoryService(history: history, startup: startup)) }
+        services += [
+            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup),
+            AcquisitionService(source: source, hub: hub, startup: startup, logger: logger),
+            WatchdogService(host: host, hub: hub, controller: controller, startup: startup, logger: logger),
+        ]
+        return AgentServices(services: services)
+    }
+
+    /// The options of every connection of this start: the broker and credentials of config.yaml, and the will —
+    /// the offline status with this start's boot count.
+    private static func connectOptions(
+        _ configuration: AgentConfiguration,
+        password: String?,
+        will topic: String,
+        composer: StatusComposer
+    ) -> @Sendable (UInt64) throws -> BrokerConnectOptions {
+        { bootCount in
+            let mqtt = configuration.mqtt
+            let willBytes = try StatusPublisher.encoder.encode(composer.will(bootCount: bootCount))
+            return BrokerConnectOptions(
+                host: mqtt.host,
+                port: mqtt.port,
+                clientID: configuration.resolvedClientID,
+                protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
+                keepaliveSeconds: mqtt.keepalive,
+                cleanSession: mqtt.cleanSession,
+                username: mqtt.username,
+                password: password,
+                tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
+                will: BrokerWill(topic: topic, payload: Array(willBytes), qos: 1, retain: true),
+                maxInflightMessages: mqtt.maxInflight,
+                sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
+            )
+        }
+    }
+
+    /// The durable log when some stream asks for one; nil (after saying why) when it cannot be opened.
+    private func openDurableOutbox() -> OutboxPublisher.Durable? {
+        guard configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) else { return nil }
+        do {
+            let log = try DurableLog(
+                directory: stateDirectory + "/outbox",
+                maxBytes: configuration.outbox.maxBytes,
+                maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
+                logger: logger
+            )
+            return OutboxPublisher.Durable(
+                staging: Outbox(capacityBytes: options.outboxBytes),
+                log: log,
+                replayRate: Double(configuration.outbox.replayRate)
+            )
+        } catch {
+            logger.error("\(error) — durable streams are kept in memory only")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The built agent: its services in `ServiceGroup` order.
+///
+/// The order states the shutdown, which runs backwards, each service finishing before the next is told:
+/// the watchdog says STOPPING=1; acquisition stops; the estimators' state is saved and the history polled a
+/// last time; the metrics stop; the publisher flushes the batches and drains the outbox while the broker's
+/// acknowledgements keep arriving on their own path; control stops; the connection supervisor publishes the
+/// goodbye and disconnects; the lifecycle service logs what was left and marks the health file stopped.
+public struct AgentServices: Sendable {
+    public let services: [any Service]
+
+    init(services: [any Service]) {
+        self.services = services
+    }
+
+    /// One group running every service; `gracefulShutdownSignals` start the ordered shutdown.
+    public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
+        ServiceGroup(services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
+    }
+}

@@ -1,0 +1,234 @@
+import AgentConfig
+import AgentControl
+import AgentPipeline
+import AgentPorts
+import Integrations
+import Logging
+import MotionWire
+import ServiceLifecycle
+
+/// Performs what `ConnectionSupervisor` decides: reads the broker's events, hands inbound messages to the
+/// control inbox at once (never waiting on a command), and sleeps out back-offs on a timer while events keep
+/// flowing. Second in the group, so it stops after the outbox has drained: then the goodbye, and DISCONNECT.
+final class ConnectionSupervisorService: Service {
+    private typealias Supervisor = ConnectionSupervisor<ContinuousClock>
+
+    private let mqtt: MQTTSettings
+    private let deviceID: String
+    /// The connect options of this start (the will carries the boot count); the supervisor picks the server.
+    private let connectOptions: @Sendable (_ bootCount: UInt64) throws -> BrokerConnectOptions
+    private let broker: BrokerClient
+    private let inbox: ControlInbox
+    private let control: ControlPlane
+    /// Commands, groups, the desired layers and the probe: subscribed after every CONNACK.
+    private let subscriptions: [String]
+    private let status: StatusPublisher
+    private let probe: DesiredStateProbe
+    private let publisher: OutboxPublisher
+    private let operations: AgentOperations
+    private let health: HealthReporter
+    private let startup: AgentStartup
+    /// Seconds the goodbye's disconnect may spend flushing.
+    private let drainTimeout: Double
+    private let logger: Logger
+
+    init(
+        mqtt: MQTTSettings,
+        deviceID: String,
+        connectOptions: @escaping @Sendable (_ bootCount: UInt64) throws -> BrokerConnectOptions,
+        broker: BrokerClient,
+        inbox: ControlInbox,
+        control: ControlPlane,
+        subscriptions: [String],
+        status: StatusPublisher,
+        probe: DesiredStateProbe,
+        publisher: OutboxPublisher,
+        operations: AgentOperations,
+        health: HealthReporter,
+        startup: AgentStartup,
+        drainTimeout: Double,
+        logger: Logger
+    ) {
+        self.mqtt = mqtt
+        self.deviceID = deviceID
+        self.connectOptions = connectOptions
+        self.broker = broker
+        self.inbox = inbox
+        self.control = control
+        self.subscriptions = subscriptions
+        self.status = status
+        self.probe = probe
+        self.publisher = publisher
+        self.operations = operations
+        self.health = health
+        self.startup = startup
+        self.drainTimeout = drainTimeout
+        self.logger = logger
+    }
+
+    func run() async throws {
+        guard let boot = await startup.bootCount() else { return }
+        let baseOptions = try connectOptions(boot)
+        let logger = self.logger
+        let mqtt = self.mqtt
+        let endpoints = mqtt.endpoints
+        // Seeded per device and per start (String hashing is seeded per process): a fleet that restarts
+        // together spreads its first servers and its retries.
+        var backoff = Backoff(
+            base: mqtt.reconnectMinDelay,
+            cap: mqtt.reconnectMaxDelay,
+            seed: UInt64(truncatingIfNeeded: deviceID.hashValue),
+            jitter: mqtt.reconnectJitter == .equal ? .equal : .full
+        )
+        let firstServer = min(Int(backoff.unit() * Double(endpoints.count)), endpoints.count - 1)
+        let clock = ContinuousClock()
+        var supervisor = Supervisor(
+            clock: clock,
+            backoff: backoff,
+            servers: endpoints.map(\.description),
+            firstServer: firstServer,
+            protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
+            protocolFallback: mqtt.protocolVersion == .auto
+        )
+        if endpoints.count > 1 {
+            logger.info(
+                "\(endpoints.count) brokers in mqtt.servers: \(supervisor.servers.joined(separator: ", ")); starting at \(supervisor.servers[firstServer])"
+            )
+        }
+        logger.info("connecting to mqtt://\(supervisor.servers[firstServer]) as \(baseOptions.clientID)")
+        /// The options of the next attempt: the supervisor's server and protocol.
+        func nextOptions() -> BrokerConnectOptions {
+            var options = baseOptions
+            let name = supervisor.servers[supervisor.server]
+            // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
+            let endpoint =
+                endpoints.first { $0.description == name }
+                ?? MQTTEndpoint(parsing: name, defaultPort: mqtt.port)
+                ?? endpoints[0]
+            options.host = endpoint.host
+            options.port = endpoint.port
+            options.protocolVersion = supervisor.protocolVersion
+            return options
+        }
+        func publishLink() {
+            operations.connections.use(
+                BrokerLink(
+                    server: supervisor.servers[supervisor.server],
+                    protocol: supervisor.protocolVersion.rawValue,
+                    failovers: supervisor.failovers
+                )
+            )
+        }
+        publishLink()
+        let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
+        let defaultPort = mqtt.port
+        let forwarder = Task { [broker, inbox] in
+            for await event in broker.events {
+                switch event {
+                case .message(let message): inbox.offer(message)
+                case .connected(let sessionPresent): feed.yield(.connected(sessionPresent: sessionPresent))
+                case .connectFailed(let code, let reason, let isAuthorization):
+                    // 0x84 Unsupported Protocol Version (MQTT 5), which libmosquitto also reports for a 3.1.1
+                    // broker's CONNACK 1 "unacceptable protocol version" to a version-5 CONNECT.
+                    if code == 0x84 {
+                        feed.yield(.protocolRefused(reason: reason))
+                    } else {
+                        feed.yield(.connectFailed(reason: reason, isAuthorization: isAuthorization))
+                    }
+                case .disconnected(let reason, let expected):
+                    feed.yield(.disconnected(reason: reason, expected: expected))
+                case .serverReference(let written):
+                    feed.yield(
+                        .serverReference(
+                            server: Supervisor.referredServer(written, defaultPort: defaultPort),
+                            written: written
+                        )
+                    )
+                }
+            }
+        }
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
+        /// The current connection's desired-state probe, published after the birth.
+        var token: [UInt8] = []
+
+        /// Performs `actions`; returns true once the connection has been closed for good.
+        func perform(_ actions: [Supervisor.Action]) async -> Bool {
+            var closed = false
+            for action in actions {
+                switch action {
+                case .connect:
+                    publishLink()
+                    let options = nextOptions()
+                    do {
+                        try broker.connect(options)
+                    } catch {
+                        logger.error("cannot connect to \(options.host):\(options.port): \(error)")
+                    }
+                case .writeHealth(let state, let lastError, let failures, let retryIn):
+                    health.write(
+                        state,
+                        broker: supervisor.servers[supervisor.server],
+                        lastError: lastError,
+                        failures: failures,
+                        retryIn: retryIn
+                    )
+                case .log(let level, let message):
+                    logger.log(level: level, "\(message)")
+                case .publishBirth:
+                    status.publish(.online)
+                case .subscribeControl:
+                    // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
+                    token = control.beginDesiredSnapshot()
+                    do {
+                        try broker.subscribe(subscriptions, qos: 1)
+                    } catch {
+                        logger.error(
+                            "cannot subscribe to the control topics \(subscriptions): \(error) — commands will not reach this device"
+                        )
+                    }
+                case .probeDesiredState:
+                    probe.publish(token)
+                case .setPublisherConnected(let up):
+                    publisher.setConnected(up)
+                case .reportConnected:
+                    operations.connected()
+                case .reportConnectFailed:
+                    operations.connectFailed()
+                case .wait(let deadline):
+                    timer?.cancel()
+                    timer = Task {
+                        try? await clock.sleep(until: deadline, tolerance: nil)
+                        feed.yield(.tick)
+                    }
+                case .publishGoodbye:
+                    if broker.isConnected { status.publish(.offline, reason: "shutdown") }
+                case .disconnect:
+                    await broker.disconnect(flushTimeout: drainTimeout)
+                    closed = true
+                }
+            }
+            return closed
+        }
+
+        var closed = false
+        await withGracefulShutdownHandler {
+            feed.yield(.start)
+            for await event in inputs {
+                if await perform(supervisor.handle(event)) {
+                    closed = true
+                    break
+                }
+            }
+        } onGracefulShutdown: {
+            feed.yield(.shutdown)
+        }
+        // Cancelled rather than shut down gracefully: still leave the broker with a goodbye.
+        if !closed { _ = await perform(supervisor.handle(.shutdown)) }
+        feed.finish()
+        // Ends the client's event stream (AsyncStream cancellation), as the agent is done with it.
+        forwarder.cancel()
+        await forwarder.value
+        inbox.finish()
+    }
+}
