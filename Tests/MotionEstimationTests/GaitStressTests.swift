@@ -186,6 +186,31 @@ struct GaitStressTests {
         #expect(o.activeShare >= 0.95, "\(rate) Hz: walking for \(o.activeShare) of the walk")
     }
 
+    @Test("a walk's steps before its confirmation count once it is confirmed", arguments: [1.8, 2.2])
+    func stepsBeforeConfirmation(cadence: Double) throws {
+        // A walk from half a second after start, while the vertical share is still settling (here over 4 s,
+        // so that several regular crossings come before the gate can open): the walk is confirmed on a window
+        // of the last five crossings, and the count then jumps by every step so far, not by the window's five
+        // (the count before issue 31).
+        var s = GaitStressSignal(cadence: cadence, bounce: 0.3)
+        s.rate = 50
+        let still = 0.5
+        let (samples, _) = s.samples(still: still, walk: 20)
+        var settings = StepDetector.Settings.defaults
+        settings.verticalTimeConstant = 4
+        var detector = StepDetector(settings: settings)
+        var confirmation: (time: Double, steps: Int)?
+        for sample in samples {
+            let u = detector.update(timestamp: sample.timestamp, acceleration: sample.acceleration!)
+            if u.walkStarted != nil, confirmation == nil { confirmation = (sample.timestamp, u.newSteps) }
+        }
+        let c = try #require(confirmation)
+        // Strikes at the walk's start and then every 1/cadence s (within its 2 % jitter).
+        let made = Int(((c.time - still) * cadence).rounded(.down)) + 1
+        #expect(c.steps > settings.confirmationSteps, "confirmed at \(c.time) s with \(c.steps) steps of \(made)")
+        #expect(abs(c.steps - made) <= 1, "confirmed at \(c.time) s with \(c.steps) steps of \(made)")
+    }
+
     @Test("a walk after ten minutes at rest")
     func afterLongRest() {
         var s = GaitStressSignal(cadence: 1.7, bounce: 0.25)
