@@ -5,6 +5,7 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import Recording
 
 /// What the control tests drive: a started controller over `source` running `configuration` (a reconciler's
@@ -54,7 +55,7 @@ func testReconciler(stateDirectory: String? = nil) -> ConfigurationReconciler {
     logger.logLevel = .critical
     return ConfigurationReconciler(
         base: AgentConfiguration(),
-        store: stateDirectory.map { DesiredStateStore(stateDirectory: $0) },
+        store: stateDirectory.map { DesiredStateStore(state: StateFiles(path: $0)) },
         now: 1_763_700_000,
         logger: logger
     )

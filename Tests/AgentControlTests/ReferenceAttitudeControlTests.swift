@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import MotionModel
 import MotionWire
+import Platform
 import Testing
 
 /// `set-reference-attitude` and `clear-reference-attitude` through the control door, the desired layers'
@@ -30,7 +31,9 @@ import Testing
             source: source,
             configuration: { reconciler.effective },
             hub: hub,
-            referenceAttitudeStore: stateDirectory.map { ReferenceAttitudeStore(stateDirectory: $0, logger: logger) },
+            referenceAttitudeStore: stateDirectory.map {
+                ReferenceAttitudeStore(state: StateFiles(path: $0), logger: logger)
+            },
             logger: logger
         )
         let plane = ControlPlane(

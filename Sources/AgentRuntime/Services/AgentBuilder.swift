@@ -23,7 +23,8 @@ public struct AgentBuilder {
     public var configuration: AgentConfiguration
     public var source: SensorSource
     public var broker: BrokerClient
-    public var stateDirectory: String
+    /// Where the agent keeps what survives a restart (Platform's `StateFiles` on the device).
+    public var state: any StateDirectory
     public var password: String?
     /// The file `reload-config` and SIGHUP re-read; nil when the agent is built without one.
     public var configurationPath: String?
@@ -36,7 +37,7 @@ public struct AgentBuilder {
         configuration: AgentConfiguration,
         source: SensorSource,
         broker: BrokerClient,
-        stateDirectory: String,
+        state: any StateDirectory,
         password: String?,
         configurationPath: String? = nil,
         hmacKey: [UInt8]? = nil,
@@ -47,7 +48,7 @@ public struct AgentBuilder {
         self.configuration = configuration
         self.source = source
         self.broker = broker
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.password = password
         self.configurationPath = configurationPath
         self.hmacKey = hmacKey
@@ -61,7 +62,7 @@ public struct AgentBuilder {
         // starts with, whether or not the broker is reachable.
         let reconciler = ConfigurationReconciler(
             base: configuration,
-            store: configuration.control.persist ? DesiredStateStore(stateDirectory: stateDirectory) : nil,
+            store: configuration.control.persist ? DesiredStateStore(state: state) : nil,
             now: WallClock.realtimeNow(),
             logger: logger
         )
@@ -76,7 +77,7 @@ public struct AgentBuilder {
         pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
         pipelineOptions.referenceAttitudeStore =
             configuration.control.persist
-            ? ReferenceAttitudeStore(stateDirectory: stateDirectory, logger: logger) : nil
+            ? ReferenceAttitudeStore(state: state, logger: logger) : nil
         // The acquisition thread only records and yields; the control service republishes the status.
         pipelineOptions.faults = { fault in
             deviceFaults.continuation.yield()
@@ -107,13 +108,13 @@ public struct AgentBuilder {
             configuration: configuration,
             topics: topics,
             broker: broker,
-            stateDirectory: stateDirectory,
+            state: state,
             host: host,
             logger: logger
         )
         let connections = operations.connections
         let history = HistoryRecorder.open(
-            stateDirectory: stateDirectory,
+            state: state,
             retentionDays: configuration.pedometer.historyRetentionDays,
             controller: controller,
             logger: logger
@@ -134,7 +135,6 @@ public struct AgentBuilder {
             firstServer: configuration.mqtt.endpoints[0].description,
             logger: logger
         )
-        let probe = DesiredStateProbe(broker: broker, topic: topics.desiredProbe, logger: logger)
         var controlSettings = ControlPlane.Settings()
         controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
@@ -174,7 +174,7 @@ public struct AgentBuilder {
             will: topics.status,
             composer: composer
         )
-        let estimatorStore = EstimatorStateStore(stateDirectory: stateDirectory, logger: logger)
+        let estimatorStore = EstimatorStateStore(state: state, logger: logger)
         var services: [any Service] = [
             AgentLifecycleService(
                 host: host,
@@ -198,7 +198,6 @@ public struct AgentBuilder {
                 control: control,
                 subscriptions: subscriptions,
                 status: status,
-                probe: probe,
                 publisher: publisher,
                 operations: operations,
                 health: health,
@@ -211,7 +210,6 @@ public struct AgentBuilder {
                 inbox: inbox,
                 broker: broker,
                 status: status,
-                probe: probe,
                 desiredTopics: desiredSubscriptions,
                 connections: connections,
                 deviceFaults: deviceFaults.stream,
@@ -283,7 +281,7 @@ public struct AgentBuilder {
         guard configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) else { return nil }
         do {
             let log = try DurableLog(
-                directory: stateDirectory + "/outbox",
+                storage: state.segmentStorage(),
                 maxBytes: configuration.outbox.maxBytes,
                 maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
                 logger: logger
