@@ -38,7 +38,7 @@ extension ConfigurationDecoder {
         checkServers()
         checkDurableStreams()
         checkLocation()
-        checkHMACKey()
+        checkTrustedKeys()
     }
 
     private mutating func checkReplay() {
@@ -196,16 +196,19 @@ extension ConfigurationDecoder {
         }
     }
 
-    /// The key is read now so that a missing or short key stops the agent at start, not at the first command.
-    private mutating func checkHMACKey() {
-        guard let file = configuration.control.hmacKeyFile, !refused.contains("control.hmac_key_file") else { return }
-        if case .failure(let problem) = FileAccess.key(at: file) {
+    /// The keys are read now so that a missing or malformed trust file stops the agent at start, not at the
+    /// first command.
+    private mutating func checkTrustedKeys() {
+        guard let file = configuration.control.trustedKeysFile, !refused.contains("control.trusted_keys_file") else {
+            return
+        }
+        if case .failure(let problem) = FileAccess.trustedKeys(at: file) {
             report(
                 problem.kind,
-                keyPath: "control.hmac_key_file",
+                keyPath: "control.trusted_keys_file",
                 value: file,
                 problem: problem.problem,
-                allowed: ConfigurationSchema.hmacKeyAllowed
+                allowed: ConfigurationSchema.trustedKeysAllowed
             )
         }
     }

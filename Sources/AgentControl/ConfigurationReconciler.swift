@@ -30,17 +30,32 @@ public final class ConfigurationReconciler: Sendable {
 
     private let state: Mutex<State>
     private let store: DesiredStateStore?
+    /// Opens received and kept documents (verifying them when signing is on).
+    private let opener: DesiredDocumentOpener
+    /// Each layer's topic, for opening what the state directory kept.
+    private let topics: [ConfigurationLayer: String]
     private let logger: Logger
 
     /// Builds the layers from config.yaml and what the state directory kept (`store`, nil when
     /// `control.persist` is off), migrating round one's `streams.json` once. Problems with kept files are
     /// logged; the agent starts with what is usable.
-    public init(base: AgentConfiguration, store: DesiredStateStore?, now: Double, logger: Logger) {
+    public init(
+        base: AgentConfiguration,
+        store: DesiredStateStore?,
+        opener: DesiredDocumentOpener = DesiredDocumentOpener(keys: nil),
+        topics: [ConfigurationLayer: String] = [:],
+        now: Double,
+        logger: Logger
+    ) {
         self.store = store
+        self.opener = opener
+        self.topics = topics
         self.logger = logger
         var layers = ConfigurationLayers(base: base)
         if let store {
-            let kept = store.load(layers: layers.order)
+            let kept = store.load(layers: layers.order) { payload, layer in
+                opener.open(payload, layer: layer, topic: topics[layer] ?? "\(layer)").mapError { $0 as any Error }
+            }
             for problem in kept.problems { logger.error("\(problem)") }
             layers = ConfigurationLayers(base: base, documents: kept.documents, overrides: kept.overrides)
             if let (legacy, problems) = store.migrateLegacyStreams(base: base) {
@@ -110,8 +125,8 @@ public final class ConfigurationReconciler: Sendable {
         return superseded
     }
 
-    /// A layer's retained document as it arrived. `verify` opens a signed envelope (nil when signing is off).
-    /// An empty payload is not a clear — a broker that retains nothing for a topic says nothing about the layer
+    /// A layer's retained document as it arrived, opened (and verified when signing is on) by the reconciler's
+    /// opener. An empty payload is not a clear — a broker that retains nothing for a topic says nothing about the layer
     /// (a cluster node may simply never have had the document) — so it changes nothing; a clear is a document
     /// (`{"version": N, "clear": true}`). Refusals are logged and kept for the status.
     public func receive(
@@ -119,7 +134,6 @@ public final class ConfigurationReconciler: Sendable {
         for layer: ConfigurationLayer,
         topic: String,
         now: Double,
-        verify: (([UInt8]) -> Result<[UInt8], ControlFailure>)?,
         apply: (AgentConfiguration) throws -> Void
     ) -> DocumentOutcome {
         guard !payload.isEmpty else {
@@ -128,18 +142,11 @@ public final class ConfigurationReconciler: Sendable {
             )
             return .unchanged
         }
-        var bytes = payload
-        if let verify {
-            switch verify(payload) {
-            case .success(let opened): bytes = opened
-            case .failure(let failure): return refuse(layer, version: nil, failure.message, topic: topic, now: now)
-            }
-        }
         let document: DesiredDocument
-        do {
-            document = try DesiredDocument.decode(bytes, source: topic)
-        } catch {
-            return refuse(layer, version: nil, "\(error)", topic: topic, now: now)
+        switch opener.open(payload, layer: layer, topic: topic) {
+        case .success(let opened): document = opened
+        case .failure(let refusal):
+            return refuse(layer, version: refusal.version, refusal.reason, topic: topic, now: now)
         }
         var outcome = DocumentOutcome.unchanged
         do {

@@ -10,7 +10,7 @@ struct Arguments {
     private let members: [String: StrictJSON.Value]
     /// Envelope keys every command may carry; `counter` and `target` guard signed commands against replay and
     /// redirection (`CommandSignature`).
-    private var used: Set<String> = ["id", "command", "timestamp", "counter", "target", "nonce"]
+    private var used: Set<String> = ["id", "command", "timestamp", "counter", "target"]
 
     init(_ members: [(key: String, value: StrictJSON.Value)]) {
         // Keys are unique: the strict parser refuses a repeated one.

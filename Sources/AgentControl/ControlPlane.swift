@@ -15,8 +15,9 @@ import Synchronization
 /// streams, wrong types, absurd values (400/404), commands older than `maxAgeSeconds` when the clock is
 /// synchronized (409), and anything beyond the rate limit (429). Retained commands are ignored (they would
 /// re-apply at every reconnect); a redelivered command (same id, QoS 1) is applied once and not answered twice.
-/// With an HMAC key (`Settings.hmacKey`) unsigned, tampered, stale and replayed envelopes are refused (401)
-/// before the command is even parsed.
+/// With the operators' keys (`Settings.keys`) every command and desired document must be signed by one of them
+/// for its own topic: unsigned, tampered, moved and replayed envelopes are refused (401) before the command is
+/// even parsed. Replies go only to the command's own reply namespace (`replyTopic(for:)`).
 public final class ControlPlane: Sendable {
     public typealias Settings = ControlDoorSettings
 
@@ -35,9 +36,6 @@ public final class ControlPlane: Sendable {
     private let reconciler: ConfigurationReconciler
     /// Desired-state topic → its layer (`{root}/desired`, the fleet's, each group's).
     private let desiredTopics: [String: ConfigurationLayer]
-    /// Opens signed desired documents when `Settings.hmacKey` is set.
-    private let signature: CommandSignature?
-    private let maxPayloadBytes: Int
     private let topics: TopicScheme
     private let deviceID: String
     private let clock: @Sendable () -> Double
@@ -69,23 +67,47 @@ public final class ControlPlane: Sendable {
         self.history = history
         self.reconciler = reconciler
         self.desiredTopics = desiredTopics
-        signature = settings.hmacKey.map(CommandSignature.init(key:))
-        maxPayloadBytes = settings.maxPayloadBytes
         self.topics = topics
         self.deviceID = deviceID
         self.clock = clock
         self.clockSynchronized = clockSynchronized
         self.statusDocument = statusDocument
         self.logger = logger
-        door = Mutex(ControlAdmission(settings: settings, now: clock()))
+        door = Mutex(ControlAdmission(settings: settings, now: clock(), logger: logger))
+    }
+
+    /// Where the answer to `message` goes: its MQTT 5 response topic when that lies in the operators' reply
+    /// namespace (`motion-ctl/<client>/reply`), with this device's id as one more level so the operator's tool
+    /// reads whose answer it is from the topic; otherwise this device's own `{root}/control/reply`. A sender
+    /// cannot point replies anywhere else — at the fleet's control topic (where every device would answer every
+    /// answer) or at a desired-state topic.
+    func replyTopic(for message: InboundMessage) -> String {
+        guard let requested = message.responseTopic, Self.isOperatorReplyTopic(requested) else {
+            return topics.controlReply
+        }
+        return requested + "/" + deviceID
+    }
+
+    /// `motion-ctl/<one level>/reply`: what `motion-agent ctl` asks for.
+    static func isOperatorReplyTopic(_ topic: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.count == 3 && levels[0] == "motion-ctl" && levels[2] == "reply" && !levels[1].isEmpty
+            && TopicScheme.levelProblem(String(levels[1])) == nil
     }
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
     public func handle(_ message: InboundMessage) -> Outcome? {
-        door.withLock { admission -> Outcome? in
+        if let requested = message.responseTopic, !Self.isOperatorReplyTopic(requested) {
+            logger.warning(
+                "a command asked for its answer on \(Printable.text(requested, limit: 200)), outside the operators' reply namespace: it is answered on \(topics.controlReply) instead (motion-ctl/<client>/reply is accepted)",
+                metadata: ["mqtt.topic": "\(message.topic)"]
+            )
+        }
+        return door.withLock { admission -> Outcome? in
             // Read inside the door, so admission sees the clock advance in the order it admits.
             let verdict = admission.admit(
                 message.payload,
+                topic: message.topic,
                 retained: message.retain,
                 now: clock(),
                 clockSynchronized: clockSynchronized()
@@ -93,7 +115,10 @@ public final class ControlPlane: Sendable {
             let request: ControlRequest
             switch verdict {
             case .ignored(let reason):
-                logger.warning("control message ignored: \(reason)", metadata: ["mqtt.topic": "\(message.topic)"])
+                logger.warning(
+                    "control message ignored: \(Printable.text(reason, limit: 400))",
+                    metadata: ["mqtt.topic": "\(message.topic)"]
+                )
                 return nil
             case .refused(let failure):
                 return refuse(failure, message)
@@ -117,7 +142,7 @@ public final class ControlPlane: Sendable {
                     metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"]
                 )
                 return Outcome(
-                    replyTopic: message.responseTopic ?? topics.controlReply,
+                    replyTopic: replyTopic(for: message),
                     reply: .applied(id: request.id, device: deviceID, result: result),
                     correlationData: message.correlationData,
                     stateChanged: descriptor.changesState
@@ -158,12 +183,7 @@ public final class ControlPlane: Sendable {
             payload,
             for: layer,
             topic: topic,
-            now: clock(),
-            verify: signature.map { signature in
-                { [maxPayloadBytes] payload in
-                    signature.verify(payload, maximumSize: maxPayloadBytes, what: "the desired document")
-                }
-            }
+            now: clock()
         ) { [controller] effective in _ = try controller.apply(effective) }
         switch outcome {
         case .applied, .refused, .stale: return true
@@ -211,11 +231,13 @@ public final class ControlPlane: Sendable {
     private func refuse(_ failure: ControlFailure, _ message: InboundMessage) -> Outcome {
         let reply = ControlReply.refused(failure, device: deviceID)
         logger.warning(
-            "control command refused (\(reply.code)): \(failure.message)",
-            metadata: ["agent.command_id": "\(failure.id ?? "-")", "mqtt.topic": "\(message.topic)"]
+            "control command refused (\(reply.code)): \(Printable.text(failure.message, limit: 400))",
+            metadata: [
+                "agent.command_id": "\(failure.id.map { Printable.text($0) } ?? "-")", "mqtt.topic": "\(message.topic)",
+            ]
         )
         return Outcome(
-            replyTopic: message.responseTopic ?? topics.controlReply,
+            replyTopic: replyTopic(for: message),
             reply: reply,
             correlationData: message.correlationData,
             stateChanged: false

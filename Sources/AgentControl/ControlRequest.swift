@@ -58,6 +58,13 @@ public struct ControlRequest: Sendable, Equatable {
                 )
             )
         }
+        return parse(members: members)
+    }
+
+    /// Reads a command object's members (a plain command's, or a signed one's once opened).
+    public static func parse(
+        members: [(key: String, value: StrictJSON.Value)]
+    ) -> Result<ControlRequest, ControlFailure> {
         var args = Arguments(members)
         let id: String
         switch args.string("id") {

@@ -1,3 +1,4 @@
+import AgentControl
 import Foundation
 import TestSupport
 import Testing
@@ -246,20 +247,24 @@ import Testing
         await status.close()
     }
 
-    /// With control.hmac_key_file set, a desired document must be signed like a command: an unsigned one is
-    /// refused whole and reported, the version in force stays, and `fleet set --hmac-key-file` is applied.
+    /// With control.trusted_keys_file set, a desired document must be signed like a command: an unsigned one is
+    /// refused whole and reported, the version in force stays, and `fleet set --signing-key` is applied — after
+    /// `--replace`, since the retained document it would build on is the refused one.
     @Test func anUnsignedDocumentIsRefusedWhenSigningIsOnAndASignedOneApplies() async throws {
         let broker = try await MosquittoBroker.started()
         let directory = NSTemporaryDirectory() + "motion-agent-e2e-signed-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let keyPath = directory + "/control.key"
-        try Data("desired-test-key-0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyPath))
+        let keyPath = directory + "/operator.key"
+        let key = try OperatorSigningKey(id: "ops-desired", privateKey: Array(repeating: 3, count: 32))
+        try key.fileText.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        chmod(keyPath, 0o600)
+        try (key.trustLine + "\n").write(toFile: directory + "/trusted.keys", atomically: true, encoding: .utf8)
         let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-signed",
                 port: broker.port,
-                extra: "control:\n  hmac_key_file: control.key\n"
+                extra: "control:\n  trusted_keys_file: trusted.keys\n"
             ),
             directory: directory
         )
@@ -269,7 +274,7 @@ import Testing
         var (code, output) = try await Self.fleet(
             broker,
             [
-                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=25", "--wait",
+                "set", "--device", "e2e-signed", "--signing-key", keyPath, "streams.gyroscope.rate_hz=25", "--wait",
                 "20",
             ]
         )
@@ -289,17 +294,25 @@ import Testing
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v1"))
         #expect(Self.desired(birth) == ["device": 1])
 
-        // The operator's tool signs: the next version applies over the refused one.
+        // The operator's tool will not build on a retained document it cannot verify...
+        (code, output) = try await Self.fleet(
+            broker,
+            ["set", "--device", "e2e-signed", "--signing-key", keyPath, "streams.gyroscope.rate_hz=20", "--wait", "20"]
+        )
+        #expect(code != 0 && output.contains("--replace"), "\(output)")
+        // ...and with --replace signs a fresh one: the next version applies over the refused one.
         (code, output) = try await Self.fleet(
             broker,
             [
-                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=20", "--wait",
+                "set", "--device", "e2e-signed", "--signing-key", keyPath, "--replace", "streams.gyroscope.rate_hz=20",
+                "--wait",
                 "20",
             ]
         )
         #expect(code == 0, "\(output)")
         try await Self.waitFor(status, "streams.gyroscope.rate_hz", "20")
-        #expect(Self.desired(Self.lastBirth(status)) == ["device": 3])
+        // One above the version the device reports (the refused document's 2 was never taken as a version).
+        #expect(Self.desired(Self.lastBirth(status)) == ["device": 2])
         await status.close()
     }
 
