@@ -176,14 +176,26 @@ package struct ControlAdmission: Sendable {
         )
     }
 
-    /// A refusal of something that could not be verified: answered while the refusal budget lasts.
+    /// A refusal of something that could not be verified: answered while the refusal budget lasts. Beyond it the
+    /// refusals are counted and reported in one log line every `unansweredReportSeconds` (an empty reason is not
+    /// logged), so a flood of junk fills neither the broker with replies nor the journal with lines.
     private mutating func unverified(_ failure: ControlFailure, now: Double) -> Verdict {
         if refusals.take(now: now) { return .refused(failure) }
         unansweredRefusals += 1
+        guard now - lastUnansweredReport >= Self.unansweredReportSeconds || now < lastUnansweredReport else {
+            return .ignored("")
+        }
+        let count = unansweredRefusals - reportedUnanswered
+        lastUnansweredReport = now
+        reportedUnanswered = unansweredRefusals
         return .ignored(
-            "refused without an answer (more than \(settings.refusalsPerSecond) refusals a second): \(failure.message)"
+            "\(count) control message(s) refused without an answer since the last report (more than \(settings.refusalsPerSecond) a second could not be verified; \(unansweredRefusals) since start) — the latest: \(failure.message)"
         )
     }
+
+    static let unansweredReportSeconds = 10.0
+    private var lastUnansweredReport = -Double.infinity
+    private var reportedUnanswered: UInt64 = 0
 
     /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far
     /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).

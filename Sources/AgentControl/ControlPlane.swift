@@ -115,6 +115,7 @@ public final class ControlPlane: Sendable {
             let request: ControlRequest
             switch verdict {
             case .ignored(let reason):
+                guard !reason.isEmpty else { return nil }  // counted, and reported in a later line
                 logger.warning(
                     "control message ignored: \(Printable.text(reason, limit: 400))",
                     metadata: ["mqtt.topic": "\(message.topic)"]

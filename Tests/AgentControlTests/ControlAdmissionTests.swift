@@ -185,11 +185,21 @@ import Testing
         settings.refusalBurst = 3
         var a = ControlAdmission(settings: settings, now: Self.now)
         var answered = 0
+        var reports: [String] = []
         for i in 0..<100 {
-            if case .refused = admit(&a, #"{"id":"junk\#(i)","command":"stop","stream":"gyroscope"}"#) { answered += 1 }
+            switch admit(&a, #"{"id":"junk\#(i)","command":"stop","stream":"gyroscope"}"#) {
+            case .refused: answered += 1
+            case .ignored(let reason) where !reason.isEmpty: reports.append(reason)
+            default: break
+            }
         }
         #expect(answered == 3, "the refusal burst, then silence")
         #expect(a.unansweredRefusals == 97)
+        // One log line for the whole burst (the first unanswered one), not 97.
+        #expect(
+            reports.count == 1 && reports[0].hasPrefix("1 control message(s) refused without an answer"),
+            "\(reports)"
+        )
         let ok = TestOperator.signed(TestOperator.command("real", "ping"), counter: 1_763_700_000_000_100)
         #expect(
             isAdmitted(
