@@ -140,8 +140,7 @@ final class IIODeviceWorker: @unchecked Sendable {
         let matrices = info.mountMatrices
         // A triggered-buffer driver with no trigger to give it (ak8975 without an hrtimer trigger) cannot
         // fill its buffer: read it by polling instead.
-        let triggerless = info.acceptsTrigger && info.trigger == nil
-        if info.isBuffered && !triggerless {
+        if !info.isPolled {
             try captureBuffered(
                 context: context,
                 device: device,
