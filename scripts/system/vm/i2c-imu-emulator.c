@@ -10,7 +10,7 @@
 // - writes each chip's data registers from the recording at the recording's rate (one I2C block write per
 //   chip per sample, so a driver's multi-byte read never sees half of two samples), in the chip's own format
 //   (endianness, bit width) and at the scale its range register selects, as the kernel driver reads it back;
-// - every millisecond plays the chip's side of what a register file cannot do: self-clearing reset and boot
+// - every 2 ms plays the chip's side of what a register file cannot do: self-clearing reset and boot
 //   bits (restoring the power-on registers), command registers (bmi160's CMD), power-down modes (no new data
 //   while the chip sleeps), and on-demand measurements (ak8975: a single measurement is latched into the data
 //   registers with DRDY set, then the chip powers down again).
@@ -81,7 +81,8 @@ struct chip;
 struct chip_type {
     const char *name;
     void (*preset)(struct chip *);
-    // Every millisecond: command and self-clearing registers, on-demand measurements.
+    // Every 2 ms: command and self-clearing registers, on-demand measurements (the ak8975 driver looks for its
+    // result 10 ms after asking).
     void (*service)(struct chip *, const struct sample *);
     // Every recording sample: the data registers of a chip that measures continuously.
     void (*feed)(struct chip *, const struct sample *);
@@ -545,7 +546,7 @@ int main(int argc, char **argv) {
             printf("\n");
             fflush(stdout);
         }
-        tick.tv_nsec += 1000000;
+        tick.tv_nsec += 2000000;
         if (tick.tv_nsec >= 1000000000) {
             tick.tv_nsec -= 1000000000;
             tick.tv_sec++;
