@@ -18,7 +18,7 @@ final class IIODeviceWorker: @unchecked Sendable {
     let info: IIODeviceInfo
     let uri: String
     let control = WorkerControl()
-    private let state: IIOSourceState
+    let state: IIOSourceState
     private let sink: any SampleSink
     private let delivery: DeliveryGate
     let retry: IIORetryPolicy
@@ -105,6 +105,21 @@ final class IIODeviceWorker: @unchecked Sendable {
             metadata: [
                 "fix":
                     "none needed, the samples keep flowing; a driver bug (Linux's hid-sensor-press keeps its first timestamp)"
+            ]
+        )
+    }
+
+    /// A polled device reads slower than planned: said once per session, with what it takes.
+    func pollingFellBehind(achievedHz: Double, plannedHz: Double, readSeconds: Double) {
+        logger.warning(
+            "polled reads cannot keep the planned rate",
+            metadata: [
+                "planned_hz": "\(plannedHz)", "achieved_hz": "\((achievedHz * 10).rounded() / 10)",
+                "read_ms": "\((readSeconds * 10000).rounded() / 10)",
+                "fix": """
+                    the driver takes that long for one read of every channel (a one-shot driver waits for samples \
+                    at its own rate); wire the chip's interrupt line so the driver can buffer, or ask for less
+                    """,
             ]
         )
     }
