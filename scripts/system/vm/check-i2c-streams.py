@@ -3,7 +3,7 @@
 against the recording the emulator fed them.
 
     check-i2c-streams.py TRUTH.json CAPTURE.txt SCALES.json [--label NAME] [--min N] [--tear K]
-                         [--no-magnetometer] [--altimeter] [--rate HZ] [--timing OUT.json]
+                         [--no-magnetometer] [--altimeter] [--floor HZ] [--timing OUT.json]
 
 TRUTH.json: make-replay.py's truth (the recording in Core Motion's units and sign, the board's frame). CAPTURE.txt:
 `mosquitto_sub -v` lines. SCALES.json: {"accel": in_accel_scale, "anglvel": …, "magn": …, "pressure_kPa": the
@@ -19,7 +19,8 @@ quantised at the scale the driver reports, so for every stream:
 - the accelerometer carries Core Motion's sign (face up at rest: z ≈ −1 g).
 Also: device motion's gravity agrees with the accelerometer; the altimeter's pressure stays within what was fed
 (--altimeter); the accelerometer's timestamps give the acquisition's rate and its timing jitter, printed and
-written to --timing; --rate HZ fails when the delivered rate is below 90 % of HZ.
+written to --timing; --floor HZ fails when the accelerometer delivered less than HZ (a stalled poll loop: the
+rate itself depends on the driver and, in a TCG guest, on QEMU, and is reported, not asserted).
 """
 import json
 import math
@@ -101,8 +102,8 @@ def timing(label, messages, want):
     print(f"ok {label} timing: {result['messages']} samples at {rate:.1f} Hz; interval mean "
           f"{result['interval_mean_ms']} ms, sd {result['interval_sd_ms']} ms, p99 {result['interval_p99_ms']} ms, "
           f"max {result['interval_max_ms']} ms")
-    if want and rate < 0.9 * want:
-        sys.exit(f"FAIL {label}: the accelerometer delivered {rate:.1f} Hz, below 90 % of the {want:g} Hz asked")
+    if want and rate < want:
+        sys.exit(f"FAIL {label}: the accelerometer delivered {rate:.1f} Hz, below the {want:g} Hz floor")
     return result
 
 
@@ -128,7 +129,7 @@ def main() -> None:
     mean = [sum(a[i] for a in accel) / len(accel) for i in range(3)]
     if mean[2] > -0.5:
         sys.exit(f"FAIL {label} accelerometer: the mean {mean} is not near z = -1 g at rest face up: sign or mount wrong")
-    result = {"timing": timing(label, streams["accelerometer"], arg("--rate", 0, float))}
+    result = {"timing": timing(label, streams["accelerometer"], arg("--floor", 0, float))}
     if "--altimeter" in sys.argv:
         altimeter = streams.get("altimeter", [])
         if len(altimeter) < 2:
