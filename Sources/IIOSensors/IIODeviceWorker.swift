@@ -109,17 +109,26 @@ final class IIODeviceWorker: @unchecked Sendable {
         )
     }
 
-    /// A polled device reads slower than planned: said once per session, with what it takes.
+    /// A polled device reads slower than planned: said once per session, with what it takes and why.
     func pollingFellBehind(achievedHz: Double, plannedHz: Double, readSeconds: Double) {
+        // Reads that fill most of the period are the driver's doing; short reads that still miss it mean the
+        // thread was not run in time.
+        let fix =
+            readSeconds * plannedHz > 0.5
+            ? """
+            the driver takes that long to read every channel once (a one-shot driver such as st_lsm6dsx waits \
+            several of its own sample periods per read): wire the chip's interrupt line so the driver can buffer, \
+            or ask for less
+            """
+            : """
+            the reads are quick but the acquisition thread was not run in time: the machine is short of CPU \
+            (see the load), or ask for less
+            """
         logger.warning(
             "polled reads cannot keep the planned rate",
             metadata: [
                 "planned_hz": "\(plannedHz)", "achieved_hz": "\((achievedHz * 10).rounded() / 10)",
-                "read_ms": "\((readSeconds * 10000).rounded() / 10)",
-                "fix": """
-                    the driver takes that long for one read of every channel (a one-shot driver waits for samples \
-                    at its own rate); wire the chip's interrupt line so the driver can buffer, or ask for less
-                    """,
+                "read_ms": "\((readSeconds * 10000).rounded() / 10)", "fix": "\(fix)",
             ]
         )
     }

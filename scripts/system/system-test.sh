@@ -219,6 +219,9 @@ i2c_bind() {
     wait_for 30 'journalctl -u i2c-imu-emulator --no-pager | grep -q "ready i2c-"' || return 1
     local bus; bus="$(g 'journalctl -u i2c-imu-emulator --no-pager | grep -o "ready i2c-[0-9]*" | tail -1 | cut -d" " -f2')"
     echo "$bus" > "$run/i2c-bus"
+    # When the emulator's sample 0 was current (CLOCK_MONOTONIC, the clock of the agent's polled timestamps).
+    g 'journalctl -u i2c-imu-emulator --no-pager | grep -o "sample 0 at monotonic [0-9.]*" | tail -1 | cut -d" " -f5' \
+        > "$run/i2c-start" && [ -s "$run/i2c-start" ] || return 1
     # Bound as an operator would without device tree: Deploy/i2c/99-motion-agent-i2c.rules, the chips' lines
     # uncommented and pointed at the stub's adapter, replayed with a synthetic "add" (the adapter appeared
     # before the emulator could preset the chips); udev writes new_device, the modalias loads each driver.
@@ -311,12 +314,14 @@ i2c_capture() {
         g "timeout 15 mosquitto_sub -h 127.0.0.1 -v -t 'motion/i2c-$a/+'" > "$run/i2c-capture-$a.txt"
         g "mosquitto_sub -h 127.0.0.1 -C 1 -W 5 -t motion/i2c-$a/status" > "$run/i2c-status-$a.json"
         # Floors that only a stalled poll loop misses (the rates are reported): the one-shot lsm6dso reads about
-        # 10 times a second at best, slower under TCG; its axes may be a whole read apart (--tear).
-        local opts=(--label "$a" --timing "$run/i2c-timing-$a.json")
+        # 10 times a second at best, slower under TCG. --back: how far before its timestamp a reading may reach
+        # (its reads, a late emulator write under TCG): 60 samples = 210 ms, the lsm6dso's three one-shot reads
+        # (~130 ms here) and the ak8975's three measurements (≥ 36 ms) fit.
+        local opts=(--label "$a" --start "$(cat "$run/i2c-start")" --timing "$run/i2c-timing-$a.json")
         case "$a" in
-            bosch) opts+=(--min 40 --floor 10); if [ "$short" -eq 1 ]; then opts+=(--no-magnetometer); else opts+=(--altimeter); fi ;;
-            st) opts+=(--min 15 --floor 1 --tear 200 --no-magnetometer) ;;
-            *) opts+=(--min 40 --floor 10 --no-magnetometer) ;;
+            bosch) opts+=(--min 40 --floor 10 --back 60); if [ "$short" -eq 1 ]; then opts+=(--no-magnetometer); else opts+=(--altimeter); fi ;;
+            st) opts+=(--min 15 --floor 1 --back 120 --no-magnetometer) ;;
+            *) opts+=(--min 40 --floor 10 --back 60 --no-magnetometer) ;;
         esac
         python3 scripts/system/vm/check-i2c-streams.py "$run/truth.json" "$run/i2c-capture-$a.txt" "$run/i2c-scales-$a.json" \
             "${opts[@]}" >&2 || ok=1
@@ -348,7 +353,8 @@ i2c_rate() {
     g "timeout 12 mosquitto_sub -h 127.0.0.1 -v -t 'motion/i2c-invensense/+'" > "$run/i2c-capture-200.txt"
     i2c_agent_stop invensense
     python3 scripts/system/vm/check-i2c-streams.py "$run/truth.json" "$run/i2c-capture-200.txt" "$run/i2c-scales-invensense.json" \
-        --label "invensense at 150 Hz asked" --min 40 --no-magnetometer --timing "$run/i2c-timing-200.json" >&2 || return 1
+        --label "invensense at 150 Hz asked" --start "$(cat "$run/i2c-start")" --back 60 --min 40 --floor 10 --no-magnetometer \
+        --timing "$run/i2c-timing-200.json" >&2 || return 1
     python3 - "$run/i2c-status-150.json" "$run/i2c-mpu-rate.txt" <<'PY' >&2
 import json, sys
 status = json.load(open(sys.argv[1]))

@@ -2,7 +2,7 @@
 """Checks what an agent published from I2C chips (served by i2c-imu-emulator.c through the kernel's drivers)
 against the recording the emulator fed them.
 
-    check-i2c-streams.py TRUTH.json CAPTURE.txt SCALES.json [--label NAME] [--min N] [--tear K]
+    check-i2c-streams.py TRUTH.json CAPTURE.txt SCALES.json --start T [--label NAME] [--min N] [--back K]
                          [--no-magnetometer] [--altimeter] [--floor HZ] [--timing OUT.json]
 
 TRUTH.json: make-replay.py's truth (the recording in Core Motion's units and sign, the board's frame). CAPTURE.txt:
@@ -13,9 +13,11 @@ The emulator writes the recording's sample of the moment (at the recording's rat
 quantised at the scale the driver reports, so for every stream:
 - each published value is a whole number of the driver's steps (raw × scale, converted to Core Motion's units:
   the agent scaled with what the driver says, and applied the mount matrix, whose entries are 0 and ±1 here);
-- each axis equals the recording within half a step, at a moment near the previous message's: polled reads
-  take one axis at a time, so the axes of one message may come from samples up to K apart (--tear, in
-  recording samples; a one-shot driver waits several sample periods per axis), and the recording cycles;
+- each axis equals, within half a step, the recording's sample the emulator had in the registers when the agent
+  read it: the emulator's sample k (cycling) is current from T + k × period on CLOCK_MONOTONIC (--start T, from
+  its ready line), the agent stamps a polled sample on that clock when its reads end, and the reads (one axis
+  at a time; a one-shot driver waits several sample periods each) and a late emulator write reach back up to K
+  samples (--back, default 30 = 105 ms);
 - the accelerometer carries Core Motion's sign (face up at rest: z ≈ −1 g).
 Also: device motion's gravity agrees with the accelerometer; the altimeter's pressure stays within what was fed
 (--altimeter); the accelerometer's timestamps give the acquisition's rate and its timing jitter, printed and
@@ -44,42 +46,32 @@ def load_capture(path):
     return streams
 
 
-def check_vector(label, name, published, truth, step, tear):
+def check_vector(label, name, messages, key, truth, step, clock, back):
+    """Each published axis must equal the recording's sample that the emulator had in the chip's registers while
+    the agent read it: the agent stamps a polled sample when its reads end, so sample k = ⌊(t − start) / period⌋
+    (cycling) or one up to `back` samples before it (the reads before the stamp, a late emulator write)."""
     n = len(truth)
+    start, period = clock
     tolerance = step / 2 + 5.01e-7
-    for k, value in enumerate(published):
+    worst = 0.0
+    for k, m in enumerate(messages):
+        value = [m[key][a] for a in "xyz"]
         for a, v in enumerate(value):
             # The agent writes six decimals.
             if abs(v - round(v / step) * step) > 5.01e-7:
                 sys.exit(f"FAIL {label} {name}: message {k} axis {'xyz'[a]} = {v} is not a whole number of the "
                          f"driver's steps ({step:.6g}): the agent did not scale by what the driver reports")
-
-    def axis_matches(value, a, i):
-        return any(abs(value[a] - truth[(i + d) % n][a]) <= tolerance for d in range(-tear, tear + 1))
-
-    def matches(value, i):
-        return all(axis_matches(value, a, i) for a in range(3))
-
-    def follow(start):
-        position = start
-        for k in range(1, len(published)):
-            step_ = next((s for s in range(0, 4 * tear + 200) if matches(published[k], (position + s) % n)), None)
-            if step_ is None:
-                return k
-            position = (position + step_) % n
-        return len(published)
-
-    furthest = 0
-    for start in (i for i in range(n) if matches(published[0], i)):
-        reached = follow(start)
-        if reached == len(published):
-            worst = max(min(abs(v[a] - truth[j % n][a]) for j in range(n)) for v in published for a in range(3))
-            return worst, tolerance
-        furthest = max(furthest, reached)
-    value = published[furthest]
-    nearest = min(range(n), key=lambda i: max(abs(x - y) for x, y in zip(value, truth[i])))
-    sys.exit(f"FAIL {label} {name}: message {furthest} {value} matches no recording sample within "
-             f"{tolerance:.3g} per axis in order (nearest #{nearest}: {truth[nearest]})")
+        now = math.floor((m["timestamp"] - start) / period)
+        window = range(now - back, now + 2)
+        for a, v in enumerate(value):
+            error = min(abs(v - truth[j % n][a]) for j in window)
+            if error > tolerance:
+                nearest = min(range(n), key=lambda j: abs(v - truth[j][a]))
+                sys.exit(f"FAIL {label} {name}: message {k} (t {m['timestamp']}) axis {'xyz'[a]} = {v} matches no "
+                         f"recording sample {now - back}…{now + 1} (mod {n}) within {tolerance:.3g}: nearest there "
+                         f"{error:.3g} off; the nearest anywhere is #{nearest} ({truth[nearest][a]})")
+            worst = max(worst, error)
+    return worst, tolerance
 
 
 def timing(label, messages, want):
@@ -113,7 +105,10 @@ def main() -> None:
     scales = json.load(open(sys.argv[3]))
     label = arg("--label", "i2c")
     minimum = arg("--min", 20, int)
-    tear = arg("--tear", 40, int)
+    back = arg("--back", 30, int)
+    if "--start" not in sys.argv:
+        sys.exit("check-i2c-streams.py: --start (the emulator's sample 0 on CLOCK_MONOTONIC, from its ready line) is required")
+    clock = (arg("--start", cast=float), truth["period_s"])
     vectors = [("accelerometer", "acceleration", scales["accel"] / G), ("gyroscope", "rotationRate", scales["anglvel"])]
     if "--no-magnetometer" not in sys.argv:
         vectors.append(("magnetometer", "magneticField", scales["magn"] * 100))
@@ -121,10 +116,9 @@ def main() -> None:
         messages = streams.get(name, [])
         if len(messages) < minimum:
             sys.exit(f"FAIL {label} {name}: {len(messages)} messages captured, at least {minimum} expected")
-        published = [[m[key][a] for a in "xyz"] for m in messages]
-        worst, tolerance = check_vector(label, name, published, truth[name], step, tear)
+        worst, tolerance = check_vector(label, name, messages, key, truth[name], step, clock, back)
         print(f"ok {label} {name}: {len(messages)} messages, whole steps of {step:.4g}, every axis within "
-              f"{tolerance:.3g} of the recording in order (worst nearest {worst:.2g})")
+              f"{tolerance:.3g} of the recording's sample at its time (worst {worst:.2g}, window {back} samples back)")
     accel = [[m["acceleration"][a] for a in "xyz"] for m in streams["accelerometer"]]
     mean = [sum(a[i] for a in accel) / len(accel) for i in range(3)]
     if mean[2] > -0.5:

@@ -517,12 +517,13 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     double period = (samples[sample_count - 1].t - samples[0].t) / (double)(sample_count - 1);
-    printf("loaded %zu samples (%.1f Hz); %d chips preset; ready i2c-%d\n", sample_count, 1 / period, count, bus);
-    fflush(stdout);
-
-    // The recording's clock: sample k is current from start + k * period; each is fed once, late ones skipped
-    // (after a stall the chips show the sample of now, as a real chip would).
+    // The recording's clock: sample k (cycling) is current from start + k * period, on CLOCK_MONOTONIC, the
+    // clock the agent stamps polled samples with: a check can tell which samples a reading may come from.
+    // Each is fed once, late ones skipped (after a stall the chips show the sample of now, as a real chip would).
     double start = now_s(), last_report = start;
+    printf("loaded %zu samples (%.1f Hz); %d chips preset; ready i2c-%d; sample 0 at monotonic %.6f\n", sample_count,
+           1 / period, count, bus, start);
+    fflush(stdout);
     size_t fed = (size_t)-1, fed_total = 0;
     struct timespec tick;
     clock_gettime(CLOCK_MONOTONIC, &tick);
