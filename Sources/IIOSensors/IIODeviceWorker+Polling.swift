@@ -44,10 +44,17 @@ extension IIODeviceWorker {
         var windowPolls = 0
         var windowReading = 0.0
         var warned = false
+        // Temperature rides along for the record, and changes slowly: read about once a second, not with every
+        // sample (each read is a bus transfer; bmp280 even reads the temperature again for every pressure).
+        let temperatureEvery = max(1, Int(rateHz.rounded()))
+        var polls = 0
         while !planChanged(since: generation) {
             let readStart = TimestampClock.monotonicNow()
             var saturated = false
+            let readsTemperature = polls % temperatureEvery == 0
+            polls &+= 1
             for (i, slot) in slots.enumerated() {
+                if slot.role == .temperature && !readsTemperature { continue }
                 var ok: Int32
                 if slot.pollsRaw {
                     var raw: Int64 = 0
