@@ -154,7 +154,8 @@ let package = Package(
         .executableTarget(
             name: "IIOProbe",
             dependencies: [
-                "IIOSensors", "AgentPorts", "MotionModel", "CBenchSupport", .product(name: "Logging", package: "swift-log"),
+                "IIOSensors", "AgentPorts", "MotionModel", "CBenchSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/IIOProbe",
             swiftSettings: strict

@@ -39,8 +39,7 @@ extension IIODeviceWorker {
 
         if info.acceptsTrigger {
             let (accepts, current) = device.iioTrigger
-            if accepts, current == nil, let trigger = IIODiscovery.chooseTrigger(for: device)
-            {
+            if accepts, current == nil, let trigger = IIODiscovery.chooseTrigger(for: device) {
                 let rc = iio_device_set_trigger(device, trigger)
                 if rc < 0 {
                     throw IIOError(

@@ -240,8 +240,13 @@ func capture(_ args: Arguments) async throws -> Bool {
             let sd = (gaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(gaps.count)).squareRoot()
             let p99 = gaps[min(gaps.count - 1, Int(Double(gaps.count) * 0.99))]
             timing = String(
-                format: "acc_rate_hz=%.2f\tinterval_mean_ms=%.3f\tinterval_sd_ms=%.3f\tinterval_p99_ms=%.3f\tinterval_max_ms=%.3f",
-                Double(gaps.count) / wall, mean * 1000, sd * 1000, p99 * 1000, gaps.last! * 1000
+                format:
+                    "acc_rate_hz=%.2f\tinterval_mean_ms=%.3f\tinterval_sd_ms=%.3f\tinterval_p99_ms=%.3f\tinterval_max_ms=%.3f",
+                Double(gaps.count) / wall,
+                mean * 1000,
+                sd * 1000,
+                p99 * 1000,
+                gaps.last! * 1000
             )
         }
         sink.emit(
