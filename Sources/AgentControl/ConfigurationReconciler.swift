@@ -14,6 +14,8 @@ import Synchronization
 public final class ConfigurationReconciler: Sendable {
     private struct State {
         var layers: ConfigurationLayers
+        /// `layers` resolved: what the agent runs, read by the controller at every change and status.
+        var effective: AgentConfiguration
         var refused: ConfigurationStatus.Refusal?
         var ignored: ConfigurationStatus.Refusal?
     }
@@ -54,7 +56,7 @@ public final class ConfigurationReconciler: Sendable {
                 Self.save(overrides: layers.overrides, to: store, logger: logger)
             }
         }
-        state = Mutex(State(layers: layers))
+        state = Mutex(State(layers: layers, effective: layers.resolve().configuration))
         let applied = layers.order.compactMap { layer in layers.documents[layer].map { "\(layer) v\($0.version)" } }
         if !applied.isEmpty || !layers.overrides.isEmpty {
             logger.info(
@@ -69,31 +71,25 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// The configuration to run: config.yaml with every layer on top.
-    public var effective: AgentConfiguration { state.withLock { $0.layers.resolve().configuration } }
+    public var effective: AgentConfiguration { state.withLock { $0.effective } }
 
-    /// A command's settings (key path → value as text), on top of every layer. Throws, changing nothing, when
-    /// a value is not allowed (the config schema's error) or `apply` refuses the result.
+    /// A command's settings (checked by the config schema when the command was parsed), on top of every layer.
+    /// Throws, changing nothing, when the layers or `apply` refuse the result.
     public func command(
-        _ written: [String: String],
+        _ settings: ConfigurationOverlay,
         id: String,
         time: Double,
         apply: (AgentConfiguration) throws -> Void
     ) throws {
         let source = "command \(id)"
-        let settings: ConfigurationOverlay
-        do {
-            settings = try ConfigurationOverlay(validating: written, source: source)
-        } catch {
-            throw ControlFailure(.malformed, "\(error)")
-        }
         try change { layers in
             do {
                 try layers.command(settings, id: id, time: time, source: source)
             } catch {
                 throw ControlFailure(.conflict, "\(error)")
             }
-        } apply: { layers in
-            try apply(layers.resolve().configuration)
+        } apply: { layers, effective in
+            try apply(effective)
             if let store { Self.save(overrides: layers.overrides, to: store, logger: logger) }
         }
     }
@@ -107,15 +103,17 @@ public final class ConfigurationReconciler: Sendable {
             } catch {
                 throw ControlFailure(.conflict, "\(error)")
             }
-        } apply: { layers in
-            try apply(layers.resolve().configuration)
+        } apply: { layers, effective in
+            try apply(effective)
             if let store, !superseded.isEmpty { Self.save(overrides: layers.overrides, to: store, logger: logger) }
         }
         return superseded
     }
 
-    /// A layer's retained document as it arrived (`payload` empty: the document was cleared). `verify` opens a
-    /// signed envelope (nil when signing is off). Refusals are logged and kept for the status.
+    /// A layer's retained document as it arrived. `verify` opens a signed envelope (nil when signing is off).
+    /// An empty payload is not a clear — a broker that retains nothing for a topic says nothing about the layer
+    /// (a cluster node may simply never have had the document) — so it changes nothing; a clear is a document
+    /// (`{"version": N, "clear": true}`). Refusals are logged and kept for the status.
     public func receive(
         _ payload: [UInt8],
         for layer: ConfigurationLayer,
@@ -124,40 +122,44 @@ public final class ConfigurationReconciler: Sendable {
         verify: (([UInt8]) -> Result<[UInt8], ControlFailure>)?,
         apply: (AgentConfiguration) throws -> Void
     ) -> DocumentOutcome {
-        var document: DesiredDocument?
-        if !payload.isEmpty {
-            var bytes = payload
-            if let verify {
-                switch verify(payload) {
-                case .success(let opened): bytes = opened
-                case .failure(let failure): return refuse(layer, version: nil, failure.message, topic: topic, now: now)
-                }
+        guard !payload.isEmpty else {
+            logger.warning(
+                "an empty retained payload on \(topic) leaves the \(layer) layer as it is: a layer is cleared only by a document that says so — publish {\"version\": N, \"clear\": true} with a version above the one in force (motion-agent fleet clear)"
+            )
+            return .unchanged
+        }
+        var bytes = payload
+        if let verify {
+            switch verify(payload) {
+            case .success(let opened): bytes = opened
+            case .failure(let failure): return refuse(layer, version: nil, failure.message, topic: topic, now: now)
             }
-            do {
-                document = try DesiredDocument.decode(bytes, source: topic)
-            } catch {
-                return refuse(layer, version: nil, "\(error)", topic: topic, now: now)
-            }
+        }
+        let document: DesiredDocument
+        do {
+            document = try DesiredDocument.decode(bytes, source: topic)
+        } catch {
+            return refuse(layer, version: nil, "\(error)", topic: topic, now: now)
         }
         var outcome = DocumentOutcome.unchanged
         do {
             try change { layers in
                 switch layers.receive(document, for: layer, source: topic) {
                 case .applied(let superseded):
-                    outcome = .applied(version: document?.version, supersededCommands: superseded)
+                    outcome = .applied(version: document.version, supersededCommands: superseded)
                 case .unchanged:
                     outcome = .unchanged
                 case .stale(let inForce):
-                    outcome = .stale(version: document?.version ?? 0, inForce: inForce)
+                    outcome = .stale(version: document.version, inForce: inForce)
                 case .refused(let error):
                     throw ControlFailure(.conflict, "\(error)")
                 }
-            } apply: { layers in
+            } apply: { layers, effective in
                 guard case .applied(_, let superseded) = outcome else { return }
-                try apply(layers.resolve().configuration)
+                try apply(effective)
                 if let store {
                     do {
-                        try store.save(payload.isEmpty ? nil : payload, for: layer)
+                        try store.save(payload, for: layer)
                     } catch {
                         logger.error(
                             "cannot keep \(layer)'s desired document in \(store.directory): \(error) — it applies now, but a restart without the broker falls back to the previous one; make agent.state_dir writable"
@@ -167,13 +169,13 @@ public final class ConfigurationReconciler: Sendable {
                 }
             }
         } catch let failure as ControlFailure {
-            return refuse(layer, version: document?.version, failure.message, topic: topic, now: now)
+            return refuse(layer, version: document.version, failure.message, topic: topic, now: now)
         } catch {
-            return refuse(layer, version: document?.version, "\(error)", topic: topic, now: now)
+            return refuse(layer, version: document.version, "\(error)", topic: topic, now: now)
         }
         switch outcome {
         case .applied(let version, let superseded):
-            let what = version.map { "v\($0) applied" } ?? "removed"
+            let what = version.map { document.clear ? "cleared by v\($0)" : "v\($0) applied" } ?? "applied"
             let supersedes =
                 superseded.isEmpty
                 ? "" : "; it supersedes the command overrides of \(superseded.joined(separator: ", "))"
@@ -221,12 +223,16 @@ public final class ConfigurationReconciler: Sendable {
 
     private func change(
         _ edit: (inout ConfigurationLayers) throws -> Void,
-        apply: (ConfigurationLayers) throws -> Void
+        apply: (ConfigurationLayers, AgentConfiguration) throws -> Void
     ) throws {
         var candidate = state.withLock { $0.layers }
         try edit(&candidate)
-        try apply(candidate)
-        state.withLock { $0.layers = candidate }
+        let effective = candidate.resolve().configuration
+        try apply(candidate, effective)
+        state.withLock {
+            $0.layers = candidate
+            $0.effective = effective
+        }
     }
 
     private func refuse(

@@ -18,7 +18,7 @@ import Synchronization
 /// With an HMAC key (`Settings.hmacKey`) unsigned, tampered, stale and replayed envelopes are refused (401)
 /// before the command is even parsed.
 public final class ControlPlane: Sendable {
-    public typealias Settings = ControlAdmission.Settings
+    public typealias Settings = ControlDoorSettings
 
     /// What to send back, and whether the retained status must be republished.
     public struct Outcome: Sendable {
@@ -48,17 +48,6 @@ public final class ControlPlane: Sendable {
     /// The door: admission's state, and held while a command or a reload is applied, so changes never
     /// interleave.
     private let door: Mutex<ControlAdmission>
-    /// Inbound messages dropped so far (the client's bound and the control inbox's).
-    private let inboundDropped: @Sendable () -> UInt64
-    /// Which layers' retained documents arrived since the last subscription, until its probe returns.
-    private let snapshot = Mutex<DesiredSnapshot?>(nil)
-
-    private struct DesiredSnapshot {
-        var token: [UInt8]
-        var heard: Set<ConfigurationLayer> = []
-        var droppedAtStart: UInt64
-    }
-
     public init(
         controller: AgentController,
         history: (any StepHistory)? = nil,
@@ -73,10 +62,8 @@ public final class ControlPlane: Sendable {
         reloadConfiguration: @escaping @Sendable () throws -> ReloadReport = {
             throw ControlFailure(.conflict, "this agent was started without a configuration file to reload")
         },
-        inboundDropped: @escaping @Sendable () -> UInt64 = { 0 },
         logger: Logger
     ) {
-        self.inboundDropped = inboundDropped
         self.reloadConfiguration = reloadConfiguration
         self.controller = controller
         self.history = history
@@ -152,34 +139,17 @@ public final class ControlPlane: Sendable {
     }
 
     /// The configuration's account for the status document (see `ConfigurationStatus`).
-    public func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
+    package func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
         reconciler.status(notes: notes)
     }
 
-    /// Whether `topic` carries a layer's desired state or the probe after it (`receiveDesired`) rather than
-    /// commands.
-    public func carriesDesiredState(_ topic: String) -> Bool {
-        desiredTopics[topic] != nil || topic == topics.desiredProbe
-    }
+    /// Whether `topic` carries a layer's desired state (`receiveDesired`) rather than commands.
+    public func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
 
-    /// Called right after (re)subscribing to the desired topics: returns the probe to publish (QoS 1, not
-    /// retained) on `TopicScheme.desiredProbe`. The broker hands over a subscription's retained messages before
-    /// it handles the client's next packet, so when the probe comes back every layer it still retains has
-    /// arrived — and a layer kept from an earlier connection that did not arrive was cleared meanwhile (an
-    /// empty retained payload deletes the broker's copy, so a device away at that moment never sees it).
-    public func beginDesiredSnapshot() -> [UInt8] {
-        let token = Array("\(UInt64.random(in: 1...UInt64.max))".utf8)
-        snapshot.withLock { $0 = DesiredSnapshot(token: token, droppedAtStart: inboundDropped()) }
-        return token
-    }
-
-    /// A layer's retained desired document (or the probe after them), through the door like every other
-    /// change. Returns whether the status must be republished (applied, refused or removed: the status reports
-    /// each).
+    /// A layer's retained desired document, through the door like every other change. Returns whether the
+    /// status must be republished (applied, refused or ignored as older: the status reports each).
     public func receiveDesired(_ message: InboundMessage) -> Bool {
-        if message.topic == topics.desiredProbe { return completeDesiredSnapshot(message.payload) }
         guard let layer = desiredTopics[message.topic] else { return false }
-        snapshot.withLock { _ = $0?.heard.insert(layer) }
         return door.withLock { _ in receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic) }
     }
 
@@ -194,37 +164,11 @@ public final class ControlPlane: Sendable {
                     signature.verify(payload, maximumSize: maxPayloadBytes, what: "the desired document")
                 }
             }
-        ) { [controller] effective in _ = try controller.applyReloaded(effective) }
+        ) { [controller] effective in _ = try controller.apply(effective) }
         switch outcome {
         case .applied, .refused, .stale: return true
         case .unchanged: return false
         }
-    }
-
-    /// The probe came back: every layer kept from before that the broker no longer retains is removed.
-    private func completeDesiredSnapshot(_ token: [UInt8]) -> Bool {
-        let completed = snapshot.withLock { current -> DesiredSnapshot? in
-            // A probe of an earlier connection proves nothing about this one's subscription.
-            guard let s = current, s.token == token else { return nil }
-            current = nil
-            return s
-        }
-        guard let completed else { return false }
-        guard inboundDropped() == completed.droppedAtStart else {
-            logger.warning(
-                "inbound messages were dropped while the retained desired documents arrived: layers that did not arrive are kept as they are (they may have been dropped rather than cleared); they are checked again at the next connection"
-            )
-            return false
-        }
-        var changed = false
-        for (topic, layer) in desiredTopics.sorted(by: { $0.key < $1.key }) where !completed.heard.contains(layer) {
-            guard let version = reconciler.documentVersions[layer] else { continue }
-            logger.notice(
-                "the broker retains no \(layer) desired document on \(topic) any more: v\(version) was cleared while this device was away, so the layer is removed (if the broker lost its retained messages instead, turn on its persistence and publish the document again)"
-            )
-            changed = door.withLock { _ in receiveInsideTheDoor([], layer: layer, topic: topic) } || changed
-        }
-        return changed
     }
 
     /// Re-reads config.yaml through the door, for SIGHUP and `reload-config` alike; an invalid file changes
@@ -258,7 +202,7 @@ public final class ControlPlane: Sendable {
             reload: { [self] in reloadInsideTheDoor(trigger: .command) },
             configure: { [self] settings in
                 try reconciler.command(settings, id: commandID, time: clock()) { effective in
-                    _ = try controller.applyReloaded(effective)
+                    _ = try controller.apply(effective)
                 }
             }
         )

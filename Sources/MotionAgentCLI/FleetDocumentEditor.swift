@@ -16,7 +16,9 @@ struct FleetDocumentEditor {
     var wait: Double
     var hmacKeyFile: String?
 
-    func edit(setting written: [String: String], unsetting unset: [String]) async throws {
+    /// Publishes the next version of the layer's document: `written` set and `unset` removed, or (`clearing`)
+    /// a clear, which removes the layer on every device, also those away now, when they next connect.
+    func edit(setting written: [String: String], unsetting unset: [String], clearing: Bool = false) async throws {
         let topic = target.topic(broker)
         let statusFilter = TopicScheme(template: broker.root, device: "+").status
         let snapshot = try await RetainedSnapshot(
@@ -39,7 +41,10 @@ struct FleetDocumentEditor {
         }
         let next: DesiredDocument
         do {
-            next = try current.updating(setting: written, unsetting: unset, source: "fleet set")
+            next =
+                clearing
+                ? .clearing(version: current.version + 1)
+                : try current.updating(setting: written, unsetting: unset, source: "fleet set")
         } catch {
             await snapshot.close()
             throw ValidationError("\(error)")

@@ -114,9 +114,10 @@ import Testing
         third.runner.terminate()
         #expect(await third.runner.waitForExit(timeout: 15) == 0)
 
-        // The operator removes the fleet layer while the device is away: the broker then retains nothing on
-        // the topic, and the device notices at its next connection (the probe after subscribing).
-        try await Self.publishRetained(broker, "motion/fleet/desired", "")
+        // The operator clears the fleet layer while the device is away: the clear is a retained document, which
+        // the broker hands over at the next connection. (An empty payload would change nothing: on a cluster a
+        // node that retains nothing proves nothing.)
+        try await Self.publishRetained(broker, "motion/fleet/desired", #"{"version": 3, "clear": true}"#)
         let fourth = try AgentProcess(
             config: AgentProcess.config(device: "e2e-new", port: broker.port),
             directory: first.directory
@@ -124,8 +125,7 @@ import Testing
         defer { fourth.runner.kill() }
         #expect(
             await fourth.runner.waitForOutput(
-                containing:
-                    "the broker retains no fleet desired document on motion/fleet/desired any more: v2 was cleared while this device was away",
+                containing: "fleet desired state cleared by v3 from motion/fleet/desired",
                 timeout: 20
             ),
             "\(fourth.runner.standardError)"
@@ -133,7 +133,7 @@ import Testing
         let cleared = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
         try await cleared.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
             let last = messages.last.map(payloadJSON) ?? [:]
-            return last["state"] as? String == "online" && Self.desired(last).isEmpty
+            return last["state"] as? String == "online" && Self.desired(last) == ["fleet": 3]
         }
         #expect(Self.setting(Self.lastBirth(cleared), "streams.accelerometer.rate_hz").source == "config.yaml")
         await cleared.close()
@@ -201,7 +201,7 @@ import Testing
         await status.close()
     }
 
-    @Test func badAndOlderDocumentsAreRefusedAndReportedAndAnEmptyOneRemovesTheLayer() async throws {
+    @Test func badAndOlderDocumentsAreRefusedAndReportedAndOnlyAClearRemovesTheLayer() async throws {
         let broker = try await MosquittoBroker.started()
         let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-refuse", port: broker.port))
@@ -235,10 +235,14 @@ import Testing
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v3"))
         #expect(Self.desired(birth) == ["device": 3])
 
-        // A cleared retained document removes the layer: config.yaml's value again.
+        // An empty retained payload is not a clear: the layer stays. A clear document removes it: config.yaml's
+        // value again, and the clear's version in force.
         try await Self.publishRetained(broker, topic, "")
+        try await Task.sleep(for: .seconds(1))
+        #expect(Self.setting(Self.lastBirth(status), "streams.gyroscope.rate_hz") == ("25", "device v3"))
+        try await Self.publishRetained(broker, topic, #"{"version": 4, "clear": true}"#)
         try await Self.waitFor(status, "streams.gyroscope.rate_hz", "50")
-        #expect(Self.desired(Self.lastBirth(status)) == [:])
+        #expect(Self.desired(Self.lastBirth(status)) == ["device": 4])
         await status.close()
     }
 

@@ -11,7 +11,7 @@ import MotionWire
 /// retained: a stale report is worse than none) and writes the Prometheus textfile when one is configured.
 /// It runs in its own task, off the per-sample path: reading the counters takes the outbox's and the hub's
 /// locks once per interval.
-public struct MetricsReporter: Sendable {
+struct MetricsReporter: Sendable {
     private let settings: MetricsSettings
     private let device: String
     private let topic: String
@@ -21,7 +21,7 @@ public struct MetricsReporter: Sendable {
     private let logger: Logger
     private let started: ContinuousClock.Instant
 
-    public init(
+    init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
@@ -42,7 +42,7 @@ public struct MetricsReporter: Sendable {
 
     /// Reports until cancelled, every `interval()` seconds, read again for each report; while it is 0 the
     /// report pauses, looking again every second.
-    public func run(
+    func run(
         bootCount: UInt64,
         interval: @Sendable () -> Int,
         counters: @Sendable () -> HealthCounters
@@ -81,11 +81,14 @@ public struct MetricsReporter: Sendable {
             publish(metrics)
             if let path = settings.prometheusFile {
                 do {
-                    try Self.writeAtomically(metrics.prometheusText(), to: path)
+                    try host.replaceFile(atPath: path, with: Array(metrics.prometheusText().utf8), mode: 0o644)
                     lastFileError = nil
                 } catch {
-                    // Once per distinct error, not once per interval.
-                    let message = "\(error)"
+                    // Once per distinct error, not once per interval. The host writes a fresh temporary file
+                    // beside it and renames it over it: node_exporter reads the old file or the new one, never
+                    // half of one (its temporary name does not end in .prom, which the collector would read).
+                    let message =
+                        "\(error) — make its directory writable for the agent's user or change metrics.prometheus_file"
                     if message != lastFileError { logger.error("\(message)") }
                     lastFileError = message
                 }
@@ -104,25 +107,6 @@ public struct MetricsReporter: Sendable {
             }
         } catch {
             logger.debug("publishing metrics failed: \(error)")
-        }
-    }
-
-    /// Writes a temporary file next to `path` and renames it over `path`: rename(2) is atomic within a file
-    /// system, so node_exporter reads the old file or the new one, never half of one. The temporary name does
-    /// not end in `.prom`, which the textfile collector would read.
-    static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            throw AgentError(
-                "cannot write the Prometheus file \(temporary): \(error.localizedDescription) — make its directory writable for the agent's user or change metrics.prometheus_file"
-            )
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw AgentError("cannot rename \(temporary) to \(path): \(reason) — check metrics.prometheus_file")
         }
     }
 
