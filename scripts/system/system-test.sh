@@ -306,7 +306,7 @@ PY
 # Each agent alone (the guest's CPUs are slow under TCG): start, capture 15 s, check against the recording with
 # the drivers' resolution, stop. The accelerometer's timestamps give the polled acquisition's rate and jitter.
 i2c_capture() {
-    local a ok=0
+    local a ok=0 failures=()
     for a in "${i2c_agents[@]}"; do
         i2c_agent_start "$a" || return 1
         i2c_scales "$a" > "$run/i2c-scales-$a.json" || return 1
@@ -337,13 +337,15 @@ if s["streams"]["pedometer"]["rateHz"] <= 0 or not s["sensors"]["isStepCountingA
 PY
         grep -c "^motion/i2c-$a/pedometer " "$run/i2c-capture-$a.txt" | sed "s/^/  pedometer messages ($a): /" >&2
         i2c_agent_stop "$a"
-        [ "$ok" -eq 0 ] || { g "journalctl -u motion-agent-i2c-$a --no-pager | tail -20" >&2; return 1; }
+        [ "$ok" -eq 0 ] || { g "journalctl -u motion-agent-i2c-$a --no-pager | tail -20" >&2; failures+=("$a"); ok=0; }
     done
+    [ ${#failures[@]} -eq 0 ] || { echo "I2C agents failing: ${failures[*]}" >&2; return 1; }
 }
 
 # A rate the driver does not offer, on the MPU-6050 (10 20 50 100 200 500 Hz): the accelerometer asked for 150 Hz
 # runs the chip at 200 Hz, which the status names; what the polled path then acquires is measured.
 i2c_rate() {
+    i2c_scales invensense > "$run/i2c-scales-invensense.json" || return 1
     i2c_agent_start invensense || return 1
     wait_for 60 'mosquitto_sub -h 127.0.0.1 -C 3 -W 5 -t motion/i2c-invensense/accelerometer >/dev/null' || return 1
     g "mosquitto_sub -h 127.0.0.1 -C 1 -W 20 -t motion/i2c-invensense/control/reply & sleep 1; mosquitto_pub -h 127.0.0.1 -q 1 -t motion/i2c-invensense/control -m '{\"id\": \"rate-150\", \"command\": \"set-rate\", \"stream\": \"accelerometer\", \"rate_hz\": 150}'; wait" \
@@ -395,7 +397,9 @@ i2c_remove() {
     for a in "${i2c_agents[@]}"; do i2c_agent_stop "$a"; done
     local bus; bus="$(cat "$run/i2c-bus" 2>/dev/null)"
     for c in "${i2c_chips[@]}"; do g "echo ${I2C_ADDR[$c]} > /sys/bus/i2c/devices/$bus/delete_device" 2>/dev/null; done
-    g 'rm -f /etc/udev/rules.d/99-motion-agent-i2c.rules; udevadm control --reload; systemctl stop i2c-imu-emulator; rmmod i2c-stub
+    # The agents' configs and state go too: /etc/motion-agent must hold only the package's files (purge, later).
+    g 'rm -f /etc/motion-agent/i2c-*.yaml; rm -rf /var/lib/motion-agent-i2c-*
+       rm -f /etc/udev/rules.d/99-motion-agent-i2c.rules; udevadm control --reload; systemctl stop i2c-imu-emulator; rmmod i2c-stub
        systemctl start motion-agent && systemctl is-active motion-agent' >&2
 }
 
