@@ -150,9 +150,13 @@ let package = Package(
         ),
 
         // Test-only: runs IIOSensors inside the fake IIO tree's private mount namespace (Sources/Harness/FakeIIOTree).
+        // CBenchSupport: its allocation counters (benchmark mode counts the heap allocations of acquisition).
         .executableTarget(
             name: "IIOProbe",
-            dependencies: ["IIOSensors", "AgentPorts", "MotionModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "IIOSensors", "AgentPorts", "MotionModel", "CBenchSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/IIOProbe",
             swiftSettings: strict
         ),

@@ -44,7 +44,8 @@ fi
 # A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
 # cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs
 # the package built from the release build and checks the shipped unit, a capture through the drivers against
-# the recording, and the offline status on stop (scripts/system/system-test.sh --short; what it leaves out of the full
+# the recording, one I2C IMU (bmi160 on i2c-stub, the kernel's own driver, polled by a second agent; ~2 min),
+# and the offline status on stop (scripts/system/system-test.sh --short; what it leaves out of the full
 # run is in Deploy/README.md, "Tested on"). Then SystemVMTests (the TestSupport VM fixture) alone. On a fresh
 # clone this adds about 25 min under TCG (measured 2026-11-26 on a shared 2-core host: image 4.4 min, package
 # with the release build from scratch 12.8 min, boot and checks 2.4 min, SystemVMTests 1.5 min; KVM is faster);

@@ -127,6 +127,17 @@ extension OpaquePointer {
         return iioDeviceID
     }
 
+    /// Whether the device takes a trigger (has `trigger/current_trigger`), and the one set now, if any.
+    /// libiio 0.24's local backend answers EIO for the kernel's empty `current_trigger` (0 bytes while none is
+    /// set, as on a bmi160 or ak8975 whose interrupt line is not wired, which registers no trigger at all):
+    /// that means "takes one, none set", not an error. A device without the attribute gives ENOENT.
+    var iioTrigger: (accepts: Bool, current: OpaquePointer?) {
+        var current: OpaquePointer?
+        let rc = iio_device_get_trigger(self, &current)
+        if rc == 0 { return (true, current) }
+        return (rc == -EIO, nil)
+    }
+
     var iioChannels: [IIOChannelHandle] {
         (0..<iio_device_get_channels_count(self)).compactMap { index in
             iio_device_get_channel(self, index).flatMap(IIOChannelHandle.init)

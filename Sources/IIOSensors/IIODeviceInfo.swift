@@ -52,6 +52,11 @@ public struct IIODeviceInfo: Sendable, Hashable {
 
     public var hasTimestamp: Bool { channels.contains { $0.quantity == .timestamp && $0.scanFormat != nil } }
 
+    /// Whether the agent reads the device by polling `_raw`/`_input`: it has no buffer, or a triggered buffer
+    /// and no trigger to fill it (a bmi160 or ak8975 whose interrupt line the board does not wire registers
+    /// none, and Debian's kernel builds no software trigger).
+    public var isPolled: Bool { !isBuffered || (acceptsTrigger && trigger == nil) }
+
     /// The port's view of this device.
     public var sensorDevice: SensorDevice {
         SensorDevice(id: id, name: name, sensors: sensors, supportedRates: supportedRates)

@@ -21,6 +21,10 @@ public struct IIODeviceStatus: Sendable, Hashable {
     /// What the hardware runs at: the lowest supported rate at or above the request (clamped to the maximum),
     /// as read back from `sampling_frequency` once written; nil while off.
     public var effectiveRateHz: Double?
+    /// Polled devices: complete reads per second over the last few seconds. Below `effectiveRateHz` when the
+    /// driver's reads take longer than the period (st_lsm6dsx without its interrupt line switches the sensor
+    /// on for every read and waits three sample periods; ak8975 measures on demand and looks 10 ms later).
+    public var polledRateHz: Double?
     public var counters: SensorDeviceCounters
 
     public init(id: String, name: String) {
@@ -29,6 +33,7 @@ public struct IIODeviceStatus: Sendable, Hashable {
         state = .off
         requestedRateHz = 0
         effectiveRateHz = nil
+        polledRateHz = nil
         counters = SensorDeviceCounters()
     }
 }

@@ -38,10 +38,8 @@ extension IIODeviceWorker {
         for slot in slots { iio_channel_enable(slot.channel) }
 
         if info.acceptsTrigger {
-            var current: OpaquePointer?
-            if iio_device_get_trigger(device, &current) == 0, current == nil,
-                let trigger = IIODiscovery.chooseTrigger(for: device)
-            {
+            let (accepts, current) = device.iioTrigger
+            if accepts, current == nil, let trigger = IIODiscovery.chooseTrigger(for: device) {
                 let rc = iio_device_set_trigger(device, trigger)
                 if rc < 0 {
                     throw IIOError(

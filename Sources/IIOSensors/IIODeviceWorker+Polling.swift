@@ -39,9 +39,22 @@ extension IIODeviceWorker {
                 }
             ) : ContiguousArray(repeating: nil, count: slots.count)
         var next = TimestampClock.monotonicNow()
+        // The rate the reads achieve, over windows of about 5 s (status, and one warning when it falls short).
+        var windowStart = next
+        var windowPolls = 0
+        var windowReading = 0.0
+        var warned = false
+        // Temperature rides along for the record, and changes slowly: read about once a second, not with every
+        // sample (each read is a bus transfer; bmp280 even reads the temperature again for every pressure).
+        let temperatureEvery = max(1, Int(rateHz.rounded()))
+        var polls = 0
         while !planChanged(since: generation) {
+            let readStart = TimestampClock.monotonicNow()
             var saturated = false
+            let readsTemperature = polls % temperatureEvery == 0
+            polls &+= 1
             for (i, slot) in slots.enumerated() {
+                if slot.role == .temperature && !readsTemperature { continue }
                 var ok: Int32
                 if slot.pollsRaw {
                     var raw: Int64 = 0
@@ -76,10 +89,26 @@ extension IIODeviceWorker {
                 }
             }
             if saturated { counters.saturated += 1 }
-            if let sample = assemble(&values, timestamp: TimestampClock.monotonicNow(), matrices: resolved) {
+            let readEnd = TimestampClock.monotonicNow()
+            if let sample = assemble(&values, timestamp: readEnd, matrices: resolved) {
                 enqueue(sample)
             }
             flush()
+            windowPolls += 1
+            windowReading += readEnd - readStart
+            if readEnd - windowStart >= 5 {
+                let achieved = Double(windowPolls) / (readEnd - windowStart)
+                state.update(info.id) { $0.polledRateHz = achieved }
+                if !warned && achieved < 0.8 * rateHz {
+                    warned = true
+                    pollingFellBehind(
+                        achievedHz: achieved,
+                        plannedHz: rateHz,
+                        readSeconds: windowReading / Double(windowPolls)
+                    )
+                }
+                (windowStart, windowPolls, windowReading) = (readEnd, 0, 0)
+            }
             next += period
             let now = TimestampClock.monotonicNow()
             if next < now - period { next = now }  // fell behind: skip, don't burst

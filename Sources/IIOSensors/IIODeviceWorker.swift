@@ -18,7 +18,7 @@ final class IIODeviceWorker: @unchecked Sendable {
     let info: IIODeviceInfo
     let uri: String
     let control = WorkerControl()
-    private let state: IIOSourceState
+    let state: IIOSourceState
     private let sink: any SampleSink
     private let delivery: DeliveryGate
     let retry: IIORetryPolicy
@@ -109,6 +109,30 @@ final class IIODeviceWorker: @unchecked Sendable {
         )
     }
 
+    /// A polled device reads slower than planned: said once per session, with what it takes and why.
+    func pollingFellBehind(achievedHz: Double, plannedHz: Double, readSeconds: Double) {
+        // Reads that fill most of the period are the driver's doing; short reads that still miss it mean the
+        // thread was not run in time.
+        let fix =
+            readSeconds * plannedHz > 0.5
+            ? """
+            the driver takes that long to read every channel once (a one-shot driver such as st_lsm6dsx waits \
+            several of its own sample periods per read): wire the chip's interrupt line so the driver can buffer, \
+            or ask for less
+            """
+            : """
+            the reads are quick but the acquisition thread was not run in time: the machine is short of CPU \
+            (see the load), or ask for less
+            """
+        logger.warning(
+            "polled reads cannot keep the planned rate",
+            metadata: [
+                "planned_hz": "\(plannedHz)", "achieved_hz": "\((achievedHz * 10).rounded() / 10)",
+                "read_ms": "\((readSeconds * 10000).rounded() / 10)", "fix": "\(fix)",
+            ]
+        )
+    }
+
     /// The device delivered: clear a failure, once.
     private func markHealthy() {
         guard let previous = failure else { return }
@@ -140,8 +164,7 @@ final class IIODeviceWorker: @unchecked Sendable {
         let matrices = info.mountMatrices
         // A triggered-buffer driver with no trigger to give it (ak8975 without an hrtimer trigger) cannot
         // fill its buffer: read it by polling instead.
-        let triggerless = info.acceptsTrigger && info.trigger == nil
-        if info.isBuffered && !triggerless {
+        if !info.isPolled {
             try captureBuffered(
                 context: context,
                 device: device,

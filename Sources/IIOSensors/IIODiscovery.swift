@@ -65,13 +65,8 @@ public enum IIODiscovery {
 
         let rates = rateAttributes(dev, handles: handles, sensors: sensors)
         let isBuffered = channels.contains { $0.scanFormat != nil && $0.quantity != .timestamp }
-        var trigger: String?
-        var acceptsTrigger = false
-        var current: OpaquePointer?
-        if iio_device_get_trigger(dev, &current) == 0 {
-            acceptsTrigger = true
-            trigger = current.map { $0.iioDeviceName } ?? chooseTrigger(for: dev).map { $0.iioDeviceName }
-        }
+        let (acceptsTrigger, current) = dev.iioTrigger
+        let trigger = acceptsTrigger ? (current ?? chooseTrigger(for: dev)).map { $0.iioDeviceName } : nil
         var matrices: [SensorType: MountMatrix] = [:]
         var sources: [SensorType: String] = [:]
         for quantity in IIOQuantity.allCases where quantity.isVector {

@@ -56,7 +56,9 @@ struct ListSensorsCommand: ParsableCommand {
         let sensors = device.sensors.map(\.rawValue).sorted().joined(separator: ", ")
         lines.append("\(device.id)  \(device.name)  [\(sensors)]")
         var capture = device.isBuffered ? "buffered" : "polled (no buffer)"
-        if device.isBuffered {
+        if device.isBuffered && device.isPolled {
+            capture = "polled (a triggered buffer, but no trigger: no interrupt line, no software trigger)"
+        } else if device.isBuffered {
             capture += device.acceptsTrigger ? ", trigger \(device.trigger ?? "none available")" : ", no trigger needed"
             capture +=
                 device.hasTimestamp

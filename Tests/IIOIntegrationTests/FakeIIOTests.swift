@@ -229,6 +229,8 @@ struct FakeIIOTests {
 
     @Test("a triggered device with no trigger to use falls back to polling _raw (saturation still counted)")
     func triggerlessFallsBackToPolling() async throws {
+        // A bmi160 whose interrupt line is not wired: a triggered buffer, no trigger, and a current_trigger of
+        // 0 bytes (libiio 0.24 reads it as EIO).
         var imu = FakeIIOModels.bmi160(records: Self.bmi160Records)
         imu.trigger = nil
         imu.attrs["trigger/current_trigger"] = ""

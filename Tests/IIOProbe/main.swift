@@ -10,12 +10,15 @@
 //                    [--recoveries N] [--max-seconds S] [--override …] [--replan-after N --plan2 ID=RATE:…]
 //                    [--show FILE]…   (prints `file <path> <content>` before stopping)
 //                    [--refill-timeout S]   (default 3: how long a silent device may stay silent)
-//                    [--quiet 1] [--duration S]   (benchmark: count only, run S seconds, print `cpu …`)
+//                    [--quiet 1] [--duration S]   (benchmark: count only, run S seconds after a 2 s warm-up,
+//                    print `cpu …` with the heap allocations over the run and the accelerometer's sample
+//                    intervals: rate, mean, standard deviation, 99th percentile and maximum)
 //     sample  <timestamp>  acc=x,y,z  gyro=…  mag=…  p=…  t=…
 //     fault   <device>  recovered=0|1  <message>
 //     status  <id>  state=…  rate=…  samples=…  nonfinite=…  saturated=…  backwards=…  errors=…  recoveries=…
 // Exit status 0 when the wanted samples (and recoveries) arrived in time, 1 otherwise.
 import AgentPorts
+import CBenchSupport
 import Foundation
 import IIOSensors
 import Logging
@@ -102,7 +105,19 @@ final class ProbeSink: SampleSink {
         var acc = 0, gyro = 0, mag = 0, baro = 0, recovered = 0, total = 0
     }
 
+    /// The accelerometer's sample intervals (benchmark mode), in room reserved up front: recording one
+    /// allocates nothing.
+    struct Intervals {
+        var last = -Double.infinity
+        var seconds = ContiguousArray<Double>()
+    }
+
     let counts = Mutex(Counts())
+    let intervals: Mutex<Intervals> = {
+        var i = Intervals()
+        i.seconds.reserveCapacity(1 << 20)
+        return Mutex(i)
+    }()
     let output = Mutex(())
 
     func emit(_ line: String) {
@@ -114,6 +129,14 @@ final class ProbeSink: SampleSink {
     func ingest(_ sample: IMUSample) {
         if quiet {
             counts.withLock { $0.total += 1 }
+            if sample.acceleration != nil {
+                intervals.withLock { i in
+                    if i.last.isFinite && i.seconds.count < i.seconds.capacity {
+                        i.seconds.append(sample.timestamp - i.last)
+                    }
+                    i.last = sample.timestamp
+                }
+            }
             return
         }
         var fields = ["sample", "\(sample.timestamp)"]
@@ -186,7 +209,6 @@ func capture(_ args: Arguments) async throws -> Bool {
     )
     try source.apply(parsePlan(args.plans))
     let sink = ProbeSink(quiet: args.quiet)
-    let cpuStart = cpuSeconds()
     let run = Task { try await source.run(into: sink) }
     let start = Date()
     var replanned = false
@@ -197,12 +219,40 @@ func capture(_ args: Arguments) async throws -> Bool {
     }
     var ok = false
     if let duration = args.duration {
-        // Benchmark mode: acquire for a fixed time and report the process's CPU use over it.
+        // Benchmark mode: acquire for a fixed time after a warm-up (contexts opened, rates written, buffers or
+        // files set up) and report the process's CPU use and heap allocations over it, and how evenly the
+        // accelerometer's samples came.
+        try await Task.sleep(for: .seconds(2))
+        let cpu0 = cpuSeconds()
+        let allocs0 = bench_alloc_total()
+        let samples0 = sink.counts.withLock { $0.total }
+        sink.intervals.withLock { $0.seconds.removeAll(keepingCapacity: true) }
+        let start = Date()
         try await Task.sleep(for: .seconds(duration))
-        let cpu = cpuSeconds() - cpuStart
+        let cpu = cpuSeconds() - cpu0
+        let allocs = bench_alloc_total() - allocs0
         let wall = Date().timeIntervalSince(start)
-        let total = sink.counts.withLock { $0.total }
-        sink.emit("cpu\t\(cpu)\twall=\(wall)\tsamples=\(total)\tpercent=\(100 * cpu / wall)")
+        let total = sink.counts.withLock { $0.total } - samples0
+        let gaps = sink.intervals.withLock { Array($0.seconds) }.sorted()
+        var timing = "acc_intervals=0"
+        if !gaps.isEmpty {
+            let mean = gaps.reduce(0, +) / Double(gaps.count)
+            let sd = (gaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(gaps.count)).squareRoot()
+            let p99 = gaps[min(gaps.count - 1, Int(Double(gaps.count) * 0.99))]
+            timing = String(
+                format:
+                    "acc_rate_hz=%.2f\tinterval_mean_ms=%.3f\tinterval_sd_ms=%.3f\tinterval_p99_ms=%.3f\tinterval_max_ms=%.3f",
+                Double(gaps.count) / wall,
+                mean * 1000,
+                sd * 1000,
+                p99 * 1000,
+                gaps.last! * 1000
+            )
+        }
+        sink.emit(
+            "cpu\t\(cpu)\twall=\(wall)\tsamples=\(total)\tpercent=\(100 * cpu / wall)\tallocations=\(allocs)"
+                + "\tallocations_per_sample=\(total > 0 ? Double(allocs) / Double(total) : 0)\t\(timing)"
+        )
         run.cancel()
         _ = try? await run.value
         return true
@@ -233,7 +283,8 @@ func capture(_ args: Arguments) async throws -> Bool {
         sink.emit(
             [
                 "status", status.id, "state=\(status.state)",
-                "rate=\(status.effectiveRateHz.map { "\($0)" } ?? "-")", "samples=\(c.samples)",
+                "rate=\(status.effectiveRateHz.map { "\($0)" } ?? "-")",
+                "polled=\(status.polledRateHz.map { "\($0)" } ?? "-")", "samples=\(c.samples)",
                 "nonfinite=\(c.nonFinite)", "saturated=\(c.saturated)", "backwards=\(c.timestampsBackwards)",
                 "errors=\(c.readErrors)", "recoveries=\(c.recoveries)",
             ].joined(separator: "\t")

@@ -27,7 +27,7 @@ Spec (JSON):
   "devices": [{
     "id": "iio:device0", "name": "bmi160",
     "attrs": {"in_accel_scale": "0.000598", ...},           # files in the device directory
-    "trigger": "bmi160-dev0",                               # optional: adds trigger/current_trigger (empty)
+    "trigger": "bmi160-dev0",                               # optional: adds trigger/current_trigger (0 bytes)
     "scan": [{"name": "in_accel_x", "index": 7, "type": "le:s16/16>>0"}, ...],   # optional: buffered
     "buffer_attrs": {"watermark": "1"},                     # extra files in buffer/
     "records": [[raw, raw, ...], ...],                      # one value per non-timestamp scan element
@@ -73,8 +73,11 @@ def run(cmd):
 
 
 def write_file(path, text):
+    # An empty value stays 0 bytes, not a newline: the kernel's current_trigger shows nothing while no trigger
+    # is set (a bmi160 or ak8975 whose interrupt line is not wired never has one), and libiio 0.24 reads that
+    # as EIO, which IIOSensors must take as "none set" (seen on Debian 12's kernel in the system-test VM).
     with open(path, "w") as f:
-        f.write(text if text.endswith("\n") else text + "\n")
+        f.write(text if text == "" or text.endswith("\n") else text + "\n")
 
 
 def read_file(path):
