@@ -157,15 +157,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Real local services for the bench and the integration tests: a mosquitto on a free port, child
-        // processes, the fake IIO sysfs tree (FakeIIOTree/, Python), a subscriber that captures what it hears.
+        // Real local services for the bench and the integration tests: a mosquitto on a free port, the RabbitMQ
+        // and NATS clusters, child processes, the fake IIO sysfs tree (FakeIIOTree/, Python), a subscriber that
+        // captures what it hears.
         .target(
             name: "Harness",
             dependencies: ["AgentPorts", "MosquittoTransport", "Platform"],
             exclude: ["FakeIIOTree"],
             swiftSettings: strict
         ),
-        // Test-only fixtures on top of the harness: RabbitMQ cluster, VM, TLS files, redirecting broker.
+        // Test-only fixtures on top of the harness: VM, TLS files, redirecting broker.
         .target(
             name: "TestSupport",
             dependencies: ["Harness", "MotionModel", "AgentPorts", "MosquittoTransport", "Platform"],

@@ -18,6 +18,8 @@ struct FleetSetCommand: AsyncParsableCommand {
     @OptionGroup var target: FleetTarget
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
     @Option(help: "Sign the document with the HMAC key in this file (the devices' control.hmac_key_file).")
     var hmacKeyFile: String?
     @Argument(help: "KEY=VALUE pairs, e.g. streams.gyroscope.rate_hz=50.") var assignments: [String]
@@ -35,7 +37,8 @@ struct FleetSetCommand: AsyncParsableCommand {
             target: target,
             timeout: timeout,
             wait: wait,
-            hmacKeyFile: hmacKeyFile
+            hmacKeyFile: hmacKeyFile,
+            devices: devices
         )
         .edit(setting: written, unsetting: [])
     }

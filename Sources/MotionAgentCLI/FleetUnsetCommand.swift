@@ -13,6 +13,8 @@ struct FleetUnsetCommand: AsyncParsableCommand {
     @OptionGroup var target: FleetTarget
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
     @Option(help: "Sign the document with the HMAC key in this file.") var hmacKeyFile: String?
     @Argument(help: "Keys or sections, e.g. streams.gyroscope.rate_hz or streams.gyroscope.") var keys: [String]
 
@@ -22,7 +24,8 @@ struct FleetUnsetCommand: AsyncParsableCommand {
             target: target,
             timeout: timeout,
             wait: wait,
-            hmacKeyFile: hmacKeyFile
+            hmacKeyFile: hmacKeyFile,
+            devices: devices
         )
         .edit(setting: [:], unsetting: keys)
     }
