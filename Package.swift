@@ -232,6 +232,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Three-node broker clusters (NATS, RabbitMQ) with the real motion-agent and its operator tool: desired
+        // state on every node, failover, clears (MOTION_AGENT_CLUSTER_TESTS=1; scripts/test.sh runs it alone).
+        .testTarget(name: "ClusterTests", dependencies: ["TestSupport", "AgentPorts"], swiftSettings: strict),
         // A Debian VM with the kernel's own IIO drivers (MOTION_AGENT_VM_TESTS=1; scripts/test.sh runs it alone).
         .testTarget(name: "SystemTests", dependencies: ["TestSupport"], swiftSettings: strict),
     ]

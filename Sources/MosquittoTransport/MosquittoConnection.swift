@@ -46,8 +46,14 @@ final class MosquittoConnection: @unchecked Sendable {
         completedMessageIDs.reserveCapacity(1024)
     }
 
-    /// libmosquitto's select() timeout per loop turn: bounds how late a `disconnect` request is noticed.
-    static let loopTimeoutMilliseconds: Int32 = 100
+    /// libmosquitto's select() timeout per loop turn while no stop is requested. Anything to send (a publish, a
+    /// subscribe from any thread) and anything received wake select() at once; the timeout only paces
+    /// libmosquitto's keep-alive bookkeeping, which needs a turn a second at most. It was 100 ms: 10 of an idle
+    /// agent's ~42 wake-ups a second (BENCHMARKS.md, "Fleet convergence"). A stop wakes the thread itself
+    /// (`MosquittoClientCore.requestStop`).
+    static let idleLoopTimeoutMilliseconds: Int32 = 1000
+    /// The timeout once a stop is requested: bounds how late the flush deadline is noticed.
+    static let stoppingLoopTimeoutMilliseconds: Int32 = 100
     /// How long a DISCONNECT may take to reach the socket before the socket is closed under it.
     static let disconnectWriteLimit: Duration = .seconds(1)
 
@@ -123,7 +129,12 @@ final class MosquittoConnection: @unchecked Sendable {
                 }
             }
 
-            let loopRC = mosquitto_loop(mosq, Self.loopTimeoutMilliseconds, 1)
+            let stopping = core.stopRequested.load(ordering: .acquiring)
+            let loopRC = mosquitto_loop(
+                mosq,
+                stopping ? Self.stoppingLoopTimeoutMilliseconds : Self.idleLoopTimeoutMilliseconds,
+                1
+            )
             let loopErrno = errno
             settleCompletedMessages()
 
