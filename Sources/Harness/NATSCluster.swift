@@ -15,7 +15,7 @@ import Darwin
 /// R3 on three nodes), so a document retained through one node is served by all: the engine the fleet model
 /// needs no per-node publishing on. A missing nats-server is an error, not a skip: scripts/test.sh installs it.
 public final class NATSCluster: BrokerCluster {
-    public static let server = "/usr/bin/nats-server"
+    public static let server = "/usr/sbin/nats-server"
 
     public struct Node: Sendable {
         public let name: String
@@ -208,9 +208,15 @@ public final class NATSCluster: BrokerCluster {
             "  listen: 127.0.0.1:\(node.routePort)",
             "  routes: [\(routes)]",
             "}",
-            // The MQTT streams (sessions, retained messages, QoS 1 messages) replicated on every node (at most 3).
+            // The MQTT streams (sessions, retained messages, QoS 1 messages) stay replicated on every node (at
+            // most 3, the default). Each QoS 1 subscription is a JetStream consumer: replicated, every agent's
+            // five subscriptions were five Raft groups whose elections, after a node stopped, held a new client's
+            // SUBSCRIBE for seconds (the agent missed its keep-alive) — one replica in memory, on the node the
+            // client uses, is what a clean session needs (Deploy/README.md, "NATS").
             "mqtt {",
             "  listen: 127.0.0.1:\(node.mqttPort)",
+            "  consumer_replicas: 1",
+            "  consumer_memory_storage: true",
             "}",
         ]
         try (lines.joined(separator: "\n") + "\n").write(

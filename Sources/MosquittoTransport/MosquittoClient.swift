@@ -310,7 +310,7 @@ public final class MosquittoClient: BrokerClient {
                 throw Self.notConnected(operation: "subscribe")
             }
             var messageID: Int32 = 0
-            return cFilters.withUnsafeBufferPointer { buffer in
+            let rc = cFilters.withUnsafeBufferPointer { buffer in
                 mosquitto_subscribe_multiple(
                     handle.pointer,
                     &messageID,
@@ -321,6 +321,8 @@ public final class MosquittoClient: BrokerClient {
                     nil
                 )
             }
+            if rc == MosquittoError.success { state.pendingSubscriptions[messageID] = (filters, Int32(qos)) }
+            return rc
         }
         guard rc == MosquittoError.success else {
             throw BrokerError(

@@ -21,6 +21,9 @@ final class MosquittoClientCore: Sendable {
         var protocolVersion: MQTTProtocolVersion = .v5
         var outstanding = OutstandingMessages()
         var stopDeadline: ContinuousClock.Instant?
+        /// The filters of each SUBSCRIBE of this connection not yet answered, by message id: a SUBACK that
+        /// refuses some (0x80 and up) is sent again (`MosquittoConnection.retryRefusedSubscriptions`).
+        var pendingSubscriptions: [Int32: (filters: [String], qos: Int32)] = [:]
         var waiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextWaiterID = 0
         /// Weak: the handler (the agent's publisher) owns the client.

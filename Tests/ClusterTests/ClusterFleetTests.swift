@@ -111,7 +111,7 @@ struct FleetOnCluster {
         let labEarly = early.filter(inLab)
         #expect(output.contains("\(labEarly.count) of \(labEarly.count) applied v1"), "\(output)")
         for device in early {
-            try await waitForStatus(observer, device, "fleet v1 and 20 Hz") {
+            try await waitForStatus(observer, device, "fleet v1 and 20 Hz", log: log(device)) {
                 $0.desired["fleet"] == 1 && $0.accelerometerRequestedHz == 20
                     && (!inLab(device) || $0.desired["group lab"] == 1)
             }
@@ -158,7 +158,7 @@ struct FleetOnCluster {
         #expect(output.contains("\(devices.count - 1) of \(devices.count) applied v2"), "\(output)")
         #expect(output.contains("1 offline: \(away)"), "\(output)")
         for device in devices where device != away {
-            try await waitForStatus(observer, device, "the fleet layer cleared") {
+            try await waitForStatus(observer, device, "the fleet layer cleared", log: log(device)) {
                 $0.online && $0.desired["fleet"] == 2 && $0.accelerometerRequestedHz == configuredRate(device)
             }
         }
@@ -328,7 +328,17 @@ struct FleetOnCluster {
     ) async throws -> Status {
         let met = await Self.wait(timeout: 60) { statuses(observer, device).last.map(condition) ?? false }
         let last = statuses(observer, device).last
-        #expect(met, "\(device): \(what) (last status: \(last.map(\.description) ?? "none")); its log: \(log())")
+        // The nodes' warnings and errors (a stopped peer's route retries left out).
+        let nodes = cluster.endpoints.indices.map { index in
+            let lines = cluster.log(index).split(separator: "\n").filter {
+                ($0.contains("[ERR]") || $0.contains("[WRN]") || $0.contains("error")) && !$0.contains("route")
+            }
+            return "node \(index) (\(cluster.endpoints[index])):\n" + lines.suffix(30).joined(separator: "\n")
+        }
+        #expect(
+            met,
+            "\(device): \(what) (last status: \(last.map(\.description) ?? "none")); its log: \(log())\nnode logs:\n\(nodes.joined(separator: "\n"))"
+        )
         guard met, let last else { throw ScenarioStopped(description: "\(device): \(what) did not happen") }
         return last
     }
