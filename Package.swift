@@ -161,15 +161,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Real local services for the bench and the integration tests: a mosquitto on a free port, child
-        // processes, the fake IIO sysfs tree (FakeIIOTree/, Python), a subscriber that captures what it hears.
+        // Real local services for the bench and the integration tests: a mosquitto on a free port, the RabbitMQ
+        // and NATS clusters, child processes, the fake IIO sysfs tree (FakeIIOTree/, Python), a subscriber that
+        // captures what it hears.
         .target(
             name: "Harness",
             dependencies: ["AgentPorts", "MosquittoTransport", "Platform"],
             exclude: ["FakeIIOTree"],
             swiftSettings: strict
         ),
-        // Test-only fixtures on top of the harness: RabbitMQ cluster, VM, TLS files, redirecting broker.
+        // Test-only fixtures on top of the harness: VM, TLS files, redirecting broker.
         .target(
             name: "TestSupport",
             dependencies: ["Harness", "MotionModel", "AgentPorts", "MosquittoTransport", "Platform"],
@@ -235,6 +236,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Three-node broker clusters (NATS, RabbitMQ) with the real motion-agent and its operator tool: desired
+        // state on every node, failover, clears (MOTION_AGENT_CLUSTER_TESTS=1; scripts/test.sh runs it alone).
+        .testTarget(name: "ClusterTests", dependencies: ["TestSupport", "AgentPorts"], swiftSettings: strict),
         // A Debian VM with the kernel's own IIO drivers (MOTION_AGENT_VM_TESTS=1; scripts/test.sh runs it alone).
         .testTarget(name: "SystemTests", dependencies: ["TestSupport"], swiftSettings: strict),
     ]

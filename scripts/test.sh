@@ -20,7 +20,7 @@ log "building (debug) with tests"
 swift build --build-tests
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
 # other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker, about a minute.
-integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|SystemTests)\.'
+integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SystemTests)\.'
 if [ "${1:-}" = "--unit" ]; then
     shift
     log "running the unit tests (the integration targets are left out: $integration)"
@@ -33,6 +33,11 @@ swift test --skip-build "$@"
 if [ $# -eq 0 ]; then
     log "running the RabbitMQ cluster failover test (starting 3 RabbitMQ nodes in turn takes 30–80 s)"
     MOTION_AGENT_RABBITMQ_TESTS=1 swift test --skip-build --filter FailoverEndToEndTests/aRabbitMQCluster
+    # The fleet model on three-node NATS and RabbitMQ clusters, short form: 4 devices (scripts/checks/cluster.sh
+    # is the long form). About 4 min on 2 cores, most of it RabbitMQ's boot and a node's stop and restart.
+    log "running the cluster tests, short form (3-node NATS and RabbitMQ clusters, 4 devices; long form: scripts/checks/cluster.sh)"
+    MOTION_AGENT_CLUSTER_TESTS=1 MOTION_AGENT_CLUSTER_DEVICES=4 swift test --skip-build --filter ClusterTests \
+        || die "the cluster tests failed: see above (rerun: MOTION_AGENT_CLUSTER_TESTS=1 swift test --skip-build --filter ClusterTests)"
 fi
 # Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from
 # its committed seeds (scripts/checks/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,

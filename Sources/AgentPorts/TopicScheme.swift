@@ -32,6 +32,9 @@ public struct TopicScheme: Sendable, Hashable {
         case payload(PayloadKind)
         /// Retained birth and will: `online` / `offline` with the agent's state.
         case status
+        /// Retained: every runtime setting's value and source (docs/fleet.md), published at each connection and
+        /// when it changes — the status carries only its summary.
+        case configuration
         /// The agent's health report (`metrics.interval_s`): QoS 0, not retained.
         case metrics
         case control
@@ -48,6 +51,7 @@ public struct TopicScheme: Sendable, Hashable {
             switch self {
             case .payload(let kind): kind.topic.path
             case .status: "status"
+            case .configuration: "configuration"
             case .metrics: "metrics"
             case .control: "control"
             case .controlReply: "control/reply"
@@ -58,7 +62,7 @@ public struct TopicScheme: Sendable, Hashable {
         /// Every subject, stream topics first.
         public static let all: [Subject] =
             StreamDescriptor.allTopics.map { .payload($0.payload) } + [
-                .status, .metrics, .control, .controlReply, .desired,
+                .status, .configuration, .metrics, .control, .controlReply, .desired,
             ]
 
         /// The subject whose path is `path`, if any.
@@ -75,6 +79,7 @@ public struct TopicScheme: Sendable, Hashable {
     /// The topic of a stream's payload, its own or one it derives.
     public func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
     public var status: String { topic(.status) }
+    public var configuration: String { topic(.configuration) }
     public var metrics: String { topic(.metrics) }
     public var control: String { topic(.control) }
     public var controlReply: String { topic(.controlReply) }

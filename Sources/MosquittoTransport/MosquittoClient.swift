@@ -6,7 +6,7 @@ import Logging
 /// The MQTT port implemented over libmosquitto 2.0.
 ///
 /// Threading: each `connect` starts one network thread that owns the connection until it ends: it makes the
-/// (blocking) TCP connect, then calls `mosquitto_loop` with a 100 ms timeout until the connection closes, and
+/// (blocking) TCP connect, then calls `mosquitto_loop` (1 s timeout; 100 ms once stopping) until the connection closes, and
 /// finally reports exactly one terminal event (`.connectFailed`, or `.disconnected` after `.connected`) and
 /// exits. libmosquitto's own `mosquitto_loop_start` thread is not used: it reconnects on its own and exits
 /// silently on several errors, while here reconnecting is the agent's decision. The handle is in threaded
@@ -144,7 +144,8 @@ public final class MosquittoClient: BrokerClient {
                 continuation.resume()
                 return
             }
-            // The network thread needs at most the flush, 1 s to write DISCONNECT and one 100 ms loop turn.
+            // The network thread needs at most the flush, 1 s to write DISCONNECT and one loop turn (woken by
+            // requestStop while connected; up to 1 s while a connection is still being made).
             // Only a blocking TCP connect to an unreachable host (minutes of SYN retries) can hold it longer;
             // stop waiting then — the thread still disconnects and exits when the connect call returns.
             bound = Task {
@@ -309,7 +310,7 @@ public final class MosquittoClient: BrokerClient {
                 throw Self.notConnected(operation: "subscribe")
             }
             var messageID: Int32 = 0
-            return cFilters.withUnsafeBufferPointer { buffer in
+            let rc = cFilters.withUnsafeBufferPointer { buffer in
                 mosquitto_subscribe_multiple(
                     handle.pointer,
                     &messageID,
@@ -320,6 +321,8 @@ public final class MosquittoClient: BrokerClient {
                     nil
                 )
             }
+            if rc == MosquittoError.success { state.pendingSubscriptions[messageID] = (filters, Int32(qos)) }
+            return rc
         }
         guard rc == MosquittoError.success else {
             throw BrokerError(

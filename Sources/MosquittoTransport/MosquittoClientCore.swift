@@ -1,4 +1,5 @@
 import AgentPorts
+internal import CMosquitto
 import Logging
 import Synchronization
 
@@ -20,6 +21,9 @@ final class MosquittoClientCore: Sendable {
         var protocolVersion: MQTTProtocolVersion = .v5
         var outstanding = OutstandingMessages()
         var stopDeadline: ContinuousClock.Instant?
+        /// The filters of each SUBSCRIBE of this connection not yet answered, by message id: a SUBACK that
+        /// refuses some (0x80 and up) is sent again (`MosquittoConnection.retryRefusedSubscriptions`).
+        var pendingSubscriptions: [Int32: (filters: [String], qos: Int32)] = [:]
         var waiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextWaiterID = 0
         /// Weak: the handler (the agent's publisher) owns the client.
@@ -46,7 +50,17 @@ final class MosquittoClientCore: Sendable {
         if let existing = state.stopDeadline, existing <= deadline { return }
         state.stopDeadline = deadline
         stopRequested.store(true, ordering: .releasing)
+        // While connected and idle the network thread sleeps up to a second in select()
+        // (`MosquittoConnection.idleLoopTimeoutMilliseconds`). Only a queued packet wakes it early — libmosquitto
+        // writes its socket pair then, and offers no other way in — so queue the one that changes nothing: an
+        // UNSUBSCRIBE of a filter nobody subscribes to (the broker answers UNSUBACK).
+        if phase == .connected, let handle = state.handle {
+            _ = mosquitto_unsubscribe(handle.pointer, nil, Self.wakeFilter)
+        }
     }
+
+    /// The filter of the UNSUBSCRIBE that wakes the network thread for a stop.
+    static let wakeFilter = "motion-agent/wake"
 
     /// The network thread's last act: back to idle, report the outcome, wake `disconnect` callers.
     func connectionFinished(_ event: BrokerEvent) {

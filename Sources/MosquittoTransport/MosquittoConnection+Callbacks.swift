@@ -45,6 +45,17 @@ extension MosquittoConnection {
                 connection.publishFailureCode = reasonCode
             }
         }
+        mosquitto_subscribe_v5_callback_set(mosq) { _, userdata, messageID, count, granted, _ in
+            guard let connection = MosquittoConnection.from(userdata), let granted else { return }
+            // 0x80 (3.1.1) or a reason code from 0x80 up (MQTT 5): that filter was refused.
+            let refused = (0..<Int(max(0, count))).filter { granted[$0] >= 0x80 }
+            if !refused.isEmpty {
+                connection.refusedSubscriptions.append(
+                    (messageID, refused, UInt8(truncatingIfNeeded: granted[refused[0]]))
+                )
+            }
+            connection.answeredSubscriptions.append(messageID)
+        }
         mosquitto_message_v5_callback_set(mosq) { _, userdata, message, properties in
             guard let connection = MosquittoConnection.from(userdata), let message else { return }
             let channel = connection.core.channel

@@ -31,6 +31,17 @@ final class MosquittoConnection: @unchecked Sendable {
     /// First failing PUBACK/PUBCOMP reason (MQTT 5, ≥ 0x80) seen, logged after the loop turn.
     var publishFailureCode: Int32?
     private var publishFailureLogged = false
+    /// SUBACKs of this loop turn: every answered message id, and those that refused some filters (their
+    /// indices and the first reason code).
+    var answeredSubscriptions: [Int32] = []
+    var refusedSubscriptions: [(messageID: Int32, indices: [Int], code: UInt8)] = []
+    /// Refused filters waiting to be subscribed again, and the back-off of the next refusal.
+    private var retries: [(filters: [String], qos: Int32, due: ContinuousClock.Instant)] = []
+    private var retryDelay: Duration = MosquittoConnection.firstSubscribeRetry
+    /// A broker refusing a subscription for a while — NATS while JetStream elects the leaders its QoS 1
+    /// subscriptions need after a node stopped — is asked again, 1 s after the refusal, doubling to 30 s.
+    static let firstSubscribeRetry: Duration = .seconds(1)
+    static let lastSubscribeRetry: Duration = .seconds(30)
 
     init(
         core: MosquittoClientCore,
@@ -46,8 +57,14 @@ final class MosquittoConnection: @unchecked Sendable {
         completedMessageIDs.reserveCapacity(1024)
     }
 
-    /// libmosquitto's select() timeout per loop turn: bounds how late a `disconnect` request is noticed.
-    static let loopTimeoutMilliseconds: Int32 = 100
+    /// libmosquitto's select() timeout per loop turn while no stop is requested. Anything to send (a publish, a
+    /// subscribe from any thread) and anything received wake select() at once; the timeout only paces
+    /// libmosquitto's keep-alive bookkeeping, which needs a turn a second at most. It was 100 ms: 10 of an idle
+    /// agent's ~42 wake-ups a second (BENCHMARKS.md, "Fleet convergence"). A stop wakes the thread itself
+    /// (`MosquittoClientCore.requestStop`).
+    static let idleLoopTimeoutMilliseconds: Int32 = 1000
+    /// The timeout once a stop is requested: bounds how late the flush deadline is noticed.
+    static let stoppingLoopTimeoutMilliseconds: Int32 = 100
     /// How long a DISCONNECT may take to reach the socket before the socket is closed under it.
     static let disconnectWriteLimit: Duration = .seconds(1)
 
@@ -73,6 +90,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private func runUntilClosed() -> BrokerEvent {
         let mosq = handle.pointer
         if core.stopRequested.load(ordering: .acquiring) { return cancelledEvent }
+        core.locked.withLock { $0.pendingSubscriptions.removeAll() }
 
         // Blocking TCP (and DNS) connect, on this thread only; the CONNECT packet is queued and the rest of
         // the handshake (TLS, CONNACK) is driven by mosquitto_loop below.
@@ -123,9 +141,15 @@ final class MosquittoConnection: @unchecked Sendable {
                 }
             }
 
-            let loopRC = mosquitto_loop(mosq, Self.loopTimeoutMilliseconds, 1)
+            let stopping = core.stopRequested.load(ordering: .acquiring)
+            let loopRC = mosquitto_loop(
+                mosq,
+                stopping ? Self.stoppingLoopTimeoutMilliseconds : Self.idleLoopTimeoutMilliseconds,
+                1
+            )
             let loopErrno = errno
             settleCompletedMessages()
+            retryRefusedSubscriptions(now: clock.now)
 
             if let code = connackCode, code != 0 {
                 closeSocket()
@@ -185,6 +209,59 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// DISCONNECT goes out once everything queued has been written (QoS 0) or acknowledged (QoS > 0), or
     /// when the flush deadline passes, or at once if the broker has not accepted the connection yet.
+    /// Settles this turn's SUBACKs and subscribes again to the filters a broker refused, once they are due. A
+    /// refused subscription would otherwise leave the agent deaf to its commands and desired state until the
+    /// next reconnection; the retained messages of a filter come with its successful SUBSCRIBE.
+    private func retryRefusedSubscriptions(now: ContinuousClock.Instant) {
+        if !answeredSubscriptions.isEmpty {
+            let refused = refusedSubscriptions
+            let newlyRefused = core.locked.withLock { state -> [([String], Int32, UInt8)] in
+                var found: [([String], Int32, UInt8)] = []
+                for entry in refused {
+                    guard let pending = state.pendingSubscriptions[entry.messageID] else { continue }
+                    let filters = entry.indices.filter { $0 < pending.filters.count }.map { pending.filters[$0] }
+                    if !filters.isEmpty { found.append((filters, pending.qos, entry.code)) }
+                }
+                for id in answeredSubscriptions { state.pendingSubscriptions[id] = nil }
+                return found
+            }
+            answeredSubscriptions.removeAll(keepingCapacity: true)
+            refusedSubscriptions.removeAll(keepingCapacity: true)
+            for (filters, qos, code) in newlyRefused {
+                core.logger.warning(
+                    "\(endpoint) refused the subscription to \(filters.joined(separator: ", ")) (SUBACK 0x\(String(code, radix: 16))) — subscribing again in \(retryDelay)"
+                )
+                retries.append((filters, qos, now + retryDelay))
+                retryDelay = min(retryDelay * 2, Self.lastSubscribeRetry)
+            }
+            if newlyRefused.isEmpty && retries.isEmpty { retryDelay = Self.firstSubscribeRetry }
+        }
+        guard connackCode == 0, retries.contains(where: { $0.due <= now }) else { return }
+        let due = retries.filter { $0.due <= now }
+        retries.removeAll { $0.due <= now }
+        for retry in due {
+            let cFilters: [UnsafeMutablePointer<CChar>?] = retry.filters.map { strdup($0) }
+            defer { for filter in cFilters { free(filter) } }
+            var messageID: Int32 = 0
+            let rc = cFilters.withUnsafeBufferPointer { buffer in
+                mosquitto_subscribe_multiple(
+                    handle.pointer,
+                    &messageID,
+                    Int32(buffer.count),
+                    buffer.baseAddress,
+                    retry.qos,
+                    0,
+                    nil
+                )
+            }
+            if rc == MosquittoError.success {
+                core.locked.withLock { $0.pendingSubscriptions[messageID] = (retry.filters, retry.qos) }
+            } else {
+                retries.append((retry.filters, retry.qos, now + retryDelay))
+            }
+        }
+    }
+
     private func shouldSendDisconnect(now: ContinuousClock.Instant) -> Bool {
         core.locked.withLock { state in
             guard connackCode == 0 else { return true }

@@ -1,11 +1,21 @@
+import AgentConfig
 import AgentPorts
 import ArgumentParser
 import Foundation
 
-/// Broker connection options shared by the operator commands (`ctl`, `sub`).
+/// Broker connection options shared by the operator commands (`ctl`, `sub`, `watch`, `fleet`).
 struct BrokerOptions: ParsableArguments {
     @Option(help: "Broker host.") var host = "127.0.0.1"
     @Option(help: "Broker port.") var port = 1883
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "A broker node, host:port; repeat it for every node of a cluster (replaces --host and --port).",
+            discussion:
+                "`fleet` commands publish desired documents to every node given and read every node: on a cluster whose nodes keep retained messages apart (RabbitMQ) name them all. Other commands use the first."
+        )
+    )
+    var servers: [String] = []
     @Option(help: "MQTT protocol: v5 or v311.") var `protocol`: MQTTProtocolVersion = .v5
     @Option(help: "Username.") var username: String?
     @Option(help: "A file whose first line is the password (or set MOTION_AGENT_MQTT_PASSWORD).")
@@ -15,7 +25,25 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "Client key file.") var key: String?
     @Option(help: "The agents' topic root template (topics.root).") var root = "motion/{device}"
 
+    /// The nodes to reach: every `--server`, or `--host`:`--port`.
+    func endpoints() throws -> [MQTTEndpoint] {
+        guard !servers.isEmpty else { return [MQTTEndpoint(host: host, port: port)] }
+        var seen = Set<MQTTEndpoint>()
+        return try servers.compactMap { text in
+            guard let endpoint = MQTTEndpoint(parsing: text, defaultPort: port) else {
+                throw ValidationError("--server \(text) is not host:port (e.g. --server broker-a:1883)")
+            }
+            return seen.insert(endpoint).inserted ? endpoint : nil
+        }
+    }
+
+    /// The options of a connection to the first node (`--server` or `--host`/`--port`).
     func connectOptions(clientID: String) throws -> BrokerConnectOptions {
+        try connectOptions(clientID: clientID, to: endpoints()[0])
+    }
+
+    /// The options of a connection to `endpoint`, with this command's credentials and TLS.
+    func connectOptions(clientID: String, to endpoint: MQTTEndpoint) throws -> BrokerConnectOptions {
         var password: String?
         if let file = passwordFile {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -27,8 +55,8 @@ struct BrokerOptions: ParsableArguments {
         }
         let tls = (cafile != nil || cert != nil) ? BrokerTLS(caFile: cafile, certFile: cert, keyFile: key) : nil
         return BrokerConnectOptions(
-            host: host,
-            port: port,
+            host: endpoint.host,
+            port: endpoint.port,
             clientID: clientID,
             protocolVersion: `protocol`,
             keepaliveSeconds: 30,

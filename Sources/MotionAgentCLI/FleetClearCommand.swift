@@ -15,6 +15,8 @@ struct FleetClearCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
     @OptionGroup var signing: FleetSigningOptions
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
 
     func run() async throws {
         try await FleetDocumentEditor(
@@ -25,7 +27,8 @@ struct FleetClearCommand: AsyncParsableCommand {
             key: signing.signingKey,
             trustedKeys: signing.trustedKeys,
             replace: signing.replace,
-            version: signing.version
+            version: signing.version,
+            devices: devices
         )
         .edit(setting: [:], unsetting: [], clearing: true)
     }

@@ -1,12 +1,10 @@
 import AgentConfig
-import AgentControl
-import AgentPipeline
 import AgentPorts
-import AgentRuntime
 import Foundation
 import MotionWire
 
-/// One device's row in `motion-agent fleet status`, from its retained status.
+/// One device's row in `motion-agent fleet status`, from its retained status (and, with `--explain`, its
+/// configuration document).
 struct FleetDeviceStatus: Codable {
     /// A key whose effective value is not what the newest desired documents ask for, and why.
     struct Difference: Codable {
@@ -29,14 +27,42 @@ struct FleetDeviceStatus: Codable {
     /// The device the status body names, when it is not the one of its topic.
     var impostor: String?
     var differing: [Difference] = []
-    /// The effective settings as the device reports them.
-    var settings: [String: ConfigurationStatus.Setting] = [:]
+    /// The values the status shows: command overrides (with their source) and the streams' settings.
+    var known: [String: ConfigurationStatus.Setting] = [:]
+    /// What the hardware made of a requested value, per key.
+    var notes: [String: String] = [:]
+    /// Every setting's value and source (`--explain`: the device's `{root}/configuration`).
+    var settings: [String: ConfigurationStatus.Setting]?
 
     var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
 
-    /// The device whose status `topic` is (`{root}/status` under the `topics.root` template), or nil.
-    static func device(ofStatusTopic topic: String, root template: String) -> String? {
-        let parts = TopicScheme(template: template, device: "\u{0}").status.components(separatedBy: "\u{0}")
+    /// `known` is the row's working copy of the status; the JSON carries what the table shows.
+    private enum CodingKeys: String, CodingKey {
+        case device, online, since, groups, desired, refused, ignored, impostor, differing, notes, settings
+    }
+
+    /// The row of the device whose status topic `status` came from: `device` is the topic's, which the shipped
+    /// ACL lets only that device write — never what the body claims; a body naming another device is shown as a
+    /// problem, not believed.
+    init(_ status: AgentStatus, device: String) {
+        let configuration = status.configuration
+        self.device = device
+        online = status.state == .online
+        since = status.time
+        groups = configuration?.groups ?? []
+        desired = configuration?.desired ?? [:]
+        refused = configuration?.refused.map { "\($0.layer) v\($0.version.map(String.init) ?? "?"): \($0.reason)" }
+        ignored = configuration?.ignored.map { "\($0.layer): \($0.reason)" }
+        impostor = status.device == device ? nil : status.device
+        notes = configuration?.notes ?? [:]
+        known = Self.streamSettings(status.streams ?? [:])
+        for (key, setting) in configuration?.overrides ?? [:] { known[key] = setting }
+    }
+
+    /// The device whose `path` topic (`status`, `configuration`) `topic` is, under the `topics.root` template, or
+    /// nil.
+    static func device(of topic: String, root template: String, _ path: (TopicScheme) -> String) -> String? {
+        let parts = path(TopicScheme(template: template, device: "\u{0}")).components(separatedBy: "\u{0}")
         guard parts.count == 2, topic.hasPrefix(parts[0]), topic.hasSuffix(parts[1]),
             topic.count > parts[0].count + parts[1].count
         else { return nil }
@@ -44,33 +70,33 @@ struct FleetDeviceStatus: Codable {
         return device.contains("/") ? nil : device
     }
 
-    /// The rows of every device whose retained status is among `messages`, keyed by the device of the topic each
-    /// came from — which the shipped ACL lets only that device write — never by what the body claims; a body
-    /// naming another device is shown as a problem, not believed.
-    static func collect(_ messages: some Sequence<InboundMessage>, root: String) -> [FleetDeviceStatus] {
-        let decoder = JSONDecoder()
-        var rows: [String: FleetDeviceStatus] = [:]
-        for message in messages where !message.payload.isEmpty {
-            guard let device = device(ofStatusTopic: message.topic, root: root),
-                (try? StrictJSON.parse(message.payload, limits: .document)) != nil,
-                let status = try? decoder.decode(AgentStatus.self, from: Data(message.payload))
-            else { continue }
-            let configuration = status.configuration
-            rows[device] = FleetDeviceStatus(
-                device: device,
-                online: status.state == .online,
-                since: status.time,
-                groups: configuration?.groups ?? [],
-                desired: configuration?.desired ?? [:],
-                refused: configuration?.refused.map {
-                    "\($0.layer) v\($0.version.map(String.init) ?? "?"): \($0.reason)"
-                },
-                ignored: configuration?.ignored.map { "\($0.layer): \($0.reason)" },
-                impostor: status.device == device ? nil : status.device,
-                settings: configuration?.settings ?? [:]
-            )
+    /// The rows of every device among `statuses` (device of the topic → its newest status), sorted by device.
+    static func collect(_ statuses: [String: AgentStatus]) -> [FleetDeviceStatus] {
+        statuses.map { FleetDeviceStatus($0.value, device: $0.key) }.sorted { $0.device < $1.device }
+    }
+
+    /// The stream settings a status shows, as config.yaml writes them (the source is not in the status).
+    static func streamSettings(_ streams: [String: AgentStatus.Stream]) -> [String: ConfigurationStatus.Setting] {
+        var settings: [String: ConfigurationStatus.Setting] = [:]
+        func put(_ key: String, _ value: String) {
+            settings[key] = ConfigurationStatus.Setting(value: value, source: "status")
         }
-        return rows.values.sorted { $0.device < $1.device }
+        for (name, stream) in streams {
+            let prefix = "streams.\(name)."
+            put(prefix + "enabled", String(stream.enabled))
+            put(prefix + "rate_hz", Self.number(stream.requestedRateHz))
+            put(prefix + "qos", String(stream.qos))
+            put(prefix + "retain", String(stream.retain))
+            put(prefix + "batch", String(stream.batch))
+            put(prefix + "encoding", stream.encoding)
+            if let frame = stream.referenceFrame { put(prefix + "reference_frame", frame) }
+        }
+        return settings
+    }
+
+    /// A number as config.yaml writes it: `100`, `12.5`.
+    static func number(_ value: Double) -> String {
+        Int(exactly: value).map(String.init) ?? String(value)
     }
 
     /// Fills `differing` from the newest published documents (layer name → document).
@@ -82,24 +108,31 @@ struct FleetDeviceStatus: Codable {
         }
         differing = wanted.keys.sorted().compactMap { key in
             let want = wanted[key]!
-            let have = settings[key]
-            guard have?.value != want.value else { return nil }
+            // The full account when read (--explain); else what the status shows.
+            let have = settings?[key] ?? known[key]
+            if let have, have.value == want.value { return nil }
+            let source = have?.source ?? ""
             var why: String
-            if let source = have?.source, source.hasPrefix("command ") {
+            if source.hasPrefix(ConfigurationStatus.Setting.commandSourcePrefix) {
                 why = "overridden by \(source)"
             } else if (desired[want.layer] ?? 0) < want.version {
                 why =
                     "\(want.layer) v\(desired[want.layer].map(String.init) ?? "none") applied, v\(want.version) published"
+            } else if let have {
+                why = source == "status" ? "runs \(have.value)" : "set by \(source) above \(want.layer)"
             } else {
-                why = "set by \(have?.source ?? "nothing") above \(want.layer)"
+                // The layer's version is in force and the status does not show the key (a setting outside the
+                // streams): nothing says it differs; --explain reads every value.
+                return nil
             }
-            if let note = have?.note { why += "; \(note)" }
+            if let note = notes[key] { why += "; \(note)" }
             return Difference(key: key, value: have?.value, wanted: want.value, why: why)
         }
         // A clamp is a difference worth showing even when the requested value matches.
-        for (key, setting) in settings.sorted(by: { $0.key < $1.key }) where wanted[key] != nil {
-            if let note = setting.note, setting.value == wanted[key]!.value {
-                differing.append(Difference(key: key, value: setting.value, wanted: wanted[key]!.value, why: note))
+        for (key, note) in notes.sorted(by: { $0.key < $1.key }) where wanted[key] != nil {
+            if !differing.contains(where: { $0.key == key }) {
+                let value = settings?[key]?.value ?? known[key]?.value
+                differing.append(Difference(key: key, value: value, wanted: wanted[key]!.value, why: note))
             }
         }
     }

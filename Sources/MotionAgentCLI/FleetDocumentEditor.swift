@@ -7,8 +7,9 @@ import ArgumentParser
 import Foundation
 import MotionWire
 
-/// Read-modify-write of one layer's retained document: version + 1, published retained; refused when another
-/// document appears on the topic meanwhile; then, with `--wait`, waits for the devices to report it.
+/// Read-modify-write of one layer's retained document on every node (`--server`, repeated): version + 1 over the
+/// newest any node retains, published retained to each node; refused when another document appears on the topic
+/// meanwhile; then, with `--wait`, waits for the devices on every node to report it.
 struct FleetDocumentEditor {
     var broker: BrokerOptions
     var target: FleetTarget
@@ -22,42 +23,62 @@ struct FleetDocumentEditor {
     var replace: Bool = false
     /// The version to publish (`--version`); by default the retained one's + 1.
     var version: Int?
+    /// `--devices FILE`: the devices expected to report (a wildcard finds none on RabbitMQ).
+    var devices: String? = nil
 
     /// Publishes the next version of the layer's document: `written` set and `unset` removed, or (`clearing`)
     /// a clear, which removes the layer on every device, also those away now, when they next connect.
     func edit(setting written: [String: String], unsetting unset: [String], clearing: Bool = false) async throws {
+        let listed = try devices.map(FleetStatusCommand.readDevices) ?? []
+        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        do {
+            try await edit(snapshot, listed: listed, setting: written, unsetting: unset, clearing: clearing)
+        } catch {
+            await snapshot.close()
+            throw error
+        }
+        await snapshot.close()
+    }
+
+    private func edit(
+        _ snapshot: FleetSnapshot,
+        listed: [String],
+        setting written: [String: String],
+        unsetting unset: [String],
+        clearing: Bool
+    ) async throws {
         let topic = target.topic(broker)
         let statusFilter = TopicScheme(template: broker.root, device: "+").status
-        let snapshot = try await RetainedSnapshot(
-            options: try broker.connectOptions(clientID: "motion-fleet-\(UUID().uuidString.prefix(8))"),
-            filters: [topic, statusFilter],
+        try await snapshot.read(
+            [topic, statusFilter] + listed.map { broker.topics(device: $0).status },
             timeout: timeout
         )
         let signingKey = try key.map { try OperatorKeyFile(path: $0) }
         let opener = DesiredDocumentOpener(keys: try verificationKeys(signingKey))
-        var current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
-        if let message = snapshot.latest[topic], !message.payload.isEmpty, !replace {
-            // What someone else published is built upon only when it verifies as what the devices would apply
-            // (signed by a trusted key for this topic and layer, when signing): a document planted by anyone who
-            // could write the topic is never signed by the operator's next edit.
-            switch opener.open(message.payload, layer: target.layer, topic: topic) {
-            case .success(let document): current = document
-            case .failure(let refusal):
-                await snapshot.close()
-                throw ValidationError(
-                    "the document retained on \(topic) is not one to build on: \(Printable.text(refusal.reason, limit: 600)) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --version N to choose)"
-                )
+        // What someone else published is built upon only when it verifies as what the devices would apply (signed
+        // by a trusted key for this topic and layer, when signing): a document planted by anyone who could write
+        // the topic is never signed by the operator's next edit.
+        let retained = snapshot.retained(on: topic) { payload in
+            opener.open(payload, layer: target.layer, topic: topic).mapError {
+                FleetSnapshot.Unreadable(reason: $0.reason)
             }
         }
-        if replace {
+        var current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
+        if !replace {
+            if retained.document == nil, let (node, problem) = retained.unreadable.min(by: { $0.key < $1.key }) {
+                throw ValidationError(
+                    "the document retained on \(topic) at \(node) is not one to build on: \(problem) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --version N to choose)"
+                )
+            }
+            if let document = retained.document { current = document }
+        } else {
             // Nothing verified to count from: start above every version the devices in scope report running, so
             // the fresh document is newer wherever it lands.
-            let reported = FleetDeviceStatus.collect(snapshot.latest.values, root: broker.root).filter { inScope($0) }
+            let reported = FleetDeviceStatus.collect(snapshot.statuses(root: broker.root)).filter { inScope($0) }
             current.version = reported.compactMap { $0.desired["\(target.layer)"] }.max() ?? 0
         }
         if let version {
             guard version > current.version, version <= DesiredDocument.maximumVersion else {
-                await snapshot.close()
                 throw ValidationError(
                     "--version \(version) must be above \(current.version) (the retained document's) and at most \(DesiredDocument.maximumVersion)"
                 )
@@ -71,60 +92,91 @@ struct FleetDocumentEditor {
                 ? .clearing(version: current.version + 1)
                 : try current.updating(setting: written, unsetting: unset, source: "fleet set")
         } catch {
-            await snapshot.close()
             throw ValidationError("\(error)")
         }
         let payload = DesiredDocumentOpener.payload(next, layer: target.layer, topic: topic, key: signingKey?.key)
-        let before = snapshot.messages.count
+        let before = snapshot.nodes.map(\.count)
         let published = ContinuousClock.now
-        _ = try payload.withUnsafeBytes { try snapshot.client.publish(topic: topic, payload: $0, qos: 1, retain: true) }
-        // Our own publish comes back (we are subscribed): anything else on the topic first was another writer.
+        // The same bytes to every node: where nodes keep retained messages apart (RabbitMQ) each needs its copy;
+        // where they share them (NATS, one mosquitto) the copies are one document, which a device applies once.
+        for node in snapshot.nodes {
+            _ = try payload.withUnsafeBytes { try node.client.publish(topic: topic, payload: $0, qos: 1, retain: true) }
+        }
+        // Our own publish comes back on every node (we are subscribed): anything else on the topic first was
+        // another writer.
         let deadline = ContinuousClock.now + .seconds(timeout)
-        var echoed = false
-        while !echoed, ContinuousClock.now < deadline {
-            for message in snapshot.messages.dropFirst(before) where message.topic == topic {
-                if message.payload == payload {
-                    echoed = true
-                    break
+        var echoed = Set<String>()
+        while echoed.count < snapshot.nodes.count, ContinuousClock.now < deadline {
+            for (index, node) in snapshot.nodes.enumerated() where !echoed.contains(node.node) {
+                for message in node.messages(from: before[index]) where message.topic == topic {
+                    if message.payload == payload {
+                        echoed.insert(node.node)
+                        break
+                    }
+                    printError(
+                        "another document was published on \(topic) while this one was: run the command again to build on the newest"
+                    )
+                    throw ExitCode(1)
                 }
-                await snapshot.close()
-                printError(
-                    "another document was published on \(topic) while this one was: run the command again to build on the newest"
-                )
-                throw ExitCode(1)
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(5))
         }
+        let nodes = snapshot.nodes.count > 1 ? " to \(snapshot.nodes.count) nodes" : ""
         print(
-            "published \(target.layer) v\(next.version) on \(topic): \(String(decoding: next.encoded(), as: UTF8.self))"
+            "published \(target.layer) v\(next.version) on \(topic)\(nodes): \(String(decoding: next.encoded(), as: UTF8.self))"
         )
-        if wait > 0 {
-            try await report(snapshot, version: next.version, since: published)
+        let missed = snapshot.names.filter { !echoed.contains($0) }
+        if !missed.isEmpty {
+            printError(
+                "\(missed.joined(separator: ", ")) did not confirm v\(next.version) within \(timeout) s: check those nodes and publish again"
+            )
         }
-        await snapshot.close()
+        if wait > 0 {
+            try await report(snapshot, listed: listed, version: next.version, since: published)
+        }
+        if !missed.isEmpty { throw ExitCode(1) }
     }
 
-    /// Waits up to `wait` seconds for every online device in the layer's scope to report the version.
-    private func report(_ snapshot: RetainedSnapshot, version: Int, since: ContinuousClock.Instant) async throws {
+    /// Waits up to `wait` seconds for every online device in the layer's scope, on any node, to report the
+    /// version.
+    private func report(
+        _ snapshot: FleetSnapshot,
+        listed: [String],
+        version: Int,
+        since: ContinuousClock.Instant
+    ) async throws {
         let layerName = "\(target.layer)"
         let deadline = since + .seconds(wait)
+        var book = StatusBook(root: broker.root)
         var rows: [FleetDeviceStatus] = []
+        // A clear's version is kept like any other's: a device that applied it reports the layer at that version.
+        func applied(_ row: FleetDeviceStatus) -> Bool { (row.desired[layerName] ?? 0) >= version }
+        // Only the fleet's scope is known without a status: a group's members and a device name themselves.
+        let expected = target.group == nil && target.device == nil ? listed : []
         while true {
-            rows = FleetDeviceStatus.collect(snapshot.latest.values, root: broker.root).filter { inScope($0) }
+            book.update(from: snapshot)
+            rows = FleetDeviceStatus.collect(book.newest).filter { inScope($0) }
             let online = rows.filter(\.online)
-            let applied = online.filter { ($0.desired[layerName] ?? 0) >= version }
-            if applied.count == online.count, !online.isEmpty || ContinuousClock.now >= deadline { break }
+            let done = online.filter(applied)
+            let seen = Set(rows.map(\.device))
+            let unseen = expected.filter { !seen.contains($0) }
+            if done.count == online.count, unseen.isEmpty, !online.isEmpty || ContinuousClock.now >= deadline { break }
             if ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(20))
         }
         let elapsed = ContinuousClock.now - since
         let online = rows.filter(\.online)
-        let applied = online.filter { ($0.desired[layerName] ?? 0) >= version }
+        let done = online.filter(applied)
         let offline = rows.filter { !$0.online }.map(\.device)
+        let seen = Set(rows.map(\.device))
+        let unseen = expected.filter { !seen.contains($0) }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         var line =
-            "\(applied.count) of \(rows.count) applied v\(version) in \(String(format: "%.1f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)) s"
+            "\(done.count) of \(rows.count + unseen.count) applied v\(version) in \(String(format: "%.1f", seconds)) s"
+        if snapshot.nodes.count > 1 { line += " (statuses read on \(snapshot.nodes.count) nodes)" }
         if !offline.isEmpty { line += "; \(offline.count) offline: \(offline.sorted().joined(separator: ", "))" }
-        let behind = online.filter { ($0.desired[layerName] ?? 0) < version }
+        if !unseen.isEmpty { line += "; \(unseen.count) never seen: \(unseen.joined(separator: ", "))" }
+        let behind = online.filter { !applied($0) }
         if !behind.isEmpty {
             line +=
                 "; not yet: "

@@ -16,23 +16,36 @@ struct FleetGetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let topic = target.topic(broker)
-        let snapshot = try await RetainedSnapshot(
-            options: try broker.connectOptions(clientID: "motion-fleet-\(UUID().uuidString.prefix(8))"),
-            filters: [topic],
-            timeout: timeout
-        )
-        defer { Task { await snapshot.close() } }
-        guard let message = snapshot.latest[topic], !message.payload.isEmpty else {
+        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        let retained: FleetSnapshot.Retained
+        do {
+            try await snapshot.read([topic], timeout: timeout)
+            retained = snapshot.retained(on: topic)
+        } catch {
+            await snapshot.close()
+            throw error
+        }
+        await snapshot.close()
+        // The newest any node retains: the highest version.
+        guard let payload = retained.payload else {
+            for (node, problem) in retained.unreadable.sorted(by: { $0.key < $1.key }) {
+                printError("the document retained on \(topic) at \(node) is not valid: \(problem)")
+            }
             printError("no desired document is retained on \(topic)")
             throw ExitCode(1)
         }
-        guard let members = retainedDocumentMembers(message.payload) else {
+        guard let members = retainedDocumentMembers(payload) else {
             printError("the payload retained on \(topic) is not a JSON object")
             throw ExitCode(1)
         }
         print(
             Printable.text(String(decoding: StrictJSON.Value.object(members).encoded(), as: UTF8.self), limit: 100_000)
         )
-        await snapshot.close()
+        if !retained.behind.isEmpty {
+            printError(
+                "\(retained.behind.joined(separator: ", ")) retain an older version (or none): devices connecting there get it; publish again to every node"
+            )
+            throw ExitCode(1)
+        }
     }
 }

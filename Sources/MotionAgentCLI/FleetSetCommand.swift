@@ -19,6 +19,8 @@ struct FleetSetCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
     @OptionGroup var signing: FleetSigningOptions
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
     @Argument(help: "KEY=VALUE pairs, e.g. streams.gyroscope.rate_hz=50.") var assignments: [String]
 
     func run() async throws {
@@ -37,7 +39,8 @@ struct FleetSetCommand: AsyncParsableCommand {
             key: signing.signingKey,
             trustedKeys: signing.trustedKeys,
             replace: signing.replace,
-            version: signing.version
+            version: signing.version,
+            devices: devices
         )
         .edit(setting: written, unsetting: [])
     }

@@ -9,66 +9,163 @@ struct FleetStatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract:
             "One row per device from the retained statuses: online or offline, desired versions applied vs. published, keys that differ and why.",
-        discussion:
-            "Devices with a problem (offline, behind, refused, differing) come first. Exit status 1 when any has one."
+        discussion: """
+            Devices with a problem (offline, behind, refused, differing, never seen) come first; a desired \
+            document some node does not retain is named too. Exit status 1 when there is any problem.
+
+            On a cluster, pass every node (--server, repeated): what each node retains is read and the newest \
+            kept. RabbitMQ serves a retained message only to a subscription of exactly its topic, never to a \
+            wildcard: there, name the devices (--devices FILE, one id per line, e.g. from the Ansible inventory).
+            """
     )
 
     @OptionGroup var broker: BrokerOptions
     @Option(help: "Only the devices in this group.") var group: String?
     @Option(help: "The fleet's desired topic.") var fleetTopic = TopicScheme.fleetDesired
+    @Option(
+        help:
+            "A file of device ids, one per line (# comments): read each one's topics by name, and name those never seen."
+    )
+    var devices: String?
+    @Flag(help: "Also read each device's configuration document and print every setting with its source.")
+    var explain = false
     @Flag(help: "Print JSON (one array of rows) instead of a table.") var json = false
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
 
     func run() async throws {
-        let everyDevice = TopicScheme(template: broker.root, device: "+")
-        let snapshot = try await RetainedSnapshot(
-            options: try broker.connectOptions(clientID: "motion-fleet-\(UUID().uuidString.prefix(8))"),
-            filters: [everyDevice.status, everyDevice.desired, fleetTopic, TopicScheme.groupDesired("+")],
-            timeout: timeout
-        )
-        let latest = snapshot.latest
-        await snapshot.close()
-        var rows = FleetDeviceStatus.collect(latest.values, root: broker.root)
-        if let group { rows = rows.filter { $0.groups.contains(group) } }
-        for index in rows.indices {
-            var newest: [String: DesiredDocument] = [:]
-            func read(_ topic: String, as layer: String) {
-                guard let message = latest[topic], !message.payload.isEmpty,
-                    let document = retainedDocument(message.payload, topic: topic)
-                else { return }
-                newest[layer] = document
-            }
-            read(fleetTopic, as: "fleet")
-            for name in rows[index].groups { read(TopicScheme.groupDesired(name), as: "group \(name)") }
-            read(broker.topics(device: rows[index].device).desired, as: "device")
-            rows[index].compare(with: newest)
-            if let refused = rows[index].refused, newest.isEmpty { rows[index].refused = refused }
+        let listed = try devices.map(Self.readDevices) ?? []
+        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        let report: FleetReport
+        do {
+            report = try await read(snapshot, listed: listed)
+        } catch {
+            await snapshot.close()
+            throw error
         }
-        rows.sort { ($0.hasProblem ? 0 : 1, $0.device) < ($1.hasProblem ? 0 : 1, $1.device) }
+        await snapshot.close()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            var printable = rows
-            for index in printable.indices { printable[index].settings = [:] }
-            print(String(decoding: try encoder.encode(printable), as: UTF8.self))
+            print(String(decoding: try encoder.encode(report.rows), as: UTF8.self))
         } else {
-            print(table(rows))
+            print(report.table(root: broker.root, explain: explain))
         }
-        if rows.contains(where: \.hasProblem) { throw ExitCode(1) }
+        if report.hasProblem { throw ExitCode(1) }
     }
 
-    /// The rows as text. Everything but the device (from the topic) is the device's own text: printed through
-    /// `Printable`, so escape sequences in a status never reach the operator's terminal.
-    private func table(_ rows: [FleetDeviceStatus]) -> String {
-        guard !rows.isEmpty else { return "no device status is retained under \(broker.root)" }
+    /// Reads the statuses and documents of every node and builds the rows.
+    private func read(_ snapshot: FleetSnapshot, listed: [String]) async throws -> FleetReport {
+        let every = TopicScheme(template: broker.root, device: "+")
+        var filters = [every.status, every.desired, fleetTopic, TopicScheme.groupDesired("+")]
+        if explain { filters.append(every.configuration) }
+        for device in listed {
+            let topics = broker.topics(device: device)
+            filters += [topics.status, topics.desired] + (explain ? [topics.configuration] : [])
+        }
+        try await snapshot.read(filters, timeout: timeout)
+        var statuses = snapshot.statuses(root: broker.root)
+        if let group { statuses = statuses.filter { $0.value.configuration?.groups.contains(group) == true } }
+        // Named topics for what a wildcard may not have brought (RabbitMQ): the groups' documents, each device's.
+        var more = Set<String>()
+        for (device, status) in statuses {
+            for name in status.configuration?.groups ?? [] { more.insert(TopicScheme.groupDesired(name)) }
+            let topics = broker.topics(device: device)
+            more.insert(topics.desired)
+            if explain { more.insert(topics.configuration) }
+        }
+        more.subtract(filters)
+        try await snapshot.read(more.sorted(), timeout: timeout)
+
+        var report = FleetReport()
+        var rows = FleetDeviceStatus.collect(statuses)
+        if explain {
+            let configurations = snapshot.configurations(root: broker.root)
+            for index in rows.indices {
+                rows[index].settings = configurations[rows[index].device]?.settings
+            }
+        }
+        var documents: [String: FleetSnapshot.Retained] = [:]
+        let latest = snapshot.latest
+        func retained(_ topic: String, _ layer: String) -> FleetSnapshot.Retained {
+            if let known = documents[topic] { return known }
+            let found = snapshot.retained(on: topic, in: latest)
+            documents[topic] = found
+            for (node, problem) in found.unreadable.sorted(by: { $0.key < $1.key }) {
+                report.notes.append("\(layer) document on \(topic) at \(node) is not valid: \(problem)")
+            }
+            if snapshot.nodes.count > 1, let version = found.document?.version, !found.behind.isEmpty {
+                report.notes.append(
+                    "\(layer) v\(version) on \(topic) is not retained by \(found.behind.joined(separator: ", ")) "
+                        + "(devices connecting there get an older one): publish it again to every node (fleet set)"
+                )
+            }
+            return found
+        }
+        for index in rows.indices {
+            var newest: [String: DesiredDocument] = [:]
+            newest["fleet"] = retained(fleetTopic, "fleet").document
+            for name in rows[index].groups {
+                newest["group \(name)"] = retained(TopicScheme.groupDesired(name), "group \(name)").document
+            }
+            newest["device"] = retained(broker.topics(device: rows[index].device).desired, "device").document
+            rows[index].compare(with: newest)
+        }
+        let seen = Set(rows.map(\.device))
+        report.missing = listed.filter { !seen.contains($0) }
+        if group != nil { report.missing = [] }
+        rows.sort { ($0.hasProblem ? 0 : 1, $0.device) < ($1.hasProblem ? 0 : 1, $1.device) }
+        report.rows = rows
+        return report
+    }
+
+    /// Device ids from a file: one per line, blank lines and `#` comments ignored.
+    static func readDevices(_ path: String) throws -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("cannot read --devices \(path): check the path and its permissions")
+        }
+        var ids: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces)
+            guard !id.isEmpty else { continue }
+            if let problem = TopicScheme.levelProblem(id) {
+                throw ValidationError("--devices \(path) line \(number + 1): the device id '\(id)' \(problem)")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+}
+
+/// What `fleet status` found: a row per device, the listed devices never seen, and notes about the documents.
+struct FleetReport {
+    var rows: [FleetDeviceStatus] = []
+    /// Devices named by --devices with no status on any node.
+    var missing: [String] = []
+    /// Documents a node does not retain, or retains unreadable.
+    var notes: [String] = []
+
+    var hasProblem: Bool { rows.contains(where: \.hasProblem) || !missing.isEmpty || !notes.isEmpty }
+
+    func table(root: String, explain: Bool) -> String {
+        var lines: [String] = []
+        // Everything but a device taken from a topic or the --devices file is the devices' own text: printed
+        // through `Printable`, so escape sequences in a status never reach the operator's terminal.
+        func text(_ value: String) -> String { Printable.text(value, limit: 400) }
+        for note in notes { lines.append("note: \(text(note))") }
+        for device in missing { lines.append("\(device)\tNEVER SEEN\tno status retained on any node") }
+        guard !rows.isEmpty || !missing.isEmpty else {
+            lines.append(
+                "no device status is retained under \(root) (on RabbitMQ a wildcard finds none: pass --devices FILE)"
+            )
+            return lines.joined(separator: "\n")
+        }
         let formatter = ISO8601DateFormatter()
         func when(_ seconds: Double) -> String {
             // A status's time is the device's number: only a plausible one goes through the date formatter.
             guard seconds.isFinite, seconds > 0, seconds < 32_503_680_000 else { return "\(seconds)" }
             return formatter.string(from: Date(timeIntervalSince1970: seconds))
         }
-        func text(_ value: String) -> String { Printable.text(value, limit: 400) }
-        var lines: [String] = []
         for row in rows {
             let state = (row.online ? "online" : "OFFLINE") + " since " + when(row.since)
             let versions = row.desired.keys.sorted().map { "\(text($0)) v\(row.desired[$0]!)" }.joined(separator: ", ")
@@ -84,6 +181,18 @@ struct FleetStatusCommand: AsyncParsableCommand {
                 lines.append(
                     "  \(text(difference.key)) = \(text(difference.value ?? "—")), desired \(text(difference.wanted)): \(text(difference.why))"
                 )
+            }
+            if explain {
+                guard let settings = row.settings else {
+                    lines.append("  (no configuration document ({root}/configuration) is retained for it)")
+                    continue
+                }
+                for key in settings.keys.sorted() {
+                    let setting = settings[key]!
+                    lines.append(
+                        "    \(text(key)) = \(text(setting.value))\t\(text(setting.source))\(setting.note.map { "; \(text($0))" } ?? "")"
+                    )
+                }
             }
         }
         return lines.joined(separator: "\n")

@@ -14,6 +14,8 @@ struct FleetUnsetCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
     @OptionGroup var signing: FleetSigningOptions
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
     @Argument(help: "Keys or sections, e.g. streams.gyroscope.rate_hz or streams.gyroscope.") var keys: [String]
 
     func run() async throws {
@@ -25,7 +27,8 @@ struct FleetUnsetCommand: AsyncParsableCommand {
             key: signing.signingKey,
             trustedKeys: signing.trustedKeys,
             replace: signing.replace,
-            version: signing.version
+            version: signing.version,
+            devices: devices
         )
         .edit(setting: [:], unsetting: keys)
     }

@@ -16,8 +16,8 @@ final class AcquisitionLoop: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let payload: Mutex<(SimulatedIMU?, CheckedContinuation<Void, Error>?)>
 
-    /// Longest sleep between checks of the stop flag and the plan, s.
-    static let pollInterval = 0.05
+    /// Longest sleep while the device is off: `stop` and a new plan wake the thread before it.
+    static let idleInterval = 3600.0
     /// A loop further behind than this (or 4 periods, if longer) skips ahead instead of catching up.
     static let maximumLag = 0.5
 
@@ -29,6 +29,7 @@ final class AcquisitionLoop: Sendable {
 
     func stop() {
         stopRequested.store(true, ordering: .releasing)
+        source.wakeup.wake()
     }
 
     func start(_ continuation: CheckedContinuation<Void, Error>) {
@@ -98,13 +99,14 @@ final class AcquisitionLoop: Sendable {
             let now = MonotonicClock.now()
             if sensors.isEmpty || rateHz <= 0 {
                 lastDeadline = nil
-                MonotonicClock.sleep(until: now + AcquisitionLoop.pollInterval)
+                source.wakeup.sleep(until: now + AcquisitionLoop.idleInterval)
                 continue
             }
             let period = 1 / rateHz
             let deadline = anchor + Double(k) * period
             if deadline > now {
-                MonotonicClock.sleep(until: min(deadline, now + AcquisitionLoop.pollInterval))
+                // Until the next sample, or earlier for a new plan or a stop (`wakeup`).
+                source.wakeup.sleep(until: deadline)
                 continue
             }
             let lag = now - deadline

@@ -133,6 +133,7 @@ public final class SimulatedSensorSource: SensorSource {
         }
         state.withLock { $0.plan = next }
         planGeneration.add(1, ordering: .releasing)
+        wakeup.wake()
         if next.sensors.isEmpty {
             logger.debug("simulated device off")
         } else {
@@ -172,6 +173,9 @@ public final class SimulatedSensorSource: SensorSource {
     // MARK: - Used by the acquisition thread (AcquisitionLoop)
 
     var currentGeneration: Int { planGeneration.load(ordering: .acquiring) }
+
+    /// Wakes the acquisition thread's sleep when the plan changes or the run stops.
+    let wakeup = AcquisitionWakeup()
 
     func currentPlan() -> (rateHz: Double, sensors: Set<SensorType>) {
         state.withLock { ($0.plan.rateHz, $0.plan.sensors) }

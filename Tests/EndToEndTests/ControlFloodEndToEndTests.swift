@@ -285,7 +285,7 @@ import Testing
         let broker = try await MosquittoBroker.started()
         let device = "flood-cleared"
         let config = AgentProcess.config(device: device, port: broker.port, extra: "control:\n  groups: [flooded]\n")
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: DesiredStateEndToEndTests.topics(device))
         try await DesiredStateEndToEndTests.publishRetained(
             broker,
             TopicScheme.fleetDesired,
@@ -334,7 +334,7 @@ import Testing
             "\(second.runner.standardError.suffix(3000))"
         )
         try await status.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
+            let last = messages.last { $0.topic.hasSuffix("/status") }.map(payloadJSON) ?? [:]
             return last["state"] as? String == "online" && DesiredStateEndToEndTests.desired(last) == ["fleet": 2]
         }
         #expect(

@@ -1,4 +1,5 @@
 import AgentControl
+import AgentPorts
 import Foundation
 import TestSupport
 import Testing
@@ -17,12 +18,33 @@ import Testing
         #expect(await runner.waitForExit(timeout: 10) == 0, "mosquitto_pub: \(runner.standardError)")
     }
 
-    /// The last online status of `device`, as JSON.
-    static func lastBirth(_ status: CapturingSubscriber) -> [String: Any] {
-        status.messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON) ?? [:]
+    /// The last online status among `messages`, as JSON, with every setting's value and source from the device's
+    /// newest `{root}/configuration` among them under `configuration.settings` (the status carries only their
+    /// summary; the agent publishes the account right after the status it goes with).
+    static func lastBirth(in messages: [InboundMessage]) -> [String: Any] {
+        var birth =
+            messages.last { $0.topic.hasSuffix("/status") && payloadJSON($0)["state"] as? String == "online" }
+            .map(payloadJSON) ?? [:]
+        guard let device = birth["device"] as? String,
+            let account = messages.last(where: { $0.topic == "motion/\(device)/configuration" }).map(payloadJSON)
+        else { return birth }
+        var configuration = birth["configuration"] as? [String: Any] ?? [:]
+        configuration["settings"] = account["settings"]
+        birth["configuration"] = configuration
+        return birth
     }
 
-    /// `configuration.settings[key]` of a status document: its value and source.
+    /// The last online status a subscriber to the device's status and configuration topics received (`lastBirth(in:)`).
+    static func lastBirth(_ status: CapturingSubscriber) -> [String: Any] {
+        lastBirth(in: status.messages)
+    }
+
+    /// A device's status topic and its configuration topic, for a subscriber whose `lastBirth` shows every setting.
+    static func topics(_ device: String) -> [String] {
+        ["motion/\(device)/status", "motion/\(device)/configuration"]
+    }
+
+    /// `configuration.settings[key]` of a `lastBirth` document: its value and source.
     static func setting(_ status: [String: Any], _ key: String) -> (value: String?, source: String?) {
         let settings = (status["configuration"] as? [String: Any])?["settings"] as? [String: Any]
         let entry = settings?[key] as? [String: Any]
@@ -41,8 +63,7 @@ import Testing
         timeout: Double = 20
     ) async throws {
         try await status.waitUntil(timeout: timeout, "\(key) = \(value) in the status") { messages in
-            let last = messages.last { payloadJSON($0)["state"] as? String == "online" }.map(payloadJSON) ?? [:]
-            return setting(last, key).value == value
+            setting(lastBirth(in: messages), key).value == value
         }
     }
 
@@ -53,7 +74,7 @@ import Testing
         _ field: String
     ) async throws -> (status: [String: Any], report: [String: Any]) {
         try await status.waitUntil(timeout: 20, "configuration.\(field) in the status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
+            let last = messages.last { $0.topic.hasSuffix("/status") }.map(payloadJSON) ?? [:]
             return (last["configuration"] as? [String: Any])?[field] != nil
         }
         let birth = lastBirth(status)
@@ -71,7 +92,7 @@ import Testing
             "motion/fleet/desired",
             #"{"version": 1, "streams": {"accelerometer": {"rate_hz": 10}}}"#
         )
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-new"))
         let first = try AgentProcess(config: AgentProcess.config(device: "e2e-new", port: broker.port))
         try await Self.waitFor(status, "streams.accelerometer.rate_hz", "10")
         let birth = Self.lastBirth(status)
@@ -131,9 +152,9 @@ import Testing
             ),
             "\(fourth.runner.standardError)"
         )
-        let cleared = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
+        let cleared = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-new"))
         try await cleared.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
-            let last = messages.last.map(payloadJSON) ?? [:]
+            let last = messages.last { $0.topic.hasSuffix("/status") }.map(payloadJSON) ?? [:]
             return last["state"] as? String == "online" && Self.desired(last) == ["fleet": 3]
         }
         #expect(Self.setting(Self.lastBirth(cleared), "streams.accelerometer.rate_hz").source == "config.yaml")
@@ -142,7 +163,7 @@ import Testing
 
     @Test func layersCombinePerKeyAndTheLastWriterOfEachKeyWins() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-layers/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-layers"))
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-layers",
@@ -204,7 +225,7 @@ import Testing
 
     @Test func badAndOlderDocumentsAreRefusedAndReportedAndOnlyAClearRemovesTheLayer() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-refuse"))
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-refuse", port: broker.port))
         defer { agent.runner.kill() }
         try await status.waitFor(count: 1, timeout: 20)
@@ -259,7 +280,7 @@ import Testing
         try key.fileText.write(toFile: keyPath, atomically: true, encoding: .utf8)
         chmod(keyPath, 0o600)
         try (key.trustLine + "\n").write(toFile: directory + "/trusted.keys", atomically: true, encoding: .utf8)
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-signed"))
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-signed",
@@ -320,7 +341,7 @@ import Testing
     /// the key it names; a config.yaml edit of any other key applies after SIGHUP and after a restart.
     @Test func aConfigEditOfAKeyNoLayerAboveSetsAppliesAfterSighupAndAfterARestart() async throws {
         let broker = try await MosquittoBroker.started()
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-trap/status"])
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-trap"))
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-trap", port: broker.port))
         try await status.waitFor(count: 1, timeout: 20)
         let (code, lines) = try await ControlEndToEndTests.ctl(

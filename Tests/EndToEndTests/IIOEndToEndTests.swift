@@ -212,12 +212,10 @@ import Testing
         #expect(streams["gyroscope"]?["rateHz"] as? Double == 100, "clamped to the gyro's maximum")
         #expect((status["source"] as? String)?.hasPrefix("IIO at \"local:\"") == true)
         // The status names both: the clamp above the gyro's maximum, the 130 Hz the accel does not offer.
-        let settings = try #require(
-            (status["configuration"] as? [String: Any])?["settings"] as? [String: [String: Any]]
-        )
-        #expect(settings["streams.gyroscope.rate_hz"]?["note"] as? String == "clamped by hardware to 100 Hz")
+        let notes = try #require((status["configuration"] as? [String: Any])?["notes"] as? [String: String])
+        #expect(notes["streams.gyroscope.rate_hz"] == "clamped by hardware to 100 Hz")
         #expect(
-            settings["streams.accelerometer.rate_hz"]?["note"] as? String
+            notes["streams.accelerometer.rate_hz"]
                 == "icm42605-accel (iio:device0) offers no 130 Hz: it samples at 200 Hz and the stream is decimated "
                 + "to 130 Hz on average, at uneven intervals; for even intervals ask for a rate it offers "
                 + "(12.5 25 50 100 200 400 800 1600)"

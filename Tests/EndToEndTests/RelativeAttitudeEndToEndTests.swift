@@ -146,8 +146,9 @@ import Testing
             ] as? [String: Any]
         // The payload gives the time in milliseconds, the status in full.
         #expect(abs((reference?["time"] as? Double ?? 0) - keptTime) <= 0.0005, "\(String(describing: reference))")
+        // A command holds it: the status's summary names it among the overrides.
         let setting =
-            ((birth["configuration"] as? [String: Any])?["settings"] as? [String: Any])?[
+            ((birth["configuration"] as? [String: Any])?["overrides"] as? [String: Any])?[
                 "streams.device-motion.reference_attitude"
             ] as? [String: Any]
         #expect((setting?["source"] as? String)?.hasPrefix("command ") == true, "\(String(describing: setting))")

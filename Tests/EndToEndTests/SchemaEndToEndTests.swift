@@ -32,7 +32,8 @@ import Testing
     /// The part of every topic after `{root}/`: each must be seen, or the check proves nothing about it.
     static let topicKinds = [
         "accelerometer", "gyroscope", "magnetometer", "device-motion", "pedometer", "pedometer/events", "activity",
-        "altimeter", "altimeter/absolute", "submersion", "status", "metrics", "control", "control/reply",
+        "altimeter", "altimeter/absolute", "submersion", "status", "configuration", "metrics", "control",
+        "control/reply",
     ]
     /// The topics the agent publishes by itself, before any command (the control topics are ours).
     static let publishedKinds = topicKinds.filter { $0 != "control" && $0 != "control/reply" }

@@ -2,6 +2,6 @@
 // motion-bench and lives in Sources/Harness; tests get it through this module.
 @_exported import Harness
 
-/// Test-only fixtures on top of the harness: the RabbitMQ cluster, the VM, TLS files, a redirecting broker, the
+/// Test-only fixtures on top of the harness (which holds the broker clusters the bench shares): the VM, TLS files, a redirecting broker, the
 /// Prometheus text parser and an acknowledgement recorder.
 public enum TestSupport {}

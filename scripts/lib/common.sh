@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv rabbitmq-server)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv rabbitmq-server nats-server)
 
 log() { printf '\033[1m[motion-agent]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[motion-agent] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -27,6 +27,7 @@ ensure_debs() {
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
             || die "apt-get install ${missing[*]} failed: see the messages above"
         case " ${missing[*]} " in *" rabbitmq-server "*) quiet_system_rabbitmq "$sudo" ;; esac
+        case " ${missing[*]} " in *" nats-server "*) quiet_system_nats "$sudo" ;; esac
     fi
 }
 
@@ -42,6 +43,16 @@ quiet_system_rabbitmq() {
         $sudo invoke-rc.d rabbitmq-server stop >/dev/null 2>&1 || true
     fi
     command -v epmd >/dev/null 2>&1 && { $sudo epmd -kill >/dev/null 2>&1 || true; }
+}
+
+# The tests start their own NATS nodes on 127.0.0.1 (Sources/Harness/NATSCluster.swift); the package enables a
+# system nats-server (client port 4222 on every interface) where services may start: stop and disable it.
+quiet_system_nats() {
+    local sudo="$1"
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nats-server 2>/dev/null; then
+        $sudo systemctl stop nats-server || true
+    fi
+    if command -v systemctl >/dev/null 2>&1; then $sudo systemctl disable --quiet nats-server 2>/dev/null || true; fi
 }
 
 # The Python packages (from PyPI) of the reference client's tests (clients/python) and of the schema checker the

@@ -57,6 +57,12 @@ public final class HistoryRecorder: StepHistory {
     }
 
     /// Records what changed; called about once a second.
+    /// Whether the pedometer or the activity stream is on: only then is there anything to record.
+    var isRecording: Bool {
+        controller.withStream(PedometerStream.self, { $0.settings.enabled }) == true
+            || controller.withStream(ActivityStream.self, { $0.settings.enabled }) == true
+    }
+
     public func poll(now: Double = WallClock.realtimeNow(), force: Bool = false) {
         let pedometer = controller.withStream(PedometerStream.self) {
             stream -> (Int, Double, Int?, Int?, Double, Bool) in

@@ -135,7 +135,7 @@ public struct AgentBuilder {
             connections: connections,
             bootCount: bootCount
         )
-        let status = StatusPublisher(composer: composer, broker: broker, topic: topics.status, logger: logger)
+        let status = StatusPublisher(composer: composer, broker: broker, topics: topics, logger: logger)
         let health = HealthReporter(
             host: host,
             connections: connections,

@@ -95,7 +95,10 @@ final class ConnectionSupervisorService: Service {
         logger.info("connecting to mqtt://\(supervisor.servers[firstServer]) as \(baseOptions.clientID)")
         /// The options of the next attempt: the supervisor's server and protocol.
         func nextOptions() -> BrokerConnectOptions {
-            var options = baseOptions
+            // The will made afresh for each connection, so its time is this connection's: an operator reading
+            // the statuses a cluster's nodes retain apart (RabbitMQ) orders a will and a birth by time, and a will
+            // of a later connection must come after every birth of an earlier one.
+            var options = (try? connectOptions(boot)) ?? baseOptions
             let name = supervisor.servers[supervisor.server]
             // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
             let endpoint =
@@ -171,7 +174,7 @@ final class ConnectionSupervisorService: Service {
                 case .log(let level, let message):
                     logger.log(level: level, "\(message)")
                 case .publishBirth:
-                    status.publish(.online)
+                    status.publish(.online, birth: true)
                 case .subscribeControl:
                     do {
                         try broker.subscribe(subscriptions, qos: 1)

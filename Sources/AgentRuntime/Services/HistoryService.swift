@@ -1,6 +1,8 @@
 import ServiceLifecycle
 
-/// Records steps and activity in the on-device history once a second, and a last time at shutdown.
+/// Records steps and activity in the on-device history once a second while the pedometer or the activity
+/// stream is on (every 5 s, only to notice one being switched on, while both are off), and a last time at
+/// shutdown.
 final class HistoryService: Service {
     private let history: HistoryRecorder
     private let startup: AgentStartup
@@ -13,7 +15,7 @@ final class HistoryService: Service {
     func run() async throws {
         guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [history] in
-            while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
+            while (try? await Task.sleep(for: .seconds(history.isRecording ? 1 : 5))) != nil { history.poll() }
         }
         history.poll(force: true)
     }

@@ -29,16 +29,29 @@ final class StatusComposer: Sendable {
         self.bootCount = bootCount
     }
 
-    /// The full status document as of now.
-    func status(_ state: AgentStatus.State, reason: String?) -> AgentStatus {
+    /// The status document as of now, and the full account of the configuration it summarises.
+    func compose(
+        _ state: AgentStatus.State,
+        reason: String?
+    ) -> (status: AgentStatus, configuration: ConfigurationStatus) {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
         // Above the maximum the stream is clamped; below it, a rate the driver does not offer is decimated.
-        status.configuration = reconciler.status(
+        let account = reconciler.status(
             notes: status.hardwareNotes.merging(controller.offeredRateNotes()) { clamped, _ in clamped }
         )
+        var configuration = account
+        configuration.device = status.device
+        configuration.bootCount = status.bootCount
+        configuration.time = status.time
+        status.configuration = ConfigurationSummary(configuration)
         status.broker = connections.link
-        return status
+        return (status, configuration)
+    }
+
+    /// The status document as of now (the `status` command's reply).
+    func status(_ state: AgentStatus.State, reason: String?) -> AgentStatus {
+        compose(state, reason: reason).status
     }
 
     /// The will: fixed at connect time, so small and free of values that go stale.

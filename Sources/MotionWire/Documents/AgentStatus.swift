@@ -168,9 +168,9 @@ public struct AgentStatus: Sendable, Codable, Equatable {
     public var sensors: Availability?
     /// The outbox's counters (memory and durable); absent from the will.
     public var outbox: OutboxStatus?
-    /// Each runtime setting's effective value and source, the desired versions in force, the last refused
-    /// document; absent from the will.
-    public var configuration: ConfigurationStatus?
+    /// The desired versions in force, the last refused or ignored document, and the settings a command holds
+    /// or the hardware changed; absent from the will. Every setting's source is on `{root}/configuration`.
+    public var configuration: ConfigurationSummary?
     /// The broker in use, its protocol and the failovers so far; absent from the will.
     public var broker: BrokerLink?
 
@@ -201,7 +201,7 @@ public struct AgentStatus: Sendable, Codable, Equatable {
         devices: [Device]? = nil,
         sensors: Availability? = nil,
         outbox: OutboxStatus? = nil,
-        configuration: ConfigurationStatus? = nil,
+        configuration: ConfigurationSummary? = nil,
         broker: BrokerLink? = nil
     ) {
         self.state = state

@@ -1,6 +1,8 @@
-/// Why the device runs what it runs, in the retained status (birth, goodbye, the `status` reply): every runtime
-/// setting with its effective value and source, the desired versions in force per layer, and the last document
-/// that was refused or ignored as older. `motion-agent fleet status` reads it; `check-config --explain` prints the same table.
+/// Why the device runs what it runs, retained on `{root}/configuration` (published at every connection and
+/// whenever it changes): every runtime setting with its effective value and source, the desired versions in
+/// force per layer, and the last document that was refused or ignored as older. The status carries its summary
+/// (`ConfigurationSummary`); `motion-agent fleet status --explain` reads it whole; `check-config --explain`
+/// prints the same table on the device.
 public struct ConfigurationStatus: Sendable, Codable, Equatable {
     public struct Setting: Sendable, Codable, Equatable {
         /// As config.yaml writes it (`100`, `true`, `binary`).
@@ -44,6 +46,11 @@ public struct ConfigurationStatus: Sendable, Codable, Equatable {
         }
     }
 
+    /// Whose account this is, from which start, and when it was made (Unix s): set on `{root}/configuration`,
+    /// where an operator reading several nodes of a cluster orders the copies by boot count, then time.
+    public var device: String?
+    public var bootCount: UInt64?
+    public var time: Double?
     /// The groups this device applies, in precedence order (`control.groups`).
     public var groups: [String]
     /// Layer (`fleet`, `group lab`, `device`) → the version in force.

@@ -96,6 +96,7 @@ TOPIC_KINDS = (
     "altimeter",
     "submersion",
     "status",
+    "configuration",
     "metrics",
     "control",
 )

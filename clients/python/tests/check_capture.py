@@ -57,13 +57,14 @@ SCHEMA_FILES = {
     "altimeter/absolute": "altimeter-absolute.schema.json",
     "submersion": "submersion.schema.json",
     "status": "status.schema.json",
+    "configuration": "configuration.schema.json",
     "metrics": "metrics.schema.json",
     "control": "control-request.schema.json",
     "control/reply": "control-reply.schema.json",
 }
 
 #: Topics whose payloads the agent writes with PayloadEncoder: fixed decimals, a fixed key order.
-STREAM_KINDS = [k for k in SCHEMA_FILES if k not in ("status", "metrics", "control", "control/reply")]
+STREAM_KINDS = [k for k in SCHEMA_FILES if k not in ("status", "configuration", "metrics", "control", "control/reply")]
 FRAMES = ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical", "xTrueNorthZVertical"]
 
 

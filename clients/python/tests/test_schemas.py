@@ -19,7 +19,7 @@ schemas = Schemas(SCHEMAS)
 
 def test_every_file_is_a_draft_2020_12_schema_with_its_id():
     files = sorted(SCHEMAS.glob("*.schema.json"))
-    assert len(files) == 15
+    assert len(files) == 16
     for path in files:
         doc = json.loads(path.read_text(encoding="utf-8"))
         Draft202012Validator.check_schema(doc)
@@ -70,9 +70,8 @@ BIRTH = {
         "groups": ["lab"], "desired": {"fleet": 12, "group lab": 3},
         "refused": {"layer": "device", "version": 8, "time": 1795241134.1,
                     "reason": "streams.gyroscope.rate_hz: 5000 is out of range"},
-        "settings": {"streams.accelerometer.rate_hz": {"value": "500", "source": "fleet v12",
-                                                       "note": "clamped by hardware to 200 Hz"},
-                     "streams.gyroscope.qos": {"value": "0", "source": "config.yaml"}},
+        "overrides": {"streams.gyroscope.rate_hz": {"value": "40", "source": "command 7f1c2a at 2026-11-25T17:02:11Z"}},
+        "notes": {"streams.accelerometer.rate_hz": "clamped by hardware to 200 Hz"},
     },
     "schemaVersion": 1,
     "sensors": {
@@ -104,6 +103,24 @@ METRICS = json.loads(
     '"process":{"cpuPercent":2.99,"cpuSeconds":107.6,"rssBytes":27262976},'
     '"devices":{"iio:device0":{"samples":3600210,"nonFinite":0,"saturated":12,"timestampsBackwards":0,"readErrors":1,"recoveries":1}}}'
 )
+
+
+CONFIGURATION = {
+    "device": "imu-17", "bootCount": 42, "time": 1763700000.1, "groups": ["lab"], "desired": {"fleet": 12, "group lab": 3},
+    "settings": {"streams.accelerometer.rate_hz": {"value": "500", "source": "fleet v12", "note": "clamped by hardware to 200 Hz"},
+                 "streams.gyroscope.rate_hz": {"value": "40", "source": "command 7f1c2a at 2026-11-25T17:02:11Z"},
+                 "streams.gyroscope.qos": {"value": "0", "source": "config.yaml"}},
+}  # fmt: skip
+
+
+def test_the_status_carries_a_summary_and_the_configuration_topic_every_setting():
+    valid("configuration", CONFIGURATION)
+    # Every setting's source is on {root}/configuration, not in the status.
+    invalid("status", {**BIRTH, "configuration": {**BIRTH["configuration"], "settings": CONFIGURATION["settings"]}},
+            "Additional properties are not allowed")
+    invalid("status", {**BIRTH, "configuration": {**BIRTH["configuration"], "overrides": {
+        "streams.gyroscope.rate_hz": {"value": "40", "source": "fleet v12"}}}}, "does not match '^command '")
+    invalid("configuration", {k: v for k, v in CONFIGURATION.items() if k != "settings"}, "'settings' is a required property")
 
 
 def test_the_documented_stream_examples_validate():

@@ -1,15 +1,16 @@
 import AgentPorts
 import Foundation
-import TestSupport
+import Harness
 
-/// The real `motion-agent` binary, started with a config file written for one test.
-final class AgentProcess: Sendable {
-    let runner: ProcessRunner
-    let directory: String
-    let configPath: String
+/// The real `motion-agent` binary, started with a config file written for one test (the end-to-end and cluster
+/// tests).
+public final class AgentProcess: Sendable {
+    public let runner: ProcessRunner
+    public let directory: String
+    public let configPath: String
 
     /// The binary SwiftPM built next to this test bundle.
-    static var executable: String {
+    public static var executable: String {
         let exe =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("motion-agent").path
@@ -17,7 +18,7 @@ final class AgentProcess: Sendable {
 
     /// Writes `config` (YAML) into a fresh directory (or `directory`, to run again on an earlier run's state)
     /// and starts `motion-agent run --config` on it.
-    init(
+    public init(
         config: String,
         arguments: [String]? = nil,
         environment: [String: String] = [:],
@@ -47,7 +48,7 @@ final class AgentProcess: Sendable {
 
     /// A config for the simulated IMU against `port`, with fast reconnects; `extra` is appended verbatim
     /// under the top level (keep its indentation), and `streams` replaces the default streams section.
-    static func config(
+    public static func config(
         device: String,
         port: Int,
         scenario: String = "stationary",
@@ -81,12 +82,13 @@ final class AgentProcess: Sendable {
     }
 }
 
-struct MissingBinary: Error, CustomStringConvertible {
-    var path: String
-    var description: String { "\(path) is missing: build it first (swift build --build-tests)" }
+public struct MissingBinary: Error, CustomStringConvertible {
+    public var path: String
+    public init(path: String) { self.path = path }
+    public var description: String { "\(path) is missing: build it first (swift build --build-tests)" }
 }
 
 /// A message's payload as a JSON object (empty when it is not one).
-func payloadJSON(_ m: InboundMessage) -> [String: Any] {
+public func payloadJSON(_ m: InboundMessage) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]) ?? [:]
 }
