@@ -138,8 +138,8 @@ let package = Package(
         .executableTarget(
             name: "MotionBench",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentRuntime",
-                "AgentConfig",
+                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentControl",
+                "AgentRuntime", "AgentConfig",
                 "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
                 "Harness",

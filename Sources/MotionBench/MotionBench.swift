@@ -19,6 +19,7 @@ struct MotionBench: AsyncParsableCommand {
             EndToEndLatency.self,
             RealisticLoad.self,
             BatchedStreams.self,
+            ControlDoorCost.self,
             AllBenchmarks.self,
         ]
     )
