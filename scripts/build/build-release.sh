@@ -2,7 +2,8 @@
 # The release build every deployment and benchmark uses: `bash scripts/build/build-release.sh [product ...]`
 # (default: motion-agent) builds into .build/release and prints the binary folder on its last line.
 # SWIFT=/path/to/swift picks the toolchain (default: swift on PATH). LINK_MAP=/path/to/file.map also writes
-# lld's link map there (scripts/build/symbol-order/profile.sh reads it to see which input section holds each function).
+# motion-agent's link map there, names not demangled (scripts/build/symbol-order/profile.sh reads it to see which
+# input section holds each function; the other products' links are left as they are, so the map is the agent's).
 #
 # Why these flags (figures in BENCHMARKS.md, "Memory"):
 # - --static-swift-stdlib: the Swift runtime, stdlib and Foundation are linked in, so only the code the agent
@@ -35,9 +36,10 @@ order="$PWD/scripts/build/symbol-order/symbols.txt"
 flags+=(-Xlinker -T -Xlinker "$PWD/scripts/build/symbol-order/unnamed.ld")
 # Missing names (other toolchains, new code) are only left unordered, so lld need not warn about each.
 [ -f "$order" ] && flags+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
-[ -n "${LINK_MAP:-}" ] && flags+=(-Xlinker "-Map=$LINK_MAP")
 for product in "${products[@]}"; do
-    "$swift" build "${flags[@]}" --product "$product" >&2 \
+    map=()
+    [ -n "${LINK_MAP:-}" ] && [ "$product" = motion-agent ] && map=(-Xlinker "-Map=$LINK_MAP" -Xlinker --no-demangle)
+    "$swift" build "${flags[@]}" "${map[@]}" --product "$product" >&2 \
         || { echo "build-release.sh: building $product failed — the compiler's messages are above" >&2; exit 1; }
 done
 "$swift" build "${flags[@]}" --show-bin-path

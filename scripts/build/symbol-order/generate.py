@@ -12,7 +12,13 @@ static libraries are not all split (the stdlib's Swift.o is one 1.5 MB section; 
 section each). Ordering a large section moves all of it, and a 150 KB file section whose only executed code is
 one 100-byte helper then adds 150 KB of never-run code to the dense region. So, given the link map of the
 profiled build (--map), a section is ordered only when that is cheaper than leaving it in place: when its size
-is at most the 64 KiB windows its executed functions touch where they are.
+is at most the 64 KiB windows its executed functions touch where they are. lld orders by name, and every section
+that holds a symbol of a listed name moves, local symbols of other objects included: the compiler's value
+witnesses and merged helpers ($sSqwxx, objectdestroyTm, ...) have one local copy per object, and listing one
+pulled the whole 475 KB _RegexParser.o and 387 KB _StringProcessing.o sections into the dense region. A name
+defined in several sections is therefore listed only when the copies it would move besides the sections already
+ordered are small (DUPLICATES_LIMIT). The map must be written with --no-demangle (build-release.sh does so for
+LINK_MAP) so that C++ names match the profile's.
 
 How: profile.sh runs the release agent under `valgrind --tool=callgrind --demangle=no` through the realistic
 load (fake IIO tree and simulator), then `generate.py [--map LINK.map] OUT.callgrind...` lists every function
@@ -26,6 +32,7 @@ import sys
 from collections import Counter
 
 WINDOW = 64 * 1024  # the kernel's fault_around_bytes default
+DUPLICATES_LIMIT = 16 * 1024  # what a name defined in several sections may move besides the sections ordered
 
 args = sys.argv[1:]
 map_path = None
@@ -37,7 +44,7 @@ if not args:
 
 def text_sections(path):
     """The input sections of .text in an lld -Map file: [(start, size, [symbol addresses])] and
-    {symbol: (section index, address)}."""
+    {symbol: [(section index, address), ...]}, every definition of each name."""
     line_re = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
     sections, symbols, in_text = [], {}, False
     for line in open(path, errors="replace"):
@@ -51,13 +58,14 @@ def text_sections(path):
             sections.append((address, size, []))
         elif in_text and sections:  # a symbol of the last input section
             sections[-1][2].append(address)
-            symbols.setdefault(text, (len(sections) - 1, address))
+            symbols.setdefault(text, []).append((len(sections) - 1, address))
     return sections, symbols
 
 
 cost = Counter()
 inputs = {}  # function -> the inputs whose profiles executed it ("iio" from iio-1.callgrind)
 NAME = re.compile(r"\((\d+)\)(?: (.*))?$")
+RECURSION = re.compile(r"'\d+$")
 for path in args:
     profile_input = os.path.basename(path).split("-")[0]
     names = {}  # callgrind's name compression: "(id) name" once, then "(id)"
@@ -72,6 +80,8 @@ for path in args:
                 if m.group(2):
                     names[m.group(1)] = m.group(2)
                 name = names.get(m.group(1))
+            if name:
+                name = RECURSION.sub("", name)  # callgrind's "'2" marks a recursion level: the same function
             if key == "fn":
                 current = name
                 cost.setdefault(current, 0)
@@ -99,18 +109,29 @@ if map_path:
     sections, placed = text_sections(map_path)
     windows = {}  # section index -> the 64 KiB windows its executed functions touch where it lies now
     for name in symbols:
-        if name not in placed:
-            continue
-        index, start = placed[name]
+        if len(placed.get(name, ())) != 1:
+            continue  # which copy of a name defined in several sections ran is unknown: judged below
+        [(index, start)] = placed[name]
         section_start, size, addresses = sections[index]
         # A function runs to the next symbol of its section (the map gives no function sizes).
         end = min((a for a in addresses if a > start), default=section_start + size)
         windows.setdefault(index, set()).update(range(start // WINDOW, max(start, end - 1) // WINDOW + 1))
     keep = {index for index, touched in windows.items() if sections[index][1] <= len(touched) * WINDOW}
     left = [index for index in windows if index not in keep]
-    symbols = [s for s in symbols if s not in placed or placed[s][0] in keep]
+
+    def extra(name):
+        """What listing `name` moves besides the sections ordered anyway."""
+        return sum(sections[i][1] for i in {i for i, _ in placed[name]} if i not in keep)
+
+    unplaced = [s for s in symbols if s not in placed]
+    duplicated = [s for s in symbols if len(placed.get(s, ())) > 1]
+    dropped = {s for s in duplicated if extra(s) > DUPLICATES_LIMIT}
+    # Names the map does not hold are the shared libraries' functions (libc, SQLite, libmosquitto...): the profile
+    # sees them too, but lld has nothing to place.
+    symbols = [s for s in symbols if s in placed and s not in dropped and (len(placed[s]) > 1 or placed[s][0][0] in keep)]
     sys.stderr.write(
         f"generate.py: ordering {len(keep)} sections; leaving {len(left)} in place "
         f"({sum(sections[i][1] for i in left) // 1024} KiB whose executed code touches fewer 64 KiB windows "
-        f"than their size)\n")
+        f"than their size); {len(dropped)} of {len(duplicated)} names defined in several sections left out (each "
+        f"would move more than {DUPLICATES_LIMIT // 1024} KiB more); {len(unplaced)} names of the shared libraries\n")
 sys.stdout.write("\n".join(symbols) + "\n")
