@@ -224,7 +224,7 @@ import Testing
         ]
         for command in commands {
             try Self.publish(subscriber, control, try Self.json(command))
-            try await Task.sleep(for: command["id"] as? String == "bin-reference" ? .seconds(1.5) : .milliseconds(100))
+            try await Task.sleep(for: command["id"] as? String == "bin-reference" ? .seconds(3) : .milliseconds(100))
         }
         try Self.publish(subscriber, control, Array("this is not JSON".utf8))
         try await Self.waitForReplies(subscriber, device: Self.binaryDevice, count: commands.count + 1)
