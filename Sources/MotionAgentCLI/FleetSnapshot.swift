@@ -21,7 +21,11 @@ final class FleetSnapshot: Sendable {
     static func open(_ broker: BrokerOptions, timeout: Double) async throws -> FleetSnapshot {
         let endpoints = try broker.endpoints()
         let clientID = "motion-fleet-\(UUID().uuidString.prefix(8).lowercased())"
-        let options = try endpoints.map { try broker.connectOptions(clientID: clientID, to: $0) }
+        // One client id per node: a cluster that tracks client ids across its nodes (RabbitMQ) closes the older
+        // connection of an id that connects again elsewhere.
+        let options = try endpoints.enumerated().map {
+            try broker.connectOptions(clientID: "\(clientID)-\($0.offset)", to: $0.element)
+        }
         let outcomes = await withTaskGroup(of: (Int, Result<RetainedSnapshot, Error>).self) { group in
             for (index, option) in options.enumerated() {
                 group.addTask {

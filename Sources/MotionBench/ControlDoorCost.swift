@@ -1,5 +1,6 @@
 import AgentConfig
 import AgentControl
+import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
@@ -83,18 +84,20 @@ struct ControlDoorCost: ParsableCommand {
         }
         let stateFiles = StateFiles(path: stateDirectory)
 
-        let unsignedCost = median { _ in cost(unsigned, settings(signing: false, store: nil)) }
-        let signedMemory = median { run in cost(signedRun(run), settings(signing: true, store: nil)) }
+        // No state directory: the counter ledger kept in memory.
+        let inMemory: (any StateDirectory)? = nil
+        let unsignedCost = median { _ in cost(unsigned, settings(signing: false, store: inMemory)) }
+        let signedMemory = median { run in cost(signedRun(run), settings(signing: true, store: inMemory)) }
         let signedDisk = median { run in
             try? FileManager.default.removeItem(atPath: stateDirectory + "/command-counters.json")
             return cost(signedRun(run + repetitions), settings(signing: true, store: stateFiles))
         }
         let badSignature = (0..<messages).map { signed($0, counter: base + $0 + 1, with: stranger) }
-        let badSignatureCost = median { _ in cost(badSignature, settings(signing: true, store: nil)) }
-        let notEnvelopeCost = median { _ in cost(unsigned, settings(signing: true, store: nil)) }
+        let badSignatureCost = median { _ in cost(badSignature, settings(signing: true, store: inMemory)) }
+        let notEnvelopeCost = median { _ in cost(unsigned, settings(signing: true, store: inMemory)) }
         let untrusted = try OperatorSigningKey.generate(id: "nobody")
         let untrustedPayloads = (0..<messages).map { signed($0, counter: base + $0 + 1, with: untrusted) }
-        let untrustedCost = median { _ in cost(untrustedPayloads, settings(signing: true, store: nil)) }
+        let untrustedCost = median { _ in cost(untrustedPayloads, settings(signing: true, store: inMemory)) }
         let sample = signed(0, counter: base)
         let signCost = median { _ in
             let start = bench_monotonic_ns()
