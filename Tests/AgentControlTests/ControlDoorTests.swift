@@ -210,4 +210,26 @@ import Testing
         }
         #expect(steps.numberOfSteps == 42)
     }
+
+    /// A history holding more activity segments in the interval than one answer carries.
+    final class CrowdedHistory: StepHistory {
+        func pedometerWasReset(now: Double) {}
+        func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
+            ControlResult.PedometerQuery(PedometerData(startDate: from, endDate: to, numberOfSteps: 0))
+        }
+        func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] {
+            throw HistoryError(code: .tooManyResults, description: "more than 1000 activity segments start between…")
+        }
+    }
+
+    @Test func anActivityQueryPastItsLimitIsA400SayingWhyAndTheHelpNamesTheLimit() throws {
+        let f = try fixture(history: CrowdedHistory())
+        let outcome = try #require(
+            f.plane.handle(Self.message(#"{"id":"qa","command":"query-activity","from":1,"to":604800}"#))
+        )
+        #expect(outcome.reply.code == 400)
+        #expect(outcome.reply.message.contains("more than 1000 activity segments"))
+        let descriptor = try #require(ControlCommandDescriptor.named("query-activity"))
+        #expect(descriptor.arguments.contains("at most \(HistoryStore.maximumActivitySegments) segments"))
+    }
 }
