@@ -96,12 +96,9 @@ final class ConnectionSupervisorService: Service {
         /// The options of the next attempt: the supervisor's server and protocol.
         func nextOptions() -> BrokerConnectOptions {
             var options = baseOptions
-            let name = supervisor.servers[supervisor.server]
-            // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
-            let endpoint =
-                endpoints.first { $0.description == name }
-                ?? MQTTEndpoint(parsing: name, defaultPort: mqtt.port)
-                ?? endpoints[0]
+            // The supervisor's servers are config.yaml's endpoints, in their order (a Server Reference only
+            // chooses among them).
+            let endpoint = endpoints[supervisor.server]
             options.host = endpoint.host
             options.port = endpoint.port
             options.protocolVersion = supervisor.protocolVersion
@@ -137,7 +134,7 @@ final class ConnectionSupervisorService: Service {
                 case .serverReference(let written):
                     feed.yield(
                         .serverReference(
-                            server: Supervisor.referredServer(written, defaultPort: defaultPort),
+                            servers: Supervisor.referredServers(written, defaultPort: defaultPort),
                             written: written
                         )
                     )
