@@ -96,7 +96,7 @@ import Testing
                 "agent log: \(agent.runner.standardError.suffix(3000))"
             )
         }
-        // Whatever the protocol, the agent's peak (this debug build's; the release build's is ~20 MB lower) stays
+        // Whatever the protocol, the agent's peak (this debug build's; a release build's is ~5 MB lower) stays
         // under the unit's MemoryMax with a third of it to spare.
         #expect(peak < Self.unitMemoryMax * 2 / 3, "peak \(peak / 1024) KiB, MemoryMax \(Self.unitMemoryMax >> 20) MiB")
         #expect(counted["inboundDropped"] as? Int == 0, "nothing else was dropped")
