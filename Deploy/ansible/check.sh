@@ -5,7 +5,8 @@
 #      false), with the example group_vars and an ansible-vault-encrypted copy of vault.yml.example, as the
 #      example host press-01.plant.example; then checks the staged files, their modes and the templated
 #      config (which the agent's check-config must accept);
-#   3. the same run again must change nothing (idempotence).
+#   3. the same run again must change nothing (idempotence), and a run with TLS off that would send the password
+#      to another host in clear stops before installing anything;
 #
 #   Deploy/ansible/check.sh [path/to/motion-agent]
 # Uses ansible-playbook from PATH, or installs ansible-core into a temporary virtualenv (pip, PyPI).
@@ -89,6 +90,17 @@ echo "staged files, modes, vault password and templated config: ok"
 play > "$work/run2.log"
 grep -Eq 'changed=0 .*failed=0' "$work/run2.log" || { tail -5 "$work/run2.log"; fail "the second run changed something"; }
 echo "second run: changed=0"
+
+# 3b. TLS off, a password and a broker on another host: the play stops before it installs anything, saying why.
+if "$bin/ansible-playbook" -i "$work/inventory/hosts.ini" "$here/site.yml" --vault-password-file "$work/vault-pass" \
+    -e ansible_become=false -e motion_agent_manage_system=false -e "motion_agent_root=$work/cleartext-root" \
+    -e "motion_agent_binary=$binary" -e motion_agent_tls_ca_file= -e motion_agent_mqtt_port=1883 \
+    > "$work/cleartext.log" 2>&1; then
+    fail "the play installed a config that sends the password to mqtt.plant.example:1883 in clear"
+fi
+grep -q "can be read by anyone on the network" "$work/cleartext.log" || { tail -20 "$work/cleartext.log"; fail "the refusal does not say why"; }
+[ ! -e "$work/cleartext-root/etc/motion-agent" ] || fail "the refused play installed files"
+echo "a password in clear to another host: refused"
 
 # 4. desired.yml against a real mosquitto: the retained fleet document it publishes is what was asked for.
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"

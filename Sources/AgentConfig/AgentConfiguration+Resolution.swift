@@ -77,10 +77,11 @@ extension AgentSettings {
 
 extension MQTTSettings {
     /// The password: the first line of `mqtt.password_file` without its line break, or `nil` when no
-    /// password file is set. The loader already read it once, so this fails only if the file changed since.
+    /// password file is set; refused when others may read or change the file. The loader already read it once,
+    /// so this fails only if the file changed since.
     public func readPassword() throws(ConfigurationError) -> String? {
         guard let passwordFile else { return nil }
-        switch FileAccess.firstLine(of: passwordFile) {
+        switch FileAccess.password(at: passwordFile) {
         case .success(let password): return password
         case .failure(let problem):
             throw ConfigurationError(
@@ -88,7 +89,7 @@ extension MQTTSettings {
                 keyPath: "mqtt.password_file",
                 value: passwordFile,
                 problem: problem.problem,
-                allowed: "the path of a readable file whose first line is the password"
+                allowed: ConfigurationSchema.passwordFileAllowed
             )
         }
     }

@@ -60,13 +60,13 @@ extension ConfigurationDecoder {
     private mutating func checkCredentials() {
         let mqtt = configuration.mqtt
         guard let passwordFile = mqtt.passwordFile, !refused.contains("mqtt.password_file") else { return }
-        if case .failure(let problem) = FileAccess.firstLine(of: passwordFile) {
+        if case .failure(let problem) = FileAccess.password(at: passwordFile) {
             report(
                 problem.kind,
                 keyPath: "mqtt.password_file",
                 value: passwordFile,
                 problem: problem.problem,
-                allowed: "the path of a readable file whose first line is the password"
+                allowed: ConfigurationSchema.passwordFileAllowed
             )
         }
         // MQTT 3.1.1 §3.1.2.9: a password needs a user name (MQTT 5 dropped the rule); libmosquitto's
@@ -89,6 +89,18 @@ extension ConfigurationDecoder {
         ]
         for case (let keyPath, let path?) in files where !refused.contains(keyPath) {
             checkReadable(path, keyPath: keyPath)
+        }
+        // The private key proves the device's identity to the broker: nobody else may read or replace it.
+        if let key = tls.keyFile, !refused.contains("mqtt.tls.key_file"), FileAccess.checkReadableFile(key) == nil,
+            let problem = FileAccess.readableByOthers(key)
+        {
+            report(
+                problem.kind,
+                keyPath: "mqtt.tls.key_file",
+                value: key,
+                problem: problem.problem,
+                allowed: ConfigurationSchema.field(at: "mqtt.tls.key_file")?.allowed ?? ""
+            )
         }
         // libmosquitto's mosquitto_tls_set refuses a certificate without its key and the reverse, and needs
         // a CA file to verify the broker (MOSQ_ERR_INVAL).

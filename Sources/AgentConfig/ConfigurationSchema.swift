@@ -32,6 +32,10 @@ enum ConfigurationSchema {
         "the path of a readable file of lines \"<key id> ed25519 <base64 public key>\" (motion-agent keys "
         + "generate prints one), owned by root or the agent's user and not writable by others"
 
+    static let passwordFileAllowed =
+        "the path of a readable file whose first line is the password, owned by root or the agent's user, "
+        + "readable by no one else (mode 600, or 640 with the agent's group)"
+
     /// Keys earlier versions had, and what replaces them: an old config.yaml is refused with the way forward.
     static let removedKeys: [String: (problem: String, fix: String)] = [
         "control.hmac_key_file": (
@@ -212,10 +216,7 @@ enum ConfigurationSchema {
                     .field("username", .optionalText(\.mqtt.username, allowed: "text; leave empty for none")),
                     .field(
                         "password_file",
-                        .path(
-                            \.mqtt.passwordFile,
-                            allowed: "the path of a readable file whose first line is the password"
-                        )
+                        .path(\.mqtt.passwordFile, allowed: passwordFileAllowed)
                     ),
                     .section(
                         "tls",
@@ -235,7 +236,8 @@ enum ConfigurationSchema {
                                 "key_file",
                                 .path(
                                     \.mqtt.tlsKeyFile,
-                                    allowed: pemFile + " holding the client certificate's private key"
+                                    allowed: pemFile
+                                        + " holding the client certificate's private key, owned by root or the agent's user, readable by no one else (mode 600, or 640 with the agent's group)"
                                 )
                             ),
                         ]

@@ -39,6 +39,13 @@ enum FileAccess {
         return .success(text)
     }
 
+    /// The password in the first line of the file at `path`, refused when others may read or change the file
+    /// (`readableByOthers`).
+    static func password(at path: String) -> Result<String, FieldProblem> {
+        if let problem = readableByOthers(path) { return .failure(problem) }
+        return firstLine(of: path)
+    }
+
     /// The trusted keys file at `path`, parsed. Refused when another user could change it: a file anyone but
     /// root or the agent's user may write (or that is not theirs) could add a key, and with it the fleet's
     /// control.
@@ -70,32 +77,64 @@ enum FileAccess {
         var status = stat()
         // Reading it reports a missing file or one that is not a regular file.
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let owner = status.st_uid
-        if owner != 0 && owner != geteuid() {
+        return writableByOthers(path, owner: status.st_uid, mode: status.st_mode, agentUser: geteuid())
+    }
+
+    /// `writableByOthers` on a file's owner and mode, for the agent running as `agentUser`.
+    static func writableByOthers(_ path: String, owner: uid_t, mode: mode_t, agentUser: uid_t) -> FieldProblem? {
+        if owner != 0 && owner != agentUser {
             return FieldProblem(
                 kind: .invalidValue,
-                problem: "belongs to user \(owner), neither root nor the agent's user — chown root it"
+                problem:
+                    "belongs to user \(owner), neither root nor the agent's user (\(agentUser)), so that user can change it — chown root \(path) (or chown it to the agent's user)"
             )
         }
-        if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+        if mode & (S_IWGRP | S_IWOTH) != 0 {
             return FieldProblem(
                 kind: .invalidValue,
-                problem: "is writable by its group or by others — chmod go-w it"
+                problem: "is writable by its group or by others (mode \(octal(mode))) — chmod go-w \(path)"
             )
         }
         return nil
     }
 
-    /// Why a secret (a password, a private key) is unsafe, or nil: like `writableByOthers`, and readable by no
-    /// one else either (its group may read it, as the package's 0640 root:motion-agent files do).
+    /// Why a secret (the MQTT password, a TLS private key) is unsafe, or nil: like `writableByOthers`, and
+    /// readable by no one but its owner and its group (the package's and Ansible's files are 0640
+    /// root:motion-agent, which the agent reads through its group). Anyone else who can read it can log in as this
+    /// device.
     static func readableByOthers(_ path: String) -> FieldProblem? {
-        if let problem = writableByOthers(path) { return problem }
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        if status.st_mode & S_IROTH != 0 {
-            return FieldProblem(kind: .invalidValue, problem: "is readable by every user — chmod o-r it")
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return readableByOthers(path, owner: status.st_uid, mode: status.st_mode, agentUser: geteuid())
+    }
+
+    /// `readableByOthers` on a file's owner and mode, for the agent running as `agentUser`.
+    static func readableByOthers(_ path: String, owner: uid_t, mode: mode_t, agentUser: uid_t) -> FieldProblem? {
+        let fix = " — chmod 600 \(path) (or 640 with the agent's group: chown root:motion-agent \(path))"
+        if owner != 0 && owner != agentUser {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem:
+                    "belongs to user \(owner), neither root nor the agent's user (\(agentUser)), who can read and replace it\(fix)"
+            )
+        }
+        if mode & (S_IWGRP | S_IWOTH) != 0 {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "is writable by its group or by others (mode \(octal(mode)))\(fix)"
+            )
+        }
+        if mode & S_IROTH != 0 {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "is readable by every user of this machine (mode \(octal(mode)))\(fix)"
+            )
         }
         return nil
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        "0" + String(mode & 0o777, radix: 8)
     }
 
     /// Reads the regular file at `path` 4 KiB at a time for as long as `more` says, from what was read so far.

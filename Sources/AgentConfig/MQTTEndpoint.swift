@@ -76,3 +76,30 @@ public struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
         return .success(MQTTEndpoint(host: String(host), port: port))
     }
 }
+
+extension MQTTEndpoint {
+    /// Whether the host is this machine's loopback (`localhost`, 127.0.0.0/8, `::1`): traffic to it never
+    /// leaves the machine.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "ip6-localhost" { return true }
+        if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+extension MQTTSettings {
+    /// The start-up warning for a password that would cross the network in clear — one is given (`hasPassword`:
+    /// `mqtt.password_file` or MOTION_AGENT_MQTT_PASSWORD), `mqtt.tls` is off, and a broker is not on this
+    /// machine — or nil. Anyone on the path reads the password (MQTT's CONNECT carries it as plain text) and
+    /// can then log in as this device.
+    public func cleartextPasswordWarning(hasPassword: Bool) -> String? {
+        guard hasPassword, tls == nil else { return nil }
+        let remote = endpoints.filter { !$0.isLoopback }
+        guard !remote.isEmpty else { return nil }
+        let names = remote.map(\.description).joined(separator: ", ")
+        return
+            "the MQTT password goes to \(names) in clear: mqtt.tls is off, so anyone on the network path can read it and log in as this device — set mqtt.tls.ca_file (the CA that signs the broker's certificate; /etc/ssl/certs/ca-certificates.crt for a public one) and the broker's TLS port (8883; Deploy/mosquitto/mosquitto.conf)"
+    }
+}

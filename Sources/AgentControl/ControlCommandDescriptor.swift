@@ -315,6 +315,8 @@ public struct ControlCommandDescriptor: Sendable {
         historyQuery(
             "query-activity",
             summary: "activity segments in an interval, from the history",
+            limit:
+                "; at most \(HistoryStore.maximumActivitySegments) segments may start in it (more: 400, naming where to split)",
             make: { .queryActivity(from: $0, to: $1) },
             handle: { command, history in
                 guard case .queryActivity(let from, let to) = command else { throw mismatch(command) }
@@ -402,13 +404,14 @@ public struct ControlCommandDescriptor: Sendable {
     private static func historyQuery(
         _ name: String,
         summary: String,
+        limit: String = "",
         make: @escaping @Sendable (Double, Double) -> ControlCommand,
         handle: @escaping @Sendable (ControlCommand, any StepHistory) throws -> ControlResult
     ) -> ControlCommandDescriptor {
         ControlCommandDescriptor(
             name: name,
             summary: summary,
-            arguments: "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds",
+            arguments: "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds" + limit,
             examples: ["from=2026-11-21T08:00:00Z to=2026-11-21T09:00:00Z", "from=1763712000 to=1763715600"],
             result: name == "query-pedometer" ? .pedometerQuery : .activityQuery,
             changesState: false,
@@ -435,7 +438,7 @@ public struct ControlCommandDescriptor: Sendable {
                     return try handle(command, history)
                 } catch let e as HistoryError {
                     switch e.code {
-                    case .invalidInterval: throw ControlFailure(.malformed, e.description)
+                    case .invalidInterval, .tooManyResults: throw ControlFailure(.malformed, e.description)
                     case .outsideRetention: throw ControlFailure(.conflict, e.description)
                     default: throw ControlFailure(.internalFailure, e.description)
                     }

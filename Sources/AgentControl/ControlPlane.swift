@@ -140,7 +140,12 @@ public final class ControlPlane: Sendable {
                 let result = try descriptor.handle(request.command, context(commandID: request.id))
                 logger.info(
                     "control command applied",
-                    metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"]
+                    // The id and the arguments come from the network (signed only when control.trusted_keys_file
+                    // is set): printed harmless, as every refusal is.
+                    metadata: [
+                        "agent.command_id": "\(Printable.text(request.id))",
+                        "agent.command": "\(Printable.text("\(request.command)", limit: 400))",
+                    ]
                 )
                 return Outcome(
                     replyTopic: replyTopic(for: message),

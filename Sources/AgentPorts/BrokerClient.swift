@@ -2,11 +2,14 @@
 /// decision (the agent owns the back-off), so a lost connection stays lost until `connect` is called again.
 public protocol BrokerClient: AnyObject, Sendable {
     /// Every connection event and inbound message, in the order the network thread saw them. Inbound
-    /// messages are bounded (past the bound they are dropped and counted in `droppedInboundCount`); connection
-    /// events never are. Acknowledgements do not come this way: see `setAcknowledgementHandler`.
+    /// messages are bounded in count and in bytes (past either bound they are dropped and counted in
+    /// `droppedInboundCount`), and each by the connection's `maximumPacketSize`; connection events never are.
+    /// Acknowledgements do not come this way: see `setAcknowledgementHandler`.
     var events: AsyncStream<BrokerEvent> { get }
-    /// Inbound messages dropped because the consumer of `events` fell too far behind.
+    /// Inbound messages dropped because the consumer of `events` fell too far behind (in messages or bytes).
     var droppedInboundCount: Int { get }
+    /// Every inbound message dropped so far, by cause, with the latest topics (for the log).
+    var inboundDrops: InboundDrops { get }
     /// Who receives the broker's acknowledgements of QoS > 0 messages, from the network thread. Held weakly
     /// (the handler usually owns the client); nil stops the calls.
     func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?)
@@ -35,6 +38,9 @@ public protocol BrokerClient: AnyObject, Sendable {
 }
 
 extension BrokerClient {
+    /// A client with no byte bound and no size limit drops only for being behind.
+    public var inboundDrops: InboundDrops { InboundDrops(behind: droppedInboundCount) }
+
     /// Queues a message that never expires.
     public func publish(
         topic: String,

@@ -17,6 +17,11 @@ public struct BrokerConnectOptions: Sendable, Hashable {
     public var maxInflightMessages: Int
     /// MQTT 5 Session Expiry Interval of a persistent session, seconds; `UInt32.max` never expires.
     public var sessionExpirySeconds: UInt32
+    /// The largest MQTT packet this client takes from the broker, bytes; nil: MQTT's own limit. Sent in CONNECT as
+    /// the MQTT 5 Maximum Packet Size, so the broker never sends a larger one (it discards it, MQTT 5
+    /// §3.1.2.11.4); an inbound message larger than it all the same (a broker ignoring it, or MQTT 3.1.1, which
+    /// has no such property) is dropped before its payload is copied, and counted (`InboundDrops.oversize`).
+    public var maximumPacketSize: Int?
 
     public init(
         host: String,
@@ -30,7 +35,8 @@ public struct BrokerConnectOptions: Sendable, Hashable {
         tls: BrokerTLS? = nil,
         will: BrokerWill? = nil,
         maxInflightMessages: Int = 100,
-        sessionExpirySeconds: UInt32 = .max
+        sessionExpirySeconds: UInt32 = .max,
+        maximumPacketSize: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -44,5 +50,6 @@ public struct BrokerConnectOptions: Sendable, Hashable {
         self.will = will
         self.maxInflightMessages = maxInflightMessages
         self.sessionExpirySeconds = sessionExpirySeconds
+        self.maximumPacketSize = maximumPacketSize
     }
 }

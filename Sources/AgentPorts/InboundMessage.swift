@@ -22,4 +22,10 @@ public struct InboundMessage: Sendable, Hashable {
         self.responseTopic = responseTopic
         self.correlationData = correlationData
     }
+
+    /// The bytes this message holds from the network (payload, topic and the MQTT 5 properties it carries): what
+    /// the inbound queues' byte budgets count.
+    public var byteCount: Int {
+        payload.count + topic.utf8.count + (responseTopic?.utf8.count ?? 0) + (correlationData?.count ?? 0)
+    }
 }

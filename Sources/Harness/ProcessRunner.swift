@@ -275,3 +275,17 @@ extension ProcessRunner {
         ProcFS.statusKiB(pid: processIdentifier, "VmRSS:").map { Int($0) * 1024 }
     }
 }
+
+extension ProcessRunner {
+    /// The process's peak resident memory (VmHWM), bytes, since it started or since `resetPeakResidentBytes`.
+    public var peakResidentBytes: Int? {
+        ProcFS.statusKiB(pid: processIdentifier, "VmHWM:").map { Int($0) * 1024 }
+    }
+
+    /// Starts the peak over at the current resident memory (`5` to /proc/PID/clear_refs, proc(5)); false when
+    /// not allowed (another user's process without CAP_SYS_PTRACE) or the process is gone.
+    @discardableResult
+    public func resetPeakResidentBytes() -> Bool {
+        (try? "5".write(toFile: "/proc/\(processIdentifier)/clear_refs", atomically: false, encoding: .utf8)) != nil
+    }
+}

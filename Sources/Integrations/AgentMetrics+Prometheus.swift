@@ -89,6 +89,18 @@ extension AgentMetrics {
             "Inbound messages dropped because the agent could not keep up (a control-topic flood).",
             String(connection.inboundDropped)
         )
+        family(
+            "inbound_over_budget_total",
+            "counter",
+            "Of inbound_dropped_total, messages refused because the inbound queues held their byte budget.",
+            String(connection.inboundOverBudget ?? 0)
+        )
+        family(
+            "inbound_oversize_total",
+            "counter",
+            "Inbound messages larger than the agent's maximum packet size, dropped before they were copied.",
+            String(connection.inboundOversize ?? 0)
+        )
         family("cpu_seconds_total", "counter", "User and system CPU time.", number(process.cpuSeconds))
         family(
             "cpu_usage_ratio",

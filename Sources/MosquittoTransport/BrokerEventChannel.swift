@@ -1,12 +1,20 @@
 import AgentPorts
 import Synchronization
 
-/// The client's `events` stream: connection events are never dropped; inbound messages are bounded.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The client's `events` stream: connection events are never dropped; inbound messages are bounded, in count
+/// and in bytes.
 ///
-/// Inbound volume is the reason for the bound: a subscriber to the agent's own data topics sees thousands of
+/// Inbound volume is the reason for the bounds: a subscriber to the agent's own data topics sees thousands of
 /// messages a second, and anyone allowed to publish on a control topic can flood it. If the consumer stalls,
-/// an unbounded stream would grow without limit; here at most `dataLimit` messages wait, later ones are
-/// dropped and counted (`droppedDataEvents`), and connection events still get through, in order.
+/// an unbounded stream would grow without limit; here at most `dataLimit` messages holding at most `byteLimit`
+/// bytes (`InboundMessage.byteCount`) wait, later ones are dropped and counted (`drops`), and connection events
+/// still get through, in order. Counting messages alone let thousands of 1 MiB messages pile up (issue 27).
 /// Acknowledgements of published messages never enter this queue (they go to the client's
 /// `BrokerAcknowledgementHandler`), so a flood of inbound messages cannot drop or delay them.
 ///
@@ -16,31 +24,48 @@ import Synchronization
 final class BrokerEventChannel: Sendable {
     let stream: AsyncStream<BrokerEvent>
     let dataLimit: Int
+    let byteLimit: Int
     private let queue: Queue
 
-    init(dataLimit: Int) {
+    init(dataLimit: Int, byteLimit: Int = .max) {
         self.dataLimit = dataLimit
-        let queue = Queue(dataLimit: dataLimit)
+        self.byteLimit = byteLimit
+        let queue = Queue(dataLimit: dataLimit, byteLimit: byteLimit)
         self.queue = queue
         stream = AsyncStream(unfolding: { await queue.next() }, onCancel: { queue.finish() })
     }
 
+    /// Messages dropped because the consumer was behind (either bound).
     var droppedDataEvents: Int { queue.droppedData.load(ordering: .relaxed) }
+
+    /// Every drop so far, by cause, with the latest topics.
+    var drops: InboundDrops { queue.drops }
+
+    /// Bytes of the messages waiting (or reserved) now.
+    var waitingBytes: Int { queue.waitingBytes }
 
     /// Connection events: always delivered.
     func yieldControl(_ event: BrokerEvent) {
         queue.push(event, isData: false)
     }
 
-    /// Claims room for one data event; `false` means the consumer is `dataLimit` events behind and the
-    /// event must be dropped (call before building the event, so a dropped message costs no allocation).
-    func reserveData() -> Bool {
-        queue.reserveData()
+    /// Claims room for one data event of `bytes`; `false` means the consumer is `dataLimit` events or
+    /// `byteLimit` bytes behind and the event must be dropped (call before copying the payload, so a dropped
+    /// message costs no allocation). A message larger than `byteLimit` still gets room when nothing waits.
+    /// `topic` (libmosquitto's, lent for the callback) is kept for the log when the event is dropped.
+    func reserveData(bytes: Int = 0, topic: UnsafePointer<CChar>? = nil) -> Bool {
+        queue.reserveData(bytes: bytes, topic: topic)
     }
 
-    /// Yields a data event whose room `reserveData()` granted.
-    func yieldReservedData(_ event: BrokerEvent) {
-        queue.push(event, isData: true)
+    /// Yields a data event whose room `reserveData(bytes: reserved)` granted; its byte count replaces the
+    /// reservation (a topic that is not UTF-8 grows when repaired).
+    func yieldReservedData(_ event: BrokerEvent, reserved: Int = 0) {
+        queue.push(event, isData: true, reserved: reserved)
+    }
+
+    /// Counts a message larger than the connection accepts, dropped before it was copied.
+    func countOversize(bytes: Int, topic: UnsafePointer<CChar>?) {
+        queue.countOversize(bytes: bytes, topic: topic)
     }
 
     func finish() {
@@ -53,15 +78,20 @@ extension BrokerEventChannel {
     final class Queue: Sendable {
         private struct State {
             var events = EventRing()
-            /// Data events queued or reserved and not yet taken by the consumer.
+            /// Data events queued or reserved and not yet taken by the consumer, and the bytes they hold.
             var waitingData = 0
+            var waitingBytes = 0
             var consumer: UnsafeContinuation<BrokerEvent?, Never>?
             var finished = false
+            var drops = InboundDrops()
 
             /// The next event for the consumer, or nil when there is none yet.
             mutating func take() -> BrokerEvent? {
                 guard let event = events.popFirst() else { return nil }
-                if event.isData { waitingData -= 1 }
+                if case .message(let message) = event {
+                    waitingData -= 1
+                    waitingBytes -= message.byteCount
+                }
                 return event
             }
 
@@ -74,30 +104,64 @@ extension BrokerEventChannel {
         }
 
         let dataLimit: Int
+        let byteLimit: Int
         let droppedData = Atomic<Int>(0)
         private let state = Mutex(State())
 
-        init(dataLimit: Int) {
+        init(dataLimit: Int, byteLimit: Int) {
             self.dataLimit = dataLimit
+            self.byteLimit = byteLimit
         }
 
-        func reserveData() -> Bool {
+        var drops: InboundDrops { state.withLock { $0.drops } }
+        var waitingBytes: Int { state.withLock { $0.waitingBytes } }
+
+        func reserveData(bytes: Int, topic: UnsafePointer<CChar>?) -> Bool {
             let granted = state.withLock { state in
-                guard state.waitingData < dataLimit else { return false }
+                let overBudget = state.waitingBytes > 0 && bytes > byteLimit - state.waitingBytes
+                guard state.waitingData < dataLimit, !overBudget else {
+                    state.drops.behind += 1
+                    if overBudget && state.waitingData < dataLimit { state.drops.overBudget += 1 }
+                    Self.remember(topic, in: &state.drops.lastBehindTopic)
+                    return false
+                }
                 state.waitingData += 1
+                state.waitingBytes += bytes
                 return true
             }
             if !granted { droppedData.add(1, ordering: .relaxed) }
             return granted
         }
 
-        /// Queues `event` (a data event's room already reserved) and wakes a waiting consumer.
-        func push(_ event: BrokerEvent, isData: Bool) {
+        func countOversize(bytes: Int, topic: UnsafePointer<CChar>?) {
+            state.withLock { state in
+                state.drops.oversize += 1
+                state.drops.largestOversizeBytes = max(state.drops.largestOversizeBytes, bytes)
+                Self.remember(topic, in: &state.drops.lastOversizeTopic)
+            }
+        }
+
+        /// Keeps a copy of `topic` unless it is the one kept already: a flood on one topic copies it once.
+        private static func remember(_ topic: UnsafePointer<CChar>?, in kept: inout String?) {
+            guard let topic else { return }
+            // A native string's C form is its own storage: the comparison allocates nothing.
+            if let current = kept, current.withCString({ strcmp($0, topic) }) == 0 { return }
+            kept = String(cString: topic)
+        }
+
+        /// Queues `event` (a data event's room already reserved, `reserved` bytes of it) and wakes a waiting
+        /// consumer.
+        func push(_ event: BrokerEvent, isData: Bool, reserved: Int = 0) {
             let handOff = state.withLock { state -> (UnsafeContinuation<BrokerEvent?, Never>, BrokerEvent)? in
+                let bytes = if case .message(let message) = event { message.byteCount } else { 0 }
                 guard !state.finished else {
-                    if isData { state.waitingData -= 1 }
+                    if isData {
+                        state.waitingData -= 1
+                        state.waitingBytes -= reserved
+                    }
                     return nil
                 }
+                if isData { state.waitingBytes += bytes - reserved }
                 state.events.append(event)
                 return state.handOff()
             }

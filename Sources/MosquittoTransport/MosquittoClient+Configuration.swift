@@ -5,6 +5,11 @@ extension MosquittoClient {
     /// MQTT's Remaining Length tops out at 268,435,455 bytes (MQTT 5 §1.5.5); the payload shares it with the
     /// topic and header, and libmosquitto answers MOSQ_ERR_PAYLOAD_SIZE past it.
     static let maximumPayloadBytes = 268_435_455
+    /// The largest packet MQTT can express: that Remaining Length plus the fixed header's 5 bytes.
+    static let largestPacketSize = 268_435_460
+    /// A Maximum Packet Size below this leaves no room for a message worth receiving (a CONNACK with its
+    /// properties alone can take tens of bytes).
+    static let smallestPacketSizeLimit = 128
 
     /// Options are checked before anything touches libmosquitto, with the config key to fix.
     static func validate(_ options: BrokerConnectOptions) throws(BrokerError) {
@@ -34,6 +39,11 @@ extension MosquittoClient {
         }
         if !options.cleanSession && options.clientID.isEmpty {
             throw invalid("a persistent session needs a client id — set mqtt.client_id in config.yaml")
+        }
+        if let size = options.maximumPacketSize, !(smallestPacketSizeLimit...largestPacketSize).contains(size) {
+            throw invalid(
+                "a maximum packet size of \(size) bytes is outside \(smallestPacketSizeLimit)…\(largestPacketSize) (MQTT 5 §3.1.2.11.4: the Remaining Length's limit plus its header)"
+            )
         }
         if options.password != nil && options.username == nil {
             throw invalid("a password without a user name — set mqtt.username in config.yaml")
@@ -160,18 +170,28 @@ extension MosquittoClient {
         }
     }
 
-    /// MQTT 5 CONNECT properties. A persistent session asks for a Session Expiry Interval (0xFFFFFFFF, "does
-    /// not expire", MQTT 5 §3.1.2.11.2, unless mqtt.session_expiry_s says otherwise): with the default 0 the
-    /// broker would discard the session at disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where
-    /// clean_session=false alone persists.
+    /// MQTT 5 CONNECT properties; nil on MQTT 3.1.1, which has none (libmosquitto refuses them there).
+    ///
+    /// A persistent session asks for a Session Expiry Interval (0xFFFFFFFF, "does not expire", MQTT 5
+    /// §3.1.2.11.2, unless mqtt.session_expiry_s says otherwise): with the default 0 the broker would discard the
+    /// session at disconnect despite Clean Start being 0, unlike MQTT 3.1.1 where clean_session=false alone
+    /// persists. A `maximumPacketSize` is sent as the Maximum Packet Size (§3.1.2.11.4): the broker then discards
+    /// larger messages for this client instead of sending them.
     static func connectProperties(_ options: BrokerConnectOptions) throws(BrokerError) -> MosquittoProperties? {
-        guard options.protocolVersion == .v5, !options.cleanSession else { return nil }
+        guard options.protocolVersion == .v5, !options.cleanSession || options.maximumPacketSize != nil else {
+            return nil
+        }
         let properties = MosquittoProperties()
-        try properties.addInt32(
-            MQTT_PROP_SESSION_EXPIRY_INTERVAL,
-            options.sessionExpirySeconds == 0 ? UInt32.max : options.sessionExpirySeconds,
-            operation: "connect"
-        )
+        if !options.cleanSession {
+            try properties.addInt32(
+                MQTT_PROP_SESSION_EXPIRY_INTERVAL,
+                options.sessionExpirySeconds == 0 ? UInt32.max : options.sessionExpirySeconds,
+                operation: "connect"
+            )
+        }
+        if let size = options.maximumPacketSize {
+            try properties.addInt32(MQTT_PROP_MAXIMUM_PACKET_SIZE, UInt32(clamping: size), operation: "connect")
+        }
         return properties
     }
 

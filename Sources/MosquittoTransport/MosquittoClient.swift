@@ -21,17 +21,21 @@ public final class MosquittoClient: BrokerClient {
     ///   - eventBacklogLimit: inbound messages that may wait in `events` for a slow consumer before later ones
     ///     are dropped (`droppedInboundCount`); connection events are never dropped, and acknowledgements go to
     ///     the acknowledgement handler, not through `events`.
+    ///   - eventBacklogBytes: the bytes (`InboundMessage.byteCount`) those waiting messages may hold before later
+    ///     ones are dropped and counted the same way; one message larger than this still passes when none waits.
     ///   - maxQueuedMessages: QoS > 0 messages awaiting acknowledgement, and separately QoS 0 messages not
     ///     yet written, beyond which `publish` refuses: libmosquitto itself queues without bound. 1…30000.
     public init(
         logger: Logger = Logger(label: "motion-agent.mqtt"),
         eventBacklogLimit: Int = 16_384,
+        eventBacklogBytes: Int = 64 << 20,
         maxQueuedMessages: Int = 20_000
     ) {
         MosquittoLibrary.ensureInitialized()
         core = MosquittoClientCore(
             logger: logger,
             eventBacklogLimit: max(1, eventBacklogLimit),
+            eventBacklogBytes: max(1, eventBacklogBytes),
             maxQueuedMessages: min(max(1, maxQueuedMessages), 30_000)
         )
     }
@@ -56,8 +60,11 @@ public final class MosquittoClient: BrokerClient {
 
     public var isConnected: Bool { core.phase == .connected }
 
-    /// Inbound messages dropped because `events` was `eventBacklogLimit` behind.
+    /// Inbound messages dropped because `events` was `eventBacklogLimit` messages or `eventBacklogBytes` bytes
+    /// behind.
     public var droppedInboundCount: Int { core.channel.droppedDataEvents }
+
+    public var inboundDrops: InboundDrops { core.channel.drops }
 
     public func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
         core.locked.withLock { $0.acknowledgementHandler = handler }

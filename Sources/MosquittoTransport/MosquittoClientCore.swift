@@ -30,10 +30,10 @@ final class MosquittoClientCore: Sendable {
         weak var acknowledgementHandler: (any BrokerAcknowledgementHandler)?
     }
 
-    init(logger: Logger, eventBacklogLimit: Int, maxQueuedMessages: Int) {
+    init(logger: Logger, eventBacklogLimit: Int, eventBacklogBytes: Int, maxQueuedMessages: Int) {
         self.logger = logger
         self.maxQueuedMessages = maxQueuedMessages
-        channel = BrokerEventChannel(dataLimit: eventBacklogLimit)
+        channel = BrokerEventChannel(dataLimit: eventBacklogLimit, byteLimit: eventBacklogBytes)
         locked = Mutex(LockedState())
     }
 

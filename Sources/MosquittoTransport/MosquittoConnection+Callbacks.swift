@@ -59,9 +59,25 @@ extension MosquittoConnection {
         mosquitto_message_v5_callback_set(mosq) { _, userdata, message, properties in
             guard let connection = MosquittoConnection.from(userdata), let message else { return }
             let channel = connection.core.channel
-            guard channel.reserveData() else { return }
+            let lent = message.pointee
+            let payloadBytes = Int(max(0, lent.payloadlen))
+            let topicBytes = lent.topic.map { strlen($0) } ?? 0
+            // libmosquitto has read the whole packet already (it has no inbound limit of its own); what the agent
+            // can still spare is the copy, and the queue's room. The packet holds at least the payload, the topic
+            // and its 2-byte length and the 2-byte fixed header, so a message past the limit by this lower bound
+            // is one the broker was asked never to send.
+            if let limit = connection.options.maximumPacketSize, payloadBytes + topicBytes + 4 > limit {
+                channel.countOversize(bytes: payloadBytes, topic: lent.topic)
+                return
+            }
+            let extras = MosquittoConnection.requestProperties(properties)
+            let bytes =
+                payloadBytes + topicBytes + (extras.responseTopic?.utf8.count ?? 0)
+                + (extras.correlationData?.count ?? 0)
+            guard channel.reserveData(bytes: bytes, topic: lent.topic) else { return }
             channel.yieldReservedData(
-                .message(MosquittoConnection.inboundMessage(message.pointee, properties: properties))
+                .message(MosquittoConnection.inboundMessage(lent, extras: extras)),
+                reserved: bytes
             )
         }
     }
@@ -83,11 +99,48 @@ extension MosquittoConnection {
         return String(cString: pointer)
     }
 
+    /// The MQTT 5 request/response properties of an inbound message, copied (none on MQTT 3.1.1).
+    fileprivate struct RequestProperties {
+        var responseTopic: String?
+        var correlationData: [UInt8]?
+    }
+
+    fileprivate static func requestProperties(_ properties: OpaquePointer?) -> RequestProperties {
+        var extras = RequestProperties()
+        guard let properties else { return extras }
+        // mosquitto.h, mosquitto_property_read_string/_binary: "On success, value must be free()'d by the
+        // application."
+        var topicPointer: UnsafeMutablePointer<CChar>?
+        if mosquitto_property_read_string(
+            properties,
+            Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue),
+            &topicPointer,
+            false
+        ) != nil, let topicPointer {
+            extras.responseTopic = String(cString: topicPointer)
+            free(topicPointer)
+        }
+        var dataPointer: UnsafeMutableRawPointer?
+        var dataLength: UInt16 = 0
+        if mosquitto_property_read_binary(
+            properties,
+            Int32(MQTT_PROP_CORRELATION_DATA.rawValue),
+            &dataPointer,
+            &dataLength,
+            false
+        ) != nil {
+            if let dataPointer {
+                extras.correlationData = [UInt8](UnsafeRawBufferPointer(start: dataPointer, count: Int(dataLength)))
+                free(dataPointer)
+            } else {
+                extras.correlationData = []
+            }
+        }
+        return extras
+    }
+
     /// Copies what libmosquitto lends for the callback's duration into an owned value.
-    fileprivate static func inboundMessage(
-        _ message: mosquitto_message,
-        properties: OpaquePointer?
-    ) -> InboundMessage {
+    fileprivate static func inboundMessage(_ message: mosquitto_message, extras: RequestProperties) -> InboundMessage {
         let topic = message.topic.map { String(cString: $0) } ?? ""
         let payload: [UInt8]
         if let bytes = message.payload, message.payloadlen > 0 {
@@ -95,45 +148,13 @@ extension MosquittoConnection {
         } else {
             payload = []
         }
-        var responseTopic: String?
-        var correlationData: [UInt8]?
-        if let properties {
-            // mosquitto.h, mosquitto_property_read_string/_binary: "On success, value must be free()'d by the
-            // application."
-            var topicPointer: UnsafeMutablePointer<CChar>?
-            if mosquitto_property_read_string(
-                properties,
-                Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue),
-                &topicPointer,
-                false
-            ) != nil, let topicPointer {
-                responseTopic = String(cString: topicPointer)
-                free(topicPointer)
-            }
-            var dataPointer: UnsafeMutableRawPointer?
-            var dataLength: UInt16 = 0
-            if mosquitto_property_read_binary(
-                properties,
-                Int32(MQTT_PROP_CORRELATION_DATA.rawValue),
-                &dataPointer,
-                &dataLength,
-                false
-            ) != nil {
-                if let dataPointer {
-                    correlationData = [UInt8](UnsafeRawBufferPointer(start: dataPointer, count: Int(dataLength)))
-                    free(dataPointer)
-                } else {
-                    correlationData = []
-                }
-            }
-        }
         return InboundMessage(
             topic: topic,
             payload: payload,
             qos: Int(message.qos),
             retain: message.retain,
-            responseTopic: responseTopic,
-            correlationData: correlationData
+            responseTopic: extras.responseTopic,
+            correlationData: extras.correlationData
         )
     }
 }

@@ -40,6 +40,17 @@ final class MosquittoProperties {
         try Self.check(rc, operation: operation)
     }
 
+    /// The CONNECT properties the client sets, as the list holds them (nil when absent).
+    var maximumPacketSize: UInt32? { int32(MQTT_PROP_MAXIMUM_PACKET_SIZE) }
+    var sessionExpiryInterval: UInt32? { int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL) }
+
+    /// The value of a 4-byte integer property in the list, or nil without one.
+    private func int32(_ identifier: mqtt5_property) -> UInt32? {
+        var value: UInt32 = 0
+        guard mosquitto_property_read_int32(list, Int32(identifier.rawValue), &value, false) != nil else { return nil }
+        return value
+    }
+
     private static func check(_ rc: Int32, operation: String) throws(BrokerError) {
         guard rc == MosquittoError.success else {
             throw BrokerError(operation: operation, code: Int(rc), message: MosquittoLibrary.errorText(rc))

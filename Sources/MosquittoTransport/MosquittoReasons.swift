@@ -97,8 +97,9 @@ enum MosquittoReasons {
         case 0x9C, 0x9D:
             return (
                 MosquittoLibrary.reasonText(code).lowercased(),
-                "the agent tries the server the broker named (MQTT 5 Server Reference) when it names one; otherwise "
-                    + "point mqtt.host and mqtt.port (or mqtt.servers) in config.yaml at the broker's new address",
+                "the agent goes to a server the broker names (MQTT 5 Server Reference) only when mqtt.servers lists "
+                    + "it; otherwise point mqtt.host and mqtt.port (or mqtt.servers) in config.yaml at the broker's new "
+                    + "address",
                 false
             )
         default:

@@ -25,6 +25,13 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         let (configuration, _) = try ConfigurationOptions(config: file).load()
+        let environmentPassword = ProcessInfo.processInfo.environment["MOTION_AGENT_MQTT_PASSWORD"] ?? ""
+        if let warning = configuration.mqtt.cleartextPasswordWarning(
+            hasPassword: configuration.mqtt.passwordFile != nil || !environmentPassword.isEmpty
+        ) {
+            // stderr: stdout is the effective configuration, which scripts read.
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
         guard explain else {
             print(configuration.effectiveYAML(), terminator: "")
             return

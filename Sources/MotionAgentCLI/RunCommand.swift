@@ -42,6 +42,9 @@ struct RunCommand: AsyncParsableCommand {
                     "commands and desired documents must be signed by one of the operator keys \(trustedKeys.ids.joined(separator: ", ")) (control.trusted_keys_file)"
                 )
             }
+            if let warning = configuration.mqtt.cleartextPasswordWarning(hasPassword: password != nil) {
+                logger.warning("\(warning)")
+            }
             source = try SourceFactory.make(configuration: configuration, logger: logger)
         } catch {
             logger.critical("\(error)")
@@ -51,7 +54,7 @@ struct RunCommand: AsyncParsableCommand {
         let agent = AgentBuilder(
             configuration: configuration,
             source: source,
-            broker: MosquittoClient(logger: logger),
+            broker: MosquittoClient(logger: logger, eventBacklogBytes: InboundLimits.clientQueueBytes),
             state: state,
             password: password,
             configurationPath: path,

@@ -72,7 +72,7 @@ struct EndToEndLatency: AsyncParsableCommand {
             let agent = AgentBuilder(
                 configuration: configuration,
                 source: source,
-                broker: MosquittoClient(logger: logger),
+                broker: MosquittoClient(logger: logger, eventBacklogBytes: InboundLimits.clientQueueBytes),
                 state: state,
                 password: nil,
                 host: LinuxHost(state: state),

@@ -110,7 +110,7 @@ final class HistoryDatabase {
             segmentsStarting = try connection.prepare(
                 """
                 SELECT start_time, stationary, walking, running, automotive, cycling, unknown, confidence
-                FROM activity_segment WHERE start_time >= ?1 AND start_time <= ?2 ORDER BY start_time
+                FROM activity_segment WHERE start_time >= ?1 AND start_time <= ?2 ORDER BY start_time LIMIT ?3
                 """,
                 operation: "read activity history"
             )
@@ -238,12 +238,14 @@ final class HistoryDatabase {
         hasWritten = true
     }
 
-    func segments(from: Double, to: Double) throws(SQLiteError) -> [MotionActivity] {
+    /// The segments that start in `[from, to]`, oldest first, at most `limit` of them.
+    func segments(from: Double, to: Double, limit: Int) throws(SQLiteError) -> [MotionActivity] {
         let statement = segmentsStarting
         statement.reset()
         defer { statement.reset() }
         try statement.bind(from, at: 1)
         try statement.bind(to, at: 2)
+        try statement.bind(Int64(limit), at: 3)
         var rows: [MotionActivity] = []
         while try statement.step() {
             rows.append(Self.activity(from: statement))

@@ -8,6 +8,8 @@ public struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable 
         case invalidInterval
         /// The whole query window is older than the retained history.
         case outsideRetention
+        /// More results than one answer may carry: ask for a shorter interval.
+        case tooManyResults
         /// The database file cannot be opened or created, even after moving a bad one aside.
         case cannotOpen
         /// The database failed while answering; it has been reported (and recreated if it was corrupt).
@@ -43,6 +45,20 @@ public struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable 
             code: .outsideRetention,
             description:
                 "history query from \(from) to \(to) ends before the oldest retained data (\(retainedSince)); history keeps \(days) days — ask for a later interval or raise pedometer.history_retention_days in config.yaml"
+        )
+    }
+
+    static func tooManyResults(
+        from: Double,
+        to: Double,
+        limit: Int,
+        lastIncluded: Double,
+        nextStart: Double
+    ) -> HistoryError {
+        HistoryError(
+            code: .tooManyResults,
+            description:
+                "more than \(limit) activity segments start between \(from) and \(to); one query returns at most \(limit) — ask for a shorter interval: from=\(from) to=\(lastIncluded) holds the first \(limit), and the next starts at \(nextStart)"
         )
     }
 

@@ -150,15 +150,37 @@ public final class HistoryStore: Sendable {
         }
     }
 
+    /// The most segments one activity query returns: a reply of about 150 KB (each segment is ~140 bytes of
+    /// JSON), well inside the shipped broker's 1.1 MB packet limit, and a bounded read under the control door.
+    /// A week of history can hold far more (an activity that flips every few seconds).
+    public static let maximumActivitySegments = 1000
+
     /// The activity segments that START in `[from, to]` (Unix s), oldest first, like
     /// `CMMotionActivityManager.queryActivityStarting`: a segment already in progress at `from` is not
     /// included. Each `startDate` is Unix s (not the sample clock); flags and confidence as recorded.
     ///
-    /// - Throws: as `queryPedometerData(from:to:)`.
-    public func queryActivityStarting(from: Double, to: Double) throws(HistoryError) -> [MotionActivity] {
-        try query(from: from, to: to) { database, start, end throws(SQLiteError) in
-            try database.segments(from: start, to: end)
+    /// - Throws: as `queryPedometerData(from:to:)`, and `.tooManyResults` when more than `limit` segments start
+    ///   in the interval (its message names where the next page starts).
+    public func queryActivityStarting(
+        from: Double,
+        to: Double,
+        limit: Int = maximumActivitySegments
+    ) throws(HistoryError) -> [MotionActivity] {
+        let limit = max(1, limit)
+        let segments = try query(from: from, to: to) { database, start, end throws(SQLiteError) in
+            // One more than the limit tells "exactly the limit" from "more".
+            try database.segments(from: start, to: end, limit: limit + 1)
         }
+        guard segments.count <= limit else {
+            throw .tooManyResults(
+                from: from,
+                to: to,
+                limit: limit,
+                lastIncluded: segments[limit - 1].startDate,
+                nextStart: segments[limit].startDate
+            )
+        }
+        return segments
     }
 
     // MARK: Helpers

@@ -24,10 +24,10 @@ import Testing
 
     @Test func everyChangedValueRoundTrips() throws {
         let directory = try TemporaryDirectory()
-        let password = try directory.write("pass word", "pw\n")
+        let password = try directory.writeSecret("pass word", "pw\n")
         let ca = try directory.write("ca.pem", "PEM\n")
         let cert = try directory.write("client.pem", "PEM\n")
-        let key = try directory.write("client.key", "PEM\n")
+        let key = try directory.writeSecret("client.key", "PEM\n")
         let recording = try directory.write("walk.csv", "t\n")
         let trustedKeys = try directory.write(
             "trusted keys",
@@ -120,7 +120,7 @@ import Testing
 
     @Test func aFileWrittenFromTheEffectiveYAMLLoadsEqual() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("secrets/password", "pw\n")
+        try directory.writeSecret("secrets/password", "pw\n")
         let original = try directory.write("config.yaml", "mqtt:\n  username: u\n  password_file: secrets/password\n")
         let configuration = try ConfigurationLoader.load(file: original, environment: [:])
         let elsewhere = try TemporaryDirectory()

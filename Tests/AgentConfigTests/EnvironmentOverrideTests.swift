@@ -6,7 +6,7 @@ import Testing
 @Suite struct EnvironmentOverrideTests {
     @Test func overridesReplaceTheFileValues() throws {
         let directory = try TemporaryDirectory()
-        let password = try directory.write("password", "from-env\n")
+        let password = try directory.writeSecret("password", "from-env\n")
         let yaml =
             "device:\n  id: from-file\nmqtt:\n  host: file.example\n  port: 1884\n  password_file: /nonexistent/pw\n"
         let configuration = try ConfigurationLoader.decode(
@@ -74,11 +74,18 @@ import Testing
     }
 
     @Test func relativePasswordFilesFromTheEnvironmentAreRelativeToTheWorkingDirectory() throws {
+        // A password file must be readable by its owner only; the relative path climbs from the working directory
+        // to the root and down to a temporary one, so it names that file only when resolved from the working directory.
+        let directory = try TemporaryDirectory()
+        let password = try directory.writeSecret("password", "pw\n")
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        let climb = String(repeating: "../", count: workingDirectory.split(separator: "/").count)
+        let relative = climb + password.drop { $0 == "/" }
         let configuration = try ConfigurationLoader.decode(
             yaml: "",
-            environment: ["MOTION_AGENT_MQTT_PASSWORD_FILE": "Package.swift"]
+            environment: ["MOTION_AGENT_MQTT_PASSWORD_FILE": relative]
         )
-        #expect(configuration.mqtt.passwordFile == FileManager.default.currentDirectoryPath + "/Package.swift")
+        #expect(configuration.mqtt.passwordFile == password)
     }
 
     @Test func everyOverrideNamesAnExistingKey() {

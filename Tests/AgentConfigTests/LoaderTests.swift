@@ -23,7 +23,7 @@ import Testing
 
     @Test func readsEveryKey() throws {
         let directory = try TemporaryDirectory()
-        let password = try directory.write("password", "s3cret\n")
+        let password = try directory.writeSecret("password", "s3cret\n")
         let ca = try directory.write("ca.pem", "-----BEGIN CERTIFICATE-----\n")
         let recording = try directory.write("walk.csv", "timestamp\n")
         let key = try directory.write("trusted.keys", "ops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n")
@@ -234,7 +234,8 @@ import Testing
 
     @Test func aValidTLSClientCertificateConfigurationLoads() throws {
         let directory = try TemporaryDirectory()
-        for name in ["ca.pem", "client.pem", "client.key"] { try directory.write(name, "PEM\n") }
+        for name in ["ca.pem", "client.pem"] { try directory.write(name, "PEM\n") }
+        try directory.writeSecret("client.key", "PEM\n")
         let yaml = "mqtt:\n  tls:\n    ca_file: ca.pem\n    cert_file: client.pem\n    key_file: client.key\n"
         let file = try directory.write("config.yaml", yaml)
         let configuration = try ConfigurationLoader.load(file: file, environment: [:])
@@ -251,7 +252,8 @@ import Testing
     ])
     func incompleteTLSIsRefused(_ files: String, _ keyPath: String, _ line: Int) throws {
         let directory = try TemporaryDirectory()
-        for name in ["ca.pem", "client.pem", "client.key"] { try directory.write(name, "PEM\n") }
+        for name in ["ca.pem", "client.pem"] { try directory.write(name, "PEM\n") }
+        try directory.writeSecret("client.key", "PEM\n")
         let file = try directory.write("config.yaml", "mqtt:\n  tls:\n" + files)
         let error = try #require(loadingError(file))
         #expect(error.errors.count == 1, "\(error)")
@@ -262,7 +264,7 @@ import Testing
 
     @Test func mqtt311NeedsAUsernameWithAPassword() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("password", "pw\n")
+        try directory.writeSecret("password", "pw\n")
         let file = try directory.write("config.yaml", "mqtt:\n  protocol: v311\n  password_file: password\n")
         let error = try #require(loadingError(file))
         #expect(error.kind == .conflict)
@@ -275,7 +277,7 @@ import Testing
 
     @Test func anEmptyPasswordFileIsRefused() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("password", "\nsecond line\n")
+        try directory.writeSecret("password", "\nsecond line\n")
         let file = try directory.write("config.yaml", "mqtt:\n  username: a\n  password_file: password\n")
         let error = try #require(loadingError(file))
         #expect(error.kind == .fileUnavailable)

@@ -87,7 +87,7 @@ import Testing
     func thePasswordIsTheFirstLine(_ contents: String, _ password: String) throws {
         let directory = try TemporaryDirectory()
         var mqtt = MQTTSettings()
-        mqtt.passwordFile = try directory.write("password", contents)
+        mqtt.passwordFile = try directory.writeSecret("password", contents)
         #expect(try mqtt.readPassword() == password)
     }
 

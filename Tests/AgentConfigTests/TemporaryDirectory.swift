@@ -24,4 +24,14 @@ final class TemporaryDirectory {
         try contents.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
+
+    /// Writes a secret (a password, a private key) readable by its owner only, as the agent requires.
+    @discardableResult
+    func writeSecret(_ name: String, _ contents: String) throws -> String {
+        let file = try write(name, contents)
+        guard chmod(file, 0o600) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file])
+        }
+        return file
+    }
 }

@@ -48,11 +48,11 @@ import Testing
         let plane: ControlPlane
     }
 
-    private func fixture(history: (any StepHistory)? = nil) throws -> Fixture {
+    private func fixture(history: (any StepHistory)? = nil, log: RecordingLogHandler? = nil) throws -> Fixture {
         let source = PlanRecordingSource()
         let topics = TopicScheme(root: "motion/dev1")
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        var logger = log.map { log in Logger(label: "test") { _ in log } } ?? Logger(label: "test")
+        logger.logLevel = log == nil ? .critical : .info
         let reconciler = testReconciler()
         let controller = try startedController(source: source, configuration: { reconciler.effective }, logger: logger)
         var settings = ControlPlane.Settings()
@@ -209,5 +209,45 @@ import Testing
             return
         }
         #expect(steps.numberOfSteps == 42)
+    }
+
+    /// A history holding more activity segments in the interval than one answer carries.
+    final class CrowdedHistory: StepHistory {
+        func pedometerWasReset(now: Double) {}
+        func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
+            ControlResult.PedometerQuery(PedometerData(startDate: from, endDate: to, numberOfSteps: 0))
+        }
+        func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] {
+            throw HistoryError(code: .tooManyResults, description: "more than 1000 activity segments start between…")
+        }
+    }
+
+    @Test func anActivityQueryPastItsLimitIsA400SayingWhyAndTheHelpNamesTheLimit() throws {
+        let f = try fixture(history: CrowdedHistory())
+        let outcome = try #require(
+            f.plane.handle(Self.message(#"{"id":"qa","command":"query-activity","from":1,"to":604800}"#))
+        )
+        #expect(outcome.reply.code == 400)
+        #expect(outcome.reply.message.contains("more than 1000 activity segments"))
+        let descriptor = try #require(ControlCommandDescriptor.named("query-activity"))
+        #expect(descriptor.arguments.contains("at most \(HistoryStore.maximumActivitySegments) segments"))
+    }
+
+    @Test func commandIdsAndArgumentsFromTheNetworkAreLoggedHarmlessAppliedOrRefused() throws {
+        let log = RecordingLogHandler()
+        let f = try fixture(log: log)
+        // JSON escapes: the strict parser refuses raw control characters in strings.
+        let escape = #"\u001b[2J\u001b]0;owned\u0007"#
+        let applied = try #require(f.plane.handle(Self.message(#"{"id":"a\#(escape)","command":"status"}"#)))
+        #expect(applied.reply.code == 200)
+        let refused = try #require(f.plane.handle(Self.message(#"{"id":"r\#(escape)","command":"no-such"}"#)))
+        #expect(refused.reply.code != 200)
+        let lines = log.lines
+        #expect(
+            lines.contains { $0.contains("control command applied") && $0.contains("a\\u{1B}[2J\\u{1B}]0;owned\\u{7}") }
+        )
+        #expect(lines.contains { $0.contains("control command refused") && $0.contains("r\\u{1B}[2J") })
+        #expect(lines.count >= 2)
+        #expect(lines.allSatisfy { !$0.contains("\u{1B}") && !$0.contains("\u{07}") }, "\(lines)")
     }
 }

@@ -6,8 +6,9 @@ import MotionWire
 import Testing
 
 /// MQTT 5 Server Reference in the connection supervisor (manual clock): a broker that refuses the connection
-/// with 0x9C "use another server" or 0x9D "server moved" and names a server sends the next attempt there —
-/// counted as a failover, named in the log and in `servers` — whether or not it is one of `mqtt.servers`.
+/// with 0x9C "use another server" or 0x9D "server moved" and names a server of `mqtt.servers` sends the next
+/// attempt there, counted as a failover and named in the log. A server config.yaml does not name is never
+/// added (it would receive the device's credentials): the reference is ignored, saying so.
 @Suite struct ServerReferenceTests {
     typealias Supervisor = ConnectionSupervisor<ManualClock>
 
@@ -28,7 +29,7 @@ import Testing
         let clock = ManualClock()
         var supervisor = make(clock, servers: ["a:1883", "b:1883", "c:1883"])
         _ = supervisor.handle(.start)
-        #expect(supervisor.handle(.serverReference(server: "c:1883", written: "c")) == [])
+        #expect(supervisor.handle(.serverReference(servers: ["c:1883"], written: "c")) == [])
         let refused = supervisor.handle(
             .connectFailed(reason: "the broker refused the connection: use another server", isAuthorization: false)
         )
@@ -47,34 +48,55 @@ import Testing
         #expect(supervisor.failovers == 2)
     }
 
-    @Test func aServerOutsideTheListIsAddedAndTriedNextEvenWithOneServer() {
+    @Test func aServerOutsideTheListIsIgnoredSayingSoAndNeverTried() {
         let clock = ManualClock()
         var supervisor = make(clock, servers: ["a:1883"])
         _ = supervisor.handle(.start)
-        _ = supervisor.handle(.serverReference(server: "broker-2.example:8883", written: "broker-2.example:8883"))
+        let ignored = supervisor.handle(
+            .serverReference(servers: ["evil.example:8883"], written: "evil.example:8883\u{1B}[2J")
+        )
+        let line = logs(ignored).first ?? ""
+        #expect(
+            line.contains("\"evil.example:8883\\u{1B}[2J\" (MQTT 5 Server Reference), which is not in mqtt.servers")
+        )
+        #expect(line.contains("ignored: the agent sends its credentials only to the brokers config.yaml names"))
+        #expect(!line.contains("\u{1B}"), "the broker's text is printed harmless")
         let refused = supervisor.handle(
             .connectFailed(reason: "the broker refused the connection: server moved", isAuthorization: false)
         )
-        #expect(supervisor.servers == ["a:1883", "broker-2.example:8883"])
-        #expect(supervisor.server == 1)
-        #expect(supervisor.failovers == 1)
-        #expect(supervisor.protocolVersion == .v5)
-        #expect(logs(refused).first?.contains("failing over to broker-2.example:8883") == true)
+        #expect(supervisor.servers == ["a:1883"])
+        #expect(supervisor.server == 0)
+        #expect(supervisor.failovers == 0)
+        #expect(logs(refused).allSatisfy { !$0.contains("evil") })
         clock.advance(by: .seconds(9))
         #expect(supervisor.handle(.tick) == [.connect])
-        let connected = supervisor.handle(.connected(sessionPresent: false))
-        #expect(logs(connected).first == "connected to the broker broker-2.example:8883 (session present: false)")
-        // Lost later: the list goes on, the referred server being one of it now.
-        _ = supervisor.handle(.disconnected(reason: "broker stopped", expected: false))
-        #expect(supervisor.server == 0)
-        #expect(supervisor.failovers == 2)
+        #expect(supervisor.server == 0, "the next attempt goes to config.yaml's server again")
+    }
+
+    @Test func theFirstListedServerOfAReferenceListIsChosenWhicheverCaseItIsWrittenIn() {
+        let clock = ManualClock()
+        var supervisor = make(clock, servers: ["a:1883", "broker-2.example:8883", "c:1883"])
+        _ = supervisor.handle(.start)
+        let written = "elsewhere:1883 BROKER-2.example:8883 c:1883"
+        #expect(
+            supervisor.handle(
+                .serverReference(
+                    servers: Supervisor.referredServers(written, defaultPort: 1883),
+                    written: written
+                )
+            ) == []
+        )
+        _ = supervisor.handle(.connectFailed(reason: "use another server", isAuthorization: false))
+        #expect(supervisor.server == 1)
+        #expect(supervisor.failovers == 1)
+        #expect(supervisor.servers == ["a:1883", "broker-2.example:8883", "c:1883"])
     }
 
     @Test func aReferenceThatIsNoAddressIsLoggedAndTheListGoesOn() {
         let clock = ManualClock()
         var supervisor = make(clock, servers: ["a:1883", "b:1883"])
         _ = supervisor.handle(.start)
-        let ignored = supervisor.handle(.serverReference(server: nil, written: "mqtt://x:99999"))
+        let ignored = supervisor.handle(.serverReference(servers: [], written: "mqtt://x:99999"))
         #expect(
             logs(ignored).first?.contains("\"mqtt://x:99999\" (MQTT 5 Server Reference), which is not a host") == true
         )
@@ -88,7 +110,7 @@ import Testing
         var supervisor = make(clock, servers: ["a:1883"])
         _ = supervisor.handle(.start)
         _ = supervisor.handle(.shutdown)
-        #expect(supervisor.handle(.serverReference(server: "b:1883", written: "b:1883")) == [])
+        #expect(supervisor.handle(.serverReference(servers: ["b:1883"], written: "b:1883")) == [])
         #expect(supervisor.servers == ["a:1883"])
     }
 }
@@ -96,16 +118,16 @@ import Testing
 extension ServerReferenceTests {
     @Test(
         arguments: [
-            ("broker-2:1884", "broker-2:1884"),
-            ("broker-2", "broker-2:1883"),
-            ("10.0.0.7:8883 10.0.0.8:8883", "10.0.0.7:8883"),
-            ("[fd00::7]:1884", "[fd00::7]:1884"),
-            ("", nil),
-            ("host:99999", nil),
-            ("mqtt://broker-2:1883", nil),
-        ] as [(String, String?)]
+            ("broker-2:1884", ["broker-2:1884"]),
+            ("broker-2", ["broker-2:1883"]),
+            ("10.0.0.7:8883 10.0.0.8:8883", ["10.0.0.7:8883", "10.0.0.8:8883"]),
+            ("[fd00::7]:1884", ["[fd00::7]:1884"]),
+            ("", []),
+            ("host:99999", []),
+            ("mqtt://broker-2:1883 broker-3", ["broker-3:1883"]),
+        ] as [(String, [String])]
     )
-    func theFirstAddressOfAReferenceIsTheServer(written: String, server: String?) {
-        #expect(Supervisor.referredServer(written, defaultPort: 1883) == server)
+    func theAddressesOfAReferenceAreTheServers(written: String, servers: [String]) {
+        #expect(Supervisor.referredServers(written, defaultPort: 1883) == servers)
     }
 }

@@ -91,7 +91,7 @@ import Testing
         for line in [
             "User=motion-agent", "SupplementaryGroups=iio", "NoNewPrivileges=yes", "ProtectSystem=strict",
             "StateDirectory=motion-agent", "Restart=on-failure", "RestartPreventExitStatus=78",
-            "DeviceAllow=char-iio rw",
+            "DeviceAllow=char-iio rw", "MemoryMax=128M", "MemorySwapMax=0",
         ] {
             #expect(text.split(separator: "\n").contains { $0 == line }, "the unit lacks \(line)")
         }

@@ -273,6 +273,8 @@ import Testing
         let directory = NSTemporaryDirectory() + "rel-auth-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "wrong\n".write(toFile: directory + "/password", atomically: true, encoding: .utf8)
+        // Readable by its owner only: the agent refuses a password file others may read.
+        chmod(directory + "/password", 0o600)
         let config = """
             device:
               id: \(device)

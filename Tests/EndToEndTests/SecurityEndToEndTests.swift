@@ -42,6 +42,8 @@ import Testing
             _ = try await TLSFiles.make(in: directory)
             for (user, password) in Self.passwords {
                 try (password + "\n").write(toFile: directory + "/\(user).password", atomically: true, encoding: .utf8)
+                // The agent refuses a password file others may read.
+                chmod(directory + "/\(user).password", 0o600)
             }
             try Self.operatorKey.fileText.write(toFile: keyFile, atomically: true, encoding: .utf8)
             chmod(keyFile, 0o600)
@@ -461,6 +463,8 @@ import Testing
             ],
             in: secrets.directory
         )
+        // The agent refuses a private key others may read.
+        chmod(secrets.directory + "/sec-dev.key", 0o600)
         let lines = try Self.brokerLines(secrets).map {
             $0 == "require_certificate false" ? "require_certificate true" : $0
         }

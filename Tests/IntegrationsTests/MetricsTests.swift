@@ -24,12 +24,14 @@ import Testing
             ),
             outbox: .init(depth: 17, bytes: 2048),
             // Three connections are two reconnects; two inbound messages dropped by the control inbox, five by
-            // the client.
+            // the client, three of the seven for the byte budget; four too large to take.
             connection: .init(
                 connected: true,
                 reconnects: 2,
                 failures: 1,
                 inboundDropped: 7,
+                inboundOverBudget: 3,
+                inboundOversize: 4,
                 server: nil,
                 failovers: nil
             ),
@@ -60,6 +62,8 @@ import Testing
         #expect(values["motion_agent_reconnects_total"] == 2)
         #expect(values["motion_agent_connection_failures_total"] == 1)
         #expect(values["motion_agent_inbound_dropped_total"] == 7)
+        #expect(values["motion_agent_inbound_over_budget_total"] == 3)
+        #expect(values["motion_agent_inbound_oversize_total"] == 4)
         #expect(values["motion_agent_cpu_usage_ratio"] == 0.125)
         #expect(values["motion_agent_cpu_seconds_total"] == 3.25)
         #expect(values["motion_agent_resident_memory_bytes"] == 40_140_800)
@@ -129,6 +133,8 @@ import Testing
         #expect(messages["droppedOverflow"] as? Int == 80)
         #expect((json?["connection"] as? [String: Any])?["reconnects"] as? Int == 2)
         #expect((json?["connection"] as? [String: Any])?["inboundDropped"] as? Int == 7)
+        #expect((json?["connection"] as? [String: Any])?["inboundOverBudget"] as? Int == 3)
+        #expect((json?["connection"] as? [String: Any])?["inboundOversize"] as? Int == 4)
         #expect((json?["process"] as? [String: Any])?["rssBytes"] as? Int == 40_140_800)
     }
 }

@@ -119,3 +119,113 @@ import Testing
         #expect(await consumer.value == nil)
     }
 }
+
+/// The byte budget beside the message bound: what waiting messages hold (`InboundMessage.byteCount`) is bounded
+/// too, so a flood of large messages cannot pile up; oversize messages are counted apart, with their topic.
+@Suite struct BrokerEventChannelByteBudgetTests {
+    private func message(_ payloadBytes: Int, topic: String = "t") -> InboundMessage {
+        InboundMessage(topic: topic, payload: [UInt8](repeating: 0x41, count: payloadBytes), qos: 0, retain: false)
+    }
+
+    /// Reserves and yields `message` as the network thread does; false when it was dropped.
+    private func offer(_ channel: BrokerEventChannel, _ message: InboundMessage) -> Bool {
+        let granted = message.topic.withCString { channel.reserveData(bytes: message.byteCount, topic: $0) }
+        if granted { channel.yieldReservedData(.message(message), reserved: message.byteCount) }
+        return granted
+    }
+
+    @Test func messagesPastTheByteBudgetAreDroppedAndCountedWithTheirTopic() async {
+        // 10 KiB of budget: two messages of 4 KiB + topic fit, the third does not although the count bound has room.
+        let channel = BrokerEventChannel(dataLimit: 100, byteLimit: 10 << 10)
+        #expect(offer(channel, message(4096, topic: "a/control")))
+        #expect(offer(channel, message(4096, topic: "a/control")))
+        #expect(!offer(channel, message(4096, topic: "b/desired")))
+        #expect(channel.waitingBytes == 2 * (4096 + 9))
+        #expect(channel.droppedDataEvents == 1)
+        #expect(channel.drops == InboundDrops(behind: 1, overBudget: 1, lastBehindTopic: "b/desired"))
+        // A small message still fits in what is left.
+        #expect(offer(channel, message(100)))
+        // Taking a message gives its bytes back.
+        var iterator = channel.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(channel.waitingBytes == 4096 + 9 + 101)
+        #expect(offer(channel, message(4096)))
+    }
+
+    @Test func aMessageLargerThanTheBudgetPassesOnlyWhenNothingWaits() async {
+        let channel = BrokerEventChannel(dataLimit: 100, byteLimit: 1000)
+        #expect(offer(channel, message(5000)))
+        #expect(!offer(channel, message(1)))
+        var iterator = channel.stream.makeAsyncIterator()
+        #expect(await iterator.next() == .message(message(5000)))
+        #expect(channel.waitingBytes == 0)
+        #expect(offer(channel, message(1)))
+    }
+
+    @Test func theMessageBoundStillCountsAsBehindButNotOverBudget() {
+        let channel = BrokerEventChannel(dataLimit: 2, byteLimit: 1 << 20)
+        #expect(offer(channel, message(1)))
+        #expect(offer(channel, message(1)))
+        #expect(!offer(channel, message(1, topic: "x")))
+        #expect(channel.drops == InboundDrops(behind: 1, overBudget: 0, lastBehindTopic: "x"))
+    }
+
+    @Test func oversizeMessagesAreCountedApartWithTheLargestAndTheLatestTopic() {
+        let channel = BrokerEventChannel(dataLimit: 10, byteLimit: 1000)
+        "dev/control".withCString { channel.countOversize(bytes: 16 << 20, topic: $0) }
+        "dev/desired".withCString { channel.countOversize(bytes: 1 << 20, topic: $0) }
+        #expect(
+            channel.drops
+                == InboundDrops(oversize: 2, largestOversizeBytes: 16 << 20, lastOversizeTopic: "dev/desired")
+        )
+        #expect(channel.droppedDataEvents == 0)
+        #expect(channel.waitingBytes == 0)
+    }
+
+    @Test func aFinishedChannelGivesBackWhatWasReserved() {
+        let channel = BrokerEventChannel(dataLimit: 10, byteLimit: 1000)
+        channel.finish()
+        #expect(offer(channel, message(500)))
+        #expect(channel.waitingBytes == 0)
+    }
+}
+
+/// The MQTT 5 CONNECT properties: the Maximum Packet Size is sent whenever one is set, beside the session expiry
+/// of a persistent session; MQTT 3.1.1 gets none (libmosquitto refuses properties there).
+@Suite struct ConnectPropertiesTests {
+    private func options(
+        _ version: MQTTProtocolVersion,
+        clean: Bool = true,
+        maximumPacketSize: Int? = nil
+    ) -> BrokerConnectOptions {
+        BrokerConnectOptions(
+            host: "127.0.0.1",
+            port: 1883,
+            clientID: "c",
+            protocolVersion: version,
+            cleanSession: clean,
+            maximumPacketSize: maximumPacketSize
+        )
+    }
+
+    @Test func theMaximumPacketSizeIsSentOnMQTT5() throws {
+        let properties = try #require(try MosquittoClient.connectProperties(options(.v5, maximumPacketSize: 72_000)))
+        #expect(properties.maximumPacketSize == 72_000)
+        #expect(properties.sessionExpiryInterval == nil)
+        let persistent = try #require(
+            try MosquittoClient.connectProperties(options(.v5, clean: false, maximumPacketSize: 72_000))
+        )
+        #expect(persistent.maximumPacketSize == 72_000)
+        #expect(persistent.sessionExpiryInterval == UInt32.max)
+    }
+
+    @Test func mqtt311GetsNoProperties() throws {
+        #expect(try MosquittoClient.connectProperties(options(.v311, clean: false, maximumPacketSize: 72_000)) == nil)
+        #expect(try MosquittoClient.connectProperties(options(.v5)) == nil)
+    }
+
+    @Test(arguments: [0, 127, 268_435_461])
+    func aMaximumPacketSizeOutsideMQTTsRangeIsRefused(_ size: Int) {
+        #expect(throws: BrokerError.self) { try MosquittoClient.validate(options(.v5, maximumPacketSize: size)) }
+    }
+}

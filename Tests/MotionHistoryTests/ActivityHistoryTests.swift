@@ -47,6 +47,27 @@ import Testing
         #expect(try store.queryActivityStarting(from: 401, to: 1_000).isEmpty)
     }
 
+    @Test func aQueryReturnsAtMostItsLimitAndPastItSaysWhereTheNextPageStarts() throws {
+        let fixture = HistoryFixture()
+        let store = try fixture.open()
+        record(store)
+        // Exactly the limit: all of them.
+        #expect(try store.queryActivityStarting(from: 0, to: 1_000, limit: 4).count == 4)
+        // One more than the limit: refused, naming the interval that holds the first page and the next start.
+        #expect {
+            try store.queryActivityStarting(from: 0, to: 1_000, limit: 3)
+        } throws: { error in
+            let error = error as? HistoryError
+            return error?.code == .tooManyResults
+                && error?.description.contains("more than 3 activity segments start between 0.0 and 1000.0") == true
+                && error?.description.contains("from=0.0 to=300.0 holds the first 3, and the next starts at 400.0")
+                    == true
+        }
+        // The page it names answers.
+        #expect(try store.queryActivityStarting(from: 0, to: 300, limit: 3).count == 3)
+        #expect(HistoryStore.maximumActivitySegments == 1000)
+    }
+
     @Test func segmentsSurviveReopenAndTheLastOneContinues() throws {
         let fixture = HistoryFixture()
         do {

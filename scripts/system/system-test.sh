@@ -576,8 +576,9 @@ ansible() {
     MOTION_AGENT_DEBS=(ansible-core); ensure_debs
     printf '[motion_agents]\nmotion-vm ansible_host=127.0.0.1 ansible_port=%s ansible_user=root ansible_become=false ansible_ssh_private_key_file=%s/id_ed25519 ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"\n' \
         "$(cat "$run/ssh-port")" "$(cat "$run/image")" > "$run/inventory.ini"
+    # The VM's broker is on the device itself, plain TCP (the role defaults to TLS on 8883).
     local play=(ansible-playbook -i "$run/inventory.ini" Deploy/ansible/site.yml -e "motion_agent_package=$deb"
-        -e motion_agent_device_id=motion-vm -e motion_agent_mqtt_host=127.0.0.1)
+        -e motion_agent_device_id=motion-vm -e motion_agent_mqtt_host=127.0.0.1 -e motion_agent_mqtt_port=1883)
     ANSIBLE_NOCOLOR=1 "${play[@]}" > "$run/ansible-1.log" 2>&1 || { tail -30 "$run/ansible-1.log" >&2; return 1; }
     grep -A1 "PLAY RECAP" "$run/ansible-1.log" | tail -1 | sed 's/^/  first run: /' >&2
     g 'systemctl is-active motion-agent && systemctl is-enabled motion-agent && head -1 /etc/motion-agent/config.yaml && dpkg-query -W motion-agent' >&2 || return 1

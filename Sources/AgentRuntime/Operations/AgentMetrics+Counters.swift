@@ -35,6 +35,8 @@ extension AgentMetrics {
                 reconnects: connections.reconnects,
                 failures: connections.connectionFailures,
                 inboundDropped: connections.inboundDropped,
+                inboundOverBudget: connections.inboundOverBudget,
+                inboundOversize: connections.inboundOversize,
                 server: connections.link?.server,
                 failovers: connections.link.map { UInt64($0.failovers) }
             ),

@@ -18,7 +18,7 @@ final class AgentOperations: Sendable {
         host: HostSystem,
         logger: Logger
     ) {
-        connections = ConnectionCounters(droppedByClient: { [broker] in broker.droppedInboundCount })
+        connections = ConnectionCounters(droppedByClient: { [broker] in broker.inboundDrops })
         metrics = MetricsReporter(
             configuration: configuration,
             topics: topics,

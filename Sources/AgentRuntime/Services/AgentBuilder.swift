@@ -172,10 +172,15 @@ public struct AgentBuilder {
             [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions
         let inbox = ControlInbox(counters: connections)
+        let maximumPacketSize = InboundLimits.maximumPacketSize(
+            subscriptions: subscriptions,
+            maxCommandBytes: configuration.control.maxPayloadBytes
+        )
         let connectOptions = Self.connectOptions(
             configuration,
             password: password,
             will: topics.status,
+            maximumPacketSize: maximumPacketSize,
             composer: composer
         )
         let estimatorStore = EstimatorStateStore(state: state, logger: logger)
@@ -216,6 +221,10 @@ public struct AgentBuilder {
                 status: status,
                 desiredTopics: desiredSubscriptions,
                 connections: connections,
+                dropReport: InboundDropReport(
+                    maximumPacketSize: maximumPacketSize,
+                    queueBytes: InboundLimits.clientQueueBytes + InboundLimits.inboxBytes
+                ),
                 deviceFaults: deviceFaults.stream,
                 startup: startup,
                 logger: logger
@@ -252,12 +261,13 @@ public struct AgentBuilder {
         return AgentServices(services: services)
     }
 
-    /// The options of every connection of this start: the broker and credentials of config.yaml, and the will —
-    /// the offline status with this start's boot count.
+    /// The options of every connection of this start: the broker and credentials of config.yaml, the will —
+    /// the offline status with this start's boot count — and the largest packet the agent takes.
     private static func connectOptions(
         _ configuration: AgentConfiguration,
         password: String?,
         will topic: String,
+        maximumPacketSize: Int,
         composer: StatusComposer
     ) -> @Sendable (UInt64) throws -> BrokerConnectOptions {
         { bootCount in
@@ -275,7 +285,8 @@ public struct AgentBuilder {
                 tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
                 will: BrokerWill(topic: topic, payload: Array(willBytes), qos: 1, retain: true),
                 maxInflightMessages: mqtt.maxInflight,
-                sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
+                sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
+                maximumPacketSize: maximumPacketSize
             )
         }
     }

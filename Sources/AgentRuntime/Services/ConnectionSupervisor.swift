@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import Foundation
 import Logging
+import MotionWire
 
 /// The connection's decisions, and nothing else: which act follows each connection event. Birth after every
 /// CONNACK; after a failure or a loss a jittered exponential back-off (a long one for refused credentials)
@@ -18,9 +19,10 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
         /// The server answered the CONNECT with "unsupported protocol version".
         case protocolRefused(reason: String)
         case disconnected(reason: String, expected: Bool)
-        /// The broker named another server (MQTT 5 Server Reference, before the attempt's end): `server` as
-        /// `host:port`, or nil when `written` is no address. The next attempt goes there.
-        case serverReference(server: String?, written: String)
+        /// The broker named other servers (MQTT 5 Server Reference, before the attempt's end): `servers` as
+        /// `host:port`, in the broker's order (empty when `written` holds no address). The next attempt goes to
+        /// the first of them that config.yaml names; one it does not name is ignored.
+        case serverReference(servers: [String], written: String)
         /// A `wait` deadline may have passed (early ticks are ignored).
         case tick
         /// The outbox has drained: say goodbye and leave.
@@ -58,12 +60,12 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
     package private(set) var phase = Phase.idle
     /// Attempts that failed since the last CONNACK.
     package private(set) var failures = 0
-    /// The servers' names (`host:port`), in failover order; a server a broker referred the agent to (MQTT 5
-    /// Server Reference) that was not among them is added at the end.
-    package private(set) var servers: [String]
+    /// The servers' names (`host:port`), in failover order: config.yaml's, and only those. A broker's Server
+    /// Reference may choose among them, never add one: a server named by whoever answers on the network would
+    /// receive the device's credentials (issue 27).
+    package let servers: [String]
     /// The server a broker referred the agent to, an index into `servers`: the next attempt goes there.
     private var referredServer: Int?
-    private let initialProtocol: MQTTProtocolVersion
     /// The server the current or next attempt goes to, an index into `servers`.
     package private(set) var server: Int
     /// Moves to the next server so far.
@@ -95,7 +97,6 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
         protocols = Array(repeating: protocolVersion, count: self.servers.count)
         unconfirmedFallback = Array(repeating: false, count: self.servers.count)
         self.protocolFallback = protocolFallback
-        initialProtocol = protocolVersion
     }
 
     /// The protocol the current or next attempt speaks.
@@ -187,22 +188,26 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
                 wait(delay),
             ]
         case .serverReference(let named, let written):
-            guard let named else {
+            let shown = "\"\(Printable.text(written))\""
+            guard !named.isEmpty else {
                 return [
                     .log(
                         .warning,
-                        "the broker referred the agent to \"\(written)\" (MQTT 5 Server Reference), which is not a host or host:port — ignored"
+                        "the broker referred the agent to \(shown) (MQTT 5 Server Reference), which is not a host or host:port — ignored"
                     )
                 ]
             }
-            if let index = servers.firstIndex(of: named) {
-                referredServer = index
-            } else {
-                servers.append(named)
-                protocols.append(initialProtocol)
-                unconfirmedFallback.append(false)
-                referredServer = servers.count - 1
+            let configured = servers.map { $0.lowercased() }
+            let known = named.lazy.compactMap { configured.firstIndex(of: $0.lowercased()) }.first
+            guard let index = known else {
+                return [
+                    .log(
+                        .warning,
+                        "the broker referred the agent to \(shown) (MQTT 5 Server Reference), which is not in mqtt.servers (or mqtt.host) — ignored: the agent sends its credentials only to the brokers config.yaml names; add the server to mqtt.servers if it is yours"
+                    )
+                ]
             }
+            referredServer = index
             return []
         case .tick:
             guard case .waiting(let deadline) = phase, clock.now >= deadline else { return [] }
@@ -247,10 +252,12 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
 
     private static func seconds(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    /// The first address of an MQTT 5 Server Reference (a space-separated list of `host[:port]`, MQTT 5
-    /// §4.11) as `host:port`; nil when it is none. A reference without a port means the configured one.
-    package static func referredServer(_ written: String, defaultPort: Int) -> String? {
-        guard let first = written.split(separator: " ").first else { return nil }
-        return MQTTEndpoint(parsing: String(first), defaultPort: defaultPort)?.description
+    /// The addresses of an MQTT 5 Server Reference (a space-separated list of `host[:port]`, MQTT 5 §4.11) as
+    /// `host:port`, in its order, leaving out what is no address. An address without a port means the
+    /// configured one.
+    package static func referredServers(_ written: String, defaultPort: Int) -> [String] {
+        written.split(separator: " ").compactMap {
+            MQTTEndpoint(parsing: String($0), defaultPort: defaultPort)?.description
+        }
     }
 }

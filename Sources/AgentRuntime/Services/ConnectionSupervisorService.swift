@@ -99,12 +99,9 @@ final class ConnectionSupervisorService: Service {
             // the statuses a cluster's nodes retain apart (RabbitMQ) orders a will and a birth by time, and a will
             // of a later connection must come after every birth of an earlier one.
             var options = (try? connectOptions(boot)) ?? baseOptions
-            let name = supervisor.servers[supervisor.server]
-            // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
-            let endpoint =
-                endpoints.first { $0.description == name }
-                ?? MQTTEndpoint(parsing: name, defaultPort: mqtt.port)
-                ?? endpoints[0]
+            // The supervisor's servers are config.yaml's endpoints, in their order (a Server Reference only
+            // chooses among them).
+            let endpoint = endpoints[supervisor.server]
             options.host = endpoint.host
             options.port = endpoint.port
             options.protocolVersion = supervisor.protocolVersion
@@ -140,7 +137,7 @@ final class ConnectionSupervisorService: Service {
                 case .serverReference(let written):
                     feed.yield(
                         .serverReference(
-                            server: Supervisor.referredServer(written, defaultPort: defaultPort),
+                            servers: Supervisor.referredServers(written, defaultPort: defaultPort),
                             written: written
                         )
                     )

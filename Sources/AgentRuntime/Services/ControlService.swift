@@ -16,6 +16,9 @@ final class ControlService: Service {
     /// The desired-state topics, subscribed again after a flood made the client or the inbox drop messages.
     private let desiredTopics: [String]
     private let connections: ConnectionCounters
+    /// Says in the log, once per `dropReportSeconds`, what inbound messages were dropped and why.
+    private let dropReport: InboundDropReport
+    static let dropReportSeconds = 10
     /// One element per device fault or recovery.
     private let deviceFaults: AsyncStream<Void>
     private let startup: AgentStartup
@@ -28,6 +31,7 @@ final class ControlService: Service {
         status: StatusPublisher,
         desiredTopics: [String],
         connections: ConnectionCounters,
+        dropReport: InboundDropReport,
         deviceFaults: AsyncStream<Void>,
         startup: AgentStartup,
         logger: Logger
@@ -38,6 +42,7 @@ final class ControlService: Service {
         self.status = status
         self.desiredTopics = desiredTopics
         self.connections = connections
+        self.dropReport = dropReport
         self.deviceFaults = deviceFaults
         self.startup = startup
         self.logger = logger
@@ -51,6 +56,7 @@ final class ControlService: Service {
                 group.addTask { await self.reloadOnHangup() }
                 group.addTask { await self.republishStatusAfterFaults() }
                 group.addTask { await self.resubscribeDesiredAfterDrops() }
+                group.addTask { await self.reportInboundDrops() }
             }
         }
     }
@@ -99,6 +105,17 @@ final class ControlService: Service {
                 try broker.subscribe(desiredTopics, qos: 1)
             } catch {
                 logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
+            }
+        }
+    }
+
+    /// One line per cause and interval while inbound messages are dropped, and one when they no longer are.
+    private func reportInboundDrops() async {
+        var report = dropReport
+        let seconds = Self.dropReportSeconds
+        while (try? await Task.sleep(for: .seconds(seconds))) != nil {
+            for (level, line) in report.lines(after: connections.drops, seconds: seconds) {
+                logger.log(level: level, "\(line)")
             }
         }
     }

@@ -64,8 +64,14 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
         public var reconnects: UInt64
         /// Connection attempts that failed.
         public var failures: UInt64
-        /// Inbound messages dropped because the agent could not keep up with them (a control-topic flood).
+        /// Inbound messages dropped because the agent could not keep up with them (a control-topic flood): its
+        /// inbound queues held their limit of messages or of bytes.
         public var inboundDropped: UInt64
+        /// Of `inboundDropped`, those refused by the queues' byte budgets. Absent from agents before it.
+        public var inboundOverBudget: UInt64?
+        /// Inbound messages larger than the agent's maximum packet size, dropped before they were copied (a
+        /// broker that ignores the MQTT 5 Maximum Packet Size, or MQTT 3.1.1). Absent from agents before it.
+        public var inboundOversize: UInt64?
         /// `host:port` of the broker in use (or tried next).
         public var server: String?
         /// Moves to the next server of `mqtt.servers`.
@@ -76,6 +82,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             reconnects: UInt64,
             failures: UInt64,
             inboundDropped: UInt64,
+            inboundOverBudget: UInt64? = nil,
+            inboundOversize: UInt64? = nil,
             server: String?,
             failovers: UInt64?
         ) {
@@ -83,6 +91,8 @@ public struct AgentMetrics: Sendable, Codable, Equatable {
             self.reconnects = reconnects
             self.failures = failures
             self.inboundDropped = inboundDropped
+            self.inboundOverBudget = inboundOverBudget
+            self.inboundOversize = inboundOversize
             self.server = server
             self.failovers = failovers
         }

@@ -99,7 +99,7 @@ METRICS = json.loads(
     '"samples":{"read":720401,"invalid":0},'
     '"messages":{"enqueued":1294410,"published":1294410,"failed":0,"rejected":0,"droppedOverflow":0},'
     '"outbox":{"depth":0,"bytes":0},'
-    '"connection":{"connected":true,"reconnects":1,"failures":3,"inboundDropped":0},'
+    '"connection":{"connected":true,"reconnects":1,"failures":3,"inboundDropped":0,"inboundOverBudget":0,"inboundOversize":0},'
     '"process":{"cpuPercent":2.99,"cpuSeconds":107.6,"rssBytes":27262976},'
     '"devices":{"iio:device0":{"samples":3600210,"nonFinite":0,"saturated":12,"timestampsBackwards":0,"readErrors":1,"recoveries":1}}}'
 )
