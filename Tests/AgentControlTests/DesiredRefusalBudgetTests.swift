@@ -1,0 +1,50 @@
+import AgentConfig
+import AgentControl
+import AgentPorts
+import Foundation
+import Logging
+import MotionWire
+import Testing
+
+/// A refused or stale desired document is reported by republishing the status — within the door's budget for
+/// refusals, so junk or replays on a desired topic (the fleet's reaches every device at once) do not become a
+/// status per message from each device; an applied document is always reported.
+@Suite struct DesiredRefusalBudgetTests {
+    @Test func refusedDocumentsRepublishTheStatusOnlyWithinTheRefusalBudget() throws {
+        let source = try stillReplaySource("budget")
+        let reconciler = testReconciler()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let controller = try startedController(source: source, configuration: { reconciler.effective }, logger: logger)
+        var settings = ControlPlane.Settings()
+        settings.refusalsPerSecond = 2
+        settings.refusalBurst = 5
+        let topics = TopicScheme(root: "motion/dev1")
+        // The clock stands still: the budget does not refill.
+        let plane = ControlPlane(
+            controller: controller,
+            reconciler: reconciler,
+            desiredTopics: [TopicScheme.fleetDesired: .fleet],
+            topics: topics,
+            deviceID: "dev1",
+            settings: settings,
+            clock: { 1_763_700_000 },
+            statusDocument: { controller.status(state: .online, reason: nil, bootCount: 1) },
+            logger: logger
+        )
+        func offer(_ text: String) -> Bool {
+            plane.receiveDesired(
+                InboundMessage(topic: TopicScheme.fleetDesired, payload: Array(text.utf8), qos: 1, retain: false)
+            )
+        }
+        let junk = (0..<50).map { offer(#"{"version": \#($0 + 1), "streams": {"nonsense-\#($0)": {}}}"#) }
+        #expect(junk.filter { $0 } == Array(repeating: true, count: 5), "the burst, then no republication")
+        #expect(
+            plane.configurationStatus(notes: [:]).refused?.reason.contains("nonsense-49") == true,
+            "the status still carries the last one"
+        )
+        #expect(offer(#"{"version": 7, "streams": {"gyroscope": {"rate_hz": 25}}}"#), "an applied document is reported")
+        #expect(!offer(#"{"version": 3, "streams": {"gyroscope": {"rate_hz": 10}}}"#), "a stale one, beyond the budget")
+        #expect(plane.configurationStatus(notes: [:]).settings["streams.gyroscope.rate_hz"]?.value == "25")
+    }
+}
