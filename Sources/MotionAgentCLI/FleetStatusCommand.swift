@@ -50,7 +50,8 @@ struct FleetStatusCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             var printable = rows
             for index in printable.indices { printable[index].settings = [:] }
-            print(String(decoding: try encoder.encode(printable), as: UTF8.self))
+            // The rows carry the devices' own text: JSON leaves C1 controls raw, Printable.json escapes them too.
+            print(Printable.json(String(decoding: try encoder.encode(printable), as: UTF8.self)))
         } else {
             print(table(rows))
         }

@@ -24,8 +24,9 @@ final class RetainedSnapshot: Sendable {
     init(options: BrokerConnectOptions, filters: [String], timeout: Double) async throws {
         let client = MosquittoClient()
         self.client = client
-        // The operator's own reply topic: the broker ACL lets every client write it (Deploy/mosquitto/acl).
-        let barrier = SubscriptionBarrier(topic: TopicScheme.operatorReply(clientID: options.clientID) + "/probe")
+        // motion-ctl/<client>/probe: the shipped ACL lets operator accounts write it (Deploy/mosquitto/acl), and it
+        // lies outside every reply topic (motion-ctl/<client>/reply/<device>), so a token is never read as a reply.
+        let barrier = SubscriptionBarrier(topic: "motion-ctl/\(options.clientID)/probe")
         self.barrier = barrier
         let heard = self.heard
         let events = client.events
@@ -70,7 +71,7 @@ final class RetainedSnapshot: Sendable {
             guard ContinuousClock.now < deadline else {
                 throw SnapshotTimeout(
                     description:
-                        "the broker did not answer within \(timeout) s: is it running, and may this account read \(filters)?"
+                        "the broker did not answer within \(timeout) s: is it running, and may this account read \(filters) and write \(barrier.topic) (Deploy/mosquitto/acl)?"
                 )
             }
             try await Task.sleep(for: .milliseconds(10))
