@@ -30,6 +30,8 @@ package struct ControlAdmission: Sendable {
     private var counters: CounterLedger?
     /// Refusals not answered for lack of refusal budget, since start.
     package private(set) var unansweredRefusals: UInt64 = 0
+    /// A refused document's report (the status) was held back for lack of budget and is still to be sent.
+    private var reportOwed = false
 
     /// - Parameter now: the device clock, Unix seconds; the rate limits start full.
     package init(settings: Settings, now: Double, logger: Logger = Logger(label: "motion-agent.control")) {
@@ -195,11 +197,23 @@ package struct ControlAdmission: Sendable {
     }
 
     /// Takes a token of the refusals' budget for a refusal reported outside `admit` (a refused or stale desired
-    /// document, reported by republishing the status): false, and counted as unanswered, once it is spent.
+    /// document, reported by republishing the status): false, and counted as unanswered, once it is spent — the
+    /// report is then owed (`settleOwedReport`), so the last refusal of a flood still reaches the status.
     package mutating func reportRefusal(now: Double) -> Bool {
-        if refusals.take(now: now) { return true }
+        if refusals.take(now: now) {
+            reportOwed = false
+            return true
+        }
         unansweredRefusals += 1
+        reportOwed = true
         return false
+    }
+
+    /// Whether a report `reportRefusal` had to hold back is due now: once, when the budget has a token again.
+    package mutating func settleOwedReport(now: Double) -> Bool {
+        guard reportOwed, refusals.take(now: now) else { return false }
+        reportOwed = false
+        return true
     }
 
     /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far

@@ -182,6 +182,12 @@ public final class ControlPlane: Sendable {
         }
     }
 
+    /// Whether the status must be republished now for a refused or stale desired document whose report the
+    /// refusals' budget held back (`receiveDesired` returned false): true once, when the budget allows.
+    public func owedStatusIsDue() -> Bool {
+        door.withLock { $0.settleOwedReport(now: clock()) }
+    }
+
     private func receiveInsideTheDoor(
         _ payload: [UInt8],
         layer: ConfigurationLayer,

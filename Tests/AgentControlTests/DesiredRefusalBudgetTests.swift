@@ -4,6 +4,7 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Synchronization
 import Testing
 
 /// A refused or stale desired document is reported by republishing the status — within the door's budget for
@@ -20,7 +21,8 @@ import Testing
         settings.refusalsPerSecond = 2
         settings.refusalBurst = 5
         let topics = TopicScheme(root: "motion/dev1")
-        // The clock stands still: the budget does not refill.
+        // The clock stands still (until the end): the budget does not refill.
+        let now = Mutex<Double>(1_763_700_000)
         let plane = ControlPlane(
             controller: controller,
             reconciler: reconciler,
@@ -28,7 +30,7 @@ import Testing
             topics: topics,
             deviceID: "dev1",
             settings: settings,
-            clock: { 1_763_700_000 },
+            clock: { now.withLock { $0 } },
             statusDocument: { controller.status(state: .online, reason: nil, bootCount: 1) },
             logger: logger
         )
@@ -46,5 +48,11 @@ import Testing
         #expect(offer(#"{"version": 7, "streams": {"gyroscope": {"rate_hz": 25}}}"#), "an applied document is reported")
         #expect(!offer(#"{"version": 3, "streams": {"gyroscope": {"rate_hz": 10}}}"#), "a stale one, beyond the budget")
         #expect(plane.configurationStatus(notes: [:]).settings["streams.gyroscope.rate_hz"]?.value == "25")
+        // The held-back report of the stale one is owed: due once, when the budget has a token again.
+        #expect(!plane.owedStatusIsDue(), "no token yet")
+        now.withLock { $0 += 1 }
+        #expect(plane.owedStatusIsDue(), "the owed status, once the budget refilled")
+        #expect(!plane.owedStatusIsDue(), "and only once")
+        #expect(plane.configurationStatus(notes: [:]).ignored?.version == 3, "the status it sends tells of v3")
     }
 }

@@ -92,8 +92,11 @@ import Testing
 
         // Nothing else disturbed: every device kept streaming, one seq after the other (adv-a ran twice).
         for (device, restarts) in [("adv-a", 1), ("adv-b", 0), ("adv-u", 0)] {
-            let stream = observer.messages(on: "motion/\(device)/accelerometer")
-            #expect(stream.count > 100, "\(device) streamed \(stream.count) messages")
+            // Still streaming after every attack: three more messages (0.3–0.6 s at 10 or 5 Hz).
+            let topic = "motion/\(device)/accelerometer"
+            let streamed = observer.messages(on: topic).count
+            _ = try await observer.waitFor(count: streamed + 3, on: topic, timeout: 10)
+            let stream = observer.messages(on: topic)
             let problems = Fleet.seqProblems(stream, restarts: restarts)
             #expect(problems.isEmpty, "\(device)'s stream: \(problems.prefix(10))")
             let log = run.agent(device).runner.standardError
