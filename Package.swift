@@ -250,7 +250,10 @@ let package = Package(
 if Context.environment["MOTION_AGENT_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
         ("FuzzControl", ["AgentControl"]),
-        ("FuzzSignedControl", ["AgentControl"]),
+        ("FuzzSignedControl", ["AgentControl", "AgentConfig", "MotionWire"]),
+        ("FuzzSignedEnvelope", ["AgentControl", "AgentConfig", "MotionWire"]),
+        ("FuzzStrictJSON", ["MotionWire"]),
+        ("FuzzTrustedKeyFile", ["AgentControl", "AgentConfig"]),
         ("FuzzConfigYAML", ["AgentConfig"]),
         ("FuzzDesiredDocument", ["AgentConfig"]),
         ("FuzzRecordingCSV", ["Recording"]),

@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets (Fuzz/Corpus/<target>/): small valid inputs of every shape each
 parser accepts, plus a few near misses. Run from the repository root; the output is committed, so this only needs
 running again when a format changes."""
-import base64, hashlib, hmac, json, os, struct, zlib
+import base64, hashlib, json, os, struct, zlib
 
 ROOT = "Fuzz/Corpus"
 
@@ -39,18 +39,146 @@ put("FuzzControl", "not-an-object.json", "[1, 2, 3]")
 put("FuzzControl", "no-id.json", '{"command": "ping"}')
 put("FuzzControl", "unicode.json", '{"id": "\\u00e9\\ud83d\\ude00", "command": "set-rate", "stream": "gyroscope", "rate_hz": 1e308}')
 
-KEY = b"fuzzing-key-0123456789abcdef"  # the key FuzzSignedControl signs and checks with
+
+# Ed25519 (RFC 8032, section 6's reference code, pure Python so a clone alone can run this): the fuzz targets'
+# trusted key is the private key 01 02 … 20 with the id "fuzz-key" (Fuzz/FuzzSignedControl, FuzzSignedEnvelope).
+_p = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_d = -121665 * pow(121666, _p - 2, _p) % _p
+_I = pow(2, (_p - 1) // 4, _p)
+
+
+def _add(P, Q):
+    A, B = (P[1] - P[0]) * (Q[1] - Q[0]) % _p, (P[1] + P[0]) * (Q[1] + Q[0]) % _p
+    C, D = 2 * P[3] * Q[3] * _d % _p, 2 * P[2] * Q[2] % _p
+    E, F, G, H = B - A, D - C, D + C, B + A
+    return (E * F % _p, G * H % _p, F * G % _p, E * H % _p)
+
+
+def _mul(s, P):
+    Q = (0, 1, 1, 0)
+    while s > 0:
+        if s & 1:
+            Q = _add(Q, P)
+        P = _add(P, P)
+        s >>= 1
+    return Q
+
+
+def _recover_x(y, sign):
+    x2 = (y * y - 1) * pow(_d * y * y + 1, _p - 2, _p)
+    x = pow(x2, (_p + 3) // 8, _p)
+    if (x * x - x2) % _p != 0:
+        x = x * _I % _p
+    return _p - x if x & 1 != sign else x
+
+
+_gy = 4 * pow(5, _p - 2, _p) % _p
+_gx = _recover_x(_gy, 0)
+_G = (_gx, _gy, 1, _gx * _gy % _p)
+
+
+def _compress(P):
+    zinv = pow(P[2], _p - 2, _p)
+    x, y = P[0] * zinv % _p, P[1] * zinv % _p
+    return int.to_bytes(y | ((x & 1) << 255), 32, "little")
+
+
+def _expand(secret):
+    h = hashlib.sha512(secret).digest()
+    a = int.from_bytes(h[:32], "little")
+    a &= (1 << 254) - 8
+    a |= 1 << 254
+    return a, h[32:]
+
+
+def ed25519_public(secret):
+    return _compress(_mul(_expand(secret)[0], _G))
+
+
+def ed25519_sign(secret, message):
+    a, prefix = _expand(secret)
+    A = _compress(_mul(a, _G))
+    r = int.from_bytes(hashlib.sha512(prefix + message).digest(), "little") % _L
+    R = _compress(_mul(r, _G))
+    h = int.from_bytes(hashlib.sha512(R + A + message).digest(), "little") % _L
+    return R + int.to_bytes((r + h * a) % _L, 32, "little")
+
+
+FUZZ_KEY = bytes(range(1, 33))
+FUZZ_KEY_ID = "fuzz-key"
+b64 = lambda b: base64.b64encode(b).decode()
+
+
+def compact(obj):
+    """JSON as StrictJSON.Value.encoded() writes it: no spaces, members in order."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def envelope(signed, key=FUZZ_KEY, key_id=FUZZ_KEY_ID):
+    return compact({"key": key_id, "signature": b64(ed25519_sign(key, signed)), "signed": b64(signed)})
+
+
+# Signed commands: {"target", "counter", then the command}, as `motion-agent ctl --signing-key` signs them. The
+# counters lie above the floor the targets' device starts with (their clock minus the 300 s window, in µs).
 for i, c in enumerate(commands[:8]):
-    signed = dict(c, timestamp=1763700000 + i, nonce=f"{i:016x}")
-    body = json.dumps(signed).encode()
-    # Byte 0 = 1: the target signs the rest itself.
-    put("FuzzSignedControl", f"to-sign-{i:02d}", b"\x01" + body)
-    envelope = {"signed": base64.b64encode(body).decode(),
-                "signature": hmac.new(KEY, body, hashlib.sha256).hexdigest()}
-    # Byte 0 = 0: the rest is the payload as it arrives.
-    put("FuzzSignedControl", f"envelope-{i:02d}", b"\x00" + json.dumps(envelope, sort_keys=True).encode())
+    signed = compact(dict({"target": "motion/dev1/control", "counter": 1763700000000001 + i}, **c))
+    # Byte 0 = 1: the target seals the rest itself.
+    put("FuzzSignedControl", f"to-sign-{i:02d}", b"\x01" + signed)
+    # Byte 0 = 0: the rest is the payload as it arrives, sealed here.
+    put("FuzzSignedControl", f"envelope-{i:02d}", b"\x00" + envelope(signed))
+put("FuzzSignedControl", "moved-to-fleet", b"\x03" + compact({"target": "motion/dev1/control", "counter": 1763700000000100, "id": "m", "command": "ping"}))
+put("FuzzSignedControl", "no-counter", b"\x01" + compact({"target": "motion/dev1/control", "id": "n", "command": "ping"}))
 put("FuzzSignedControl", "unsigned", b"\x00" + json.dumps(commands[0]).encode())
-put("FuzzSignedControl", "bad-signature", b"\x00" + b'{"signed": "e30=", "signature": "' + b"0" * 64 + b'"}')
+put("FuzzSignedControl", "bad-signature", b"\x00" + compact({"key": FUZZ_KEY_ID, "signature": b64(bytes(64)), "signed": "e30="}))
+put("FuzzSignedControl", "unknown-key", b"\x00" + envelope(b'{"target":"motion/dev1/control"}', key=bytes(32), key_id="other"))
+
+# Signed desired documents for each place FuzzSignedEnvelope reads them (byte 0 bits 1-2: fleet, group lab, device
+# dev1, device topic with the fleet layer); bit 0 set: the target seals the rest; bit 3: a device that does not sign.
+places = [("fleet", "motion/fleet/desired"), ("group lab", "motion/group/lab/desired"), ("device", "motion/dev1/desired")]
+documents = [
+    {"version": 3, "streams": {"accelerometer": {"rate_hz": 100, "qos": 1}, "magnetometer": {"enabled": False}}},
+    {"version": 4, "clear": True},
+    {"version": 9, "metrics": {"interval_s": 30}, "streams": {"device-motion": {"batch": 10, "encoding": "binary"}}},
+]
+for n, (layer, topic) in enumerate(places):
+    for i, d in enumerate(documents):
+        signed = compact(dict({"target": topic, "layer": layer}, **d))
+        put("FuzzSignedEnvelope", f"to-sign-{n}-{i}", bytes([1 | n << 1]) + signed)
+        put("FuzzSignedEnvelope", f"envelope-{n}-{i}", bytes([n << 1]) + envelope(signed))
+put("FuzzSignedEnvelope", "layer-mismatch", bytes([1 | 3 << 1]) + compact({"target": "motion/dev1/desired", "layer": "device", "version": 2}))
+put("FuzzSignedEnvelope", "moved", bytes([1 | 2 << 1]) + compact({"target": "motion/group/lab/desired", "layer": "group lab", "version": 2}))
+put("FuzzSignedEnvelope", "unsigned-device", bytes([8]) + json.dumps(documents[0]).encode())
+put("FuzzSignedEnvelope", "unsigned-refused", bytes([0]) + json.dumps(documents[0]).encode())
+
+# Trust files (byte 0 = 0) and operator key files (byte 0 = 1), as `motion-agent keys generate` writes them.
+second = bytes(range(33, 65))
+put("FuzzTrustedKeyFile", "trusted-keys",
+    b"\x00# operators\n" + f"{FUZZ_KEY_ID} ed25519 {b64(ed25519_public(FUZZ_KEY))} alice, 2026\n\n"
+    f"ops-2 ed25519 {b64(ed25519_public(second))}\n".encode())
+put("FuzzTrustedKeyFile", "trusted-keys-crlf", b"\x00" + f"a ed25519 {b64(ed25519_public(second))}\r\n".encode())
+put("FuzzTrustedKeyFile", "repeated-id", b"\x00" + f"a ed25519 {b64(bytes(32))}\na ed25519 {b64(bytes(32))}\n".encode())
+put("FuzzTrustedKeyFile", "short-key", b"\x00a ed25519 AAAA\n")
+put("FuzzTrustedKeyFile", "operator-key",
+    b"\x01# motion-agent operator signing key \xe2\x80\x94 keep it secret\n"
+    + f"motion-agent-ed25519-private-key {FUZZ_KEY_ID} {b64(FUZZ_KEY)}\n".encode())
+
+# StrictJSON: byte 0 picks the limits (0 command, 1 desired document, 2 a tool's document, 3 tight ones).
+json_seeds = {
+    "command": (0, json.dumps(commands[1])),
+    "envelope": (0, envelope(compact(dict({"target": "motion/dev1/control", "counter": 1}, **commands[0]))).decode()),
+    "document": (1, json.dumps(documents[0])),
+    "escapes": (2, r'{"a":"\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r","b":[1,-0.5,2e10,-3E-7,0,true,false,null],"c":{}}'),
+    "nested": (2, '{"a":[[[[{"b":[{}]}]]]],"c":[]}'),
+    "tight": (3, '{"a":[1,2],"b":"0123456789abcdef"}'),
+    "duplicate-key": (1, '{"a":1,"a":2}'),
+    "too-deep": (0, "[" * 8 + "]" * 8),
+    "lone-surrogate": (2, r'["\ud800"]'),
+    "leading-zero": (2, "[01]"),
+    "trailing": (2, '{"a":1} x'),
+}
+for name, (limits, text) in json_seeds.items():
+    put("FuzzStrictJSON", name, bytes([limits]) + text.encode())
 
 with open("config.yaml", "rb") as f:
     put("FuzzConfigYAML", "config.yaml", f.read())
@@ -72,7 +200,11 @@ docs = [
 ]
 for i, d in enumerate(docs):
     put("FuzzDesiredDocument", f"document-{i:02d}.json", json.dumps(d))
+# YAML is never read from the network: a near miss now.
 put("FuzzDesiredDocument", "yaml.yaml", "version: 4\nstreams:\n  accelerometer:\n    rate_hz: 25\n")
+put("FuzzDesiredDocument", "clear.json", '{"version": 15, "clear": true}')
+put("FuzzDesiredDocument", "clear-with-settings.json", '{"version": 16, "clear": true, "metrics": {"interval_s": 5}}')
+put("FuzzDesiredDocument", "duplicate-key.json", '{"version": 17, "version": 18}')
 put("FuzzDesiredDocument", "no-version.json", '{"streams": {}}')
 
 header = "timestamp,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,mag_x,mag_y,mag_z,pressure,temperature\n"

@@ -1,12 +1,16 @@
+import AgentControl
 import CFuzzerDriver
 
-// One unsigned control message through the admission the control plane runs (rate limit, size, UTF-8, JSON
-// envelope, command and argument parsing, redelivery, age). The rate limit is opened wide so every input
-// reaches the parser; one admission lives across inputs so the redelivery memory is exercised too.
+// One unsigned control message through the admission the control plane runs with signing off (rate limit, size,
+// UTF-8, strict JSON with its limits, command and argument parsing, redelivery, age) on a device's control topic.
+// The rate limit and the refusals' budget are opened wide so every input reaches the parser and every refusal is
+// answered; one admission lives across inputs so the redelivery memory is exercised too.
 nonisolated(unsafe) var admission: ControlAdmission = {
     var settings = ControlAdmission.Settings()
     settings.ratePerSecond = 1e12
     settings.burst = 1e12
+    settings.refusalsPerSecond = 1e12
+    settings.refusalBurst = 1e12
     settings.rememberedIDs = 64
     return ControlAdmission(settings: settings, now: 1_763_700_000)
 }()
@@ -14,15 +18,24 @@ nonisolated(unsafe) var admission: ControlAdmission = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzControl(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
-    switch admission.admit(bytes, retained: false, now: 1_763_700_000, clockSynchronized: true) {
+    let verdict = admission.admit(
+        bytes,
+        topic: "motion/dev1/control",
+        retained: false,
+        now: 1_763_700_000,
+        clockSynchronized: true
+    )
+    switch verdict {
     case .admitted(let request):
         // Every admitted request must survive a second parse of the same bytes unchanged.
         guard case .success(let again) = ControlRequest.parse(bytes), again == request else {
             fatalError("an admitted command parses differently the second time: \(request)")
         }
+        precondition(!request.id.isEmpty && request.id.utf8.count <= 128, "an admitted command with a bad id")
     case .refused(let failure):
-        // Every refusal is answered: it must say something.
+        // Every refusal is answered: it must say something, and an id it echoes is one a command could carry.
         precondition(!failure.message.isEmpty, "a refusal without a message")
+        if let id = failure.id { precondition(id.utf8.count <= 128, "a refusal echoing a \(id.utf8.count)-byte id") }
     case .ignored:
         break
     }

@@ -30,6 +30,8 @@ package struct ControlAdmission: Sendable {
     private var counters: CounterLedger?
     /// Refusals not answered for lack of refusal budget, since start.
     package private(set) var unansweredRefusals: UInt64 = 0
+    /// A refused document's report (the status) was held back for lack of budget and is still to be sent.
+    private var reportOwed = false
 
     /// - Parameter now: the device clock, Unix seconds; the rate limits start full.
     package init(settings: Settings, now: Double, logger: Logger = Logger(label: "motion-agent.control")) {
@@ -83,38 +85,57 @@ package struct ControlAdmission: Sendable {
         case .failure(let failure): return unverified(failure, now: now)
         case .success(let o): opened = o
         }
-        guard bucket.take(now: now) else { return .refused(rateLimited) }
         let id = opened.members.first { $0.key == "id" }?.value.string.flatMap(SignedEnvelope.echoable)
+        // The counter before the rate limit: a captured envelope replayed (or one without a counter) verifies,
+        // but it is refused for the counter alone, so replays draw on the refusals' budget, never the operators'.
         guard let counter = opened.members.first(where: { $0.key == "counter" })?.value.integer, counter >= 1,
             counter <= CounterLedger.maximum
         else {
-            return .refused(
+            return unverified(
                 ControlFailure(
                     .unauthorized,
                     id: id,
                     "a signed command needs \"counter\": a whole number above every earlier one of its key (motion-agent ctl keeps it beside the key)"
-                )
+                ),
+                now: now
             )
         }
         switch counters?.check(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized) ?? .fresh {
         case .fresh: break
         case .seen:
-            if let id, recentSet.contains(id) {
-                return .ignored("signed control command \(id) arrived again with the same counter (a QoS 1 redelivery)")
-            }
-            return .refused(
+            let redelivery = id.map { recentSet.contains($0) } ?? false
+            return unverified(
                 ControlFailure(
                     .unauthorized,
                     id: id,
                     "the counter \(counter) of key \(opened.keyID) was used already: a replayed command is refused — sign every command anew"
-                )
+                ),
+                now: now,
+                quietly: redelivery
+                    ? "signed control command \(id ?? "-") arrived again with the same counter (a QoS 1 redelivery)"
+                    : nil
             )
         case .belowFloor(let floor):
-            return .refused(
+            return unverified(
                 ControlFailure(
                     .unauthorized,
                     id: id,
                     "the counter \(counter) of key \(opened.keyID) is at or below \(floor), older than what this device remembers: it could be a replay — sign the command anew (the counter rises with every signature)"
+                ),
+                now: now
+            )
+        }
+        guard bucket.take(now: now) else { return .refused(rateLimited) }
+        // Judged: the counter is used, whatever the verdict on the command inside (a refused one sent again is a
+        // replay, refused within the refusals' budget above).
+        do {
+            try counters?.record(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized)
+        } catch {
+            return .refused(
+                ControlFailure(
+                    .internalFailure,
+                    id: id,
+                    "the command's counter could not be kept (\(error)), and without it a replay would pass after a restart: it is not applied — make agent.state_dir writable and give it room"
                 )
             )
         }
@@ -124,17 +145,6 @@ package struct ControlAdmission: Sendable {
         case .success(let r): request = r
         }
         if let refusal = checkRepeatAndAge(request, now: now, clockSynchronized: clockSynchronized) { return refusal }
-        do {
-            try counters?.record(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized)
-        } catch {
-            return .refused(
-                ControlFailure(
-                    .internalFailure,
-                    id: request.id,
-                    "the command's counter could not be kept (\(error)), and without it a replay would pass after a restart: it is not applied — make agent.state_dir writable and give it room"
-                )
-            )
-        }
         return .admitted(request)
     }
 
@@ -176,11 +186,12 @@ package struct ControlAdmission: Sendable {
         )
     }
 
-    /// A refusal of something that could not be verified: answered while the refusal budget lasts. Beyond it the
-    /// refusals are counted and reported in one log line every `unansweredReportSeconds` (an empty reason is not
-    /// logged), so a flood of junk fills neither the broker with replies nor the journal with lines.
-    private mutating func unverified(_ failure: ControlFailure, now: Double) -> Verdict {
-        if refusals.take(now: now) { return .refused(failure) }
+    /// A refusal of something that could not be verified, or of a replay: answered while the refusal budget lasts
+    /// (or, with `quietly`, ignored with that reason: a redelivery is not answered twice). Beyond it the refusals
+    /// are counted and reported in one log line every `unansweredReportSeconds` (an empty reason is not logged),
+    /// so a flood of junk fills neither the broker with replies nor the journal with lines.
+    private mutating func unverified(_ failure: ControlFailure, now: Double, quietly: String? = nil) -> Verdict {
+        if refusals.take(now: now) { return quietly.map { .ignored($0) } ?? .refused(failure) }
         unansweredRefusals += 1
         guard now - lastUnansweredReport >= Self.unansweredReportSeconds || now < lastUnansweredReport else {
             return .ignored("")
@@ -196,6 +207,26 @@ package struct ControlAdmission: Sendable {
     static let unansweredReportSeconds = 10.0
     private var lastUnansweredReport = -Double.infinity
     private var reportedUnanswered: UInt64 = 0
+
+    /// Takes a token of the refusals' budget for a refusal reported outside `admit` (a refused or stale desired
+    /// document, reported by republishing the status): false, and counted as unanswered, once it is spent — the
+    /// report is then owed (`settleOwedReport`), so the last refusal of a flood still reaches the status.
+    package mutating func reportRefusal(now: Double) -> Bool {
+        if refusals.take(now: now) {
+            reportOwed = false
+            return true
+        }
+        unansweredRefusals += 1
+        reportOwed = true
+        return false
+    }
+
+    /// Whether a report `reportRefusal` had to hold back is due now: once, when the budget has a token again.
+    package mutating func settleOwedReport(now: Double) -> Bool {
+        guard reportOwed, refusals.take(now: now) else { return false }
+        reportOwed = false
+        return true
+    }
 
     /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far
     /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).

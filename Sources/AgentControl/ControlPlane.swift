@@ -178,21 +178,38 @@ public final class ControlPlane: Sendable {
     public func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
 
     /// A layer's retained desired document, through the door like every other change. Returns whether the
-    /// status must be republished (applied, refused or ignored as older: the status reports each).
+    /// status must be republished: always when it was applied; when it was refused or ignored as older (the
+    /// status reports the last of each) only within the door's budget for refusals, so junk or replays on a
+    /// desired topic — the fleet's reaches every device at once — do not become a status per message.
     public func receiveDesired(_ message: InboundMessage) -> Bool {
         guard let layer = desiredTopics[message.topic] else { return false }
-        return door.withLock { _ in receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic) }
+        return door.withLock { admission in
+            receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic, admission: &admission)
+        }
     }
 
-    private func receiveInsideTheDoor(_ payload: [UInt8], layer: ConfigurationLayer, topic: String) -> Bool {
+    /// Whether the status must be republished now for a refused or stale desired document whose report the
+    /// refusals' budget held back (`receiveDesired` returned false): true once, when the budget allows.
+    public func owedStatusIsDue() -> Bool {
+        door.withLock { $0.settleOwedReport(now: clock()) }
+    }
+
+    private func receiveInsideTheDoor(
+        _ payload: [UInt8],
+        layer: ConfigurationLayer,
+        topic: String,
+        admission: inout ControlAdmission
+    ) -> Bool {
+        let now = clock()
         let outcome = reconciler.receive(
             payload,
             for: layer,
             topic: topic,
-            now: clock()
+            now: now
         ) { [controller] effective in _ = try controller.apply(effective) }
         switch outcome {
-        case .applied, .refused, .stale: return true
+        case .applied: return true
+        case .refused, .stale: return admission.reportRefusal(now: now)
         case .unchanged: return false
         }
     }

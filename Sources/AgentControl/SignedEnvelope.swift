@@ -64,10 +64,17 @@ public enum SignedEnvelope {
         else {
             return .failure(ControlFailure(.unauthorized, id: claimedID, form))
         }
+        // The id inside is unverified, but echoing it (printable, bounded) lets the sender match the refusal to
+        // what it sent.
+        func unverifiedID() -> String? {
+            Base64.decode(signedText).flatMap { try? StrictJSON.parse($0, limits: limits) }?["id"]?.string
+                .flatMap(echoable)
+        }
         guard keys.contains(keyID) else {
             return .failure(
                 ControlFailure(
                     .unauthorized,
+                    id: unverifiedID(),
                     "\(what) is signed with the key \"\(Printable.text(keyID, limit: 64))\", which this device does not trust — sign with a key listed in control.trusted_keys_file (\(keys.ids.joined(separator: ", ")))"
                 )
             )
@@ -81,12 +88,10 @@ public enum SignedEnvelope {
             return .failure(ControlFailure(.unauthorized, "\"signed\" is not base64"))
         }
         guard keys.isValid(signature: signature, of: signed, by: keyID) else {
-            // The id is unverified, but echoing it lets the sender match the refusal to what it sent.
-            let unverifiedID = (try? StrictJSON.parse(signed, limits: limits))?["id"]?.string.flatMap(echoable)
             return .failure(
                 ControlFailure(
                     .unauthorized,
-                    id: unverifiedID,
+                    id: unverifiedID(),
                     "the signature does not match: \(what) was altered or signed with another key than \"\(keyID)\""
                 )
             )

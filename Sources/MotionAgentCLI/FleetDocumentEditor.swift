@@ -26,6 +26,11 @@ struct FleetDocumentEditor {
     /// `--devices FILE`: the devices expected to report (a wildcard finds none on RabbitMQ).
     var devices: String? = nil
 
+    /// Versions `--replace` keeps free above a version it counts from: a device claiming one closer to the last
+    /// would freeze the layer after the operator's next edit (the claim of a compromised device, or a planted
+    /// document's), so it is refused instead of counted from.
+    static let headroom = 1 << 20
+
     /// Publishes the next version of the layer's document: `written` set and `unset` removed, or (`clearing`)
     /// a clear, which removes the layer on every device, also those away now, when they next connect.
     func edit(setting written: [String: String], unsetting unset: [String], clearing: Bool = false) async throws {
@@ -64,6 +69,12 @@ struct FleetDocumentEditor {
             }
         }
         var current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
+        // What the devices in scope report running for this layer, highest first. A status is the device's own
+        // word (a compromised device can claim any version), so it is checked before it is counted from.
+        let layerName = "\(target.layer)"
+        let reported = FleetDeviceStatus.collect(snapshot.statuses(root: broker.root)).filter { inScope($0) }
+            .compactMap { row in row.desired[layerName].map { (device: row.device, version: $0) } }
+            .sorted { $0.version > $1.version }
         if !replace {
             if retained.document == nil, let (node, problem) = retained.unreadable.min(by: { $0.key < $1.key }) {
                 throw ValidationError(
@@ -73,9 +84,15 @@ struct FleetDocumentEditor {
             if let document = retained.document { current = document }
         } else {
             // Nothing verified to count from: start above every version the devices in scope report running, so
-            // the fresh document is newer wherever it lands.
-            let reported = FleetDeviceStatus.collect(snapshot.statuses(root: broker.root)).filter { inScope($0) }
-            current.version = reported.compactMap { $0.desired["\(target.layer)"] }.max() ?? 0
+            // the fresh document is newer wherever it lands — unless a claim leaves no room above it.
+            if let highest = reported.first, version == nil,
+                highest.version > DesiredDocument.maximumVersion - Self.headroom
+            {
+                throw ValidationError(
+                    "\(Printable.text(highest.device, limit: 64)) reports \(layerName) v\(highest.version), which would leave the layer fewer than \(Self.headroom) edits before its last version (\(DesiredDocument.maximumVersion)): a status can be forged, so it is not counted from — check that device, and pass --version N to choose the version"
+                )
+            }
+            current.version = reported.first?.version ?? 0
         }
         if let version {
             guard version > current.version, version <= DesiredDocument.maximumVersion else {
@@ -93,6 +110,18 @@ struct FleetDocumentEditor {
                 : try current.updating(setting: written, unsetting: unset, source: "fleet set")
         } catch {
             throw ValidationError("\(error)")
+        }
+        guard next.version <= DesiredDocument.maximumVersion else {
+            throw ValidationError(
+                "v\(next.version) would lie above the highest version a device accepts (\(DesiredDocument.maximumVersion)): pass --replace --version N"
+            )
+        }
+        // A device that runs this version or a newer one would ignore the document as older: say so rather than
+        // publish what some devices never apply.
+        if version == nil, let ahead = reported.first, ahead.version >= next.version {
+            throw ValidationError(
+                "\(Printable.text(ahead.device, limit: 64)) runs \(layerName) v\(ahead.version), at or above v\(next.version): it would ignore this document as older — check its status (it can be forged), and pass --replace (with --version N) to publish above it"
+            )
         }
         let payload = DesiredDocumentOpener.payload(next, layer: target.layer, topic: topic, key: signingKey?.key)
         let before = snapshot.nodes.map(\.count)
@@ -180,7 +209,10 @@ struct FleetDocumentEditor {
         if !behind.isEmpty {
             line +=
                 "; not yet: "
-                + behind.map { row in row.refused.map { "\(row.device) (refused: \($0))" } ?? row.device }
+                + behind.map { row in
+                    let device = Printable.text(row.device, limit: 64)
+                    return row.refused.map { "\(device) (refused: \(Printable.text($0, limit: 400)))" } ?? device
+                }
                 .joined(separator: ", ")
         }
         print(line)

@@ -46,7 +46,8 @@ struct FleetStatusCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report.rows), as: UTF8.self))
+            // The rows carry the devices' own text: JSON leaves C1 controls raw, Printable.json escapes them too.
+            print(Printable.json(String(decoding: try encoder.encode(report.rows), as: UTF8.self)))
         } else {
             print(report.table(root: broker.root, explain: explain))
         }

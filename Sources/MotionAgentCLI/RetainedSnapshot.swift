@@ -29,7 +29,9 @@ final class RetainedSnapshot: Sendable {
         let client = MosquittoClient(eventBacklogLimit: 1 << 18)
         self.client = client
         node = "\(options.host):\(options.port)"
-        let barrierTopic = TopicScheme.operatorReply(clientID: options.clientID) + "/probe"
+        // motion-ctl/<client>/probe: the shipped ACL lets operator accounts write it (Deploy/mosquitto/acl), and it
+        // lies outside every reply topic (motion-ctl/<client>/reply/<device>), so a token is never read as a reply.
+        let barrierTopic = "motion-ctl/\(options.clientID)/probe"
         self.barrierTopic = barrierTopic
         let heard = self.heard
         let events = client.events
@@ -96,7 +98,7 @@ final class RetainedSnapshot: Sendable {
             guard ContinuousClock.now < deadline else {
                 throw SnapshotError(
                     description:
-                        "\(node) did not answer within \(timeout) s: is it running, and may this account read \(filters.prefix(4).joined(separator: ", "))\(filters.count > 4 ? ", …" : "")?"
+                        "\(node) did not answer within \(timeout) s: is it running, and may this account read \(filters.prefix(4).joined(separator: ", "))\(filters.count > 4 ? ", …" : "") and write \(barrier.topic) (Deploy/mosquitto/acl)?"
                 )
             }
             try await Task.sleep(for: .milliseconds(5))

@@ -79,9 +79,11 @@ struct WatchCommand: AsyncParsableCommand {
                 model.tick(now: t)
                 return model.render(now: t, width: width)
             }
-            // Home, each line followed by erase-to-end-of-line, then erase below: no flicker from a full clear.
+            // Home, each line (device text: through Printable, like --once) followed by erase-to-end-of-line, then
+            // erase below: no flicker from a full clear. Only the view's own escapes reach the terminal.
             print(
-                "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\n\u{1B}[J(q quits)",
+                "\u{1B}[H" + lines.map { Printable.text($0, limit: 4096) + "\u{1B}[K" }.joined(separator: "\n")
+                    + "\n\u{1B}[J(q quits)",
                 terminator: ""
             )
             fflush(nil)

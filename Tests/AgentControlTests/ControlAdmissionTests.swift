@@ -171,6 +171,18 @@ import Testing
             )
                 == .unauthorized
         )
+        // Refused for an untrusted key, the command's id comes back, so the operator's tool can say why.
+        if case .refused(let failure) = judge(
+            TestOperator.signed(
+                TestOperator.command("o2", "ping"),
+                counter: 1_763_700_000_000_008,
+                with: TestOperator.otherKey
+            )
+        ) {
+            #expect(failure.id == "o2" && failure.message.contains("does not trust"), "\(failure)")
+        } else {
+            Issue.record("a command signed with an untrusted key was not refused")
+        }
         // Out of order but within the remembered counters: still fresh.
         #expect(isAdmitted(judge(ping("s8", counter: 1_763_700_000_000_003))))
         #expect(isAdmitted(judge(ping("s9", counter: 1_763_700_000_000_009))))
@@ -206,5 +218,36 @@ import Testing
                 a.admit(ok, topic: "motion/dev1/control", retained: false, now: Self.now, clockSynchronized: true)
             )
         )
+    }
+
+    @Test func replayedSignedCommandsDoNotUseTheSignedBudget() {
+        var settings = ControlAdmission.Settings()
+        settings.keys = TestOperator.trust()
+        settings.ratePerSecond = 1
+        settings.burst = 3
+        settings.refusalsPerSecond = 1
+        settings.refusalBurst = 3
+        var a = ControlAdmission(settings: settings, now: Self.now)
+        func judge(_ payload: [UInt8]) -> ControlAdmission.Verdict {
+            a.admit(payload, topic: "motion/dev1/control", retained: false, now: Self.now, clockSynchronized: true)
+        }
+        let captured = TestOperator.signed(TestOperator.command("c", "ping"), counter: 1_763_700_000_000_001)
+        #expect(isAdmitted(judge(captured)))
+        // The captured command sent again and again, and its counter under other ids: none draws on the budget…
+        for i in 0..<100 {
+            _ = judge(captured)
+            _ = judge(TestOperator.signed(TestOperator.command("r\(i)", "ping"), counter: 1_763_700_000_000_001))
+        }
+        // …nor does a command refused for its age, once it was judged: its counter is used.
+        let old = TestOperator.signed(
+            TestOperator.command("old", "ping", timestamp: Self.now - 3600),
+            counter: 1_763_700_000_000_002
+        )
+        #expect(kind(judge(old)) == .expired)
+        for _ in 0..<100 { #expect(kind(judge(old)) != .expired) }
+        #expect(a.unansweredRefusals >= 190, "the replays were refused within the refusals' budget")
+        // Two tokens of three were taken (the first command, the expired one): the operator's next one passes.
+        let next = TestOperator.signed(TestOperator.command("next", "ping"), counter: 1_763_700_000_000_003)
+        #expect(isAdmitted(judge(next)), "a replay flood kept a signed command out")
     }
 }

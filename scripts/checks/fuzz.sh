@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
         *) die "unknown argument '$1': give --seconds N, --build-only or target names (ls Fuzz)" ;;
     esac
 done
-all=(FuzzControl FuzzSignedControl FuzzConfigYAML FuzzDesiredDocument FuzzRecordingCSV FuzzBinaryBatch FuzzIIOScan FuzzDurableLog)
+all=(FuzzControl FuzzSignedControl FuzzSignedEnvelope FuzzStrictJSON FuzzTrustedKeyFile FuzzConfigYAML FuzzDesiredDocument
+     FuzzRecordingCSV FuzzBinaryBatch FuzzIIOScan FuzzDurableLog)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 ensure_swift

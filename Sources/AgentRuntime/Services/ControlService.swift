@@ -57,6 +57,7 @@ final class ControlService: Service {
                 group.addTask { await self.republishStatusAfterFaults() }
                 group.addTask { await self.resubscribeDesiredAfterDrops() }
                 group.addTask { await self.reportInboundDrops() }
+                group.addTask { await self.republishOwedStatus() }
             }
         }
     }
@@ -80,6 +81,15 @@ final class ControlService: Service {
             }
             if outcome.stateChanged { status.publish(.online) }
             if Task.isCancelled { return }
+        }
+    }
+
+    /// Refused desired documents beyond the refusals' budget do not republish the status each; the last one's
+    /// report follows as soon as the budget allows, so the status never keeps an older refusal.
+    private func republishOwedStatus() async {
+        guard !desiredTopics.isEmpty else { return }
+        while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+            if control.owedStatusIsDue() { status.publishIfConnected() }
         }
     }
 

@@ -394,6 +394,27 @@ public enum StrictJSON {
 /// Text from the network made safe for a log line or a terminal: control characters (escape sequences among
 /// them) written as `\u{1B}`, and cut to `limit` characters with an ellipsis.
 public enum Printable {
+    /// JSON text (as JSONEncoder writes it) with every character a terminal would act on that JSON leaves raw —
+    /// DEL, C1 (CSI U+009B among them), line and paragraph separators, bidirectional overrides — written as
+    /// `\uXXXX`: the same JSON value, safe to print. (The encoder escapes C0 itself; these can stand only in
+    /// strings, so escaping them changes no value.)
+    public static func json(_ text: String) -> String {
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if isActedOn(scalar.value) {
+                out += String(format: "\\u%04x", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isActedOn(_ value: UInt32) -> Bool {
+        (0x7F...0x9F).contains(value) || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+
     public static func text(_ text: String, limit: Int = 128) -> String {
         var out = ""
         var count = 0
