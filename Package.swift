@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        // The Sparkplug B payload's runtime only: the generated code is committed (scripts/codegen/sparkplug), so
+        // the build never compiles protoc-gen-swift.
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
@@ -54,6 +57,19 @@ let package = Package(
         .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
         // Every payload's encoder and decoder (JSON, binary batches): the agent, sub, watch, the bench, tests.
         .target(name: "MotionWire", dependencies: ["AgentPorts", "MotionModel"], swiftSettings: strict),
+        // Sparkplug B 3.0 edge node, pure: payload schema (generated from Schema/sparkplug_b.proto), topics,
+        // the session state machine (bdSeq, seq, births and deaths, primary host STATE, rebirth, commands) and
+        // the allocation-free DDATA encoder. No MQTT and no clock of its own (docs/sparkplug.md).
+        .target(
+            name: "SparkplugB",
+            dependencies: [
+                "MotionModel",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Schema/sparkplug_b.proto"],
+            swiftSettings: strict
+        ),
         // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
         .target(name: "MotionHistory", dependencies: ["CSQLite", "MotionModel"], swiftSettings: strict),
         // config.yaml ⇄ the ports' types, with validation that names the key, the value and what is allowed.
@@ -157,6 +173,11 @@ let package = Package(
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
         .testTarget(name: "AgentPortsTests", dependencies: ["AgentPorts"], swiftSettings: strict),
         .testTarget(name: "MotionWireTests", dependencies: ["MotionWire"], swiftSettings: strict),
+        .testTarget(
+            name: "SparkplugBTests",
+            dependencies: ["SparkplugB", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
         .testTarget(
             name: "RecordingTests",
@@ -188,6 +209,13 @@ let package = Package(
             dependencies: [
                 "TestSupport", "AgentCore", "AgentConfig", "AgentPorts", "MotionWire", "Platform", "MosquittoTransport",
             ],
+            swiftSettings: strict
+        ),
+        // The Sparkplug edge node (SparkplugB, driven over MosquittoTransport) against an independent Sparkplug host
+        // (pysparkplug, clients/python) on a real mosquitto.
+        .testTarget(
+            name: "SparkplugIntegrationTests",
+            dependencies: ["SparkplugB", "MosquittoTransport", "AgentPorts", "TestSupport"],
             swiftSettings: strict
         ),
         // A Debian VM with the kernel's own IIO drivers (MOTION_AGENT_VM_TESTS=1; scripts/test.sh runs it alone).

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 ensure_swift
 ensure_debs
 ensure_python_venv  # exports MOTION_AGENT_PYTHON, which the schema end-to-end test runs its checker with
+ensure_sparkplug_venv  # exports MOTION_AGENT_SPARKPLUG_PYTHON, the pysparkplug host of SparkplugIntegrationTests
 
 log "checking the formatting (swift format lint --strict, rules in .swift-format)"
 swift format lint --strict -r Sources Tests Package.swift \
@@ -20,7 +21,7 @@ log "building (debug) with tests"
 swift build --build-tests
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
 # other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker, about a minute.
-integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|SystemTests)\.'
+integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|SparkplugIntegrationTests|SystemTests)\.'
 if [ "${1:-}" = "--unit" ]; then
     shift
     log "running the unit tests (the integration targets are left out: $integration)"
