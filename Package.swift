@@ -3,7 +3,7 @@ import PackageDescription
 
 // The layout follows CONTRIBUTING.md: a thin executable over library modules that own the work.
 // Adapters (IIOSensors, MosquittoTransport, Simulation, Recording, Platform) depend on AgentPorts, never on
-// AgentCore; the compiler keeps these arrows (README, "How it is built").
+// the pipeline, control or runtime; the compiler keeps these arrows (README, "How it is built").
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
         // What the core needs from the world (sensor source, broker, host system), the stream vocabulary and
-        // the topic scheme. Every adapter depends on this, never on AgentCore.
+        // the topic scheme. Every adapter depends on this, never on the pipeline, control or runtime.
         .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
         // Every payload's encoder and decoder (JSON, binary batches): the agent, sub, watch, the bench, tests.
         .target(name: "MotionWire", dependencies: ["AgentPorts", "MotionModel"], swiftSettings: strict),
@@ -78,12 +78,36 @@ let package = Package(
             dependencies: ["MotionModel", "AgentPorts", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
-        // Hub, streams, outbox, the control door and the services: pure Swift, no C.
+        // The pipeline: sensor hub, rate planning, the streams and their estimators, the outbox, the durable log
+        // and the publisher, and the controller that applies a configuration to them. Pure Swift, no C.
         .target(
-            name: "AgentCore",
+            name: "AgentPipeline",
+            dependencies: [
+                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The control door: admission (size, signature, rate), the command table, the configuration's layers
+        // (reconciler) and reloads. Everything that changes the running agent from outside enters here.
+        .target(
+            name: "AgentControl",
+            dependencies: [
+                "MotionModel", "AgentPorts", "MotionWire", "AgentConfig", "AgentPipeline", "MotionHistory",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Pure renderers of the agent's documents for other systems: Prometheus text, Home Assistant discovery.
+        .target(name: "Integrations", dependencies: ["AgentPorts", "MotionWire"], swiftSettings: strict),
+        // The running agent: its services (one ServiceGroup), the composition root (AgentBuilder), the
+        // connection supervisor, the status composer, metrics, history and the operator's reports.
+        .target(
+            name: "AgentRuntime",
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig", "MotionHistory",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "AgentPipeline", "AgentControl", "Integrations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -91,7 +115,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Adapters: each depends on AgentPorts, never on AgentCore.
+        // Adapters: each depends on AgentPorts, never on the pipeline, control or runtime.
         .target(
             name: "Platform",
             dependencies: ["AgentPorts", "CSystemClock"],
@@ -117,7 +141,8 @@ let package = Package(
         .executableTarget(
             name: "MotionAgentCLI",
             dependencies: [
-                "AgentCore", "AgentConfig", "AgentPorts", "MotionWire", "Platform", "Recording", "Simulation",
+                "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire", "Platform",
+                "Recording", "Simulation",
                 "IIOSensors", "MosquittoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -129,7 +154,8 @@ let package = Package(
         .executableTarget(
             name: "MotionBench",
             dependencies: [
-                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentCore", "AgentConfig",
+                "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentRuntime",
+                "AgentConfig",
                 "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
                 "Harness",
@@ -186,10 +212,17 @@ let package = Package(
         ),
         .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "AgentCoreTests",
-            dependencies: ["AgentCore", "Simulation", "TestSupport"],
+            name: "AgentPipelineTests",
+            dependencies: ["AgentPipeline", "Simulation", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "AgentControlTests",
+            dependencies: ["AgentControl", "AgentPipeline", "Simulation", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "IntegrationsTests", dependencies: ["Integrations", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AgentRuntimeTests", dependencies: ["AgentRuntime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
@@ -198,7 +231,7 @@ let package = Package(
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
         .testTarget(
             name: "BrokerIntegrationTests",
-            dependencies: ["MosquittoTransport", "AgentCore", "TestSupport"],
+            dependencies: ["MosquittoTransport", "AgentPipeline", "AgentRuntime", "Integrations", "TestSupport"],
             swiftSettings: strict
         ),
         // Real libiio on the fake IIO sysfs tree in a private mount namespace (root).
@@ -207,7 +240,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "AgentCore", "AgentConfig", "AgentPorts", "MotionWire", "Platform", "MosquittoTransport",
+                "TestSupport", "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts",
+                "MotionWire",
+                "Platform", "MosquittoTransport",
             ],
             swiftSettings: strict
         ),
@@ -228,14 +263,14 @@ let package = Package(
 // is set, which keeps them out of the normal build.
 if Context.environment["MOTION_AGENT_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("FuzzControl", ["AgentCore"]),
-        ("FuzzSignedControl", ["AgentCore"]),
+        ("FuzzControl", ["AgentControl"]),
+        ("FuzzSignedControl", ["AgentControl"]),
         ("FuzzConfigYAML", ["AgentConfig"]),
         ("FuzzDesiredDocument", ["AgentConfig"]),
         ("FuzzRecordingCSV", ["Recording"]),
         ("FuzzBinaryBatch", ["MotionWire"]),
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
-        ("FuzzDurableLog", ["AgentCore", .product(name: "Logging", package: "swift-log")]),
+        ("FuzzDurableLog", ["AgentPipeline", .product(name: "Logging", package: "swift-log")]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -1,4 +1,3 @@
-import AgentCore
 import CFuzzerDriver
 
 // One unsigned control message through the admission the control plane runs (rate limit, size, UTF-8, JSON

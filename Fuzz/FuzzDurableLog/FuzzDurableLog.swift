@@ -2,7 +2,7 @@ import CFuzzerDriver
 import Foundation
 import Logging
 
-@testable import AgentCore
+@testable import AgentPipeline
 
 // The durable outbox's recovery and record reader fed a corrupt segment, as a power cut or a bad flash block
 // leaves one: opening must cut a torn or corrupt tail off (never crash), every record handed out must be whole,

@@ -1,4 +1,3 @@
-import AgentCore
 import CFuzzerDriver
 
 // Signed control messages (`control.hmac_key_file`): the envelope, the base64 and hex decoding, the HMAC check,

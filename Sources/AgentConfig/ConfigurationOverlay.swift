@@ -104,8 +104,7 @@ public struct ConfigurationOverlay: Sendable, Equatable, Codable {
             problem: known
                 ? "cannot change while the agent runs (set it in config.yaml and restart the agent)"
                 : "is not a key a desired document or command can set",
-            allowed: "streams.<stream>.enabled, rate_hz, qos, retain, durable, expiry_s, batch, encoding, "
-                + "streams.device-motion.reference_frame, reference_attitude, metrics.interval_s",
+            allowed: ConfigurationSchema.runtimeKeysText,
             line: line,
             file: source
         )

@@ -1,3 +1,5 @@
+import AgentPorts
+
 extension ConfigurationSchema {
     /// The part of the configuration that may change while the agent runs: what a desired document or a
     /// command may set. Every stream's settings (device motion's reference frame among them) and the metrics
@@ -67,5 +69,71 @@ extension ConfigurationField {
         case .text(let text), .plain(let text): return text
         case .null: return nil
         }
+    }
+}
+
+extension ConfigurationSchema {
+    /// What `effectiveYAML()` would write for the field, for comparing two configurations key by key.
+    static func rendered(_ field: ConfigurationField, of configuration: AgentConfiguration) -> [RenderedScalar] {
+        switch field.value {
+        case .scalar(_, let render): [render(configuration)]
+        case .list(_, let render): render(configuration)
+        }
+    }
+
+    /// Every key path of config.yaml with its field, in schema order.
+    static var allFields: [(keyPath: String, field: ConfigurationField)] {
+        var found: [(String, ConfigurationField)] = []
+        func visit(_ items: [Item], prefix: String) {
+            for item in items {
+                let path = prefix.isEmpty ? item.key : prefix + "." + item.key
+                switch item.entry {
+                case .section(let children): visit(children, prefix: path)
+                case .field(let field): found.append((path, field))
+                }
+            }
+        }
+        visit(root, prefix: "")
+        return found
+    }
+}
+
+extension AgentConfiguration {
+    /// What of `self` differs from `running` but applies only at the next start: every key outside the runtime
+    /// part of the schema (`ConfigurationSchema.runtime`) whose value changed, named by its section
+    /// (`mqtt`, `source`) or, in a section that also has runtime keys, by its key path
+    /// (`metrics.prometheus_file`) — so the list follows the schema as keys are added.
+    public func restartRequired(from running: AgentConfiguration) -> [String] {
+        let runtimeSections = Set(ConfigurationSchema.runtimeKeyPaths.map { String($0.prefix { $0 != "." }) })
+        var names: [String] = []
+        for (keyPath, field) in ConfigurationSchema.allFields
+        where ConfigurationSchema.runtimeField(at: keyPath) == nil
+            && ConfigurationSchema.rendered(field, of: self) != ConfigurationSchema.rendered(field, of: running)
+        {
+            let section = String(keyPath.prefix { $0 != "." })
+            let name = runtimeSections.contains(section) ? keyPath : section
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+}
+
+extension ConfigurationSchema {
+    /// The runtime keys in words, for the error that refuses another key: the keys every stream has, then each
+    /// stream's own, then the rest (`streams.<stream>.enabled, rate_hz, …, streams.device-motion.reference_frame,
+    /// reference_attitude, metrics.interval_s`).
+    static var runtimeKeysText: String {
+        var common: [String] = []
+        for descriptor in StreamDescriptor.table {
+            for key in descriptor.settingKeys where !descriptor.extraSettings.contains(key) && !common.contains(key) {
+                common.append(key)
+            }
+        }
+        var parts = ["streams.<stream>." + common.joined(separator: ", ")]
+        for descriptor in StreamDescriptor.table where !descriptor.extraSettings.isEmpty {
+            parts.append("streams.\(descriptor.name.rawValue)." + descriptor.extraSettings.joined(separator: ", "))
+        }
+        parts += runtimeKeyPaths.filter { !$0.hasPrefix("streams.") }
+        return parts.joined(separator: ", ")
     }
 }

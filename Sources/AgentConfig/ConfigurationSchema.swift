@@ -328,48 +328,7 @@ enum ConfigurationSchema {
                     ),
                 ]
             ),
-            .section(
-                "streams",
-                StreamName.allCases.map { name in
-                    .section(
-                        name.rawValue,
-                        [
-                            .field("enabled", .flag(\.[stream: name].enabled)),
-                            .field(
-                                "rate_hz",
-                                .number(\.[stream: name].rateHz, allowed: "a number > 0 and ≤ 1000 (Hz)") {
-                                    $0 > 0 && $0 <= 1000
-                                }
-                            ),
-                            .field("qos", .integer(\.[stream: name].qos, range: 0...2)),
-                            .field("retain", .flag(\.[stream: name].retain)),
-                            .field("durable", .flag(\.[stream: name].durable)),
-                            .field(
-                                "expiry_s",
-                                .optionalInteger(
-                                    \.[stream: name].expirySeconds,
-                                    range: 1...StreamSettings.maximumExpirySeconds,
-                                    unit: "seconds, the MQTT 5 Message Expiry Interval",
-                                    none: "messages that never expire"
-                                )
-                            ),
-                        ]
-                            + (name.canBatch
-                                ? [
-                                    .field("batch", .integer(\.[stream: name].batch, range: 1...1000, unit: "samples")),
-                                    .field("encoding", .choice(\.[stream: name].encoding)),
-                                ] : [])
-                            + (name == .deviceMotion
-                                ? [
-                                    .field("reference_frame", .choice(\.deviceMotion.referenceFrame)),
-                                    .field(
-                                        "reference_attitude",
-                                        .referenceAttitude(\.deviceMotion.referenceAttitude)
-                                    ),
-                                ] : [])
-                    )
-                }
-            ),
+            .section("streams", StreamDescriptor.table.map(streamSection)),
             .section(
                 "pedometer",
                 [
@@ -440,6 +399,45 @@ enum ConfigurationSchema {
                 ]
             ),
         ]
+    }
+
+    /// `streams.<name>`: the keys its descriptor lists (`StreamDescriptor.settingKeys`), in that order.
+    static func streamSection(_ descriptor: StreamDescriptor) -> Item {
+        .section(
+            descriptor.name.rawValue,
+            descriptor.settingKeys.map { key in
+                guard let field = streamField(key, descriptor.name) else {
+                    // A key a descriptor names must have a field here: StreamDescriptorTests checks every one.
+                    preconditionFailure("streams.\(descriptor.name.rawValue).\(key) has no field in the config schema")
+                }
+                return .field(key, field)
+            }
+        )
+    }
+
+    /// The field of one key of `streams.<name>`; nil for a key no stream has.
+    static func streamField(_ key: String, _ name: StreamName) -> ConfigurationField? {
+        switch key {
+        case "enabled": .flag(\.[stream: name].enabled)
+        case "rate_hz":
+            .number(\.[stream: name].rateHz, allowed: "a number > 0 and ≤ 1000 (Hz)") { $0 > 0 && $0 <= 1000 }
+        case "qos": .integer(\.[stream: name].qos, range: 0...2)
+        case "retain": .flag(\.[stream: name].retain)
+        case "durable": .flag(\.[stream: name].durable)
+        case "expiry_s":
+            .optionalInteger(
+                \.[stream: name].expirySeconds,
+                range: 1...StreamSettings.maximumExpirySeconds,
+                unit: "seconds, the MQTT 5 Message Expiry Interval",
+                none: "messages that never expire"
+            )
+        case "batch": .integer(\.[stream: name].batch, range: 1...1000, unit: "samples")
+        case "encoding": .choice(\.[stream: name].encoding)
+        // Device motion's own: they live outside the stream's settings, in `deviceMotion`.
+        case "reference_frame": .choice(\.deviceMotion.referenceFrame)
+        case "reference_attitude": .referenceAttitude(\.deviceMotion.referenceAttitude)
+        default: nil
+        }
     }
 
     /// An IIO device id or driver name: sysfs names hold no spaces, slashes or `=`.

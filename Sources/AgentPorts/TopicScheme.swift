@@ -27,12 +27,9 @@ public struct TopicScheme: Sendable, Hashable {
 
     /// What a topic under the root carries.
     public enum Subject: Sendable, Hashable {
-        /// `{root}/accelerometer`, `{root}/device-motion`, … — one name everywhere: config key, topic, command.
-        case stream(StreamName)
-        /// `{root}/pedometer/events`: pause and resume.
-        case pedometerEvents
-        /// `{root}/altimeter/absolute`: altitude above sea level.
-        case absoluteAltitude
+        /// A stream topic (`{root}/device-motion`, `{root}/pedometer/events`, …): its payload, whose stream
+        /// descriptor names the path.
+        case payload(PayloadKind)
         /// Retained birth and will: `online` / `offline` with the agent's state.
         case status
         /// The agent's health report (`metrics.interval_s`): QoS 0, not retained.
@@ -46,12 +43,13 @@ public struct TopicScheme: Sendable, Hashable {
         /// broker has handed over every retained desired document (it handles one client's packets in order).
         case desiredProbe
 
+        /// A stream's own topic: one name everywhere, config key, topic, command.
+        public static func stream(_ name: StreamName) -> Subject { .payload(name.descriptor.primary.payload) }
+
         /// The topic's levels after the root.
         public var path: String {
             switch self {
-            case .stream(let name): name.rawValue
-            case .pedometerEvents: StreamName.pedometer.rawValue + "/events"
-            case .absoluteAltitude: StreamName.altimeter.rawValue + "/absolute"
+            case .payload(let kind): kind.topic.path
             case .status: "status"
             case .metrics: "metrics"
             case .control: "control"
@@ -61,11 +59,10 @@ public struct TopicScheme: Sendable, Hashable {
             }
         }
 
-        /// Every subject, streams first.
+        /// Every subject, stream topics first.
         public static let all: [Subject] =
-            StreamName.allCases.map { .stream($0) } + [
-                .pedometerEvents, .absoluteAltitude, .status, .metrics, .control, .controlReply, .desired,
-                .desiredProbe,
+            StreamDescriptor.allTopics.map { .payload($0.payload) } + [
+                .status, .metrics, .control, .controlReply, .desired, .desiredProbe,
             ]
 
         /// The subject whose path is `path`, if any.
@@ -79,8 +76,8 @@ public struct TopicScheme: Sendable, Hashable {
     /// `{root}/path`, for levels given by an operator (`motion-agent sub --stream`).
     public func topic(path: String) -> String { "\(root)/\(path)" }
     public func stream(_ name: StreamName) -> String { topic(.stream(name)) }
-    public var pedometerEvents: String { topic(.pedometerEvents) }
-    public var absoluteAltitude: String { topic(.absoluteAltitude) }
+    /// The topic of a stream's payload, its own or one it derives.
+    public func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
     public var status: String { topic(.status) }
     public var metrics: String { topic(.metrics) }
     public var control: String { topic(.control) }

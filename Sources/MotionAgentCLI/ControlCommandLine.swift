@@ -1,10 +1,13 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import Foundation
 import Logging
 import MosquittoTransport
+import MotionWire
 
 /// `motion-agent ctl`: publishes one command to a device, a group or the fleet and prints the replies.
 struct ControlCommandLine: AsyncParsableCommand {
@@ -103,6 +106,8 @@ struct ControlCommandLine: AsyncParsableCommand {
         }
 
         let single = device != nil
+        // Validated by ControlCommandDescriptor.object above: the command exists.
+        let shape = ControlCommandDescriptor.named(command)?.result ?? .status
         let (replies, allOK) = await withTaskGroup(of: (Int, Bool)?.self) { tasks in
             tasks.addTask {
                 try? await Task.sleep(for: .seconds(timeout))
@@ -114,7 +119,7 @@ struct ControlCommandLine: AsyncParsableCommand {
                 // Ends when the timeout cancels this task (the event stream finishes on cancellation).
                 for await event in client.events {
                     guard case .message(let m) = event,
-                        let reply = try? ControlReply.decode(m.payload, command: command),
+                        let reply = try? ControlReply.decode(m.payload, shape: shape),
                         reply.id == id
                     else { continue }
                     replies += 1

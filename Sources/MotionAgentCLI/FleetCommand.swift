@@ -1,5 +1,4 @@
 import AgentConfig
-import AgentCore
 import AgentPorts
 import ArgumentParser
 import Foundation

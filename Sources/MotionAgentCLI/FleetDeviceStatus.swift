@@ -1,7 +1,10 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
+import MotionWire
 
 /// One device's row in `motion-agent fleet status`, from its retained status.
 struct FleetDeviceStatus: Codable {

@@ -1,8 +1,11 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import Foundation
+import MotionWire
 
 /// Read-modify-write of one layer's retained document: version + 1, published retained; refused when another
 /// document appears on the topic meanwhile; then, with `--wait`, waits for the devices to report it.

@@ -1,10 +1,13 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import Foundation
 import Logging
 import MotionModel
+import MotionWire
 import Recording
 
 /// `motion-agent process`: the live estimators over a recording, as fast as possible.

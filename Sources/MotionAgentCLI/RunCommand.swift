@@ -1,10 +1,13 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import Foundation
 import Logging
 import MosquittoTransport
+import MotionWire
 import Platform
 import ServiceLifecycle
 

@@ -1,5 +1,4 @@
 import AgentConfig
-import AgentCore
 import AgentPorts
 import Foundation
 import IIOSensors

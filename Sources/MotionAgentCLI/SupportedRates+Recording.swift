@@ -1,4 +1,3 @@
-import AgentCore
 import AgentPorts
 
 extension SupportedRates {

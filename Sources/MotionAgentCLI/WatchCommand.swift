@@ -1,4 +1,3 @@
-import AgentCore
 import AgentPorts
 import ArgumentParser
 import Foundation

@@ -73,14 +73,8 @@ extension BatchedStreams {
                 directory: broker.directory
             ),
             streams: [
-                ("accelerometer", stream(streams[0], batch: variant.batches[0])),
-                ("gyroscope", "{enabled: false}"),
-                ("magnetometer", "{enabled: false}"),
-                ("device-motion", stream(streams[1], batch: variant.batches[1], extra: motionFrame)),
-                ("pedometer", "{enabled: false}"),
-                ("activity", "{enabled: false}"),
-                ("altimeter", "{enabled: false}"),
-                ("submersion", "{enabled: false}"),
+                .accelerometer: stream(streams[0], batch: variant.batches[0]),
+                .deviceMotion: stream(streams[1], batch: variant.batches[1], extra: motionFrame),
             ]
         )
         let process = try AgentProcess(agent: settings.agent, configPath: try configuration.write())

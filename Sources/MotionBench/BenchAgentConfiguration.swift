@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 import Recording
 import Simulation
@@ -20,8 +21,9 @@ struct BenchAgentConfiguration {
     var port: Int
     var logLevel = "info"
     var input: Input
-    /// Each stream's config key and its settings as a YAML flow mapping, in the order written.
-    var streams: [(name: String, settings: String)]
+    /// The streams the run uses, each with its settings as a YAML flow mapping; every other stream of the table
+    /// is written switched off, so a stream added to the agent stays out of the measure until a bench asks for it.
+    var streams: [StreamName: String]
 
     var path: String { directory + "/config.yaml" }
 
@@ -39,8 +41,13 @@ struct BenchAgentConfiguration {
             ["device:", "  id: \(device)", "agent:", "  state_dir: \(directory)/state", "  log_level: \(logLevel)"]
             + ["source:"] + source
             + ["mqtt:", "  host: 127.0.0.1", "  port: \(port)", "control:", "  persist: false", "streams:"]
-            + streams.map { "  \($0.name): \($0.settings)" }
+            + Self.streamLines(streams)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `streams:`'s lines: every stream of the table, in its order, with `settings` or switched off.
+    static func streamLines(_ settings: [StreamName: String]) -> [String] {
+        StreamDescriptor.table.map { "  \($0.name.rawValue): \(settings[$0.name] ?? "{enabled: false}")" }
     }
 
     /// Writes config.yaml and creates the state directory; returns the config's path.

@@ -1,11 +1,13 @@
 import AgentConfig
-import AgentCore
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import Foundation
 import Harness
 import Logging
 import MosquittoTransport
+import MotionWire
 import Platform
 import Simulation
 

@@ -1,3 +1,4 @@
+import AgentPorts
 import Foundation
 import Harness
 
@@ -15,8 +16,8 @@ enum LowRateBenchAgent {
     ) throws -> AgentProcess {
         let state = directory + "/" + device
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let disabled = ["gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter"]
-            .map { "  \($0): {enabled: false}" }.joined(separator: "\n")
+        let streams = BenchAgentConfiguration.streamLines([.accelerometer: "{enabled: true, rate_hz: 1}"])
+            .joined(separator: "\n")
         let config = """
             device:
               id: \(device)
@@ -30,8 +31,7 @@ enum LowRateBenchAgent {
             \(mqtt.map { "  " + $0 }.joined(separator: "\n"))
             \(extra)
             streams:
-              accelerometer: {enabled: true, rate_hz: 1}
-            \(disabled)
+            \(streams)
             metrics:
               interval_s: 0
             """

@@ -1,11 +1,13 @@
 import AgentConfig
-import AgentCore
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import CBenchSupport
 import Foundation
 import Logging
 import MotionModel
+import MotionWire
 import Simulation
 import Synchronization
 

@@ -1,11 +1,13 @@
-import AgentCore
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import ArgumentParser
 import CBenchSupport
 import Foundation
 import Harness
 import Logging
 import MosquittoTransport
+import MotionWire
 
 /// Messages/s into a real mosquitto on loopback, 200-byte payloads, QoS 0 and 1: the agent's path (Outbox →
 /// OutboxPublisher → MosquittoClient, wired as AgentBuilder wires them) against a bare libmosquitto publisher

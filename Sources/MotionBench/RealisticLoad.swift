@@ -96,8 +96,8 @@ struct RealisticLoad: AsyncParsableCommand {
         let subscriber = try BareSubscriber(host: broker.host, port: broker.port, clientID: "bench-load-counter")
         let scheme = TopicScheme(template: TopicSettings().root, device: device)
         let streams: [StreamName] = [.accelerometer, .gyroscope, .deviceMotion, .pedometer, .activity, .altimeter]
-        for topic in streams.map(scheme.stream) + [scheme.pedometerEvents, scheme.absoluteAltitude] {
-            try subscriber.subscribe(topic, qos: 1)
+        for topic in StreamDescriptor.allTopics where streams.contains(topic.stream) {
+            try subscriber.subscribe(scheme.topic(topic.payload), qos: 1)
         }
         let source: BenchAgentConfiguration.Input
         if input == "iio" {
@@ -112,17 +112,13 @@ struct RealisticLoad: AsyncParsableCommand {
             port: broker.port,
             input: source,
             streams: [
-                ("accelerometer", "{enabled: true, rate_hz: 100, qos: 0, retain: false}"),
-                ("gyroscope", "{enabled: true, rate_hz: 100, qos: 0, retain: false}"),
-                ("magnetometer", "{enabled: false, rate_hz: 25, qos: 0, retain: false}"),
-                (
-                    "device-motion",
-                    "{enabled: true, rate_hz: 100, qos: 0, retain: false, reference_frame: xMagneticNorthZVertical}"
-                ),
-                ("pedometer", "{enabled: true, rate_hz: 1, qos: 1, retain: true}"),
-                ("activity", "{enabled: true, rate_hz: 1, qos: 1, retain: true}"),
-                ("altimeter", "{enabled: true, rate_hz: 1, qos: 0, retain: false}"),
-                ("submersion", "{enabled: false, rate_hz: 1, qos: 1, retain: true}"),
+                .accelerometer: "{enabled: true, rate_hz: 100, qos: 0, retain: false}",
+                .gyroscope: "{enabled: true, rate_hz: 100, qos: 0, retain: false}",
+                .deviceMotion:
+                    "{enabled: true, rate_hz: 100, qos: 0, retain: false, reference_frame: xMagneticNorthZVertical}",
+                .pedometer: "{enabled: true, rate_hz: 1, qos: 1, retain: true}",
+                .activity: "{enabled: true, rate_hz: 1, qos: 1, retain: true}",
+                .altimeter: "{enabled: true, rate_hz: 1, qos: 0, retain: false}",
             ]
         )
         let configPath = try configuration.write()

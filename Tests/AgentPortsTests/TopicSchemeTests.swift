@@ -7,8 +7,8 @@ import Testing
 
     @Test func everySubjectHasItsTopicAndIsFoundFromIt() {
         #expect(topics.root == "motion/imu-7")
-        #expect(topics.pedometerEvents == "motion/imu-7/pedometer/events")
-        #expect(topics.absoluteAltitude == "motion/imu-7/altimeter/absolute")
+        #expect(topics.topic(.pedometerEvents) == "motion/imu-7/pedometer/events")
+        #expect(topics.topic(.absoluteAltitude) == "motion/imu-7/altimeter/absolute")
         #expect(topics.controlReply == "motion/imu-7/control/reply")
         #expect(topics.everything == "motion/imu-7/#")
         #expect(Set(TopicScheme.Subject.all.map(topics.topic)).count == TopicScheme.Subject.all.count)

@@ -1,8 +1,11 @@
-import AgentCore
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
+import Integrations
 import Logging
 import MosquittoTransport
+import MotionWire
 import Synchronization
 import TestSupport
 import Testing

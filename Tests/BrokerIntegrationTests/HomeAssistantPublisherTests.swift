@@ -1,9 +1,12 @@
 import AgentConfig
-import AgentCore
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
+import Integrations
 import Logging
 import MosquittoTransport
+import MotionWire
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,9 @@
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
+import MotionWire
 import TestSupport
 import Testing
 

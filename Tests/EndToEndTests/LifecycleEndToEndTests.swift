@@ -1,7 +1,10 @@
 import AgentConfig
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
+import MotionWire
 import TestSupport
 import Testing
 

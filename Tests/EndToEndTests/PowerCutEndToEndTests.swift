@@ -1,6 +1,9 @@
-import AgentCore
+import AgentControl
+import AgentPipeline
+import AgentRuntime
 import Foundation
 import Logging
+import MotionWire
 import TestSupport
 import Testing
 

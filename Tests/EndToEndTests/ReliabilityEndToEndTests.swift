@@ -1,7 +1,10 @@
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
 import Logging
+import MotionWire
 import Platform
 import TestSupport
 import Testing

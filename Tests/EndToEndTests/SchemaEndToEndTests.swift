@@ -1,5 +1,7 @@
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
 import MotionModel
 import MotionWire

@@ -1,7 +1,10 @@
-import AgentCore
+import AgentControl
+import AgentPipeline
 import AgentPorts
+import AgentRuntime
 import Foundation
 import MosquittoTransport
+import MotionWire
 import Synchronization
 import TestSupport
 import Testing

@@ -1,0 +1,255 @@
+import AgentConfig
+import AgentPipeline
+import AgentPorts
+import Foundation
+import Logging
+import MotionWire
+import Synchronization
+
+/// The runtime configuration's layers behind the control door — config.yaml, the fleet's, groups' and device's
+/// desired documents, command overrides — and what is kept of them in the state directory. Every change
+/// computes a candidate, hands its effective configuration to `apply` (the controller, which changes only what
+/// differs), and commits only when that succeeded: a document or command the hardware refuses leaves the
+/// previous state in force. Only ControlPlane calls it, inside its door, so changes never interleave.
+public final class ConfigurationReconciler: Sendable {
+    private struct State {
+        var layers: ConfigurationLayers
+        var refused: ConfigurationStatus.Refusal?
+        var ignored: ConfigurationStatus.Refusal?
+    }
+
+    /// What became of a desired document.
+    public enum DocumentOutcome: Sendable, Equatable {
+        case applied(version: Int?, supersededCommands: [String])
+        case unchanged
+        case stale(version: Int, inForce: Int)
+        case refused(String)
+    }
+
+    private let state: Mutex<State>
+    private let store: DesiredStateStore?
+    private let logger: Logger
+
+    /// Builds the layers from config.yaml and what the state directory kept (`store`, nil when
+    /// `control.persist` is off), migrating round one's `streams.json` once. Problems with kept files are
+    /// logged; the agent starts with what is usable.
+    public init(base: AgentConfiguration, store: DesiredStateStore?, now: Double, logger: Logger) {
+        self.store = store
+        self.logger = logger
+        var layers = ConfigurationLayers(base: base)
+        if let store {
+            let kept = store.load(layers: layers.order)
+            for problem in kept.problems { logger.error("\(problem)") }
+            layers = ConfigurationLayers(base: base, documents: kept.documents, overrides: kept.overrides)
+            if let (legacy, problems) = store.migrateLegacyStreams(base: base) {
+                for problem in problems { logger.warning("\(problem)") }
+                do {
+                    try layers.command(legacy, id: "streams.json", time: now, source: "streams.json")
+                    logger.notice(
+                        "migrated round one's streams.json: \(legacy.keyPaths.count) setting(s) that differ from config.yaml are now command overrides (\(legacy.keyPaths.joined(separator: ", "))); every other key follows config.yaml and the desired layers"
+                    )
+                } catch {
+                    logger.error("streams.json could not be migrated (\(error)): its settings are dropped")
+                }
+                Self.save(overrides: layers.overrides, to: store, logger: logger)
+            }
+        }
+        state = Mutex(State(layers: layers))
+        let applied = layers.order.compactMap { layer in layers.documents[layer].map { "\(layer) v\($0.version)" } }
+        if !applied.isEmpty || !layers.overrides.isEmpty {
+            logger.info(
+                "desired state kept from the last run: \(applied.isEmpty ? "no documents" : applied.joined(separator: ", ")); \(layers.overrides.count) command override(s)"
+            )
+        }
+    }
+
+    /// The layers with a desired document in force, and its version.
+    public var documentVersions: [ConfigurationLayer: Int] {
+        state.withLock { $0.layers.documents.mapValues(\.version) }
+    }
+
+    /// The configuration to run: config.yaml with every layer on top.
+    public var effective: AgentConfiguration { state.withLock { $0.layers.resolve().configuration } }
+
+    /// A command's settings (key path → value as text), on top of every layer. Throws, changing nothing, when
+    /// a value is not allowed (the config schema's error) or `apply` refuses the result.
+    public func command(
+        _ written: [String: String],
+        id: String,
+        time: Double,
+        apply: (AgentConfiguration) throws -> Void
+    ) throws {
+        let source = "command \(id)"
+        let settings: ConfigurationOverlay
+        do {
+            settings = try ConfigurationOverlay(validating: written, source: source)
+        } catch {
+            throw ControlFailure(.malformed, "\(error)")
+        }
+        try change { layers in
+            do {
+                try layers.command(settings, id: id, time: time, source: source)
+            } catch {
+                throw ControlFailure(.conflict, "\(error)")
+            }
+        } apply: { layers in
+            try apply(layers.resolve().configuration)
+            if let store { Self.save(overrides: layers.overrides, to: store, logger: logger) }
+        }
+    }
+
+    /// config.yaml as read again (SIGHUP, reload-config). Returns the command overrides it superseded.
+    public func reload(_ base: AgentConfiguration, apply: (AgentConfiguration) throws -> Void) throws -> [String] {
+        var superseded: [String] = []
+        try change { layers in
+            do {
+                superseded = try layers.replaceBase(base, source: "config.yaml")
+            } catch {
+                throw ControlFailure(.conflict, "\(error)")
+            }
+        } apply: { layers in
+            try apply(layers.resolve().configuration)
+            if let store, !superseded.isEmpty { Self.save(overrides: layers.overrides, to: store, logger: logger) }
+        }
+        return superseded
+    }
+
+    /// A layer's retained document as it arrived (`payload` empty: the document was cleared). `verify` opens a
+    /// signed envelope (nil when signing is off). Refusals are logged and kept for the status.
+    public func receive(
+        _ payload: [UInt8],
+        for layer: ConfigurationLayer,
+        topic: String,
+        now: Double,
+        verify: (([UInt8]) -> Result<[UInt8], ControlFailure>)?,
+        apply: (AgentConfiguration) throws -> Void
+    ) -> DocumentOutcome {
+        var document: DesiredDocument?
+        if !payload.isEmpty {
+            var bytes = payload
+            if let verify {
+                switch verify(payload) {
+                case .success(let opened): bytes = opened
+                case .failure(let failure): return refuse(layer, version: nil, failure.message, topic: topic, now: now)
+                }
+            }
+            do {
+                document = try DesiredDocument.decode(bytes, source: topic)
+            } catch {
+                return refuse(layer, version: nil, "\(error)", topic: topic, now: now)
+            }
+        }
+        var outcome = DocumentOutcome.unchanged
+        do {
+            try change { layers in
+                switch layers.receive(document, for: layer, source: topic) {
+                case .applied(let superseded):
+                    outcome = .applied(version: document?.version, supersededCommands: superseded)
+                case .unchanged:
+                    outcome = .unchanged
+                case .stale(let inForce):
+                    outcome = .stale(version: document?.version ?? 0, inForce: inForce)
+                case .refused(let error):
+                    throw ControlFailure(.conflict, "\(error)")
+                }
+            } apply: { layers in
+                guard case .applied(_, let superseded) = outcome else { return }
+                try apply(layers.resolve().configuration)
+                if let store {
+                    do {
+                        try store.save(payload.isEmpty ? nil : payload, for: layer)
+                    } catch {
+                        logger.error(
+                            "cannot keep \(layer)'s desired document in \(store.directory): \(error) — it applies now, but a restart without the broker falls back to the previous one; make agent.state_dir writable"
+                        )
+                    }
+                    if !superseded.isEmpty { Self.save(overrides: layers.overrides, to: store, logger: logger) }
+                }
+            }
+        } catch let failure as ControlFailure {
+            return refuse(layer, version: document?.version, failure.message, topic: topic, now: now)
+        } catch {
+            return refuse(layer, version: document?.version, "\(error)", topic: topic, now: now)
+        }
+        switch outcome {
+        case .applied(let version, let superseded):
+            let what = version.map { "v\($0) applied" } ?? "removed"
+            let supersedes =
+                superseded.isEmpty
+                ? "" : "; it supersedes the command overrides of \(superseded.joined(separator: ", "))"
+            logger.notice("\(layer) desired state \(what) from \(topic)\(supersedes)")
+        case .stale(let version, let inForce):
+            let reason = "v\(version) is older than v\(inForce) in force: ignored (publish a version above \(inForce))"
+            logger.warning("\(layer) desired state from \(topic): \(reason)")
+            state.withLock {
+                $0.ignored = ConfigurationStatus.Refusal(layer: "\(layer)", version: version, reason: reason, time: now)
+            }
+        case .unchanged, .refused:
+            break
+        }
+        return outcome
+    }
+
+    /// The status document's account of the configuration; `notes` adds what the hardware made of a value.
+    public func status(notes: [String: String] = [:]) -> ConfigurationStatus {
+        state.withLock { s in
+            let resolution = s.layers.resolve()
+            var settings: [String: ConfigurationStatus.Setting] = [:]
+            for entry in resolution.entries {
+                settings[entry.keyPath] = ConfigurationStatus.Setting(
+                    value: entry.value,
+                    source: "\(entry.source)",
+                    note: notes[entry.keyPath]
+                )
+            }
+            var desired: [String: Int] = [:]
+            for layer in s.layers.order {
+                if let document = s.layers.documents[layer] { desired["\(layer)"] = document.version }
+            }
+            return ConfigurationStatus(
+                groups: s.layers.base.control.groups,
+                desired: desired,
+                refused: s.refused,
+                ignored: s.ignored,
+                settings: settings
+            )
+        }
+    }
+
+    /// config.yaml as last read.
+    public var base: AgentConfiguration { state.withLock { $0.layers.base } }
+
+    private func change(
+        _ edit: (inout ConfigurationLayers) throws -> Void,
+        apply: (ConfigurationLayers) throws -> Void
+    ) throws {
+        var candidate = state.withLock { $0.layers }
+        try edit(&candidate)
+        try apply(candidate)
+        state.withLock { $0.layers = candidate }
+    }
+
+    private func refuse(
+        _ layer: ConfigurationLayer,
+        version: Int?,
+        _ reason: String,
+        topic: String,
+        now: Double
+    ) -> DocumentOutcome {
+        logger.error("\(layer) desired state from \(topic) refused, the previous state stays in force: \(reason)")
+        state.withLock {
+            $0.refused = ConfigurationStatus.Refusal(layer: "\(layer)", version: version, reason: reason, time: now)
+        }
+        return .refused(reason)
+    }
+
+    private static func save(overrides: [String: RuntimeOverride], to store: DesiredStateStore, logger: Logger) {
+        do {
+            try store.save(overrides: overrides)
+        } catch {
+            logger.error(
+                "cannot keep the command overrides in \(store.directory): \(error) — they apply now but not after a restart; make agent.state_dir writable"
+            )
+        }
+    }
+}

@@ -1,0 +1,487 @@
+import AgentConfig
+import AgentPipeline
+import AgentPorts
+import Foundation
+import MotionHistory
+import MotionModel
+import MotionWire
+
+/// One command, whole: its name, its help, how its arguments are read and what it does. `table` is the only
+/// list of commands; the agent's parser and dispatcher and `motion-agent ctl`'s help and validation read it.
+public struct ControlCommandDescriptor: Sendable {
+    public let name: String
+    /// One short line for help (under 60 characters, so help never wraps it): what the command does.
+    public let summary: String
+    /// The arguments it accepts, in words (also quoted when an argument is refused).
+    public let arguments: String
+    /// `key=value` argument lists as `motion-agent ctl` takes them, together showing every argument; each must
+    /// parse (tested).
+    public let examples: [String]
+    /// The shape of its result in the reply.
+    public let result: ControlResult.Shape
+    /// Whether applying it changes what the retained status shows.
+    public let changesState: Bool
+    let parse: @Sendable (inout Arguments) -> Result<ControlCommand, ControlFailure>
+    let handle: @Sendable (ControlCommand, ControlContext) throws -> ControlResult
+
+    public static func named(_ name: String) -> ControlCommandDescriptor? {
+        table.first { $0.name == name }
+    }
+
+    public static var names: [String] { table.map(\.name) }
+
+    /// The highest rate a command may ask for, Hz: config.yaml's limit for `streams.<stream>.rate_hz` (the
+    /// config schema checks it, whichever door a value comes through). The hardware clamps further.
+    public static let maximumRateHz = 1000.0
+
+    /// The config schema's refusal of `streams.<stream>.<key>: value`, as a bad command.
+    static func schemaProblem(_ stream: StreamName, _ key: String, _ value: String) -> ControlFailure? {
+        do {
+            _ = try ConfigurationOverlay(validating: ["streams.\(stream.rawValue).\(key)": value], source: "command")
+            return nil
+        } catch {
+            return ControlFailure(.malformed, "\(error)")
+        }
+    }
+
+    /// Help for every command: its summary, then its examples as `motion-agent ctl` takes them, each line short
+    /// enough that help does not wrap it.
+    public static var helpText: String {
+        table.map { d in
+            (["  \(d.name) — \(d.summary)"]
+                + d.examples.map { $0.isEmpty ? "      \(d.name)" : "      \(d.name) \($0)" })
+                .joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The JSON object of a command written as `ctl` takes it: `key=value` pairs, where numbers and
+    /// true/false become JSON numbers and booleans.
+    public static func object(
+        id: String,
+        command: String,
+        pairs: [String],
+        timestamp: Double?
+    ) throws(ControlFailure) -> [String: Any] {
+        var object: [String: Any] = ["id": id, "command": command]
+        if let timestamp { object["timestamp"] = timestamp }
+        for pair in pairs {
+            guard let eq = pair.firstIndex(of: "=") else {
+                throw ControlFailure(.malformed, "argument '\(pair)' is not key=value, e.g. stream=gyroscope")
+            }
+            let key = String(pair[..<eq])
+            let value = String(pair[pair.index(after: eq)...])
+            if value == "true" || value == "false" {
+                object[key] = value == "true"
+            } else if let n = Double(value) {
+                object[key] = n
+            } else {
+                object[key] = value
+            }
+        }
+        return object
+    }
+
+    public static let table: [ControlCommandDescriptor] = [
+        streamCommand(
+            "start",
+            summary: "enable a stream",
+            examples: ["stream=gyroscope"],
+            parse: { .start($0) },
+            change: { command in
+                guard case .start(let s) = command else { return nil }
+                return (s, ["enabled": "true"])
+            }
+        ),
+        streamCommand(
+            "stop",
+            summary: "disable a stream",
+            examples: ["stream=magnetometer"],
+            parse: { .stop($0) },
+            change: { command in
+                guard case .stop(let s) = command else { return nil }
+                return (s, ["enabled": "false"])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-rate",
+            summary: "a stream's rate (clamped to the hardware)",
+            arguments: "\"stream\" and one of \"rate_hz\" or \"interval_s\"",
+            examples: ["stream=gyroscope rate_hz=50", "stream=accelerometer interval_s=0.02"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                args.stream(for: "set-rate").flatMap { s in
+                    switch (args.number("rate_hz"), args.number("interval_s")) {
+                    case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
+                    case (.success(let r?), .success(nil)):
+                        if let failure = schemaProblem(s, "rate_hz", String(r)) { return .failure(failure) }
+                        return .success(.setRate(s, rateHz: r))
+                    case (.success(nil), .success(let i?)):
+                        guard i > 0, schemaProblem(s, "rate_hz", String(1 / i)) == nil else {
+                            return .failure(
+                                ControlFailure(
+                                    .malformed,
+                                    "interval_s \(i) is out of range — a number ≥ \(1 / maximumRateHz) (seconds), the "
+                                        + "interval of streams.<stream>.rate_hz's limit; rates above the hardware's are clamped"
+                                )
+                            )
+                        }
+                        return .success(.setRate(s, rateHz: 1 / i))
+                    default:
+                        return .failure(
+                            ControlFailure(
+                                .malformed,
+                                "set-rate needs exactly one of \"rate_hz\" (Hz) or \"interval_s\" (seconds)"
+                            )
+                        )
+                    }
+                }
+            },
+            handle: changeStream { command in
+                guard case .setRate(let s, let rate) = command else { return nil }
+                return (s, ["rate_hz": String(rate)])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-qos",
+            summary: "a stream's MQTT QoS",
+            arguments: "\"stream\" and \"qos\" (0, 1 or 2)",
+            examples: ["stream=gyroscope qos=1"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                args.stream(for: "set-qos").flatMap { s in
+                    switch args.number("qos") {
+                    case .failure(let f): return .failure(f)
+                    case .success(let q?) where q == 0 || q == 1 || q == 2: return .success(.setQoS(s, qos: Int(q)))
+                    case .success(let q):
+                        return .failure(
+                            ControlFailure(.malformed, "qos \(q.map { "\($0)" } ?? "missing") — allowed: 0, 1 or 2")
+                        )
+                    }
+                }
+            },
+            handle: changeStream { command in
+                guard case .setQoS(let s, let qos) = command else { return nil }
+                return (s, ["qos": String(qos)])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-retain",
+            summary: "whether a stream's messages are retained",
+            arguments: "\"stream\" and \"retain\" (true or false)",
+            examples: ["stream=pedometer retain=true"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                args.stream(for: "set-retain").flatMap { s in
+                    switch args.bool("retain") {
+                    case .failure(let f): return .failure(f)
+                    case .success(let r?): return .success(.setRetain(s, retain: r))
+                    case .success(nil):
+                        return .failure(ControlFailure(.malformed, "set-retain needs \"retain\": true or false"))
+                    }
+                }
+            },
+            handle: changeStream { command in
+                guard case .setRetain(let s, let retain) = command else { return nil }
+                return (s, ["retain": String(retain)])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-batch",
+            summary: "samples per message, and their encoding",
+            arguments:
+                "\"stream\" (accelerometer, gyroscope, magnetometer or device-motion), \"batch\" (1–1000 samples per message) and optionally \"encoding\" (json or binary)",
+            examples: ["stream=accelerometer batch=20 encoding=binary", "stream=gyroscope batch=1"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                args.stream(for: "set-batch").flatMap { s in
+                    guard s.canBatch else {
+                        return .failure(
+                            ControlFailure(
+                                .malformed,
+                                "\(s.rawValue) does not batch — \(named("set-batch")!.arguments)"
+                            )
+                        )
+                    }
+                    let encoding: StreamEncoding?
+                    switch args.string("encoding") {
+                    case .failure(let f): return .failure(f)
+                    case .success(nil): encoding = nil
+                    case .success(let e?):
+                        guard let parsed = StreamEncoding(rawValue: e) else {
+                            return .failure(ControlFailure(.malformed, "encoding \"\(e)\" — allowed: json or binary"))
+                        }
+                        encoding = parsed
+                    }
+                    switch args.number("batch") {
+                    case .failure(let f): return .failure(f)
+                    case .success(let n?) where n >= 1 && n <= 1000 && n == n.rounded():
+                        return .success(.setBatch(s, batch: Int(n), encoding: encoding))
+                    case .success(let n):
+                        return .failure(
+                            ControlFailure(
+                                .malformed,
+                                "batch \(n.map { "\($0)" } ?? "missing") — allowed: a whole number of samples per message from 1 to 1000"
+                            )
+                        )
+                    }
+                }
+            },
+            handle: changeStream { command in
+                guard case .setBatch(let s, let batch, let encoding) = command else { return nil }
+                var values = ["batch": String(batch)]
+                if let encoding { values["encoding"] = encoding.rawValue }
+                return (s, values)
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-reference-frame",
+            summary: "device motion's attitude reference frame",
+            arguments: "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))",
+            examples: ["frame=xMagneticNorthZVertical"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                let help = "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
+                switch args.string("frame") {
+                case .failure(let f): return .failure(f)
+                case .success(nil):
+                    return .failure(ControlFailure(.malformed, "set-reference-frame needs \"frame\": \(help)"))
+                case .success(let f?):
+                    guard let frame = AttitudeReferenceFrame(rawValue: f) else {
+                        return .failure(ControlFailure(.malformed, "unknown frame \"\(f)\" — \(help)"))
+                    }
+                    return .success(.setReferenceFrame(frame))
+                }
+            },
+            handle: changeStream { command in
+                guard case .setReferenceFrame(let frame) = command else { return nil }
+                return (.deviceMotion, ["reference_frame": frame.rawValue])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "set-reference-attitude",
+            summary: "relative attitude from now on (or a given one)",
+            arguments:
+                "none (capture device motion's current attitude), or all of \"w\", \"x\", \"y\", \"z\": a quaternion in the current reference frame (finite, non-zero norm; normalised)",
+            examples: ["", "w=0.7071068 x=0 y=0 z=0.7071068"],
+            result: .stream,
+            changesState: true,
+            parse: { args in
+                var given: [String: Double] = [:]
+                for key in ["w", "x", "y", "z"] {
+                    switch args.number(key) {
+                    case .failure(let f): return .failure(f)
+                    case .success(let v?): given[key] = v
+                    case .success(nil): break
+                    }
+                }
+                if given.isEmpty { return .success(.setReferenceAttitude(nil)) }
+                let missing = ["w", "x", "y", "z"].filter { given[$0] == nil }
+                guard missing.isEmpty else {
+                    return .failure(
+                        ControlFailure(
+                            .malformed,
+                            "set-reference-attitude lacks \(missing.map { "\"\($0)\"" }.joined(separator: ", ")): give all four of w, x, y, z (a quaternion), or none of them to capture the current attitude"
+                        )
+                    )
+                }
+                let q = Quaternion(w: given["w"]!, x: given["x"]!, y: given["y"]!, z: given["z"]!)
+                if let failure = schemaProblem(
+                    .deviceMotion,
+                    "reference_attitude",
+                    DeviceMotionSettings.referenceAttitudeText(q)
+                ) {
+                    return .failure(failure)
+                }
+                return .success(.setReferenceAttitude(q))
+            },
+            handle: { command, context in
+                guard case .setReferenceAttitude(let given) = command else { throw mismatch(command) }
+                let q = try given ?? context.controller.currentAttitude()
+                try context.configure([
+                    "streams.device-motion.reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)
+                ])
+                return .stream(context.controller.streamStatus(.deviceMotion))
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "clear-reference-attitude",
+            summary: "absolute attitude only again",
+            arguments: "no arguments",
+            examples: [""],
+            result: .stream,
+            changesState: true,
+            parse: { _ in .success(.clearReferenceAttitude) },
+            handle: changeStream { command in
+                guard case .clearReferenceAttitude = command else { return nil }
+                return (.deviceMotion, ["reference_attitude": "none"])
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "reset-pedometer",
+            summary: "count steps from zero again",
+            arguments: "no arguments",
+            examples: [""],
+            result: .pedometerReset,
+            changesState: false,
+            parse: { _ in .success(.resetPedometer) },
+            handle: { _, context in
+                try context.controller.resetPedometer()
+                context.history?.pedometerWasReset(now: context.clock())
+                return .pedometerReset(ControlResult.PedometerReset())
+            }
+        ),
+        historyQuery(
+            "query-pedometer",
+            summary: "steps in an interval, from the history",
+            make: { .queryPedometer(from: $0, to: $1) },
+            handle: { command, history in
+                guard case .queryPedometer(let from, let to) = command else { throw mismatch(command) }
+                return .pedometerQuery(try history.queryPedometer(from: from, to: to))
+            }
+        ),
+        historyQuery(
+            "query-activity",
+            summary: "activity segments in an interval, from the history",
+            make: { .queryActivity(from: $0, to: $1) },
+            handle: { command, history in
+                guard case .queryActivity(let from, let to) = command else { throw mismatch(command) }
+                return .activityQuery(try history.queryActivity(from: from, to: to))
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "reload-config",
+            summary: "re-read config.yaml, like SIGHUP",
+            arguments: "no arguments",
+            examples: [""],
+            result: .reload,
+            changesState: true,
+            parse: { _ in .success(.reloadConfig) },
+            handle: { _, context in
+                switch context.reload() {
+                case .applied(let report): return .reload(report)
+                case .refused(let failure): throw failure
+                }
+            }
+        ),
+        ControlCommandDescriptor(
+            name: "status",
+            summary: "the full current state",
+            arguments: "no arguments",
+            examples: [""],
+            result: .status,
+            changesState: false,
+            parse: { _ in .success(.status) },
+            handle: { _, context in .status(context.status()) }
+        ),
+        ControlCommandDescriptor(
+            name: "list-streams",
+            summary: "every stream's state",
+            arguments: "no arguments",
+            examples: [""],
+            result: .streams,
+            changesState: false,
+            parse: { _ in .success(.listStreams) },
+            handle: { _, context in .streams(context.status().streams ?? [:]) }
+        ),
+        ControlCommandDescriptor(
+            name: "ping",
+            summary: "is the device there, and its clock",
+            arguments: "no arguments",
+            examples: [""],
+            result: .ping,
+            changesState: false,
+            parse: { _ in .success(.ping) },
+            handle: { _, context in .ping(ControlResult.Ping(time: context.clock())) }
+        ),
+    ]
+
+    private static func mismatch(_ command: ControlCommand) -> ControlFailure {
+        ControlFailure(.internalFailure, "the command \(command) reached another command's handler — report this bug")
+    }
+
+    /// A stream and the keys of its `streams.<name>` section a command sets, as config.yaml writes them.
+    private typealias StreamChange = (StreamName, [String: String])
+
+    /// A command that sets stream keys: they become this command's overrides on top of the desired layers
+    /// (checked by the config schema there), and the reply is the stream's resulting state.
+    private static func changeStream(
+        _ change: @escaping @Sendable (ControlCommand) -> StreamChange?
+    ) -> @Sendable (ControlCommand, ControlContext) throws -> ControlResult {
+        { command, context in
+            guard let (stream, values) = change(command) else { throw mismatch(command) }
+            var settings: [String: String] = [:]
+            for (key, value) in values { settings["streams.\(stream.rawValue).\(key)"] = value }
+            try context.configure(settings)
+            return .stream(context.controller.streamStatus(stream))
+        }
+    }
+
+    private static func streamCommand(
+        _ name: String,
+        summary: String,
+        examples: [String],
+        parse make: @escaping @Sendable (StreamName) -> ControlCommand,
+        change: @escaping @Sendable (ControlCommand) -> StreamChange?
+    ) -> ControlCommandDescriptor {
+        ControlCommandDescriptor(
+            name: name,
+            summary: summary,
+            arguments: "\"stream\"",
+            examples: examples,
+            result: .stream,
+            changesState: true,
+            parse: { args in args.stream(for: name).map(make) },
+            handle: changeStream(change)
+        )
+    }
+
+    private static func historyQuery(
+        _ name: String,
+        summary: String,
+        make: @escaping @Sendable (Double, Double) -> ControlCommand,
+        handle: @escaping @Sendable (ControlCommand, any StepHistory) throws -> ControlResult
+    ) -> ControlCommandDescriptor {
+        ControlCommandDescriptor(
+            name: name,
+            summary: summary,
+            arguments: "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds",
+            examples: ["from=2026-11-21T08:00:00Z to=2026-11-21T09:00:00Z", "from=1763712000 to=1763715600"],
+            result: name == "query-pedometer" ? .pedometerQuery : .activityQuery,
+            changesState: false,
+            parse: { args in
+                switch (args.time("from"), args.time("to")) {
+                case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
+                case (.success(let a), .success(let b)):
+                    guard a <= b else {
+                        return .failure(
+                            ControlFailure(.malformed, "\"from\" is after \"to\" — give the earlier time first")
+                        )
+                    }
+                    return .success(make(a, b))
+                }
+            },
+            handle: { command, context in
+                guard let history = context.history else {
+                    throw ControlFailure(
+                        .conflict,
+                        "step and activity history is unavailable on this device — the agent's log says why"
+                    )
+                }
+                do {
+                    return try handle(command, history)
+                } catch let e as HistoryError {
+                    switch e.code {
+                    case .invalidInterval: throw ControlFailure(.malformed, e.description)
+                    case .outsideRetention: throw ControlFailure(.conflict, e.description)
+                    default: throw ControlFailure(.internalFailure, e.description)
+                    }
+                }
+            }
+        )
+    }
+}

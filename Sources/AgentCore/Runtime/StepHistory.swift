@@ -1,9 +1,0 @@
-import MotionHistory
-
-/// The on-device step and activity history as the controller sees it: told when the pedometer is reset, and
-/// asked Core Motion's historical queries. `HistoryRecorder` registers itself with `AgentController`.
-public protocol StepHistory: AnyObject, Sendable {
-    func pedometerWasReset(now: Double)
-    func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery
-    func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment]
-}

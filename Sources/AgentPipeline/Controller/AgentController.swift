@@ -1,0 +1,420 @@
+import AgentConfig
+import AgentPorts
+import Foundation
+import Logging
+import MotionEstimation
+import MotionModel
+import MotionWire
+import Synchronization
+
+/// The one door through which stream settings change: at start from config, later from control commands and
+/// reloads. Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures
+/// the streams in the hub between two samples, and yields the status to publish. Changes are serialized whole
+/// (edit, plan, apply), so the plan applied last is always the one made from the newest settings.
+public final class AgentController: Sendable {
+    private struct State {
+        var settings: [StreamName: StreamSettings]
+        var referenceFrame: AttitudeReferenceFrame
+        /// Device motion's reference attitude and when it was set (`streams.device-motion.reference_attitude`).
+        var referenceAttitude: ReferenceAttitude?
+        var metricsIntervalSeconds: Int
+        var planned: RatePlanner.Result
+        var deviceErrors: [String: String] = [:]
+    }
+
+    private let source: SensorSource
+    private let hub: SensorHub
+    private let topics: TopicScheme
+    private let topicTable: TopicTable
+    private let logger: Logger
+    private let state: Mutex<State>
+    /// Held for a whole change; `state` alone is held only briefly, since applying a plan reaches the hardware
+    /// and a source may report a fault (`recordFault`) while it does.
+    private let changes = Mutex(())
+    private let deviceID: String
+    /// Builds the stream object for each name (raw streams, estimators).
+    private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
+    /// Whether the magnetic declination is known (xTrueNorthZVertical).
+    private let locationConfigured: Bool
+    /// The World Magnetic Model's horizontal field at the location is too weak for a compass.
+    private let headingUnusable: Bool
+    /// The host's clock synchronization, for the status document.
+    private let clockSynchronized: @Sendable () -> Bool
+    /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
+    private let referenceAttitudeStore: ReferenceAttitudeStore?
+
+    public init(
+        configuration: AgentConfiguration,
+        source: SensorSource,
+        hub: SensorHub,
+        topics: TopicScheme,
+        topicTable: TopicTable,
+        streamFactory: @escaping @Sendable (StreamName, StreamSettings) -> any MotionStream,
+        locationConfigured: Bool = false,
+        headingUnusable: Bool = false,
+        clockSynchronized: @escaping @Sendable () -> Bool = { true },
+        referenceAttitudeStore: ReferenceAttitudeStore? = nil,
+        logger: Logger
+    ) {
+        self.clockSynchronized = clockSynchronized
+        self.referenceAttitudeStore = referenceAttitudeStore
+        self.locationConfigured = locationConfigured
+        self.headingUnusable = headingUnusable
+        self.streamFactory = streamFactory
+        self.source = source
+        self.hub = hub
+        self.topics = topics
+        self.topicTable = topicTable
+        self.logger = logger
+        deviceID = configuration.device.id
+        var settings = StreamName.defaultSettings
+        for (name, s) in configuration.streams { settings[name] = s }
+        state = Mutex(
+            State(
+                settings: settings,
+                referenceFrame: configuration.deviceMotion.referenceFrame,
+                referenceAttitude: Self.reference(
+                    configuration.deviceMotion.referenceAttitude,
+                    store: referenceAttitudeStore,
+                    now: WallClock.realtimeNow()
+                ),
+                metricsIntervalSeconds: configuration.metrics.intervalS,
+                planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
+            )
+        )
+    }
+
+    /// Builds the streams from the current settings and starts the hardware accordingly.
+    public func start() throws {
+        try changes.withLock { _ in try startLocked() }
+    }
+
+    private func startLocked() throws {
+        let settings = state.withLock { $0.settings }
+        let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
+        let (frame, reference) = state.withLock { ($0.referenceFrame, $0.referenceAttitude) }
+        for case let motion as DeviceMotionStream in streams {
+            motion.referenceFrame = frame
+            motion.referenceAttitude = reference
+        }
+        hub.setStreams(streams)
+        try replan()
+    }
+
+    /// Changes one stream's settings (start, stop, rate, QoS, retain) and applies it at once.
+    /// - Returns: the stream's resulting status, with the effective (clamped) rate.
+    @discardableResult
+    public func update(_ name: StreamName, _ change: (inout StreamSettings) -> Void) throws -> AgentStatus.Stream {
+        try changes.withLock { _ in
+            state.withLock { s in
+                var settings = s.settings[name]!
+                change(&settings)
+                s.settings[name] = settings
+            }
+            try replan()
+            return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
+        }
+    }
+
+    /// Takes the stream settings, the reference frame and the metrics interval of an effective configuration
+    /// (config.yaml under the desired layers and command overrides); changes only what differs. Returns the
+    /// names of the streams that changed.
+    public func applyReloaded(_ configuration: AgentConfiguration) throws -> [String] {
+        try changes.withLock { _ in try applyReloadedLocked(configuration) }
+    }
+
+    private func applyReloadedLocked(_ configuration: AgentConfiguration) throws -> [String] {
+        var changed: [String] = []
+        let frameChanged = state.withLock { s -> Bool in
+            s.metricsIntervalSeconds = configuration.metrics.intervalS
+            for name in StreamName.allCases {
+                let new = configuration.streams[name] ?? StreamName.defaultSettings[name]!
+                if s.settings[name] != new {
+                    s.settings[name] = new
+                    changed.append(name.rawValue)
+                }
+            }
+            return s.referenceFrame != configuration.deviceMotion.referenceFrame
+        }
+        if setReferenceAttitudeLocked(configuration.deviceMotion.referenceAttitude),
+            !changed.contains(StreamName.deviceMotion.rawValue)
+        {
+            changed.append(StreamName.deviceMotion.rawValue)
+        }
+        if frameChanged {
+            _ = try setReferenceFrameLocked(configuration.deviceMotion.referenceFrame)
+            if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
+        } else if !changed.isEmpty {
+            try replan()
+        }
+        // Nothing a plan depends on changed: the sensors and streams keep running untouched.
+        return changed
+    }
+
+    /// Makes `quaternion` device motion's reference attitude (nil: none) when it differs from the one in force,
+    /// set now; returns whether it changed. Only with `changes` held.
+    private func setReferenceAttitudeLocked(_ quaternion: Quaternion?) -> Bool {
+        let current = state.withLock { $0.referenceAttitude }
+        switch (current, quaternion) {
+        case (nil, nil): return false
+        case (let c?, let q?) where c.quaternion.isSame(as: q): return false
+        default: break
+        }
+        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: WallClock.realtimeNow())
+        state.withLock { $0.referenceAttitude = reference }
+        hub.withStreams { streams in
+            for case let motion as DeviceMotionStream in streams { motion.referenceAttitude = reference }
+        }
+        if let reference {
+            logger.notice(
+                "reference attitude set: \(DeviceMotionSettings.referenceAttitudeText(reference.quaternion)); device motion now also publishes relativeAttitude"
+            )
+        } else {
+            logger.notice("reference attitude cleared: device motion publishes the absolute attitude only")
+        }
+        return true
+    }
+
+    /// The reference for `quaternion`, with the capture time the store kept when it is the same rotation.
+    private static func reference(
+        _ quaternion: Quaternion?,
+        store: ReferenceAttitudeStore?,
+        now: Double
+    )
+        -> ReferenceAttitude?
+    {
+        if let store { return store.reconcile(quaternion, now: now) }
+        return quaternion.map { ReferenceAttitude(quaternion: $0, time: now) }
+    }
+
+    /// Device motion's latest attitude, to capture as the reference (`set-reference-attitude` without a
+    /// quaternion). Refused while device motion is not running: there is no attitude to capture.
+    public func currentAttitude() throws -> Quaternion {
+        guard let attitude = withDeviceMotion({ $0.latestAttitude }) ?? nil else {
+            throw ControlFailure(
+                .conflict,
+                "there is no current attitude to capture: device motion is not running (stopped, a sensor missing, or no sample yet) — start it (start stream=device-motion) and retry, or give the reference as w, x, y and z"
+            )
+        }
+        return attitude
+    }
+
+    /// The reference attitude in force, if any.
+    public var referenceAttitude: ReferenceAttitude? { state.withLock { $0.referenceAttitude } }
+
+    /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
+    public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
+        try changes.withLock { _ in try setReferenceFrameLocked(frame) }
+    }
+
+    private func setReferenceFrameLocked(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
+        let present = Set(source.devices.flatMap(\.sensors))
+        if let reason = AgentStatus.Availability.unavailableReason(
+            frame,
+            sensors: present,
+            locationConfigured: locationConfigured
+        ) {
+            throw ControlFailure(.conflict, reason)
+        }
+        if frame.isNorthReferenced && headingUnusable {
+            throw ControlFailure(
+                .conflict,
+                "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical"
+            )
+        }
+        state.withLock { $0.referenceFrame = frame }
+        hub.withStreams { streams in
+            for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
+        }
+        try replan()
+        return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
+    }
+
+    /// The metrics interval now in force, seconds (0: off): `metrics.interval_s` through the desired layers.
+    public var metricsIntervalSeconds: Int { state.withLock { $0.metricsIntervalSeconds } }
+
+    /// One stream's status as the status document shows it (effective, clamped rate included).
+    public func streamStatus(_ name: StreamName) -> AgentStatus.Stream {
+        status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
+    }
+
+    /// Whether the current plan has some sensor switched on (samples are expected to flow).
+    public var anySensorOn: Bool {
+        state.withLock { s in s.planned.plan.devices.values.contains { !$0.isOff } }
+    }
+
+    /// Publishes partial batches (at shutdown).
+    public func flushBatches() {
+        hub.flushThenReconfigure { _ in }
+    }
+
+    /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one).
+    public func resetPedometer() throws {
+        let found = hub.withStreams { streams in
+            for case let pedometer as PedometerStream in streams {
+                pedometer.reset()
+                return true
+            }
+            return false
+        }
+        if !found { throw ControlFailure(.conflict, "the pedometer stream does not exist in this agent") }
+    }
+
+    /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
+    public func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
+        withStream(DeviceMotionStream.self, body)
+    }
+
+    /// Runs `body` on the stream of type `T` under the hub's lock, between two samples.
+    public func withStream<T: MotionStream, R: Sendable>(_ type: T.Type, _ body: (T) -> R) -> R? {
+        hub.withStreams { streams in
+            for case let stream as T in streams { return body(stream) }
+            return nil
+        }
+    }
+
+    public func recordFault(_ fault: SourceFault) {
+        state.withLock { s in
+            s.deviceErrors[fault.deviceID] = fault.recovered ? nil : fault.message
+        }
+    }
+
+    /// Only with `changes` held.
+    private func replan() throws {
+        let devices = source.devices
+        let (settings, result) = state.withLock { s -> ([StreamName: StreamSettings], RatePlanner.Result) in
+            var demands: [SensorType: Double] = [:]
+            let current = s.settings
+            let perStream = hub.withStreams { streams in
+                streams.compactMap { stream in current[stream.name].map { stream.sensorDemandsHz(settings: $0) } }
+            }
+            for streamDemands in perStream {
+                for (sensor, rate) in streamDemands { demands[sensor] = max(demands[sensor] ?? 0, rate) }
+            }
+            s.planned = RatePlanner.plan(devices: devices, demandsHz: demands)
+            return (s.settings, s.planned)
+        }
+        try source.apply(result.plan)
+        let topicIDs = Dictionary(
+            uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) }
+        )
+        // A stream's derived topics (pedometer events, absolute altitude) share its expiry.
+        for topic in StreamDescriptor.allTopics {
+            topicTable.setExpiry(settings[topic.stream]?.expirySeconds, forTopic: topics.topic(topic.payload))
+        }
+        hub.flushThenReconfigure { streams in
+            for stream in streams {
+                stream.configure(
+                    settings: settings[stream.name]!,
+                    sensorRatesHz: result.sensorRatesHz,
+                    topicID: topicIDs[stream.name]!
+                )
+            }
+        }
+        for (id, plan) in result.plan.devices.sorted(by: { $0.key < $1.key }) {
+            logger.info(
+                "sensor device \(plan.isOff ? "off" : "on at \(plan.rateHz) Hz")",
+                metadata: ["iio.device": "\(id)", "agent.sensors": "\(plan.sensors.map(\.rawValue).sorted())"]
+            )
+        }
+    }
+
+    /// `streams.<stream>.rate_hz` → what the hardware made of a request it does not offer exactly
+    /// (`OfferedRateNotes`), for the configuration's account in the status.
+    public func offeredRateNotes() -> [String: String] {
+        let devices = source.devices
+        let (settings, planned) = state.withLock { ($0.settings, $0.planned) }
+        let effective = hub.withStreams { streams in
+            Dictionary(uniqueKeysWithValues: streams.map { ($0.name, $0.effectiveRateHz) })
+        }
+        return OfferedRateNotes.notes(
+            settings: settings,
+            effectiveRatesHz: effective,
+            planned: planned,
+            devices: devices
+        )
+    }
+
+    /// The full status document as of now.
+    public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
+        let devices = source.devices
+        let (settings, planned, deviceErrors, frame, reference) = state.withLock {
+            ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame, $0.referenceAttitude)
+        }
+        // A device that failed (unplugged, driver error) takes its sensors away until it delivers again, so the
+        // streams that need them say they are unavailable, and why, instead of silently publishing nothing.
+        let failing = devices.filter { deviceErrors[$0.id] != nil }
+        let present = Set(devices.filter { deviceErrors[$0.id] == nil }.flatMap(\.sensors))
+        let effective = hub.withStreams { streams in
+            Dictionary(uniqueKeysWithValues: streams.map { ($0.name, ($0.effectiveRateHz, $0.requiredSensors)) })
+        }
+        var streams: [String: AgentStatus.Stream] = [:]
+        for name in StreamName.allCases {
+            let s = settings[name]!
+            let (rate, needs) = effective[name] ?? (0, [])
+            let missingSensors = needs.subtracting(present)
+            let missing = missingSensors.map(\.rawValue).sorted()
+            let down = failing.filter { !Set($0.sensors).isDisjoint(with: missingSensors) }
+            var error: String?
+            if s.enabled && !down.isEmpty {
+                error =
+                    "unavailable while \(down.compactMap { deviceErrors[$0.id] }.joined(separator: "; ")): "
+                    + "the stream resumes by itself when the device delivers again"
+            } else if s.enabled && !missing.isEmpty {
+                error = "no \(missing.joined(separator: ", ")) found: this stream cannot deliver on this hardware"
+            }
+            streams[name.rawValue] = AgentStatus.Stream(
+                enabled: s.enabled,
+                requestedRateHz: s.rateHz,
+                rateHz: rate,
+                qos: s.qos,
+                retain: s.retain,
+                available: missing.isEmpty,
+                error: error,
+                referenceFrame: name == .deviceMotion ? frame.rawValue : nil,
+                batch: s.batch,
+                encoding: s.encoding.rawValue,
+                referenceAttitude: name == .deviceMotion ? reference.map(AgentStatus.ReferenceAttitude.init) : nil
+            )
+        }
+        return AgentStatus(
+            state: agentState,
+            device: deviceID,
+            agentVersion: AgentVersion.version,
+            schemaVersion: AgentVersion.schemaVersion,
+            bootCount: bootCount,
+            time: WallClock.realtimeNow(),
+            clockSynchronized: clockSynchronized(),
+            reason: reason,
+            source: source.summary,
+            streams: streams,
+            devices: devices.map { d in
+                let plan = planned.plan.devices[d.id] ?? .off
+                return AgentStatus.Device(
+                    id: d.id,
+                    name: d.name,
+                    sensors: d.sensors.map(\.rawValue).sorted(),
+                    activeSensors: plan.sensors.map(\.rawValue).sorted(),
+                    rateHz: plan.isOff ? 0 : plan.rateHz,
+                    supportedRatesHz: d.supportedRates.sysfsText,
+                    error: deviceErrors[d.id]
+                )
+            },
+            sensors: AgentStatus.Availability(sensors: present, locationConfigured: locationConfigured)
+        )
+    }
+}
+
+extension SupportedRates {
+    /// As sysfs writes it: a list of rates, or `[min step max]`.
+    public var sysfsText: String {
+        switch self {
+        case .list(let rates): rates.sorted().map { formatHz($0) }.joined(separator: " ")
+        case .range(let min, let step, let max): "[\(formatHz(min)) \(formatHz(step)) \(formatHz(max))]"
+        }
+    }
+}
+
+private func formatHz(_ v: Double) -> String {
+    Int(exactly: v).map(String.init) ?? String(v)
+}

@@ -1,0 +1,69 @@
+import AgentConfig
+import AgentPorts
+import MotionEstimation
+import MotionModel
+import MotionWire
+
+/// `{root}/altimeter` (Core Motion's `CMAltitudeData`: relative altitude since start, pressure) and
+/// `{root}/altimeter/absolute` (`CMAbsoluteAltitudeData`: altitude above sea level from the standard
+/// atmosphere and the configured sea-level pressure, with accuracy and precision), both at `rate_hz`.
+public final class AltimeterStream: MotionStream, @unchecked Sendable {
+    public let name = StreamName.altimeter
+    public private(set) var settings: StreamSettings
+    public private(set) var effectiveRateHz: Double = 0
+    public private(set) var altimeter: Altimeter
+
+    /// The altimeter smooths pressure over about a second; this is plenty.
+    public static let estimationRateHz = 25.0
+
+    private let absoluteTopicID: Int
+    private var topicID = -1
+    private var seq: UInt64 = 0
+    private var absoluteSeq: UInt64 = 0
+    private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var running = false
+
+    public init(settings: StreamSettings, seaLevelPressureKPa: Double, absoluteTopicID: Int) {
+        self.settings = settings
+        var s = Altimeter.Settings.defaults
+        s.seaLevelPressureKPa = seaLevelPressureKPa
+        altimeter = Altimeter(settings: s)
+        self.absoluteTopicID = absoluteTopicID
+    }
+
+    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+        settings.enabled ? [.barometer: max(settings.rateHz, Self.estimationRateHz)] : [:]
+    }
+
+    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+        self.settings = settings
+        self.topicID = topicID
+        let rate = sensorRatesHz[.barometer] ?? 0
+        running = settings.enabled && rate > 0
+        effectiveRateHz = running ? min(settings.rateHz, rate) : 0
+        decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
+    }
+
+    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+        guard running, sample.pressureKPa != nil else { return }
+        guard let relative = altimeter.update(sample), decimator.accept(sample.timestamp) else { return }
+        seq += 1
+        context.publish(
+            .altitude(relative),
+            seq: seq,
+            timestamp: sample.timestamp,
+            topicID: topicID,
+            settings: settings
+        )
+
+        guard let absolute = altimeter.absoluteAltitude else { return }
+        absoluteSeq += 1
+        context.publish(
+            .absoluteAltitude(absolute),
+            seq: absoluteSeq,
+            timestamp: sample.timestamp,
+            topicID: absoluteTopicID,
+            settings: settings
+        )
+    }
+}

@@ -1,0 +1,75 @@
+import AgentConfig
+import AgentPorts
+import MotionModel
+import MotionWire
+
+/// The raw sensor streams: `accelerometer` (g, Core Motion's sign), `gyroscope` (rad/s, raw) and
+/// `magnetometer` (µT, raw), each `{"seq", "timestamp", "time", "<field>": {"x","y","z"}}`.
+public final class RawSensorStream: MotionStream, @unchecked Sendable {
+    public let name: StreamName
+    public let sensor: SensorType
+    public private(set) var settings: StreamSettings
+    public private(set) var effectiveRateHz: Double = 0
+
+    private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var topicID = -1
+    private var seq: UInt64 = 0
+    private var batcher: SampleBatcher
+
+    /// Nil for names that are not raw sensor streams.
+    public init?(name: StreamName, settings: StreamSettings) {
+        let descriptor = name.descriptor
+        guard descriptor.isRawSensor, let sensor = descriptor.pacingSensor,
+            let kind = BinaryBatchLayout.Kind(payload: descriptor.primary.payload)
+        else { return nil }
+        self.name = name
+        self.settings = settings
+        self.sensor = sensor
+        batcher = SampleBatcher(kind: kind)
+    }
+
+    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+        settings.enabled ? [sensor: settings.rateHz] : [:]
+    }
+
+    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+        let hardwareRateHz = sensorRatesHz[sensor] ?? 0
+        self.settings = settings
+        batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 140)
+        self.topicID = topicID
+        effectiveRateHz = settings.enabled && hardwareRateHz > 0 ? min(settings.rateHz, hardwareRateHz) : 0
+        decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: hardwareRateHz)
+    }
+
+    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+        guard effectiveRateHz > 0 else { return }
+        let payload: StreamPayload
+        switch sensor {
+        case .accelerometer:
+            guard let v = sample.acceleration else { return }
+            payload = .acceleration(v)
+        case .gyroscope:
+            guard let v = sample.rotationRate else { return }
+            payload = .rotationRate(v)
+        case .magnetometer:
+            guard let v = sample.magneticField else { return }
+            payload = .magneticField(v)
+        case .barometer:
+            return
+        }
+        guard decimator.accept(sample.timestamp) else { return }
+        seq += 1
+        batcher.add(
+            payload,
+            seq: seq,
+            timestamp: sample.timestamp,
+            topicID: topicID,
+            settings: settings,
+            context: &context
+        )
+    }
+
+    public func flush(context: inout StreamContext) {
+        batcher.flush(topicID: topicID, settings: settings, context: &context)
+    }
+}

@@ -1,0 +1,90 @@
+import AgentConfig
+import AgentPorts
+import MotionEstimation
+import MotionModel
+
+/// Builds the stream object behind each stream name from the configuration: raw sensor streams and the
+/// estimator streams, each with the settings its estimator needs.
+public struct StreamCatalog: Sendable {
+    public let configuration: AgentConfiguration
+    public let topics: TopicScheme
+    public let topicTable: TopicTable
+    /// Magnetic declination at the configured location, degrees east; nil without a location.
+    public let declinationDegrees: Double?
+    /// How far a magnetic heading can be trusted at the configured location (WMM's horizontal field);
+    /// nil without a location, when the device judges from the field it measures.
+    public let headingUsability: WorldMagneticModel.HeadingUsability?
+    /// The step detector the pedometer and activity streams made here share.
+    public let gait = SharedGait()
+
+    public init(
+        configuration: AgentConfiguration,
+        topics: TopicScheme,
+        topicTable: TopicTable,
+        declinationDegrees: Double?,
+        headingUsability: WorldMagneticModel.HeadingUsability? = nil
+    ) {
+        self.configuration = configuration
+        self.topics = topics
+        self.topicTable = topicTable
+        self.declinationDegrees = declinationDegrees
+        self.headingUsability = headingUsability
+    }
+
+    /// The WMM field at `location` today, or nil without a location.
+    public static func field(
+        for location: LocationSettings,
+        on date: Double
+    ) throws -> WorldMagneticModel.GeomagneticField? {
+        guard let latitude = location.latitude, let longitude = location.longitude else { return nil }
+        return try WorldMagneticModel.wmm2025.field(
+            latitude: latitude,
+            longitude: longitude,
+            altitudeKm: location.altitudeM / 1000,
+            decimalYear: WorldMagneticModel.decimalYear(unixSeconds: date)
+        )
+    }
+
+    /// The declination from the World Magnetic Model at `location` today, or nil when no location is
+    /// configured or the model cannot answer (outside its years: the error says so in the log).
+    public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
+        try field(for: location, on: date)?.declinationDegrees
+    }
+
+    public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
+        switch name {
+        case .accelerometer, .gyroscope, .magnetometer:
+            // Raw names always build a raw stream.
+            return RawSensorStream(name: name, settings: settings)!
+        case .deviceMotion:
+            let stream = DeviceMotionStream(
+                settings: settings,
+                referenceFrame: configuration.deviceMotion.referenceFrame,
+                declinationDegrees: declinationDegrees ?? 0
+            )
+            stream.expectedHeadingUsability = headingUsability
+            return stream
+        case .pedometer:
+            return PedometerStream(
+                settings: settings,
+                userHeightM: configuration.pedometer.userHeightM,
+                eventsTopicID: topicTable.id(for: topics.topic(.pedometerEvents)),
+                gait: gait
+            )
+        case .activity:
+            return ActivityStream(settings: settings, gait: gait)
+        case .altimeter:
+            return AltimeterStream(
+                settings: settings,
+                seaLevelPressureKPa: configuration.altimeter.seaLevelPressureKPa,
+                absoluteTopicID: topicTable.id(for: topics.topic(.absoluteAltitude))
+            )
+        case .submersion:
+            return SubmersionStream(
+                settings: settings,
+                waterDensity: configuration.submersion.water.densityKgPerM3,
+                maximumDepthM: configuration.submersion.maxDepthM
+            )
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// The shape of a stream topic's payload (docs/payloads.md): the identity of one codec in MotionWire
+/// (`PayloadEncoder`, `PayloadDecoder`). Which stream publishes which payload on which topic is the stream
+/// descriptor's to say (`StreamDescriptor.topics`); everything here derives from it.
+public enum PayloadKind: String, Sendable, Hashable, CaseIterable {
+    case accelerometer
+    case gyroscope
+    case magnetometer
+    case deviceMotion
+    case pedometer
+    case pedometerEvents
+    case activity
+    case altimeter
+    case absoluteAltitude
+    case submersion
+
+    /// The topic that carries this payload, and the stream that publishes it.
+    public var topic: StreamDescriptor.Topic { StreamDescriptor.topic(of: self) }
+
+    /// The stream that publishes this payload.
+    public var stream: StreamName { StreamDescriptor.topicsByPayload[self]!.stream }
+
+    /// The topic's subject under the device's root.
+    public var subject: TopicScheme.Subject { .payload(self) }
+
+    /// The payload carried by `subject`'s topic; nil for status, metrics, control and desired state.
+    public init?(subject: TopicScheme.Subject) {
+        guard case .payload(let kind) = subject else { return nil }
+        self = kind
+    }
+}

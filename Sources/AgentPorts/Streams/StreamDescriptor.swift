@@ -1,0 +1,91 @@
+import MotionModel
+
+/// One stream, whole: its name, the topics it publishes and the payload on each, its settings' defaults, the
+/// sensors it needs and the one that paces it, whether it batches, its extra settings, its schema files and its
+/// Home Assistant entities. `table` is the only list of streams; the topic scheme, the payload kinds, the config
+/// schema, the rate planner's notes, the status, Home Assistant discovery and the docs' checks read it.
+/// (`ControlCommandDescriptor` is the same for commands.)
+///
+/// Adding a stream: a `StreamName` case and its entry in `table`; its `PayloadKind` and codec in MotionWire (and
+/// its binary record there, if it batches); its `MotionStream` in AgentPipeline (`StreamCatalog.make` names it,
+/// and the compiler asks for it); its schema in docs/schemas and its section in docs/payloads.md and config.yaml —
+/// the tests compare those three with this table.
+public struct StreamDescriptor: Sendable {
+    /// One topic the stream publishes, under the device's root.
+    public struct Topic: Sendable, Hashable {
+        /// The stream that publishes it.
+        public let stream: StreamName
+        /// Its levels after the root: the stream's name for its own topic (`device-motion`), more levels for one
+        /// it derives (`pedometer/events`).
+        public let path: String
+        public let payload: PayloadKind
+        /// Its JSON Schema, in docs/schemas.
+        public let schema: String
+        /// The Core Motion type its payload mirrors.
+        public let coreMotion: String
+    }
+
+    /// One Home Assistant sensor that reads a stream topic (MQTT discovery: sensor platform keys).
+    public struct HomeAssistantSensor: Sendable, Hashable {
+        /// Unique within the device: `steps`, `acceleration_x`.
+        public let objectID: String
+        public let name: String
+        /// Which of the stream's topics it reads (an index into `topics`; 0 is the stream's own).
+        public let topic: Int
+        /// Jinja, reading `value_json`.
+        public let template: String
+        public var unit: String? = nil
+        public var deviceClass: String? = nil
+        public var stateClass: String? = nil
+        public var options: [String]? = nil
+        public var icon: String? = nil
+    }
+
+    public let name: StreamName
+    /// The stream's own topic first, then the ones it derives (events, absolute altitude): they share its
+    /// settings (QoS, retain, expiry).
+    public let topics: [Topic]
+    /// Its settings when config.yaml says nothing.
+    public let defaults: StreamSettings
+    /// Sensors without which it cannot deliver at all (device motion also needs the magnetometer in the north
+    /// frames: its stream says so).
+    public let requiredSensors: Set<SensorType>
+    /// The sensor whose samples its decimator counts, so whose offered rates decide whether a requested rate is
+    /// exact or thinned (`OfferedRateNotes`); nil for event streams, whose rate caps how often a changing value
+    /// goes out.
+    public let pacingSensor: SensorType?
+    /// A raw sensor stream: the sensor's samples as they come, without estimation.
+    public let isRawSensor: Bool
+    /// Publishes one message per sample, so it can pack samples into batches (`batch`, `encoding`).
+    public let batches: Bool
+    /// Keys of `streams.<name>` beyond the common ones (`enabled`, `rate_hz`, `qos`, `retain`, `durable`,
+    /// `expiry_s`, and `batch` and `encoding` when it batches).
+    public let extraSettings: [String]
+    public let homeAssistant: [HomeAssistantSensor]
+
+    /// The stream's own topic.
+    public var primary: Topic { topics[0] }
+
+    /// The keys of `streams.<name>`, in the order config.yaml lists them.
+    public var settingKeys: [String] {
+        ["enabled", "rate_hz", "qos", "retain", "durable", "expiry_s"] + (batches ? ["batch", "encoding"] : [])
+            + extraSettings
+    }
+
+    /// The descriptor of `name`.
+    public static func of(_ name: StreamName) -> StreamDescriptor { byName[name]! }
+
+    /// The topic of `payload`.
+    public static func topic(of payload: PayloadKind) -> Topic { topicsByPayload[payload]! }
+
+    /// Every stream topic, streams in table order, each stream's own topic first.
+    public static let allTopics: [Topic] = table.flatMap(\.topics)
+
+    static let topicsByPayload: [PayloadKind: Topic] = Dictionary(
+        uniqueKeysWithValues: allTopics.map { ($0.payload, $0) }
+    )
+
+    private static let byName: [StreamName: StreamDescriptor] = Dictionary(
+        uniqueKeysWithValues: table.map { ($0.name, $0) }
+    )
+}

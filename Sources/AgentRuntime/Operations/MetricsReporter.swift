@@ -1,0 +1,133 @@
+import AgentConfig
+import AgentControl
+import AgentPipeline
+import AgentPorts
+import Foundation
+import Integrations
+import Logging
+import MotionWire
+
+/// Every `metrics.interval_s` collects the health counters, publishes them on `{root}/metrics` (QoS 0, not
+/// retained: a stale report is worse than none) and writes the Prometheus textfile when one is configured.
+/// It runs in its own task, off the per-sample path: reading the counters takes the outbox's and the hub's
+/// locks once per interval.
+public struct MetricsReporter: Sendable {
+    private let settings: MetricsSettings
+    private let device: String
+    private let topic: String
+    private let broker: BrokerClient
+    private let connections: ConnectionCounters
+    private let host: HostSystem
+    private let logger: Logger
+    private let started: ContinuousClock.Instant
+
+    public init(
+        configuration: AgentConfiguration,
+        topics: TopicScheme,
+        broker: BrokerClient,
+        connections: ConnectionCounters,
+        host: HostSystem,
+        started: ContinuousClock.Instant,
+        logger: Logger
+    ) {
+        settings = configuration.metrics
+        device = configuration.device.id
+        topic = topics.metrics
+        self.broker = broker
+        self.connections = connections
+        self.host = host
+        self.started = started
+        self.logger = logger
+    }
+
+    /// Reports until cancelled, every `interval()` seconds, read again for each report; while it is 0 the
+    /// report pauses, looking again every second.
+    public func run(
+        bootCount: UInt64,
+        interval: @Sendable () -> Int,
+        counters: @Sendable () -> HealthCounters
+    ) async {
+        var previous = host.processStatistics()
+        var previousInstant = ContinuousClock.now
+        var lastFileError: String?
+        while true {
+            let seconds = interval()
+            guard (try? await Task.sleep(for: .seconds(max(seconds, 1)))) != nil else { return }
+            guard seconds > 0 else { continue }
+            let now = ContinuousClock.now
+            let current = host.processStatistics()
+            let elapsed = Self.seconds(now - previousInstant)
+            var process = AgentMetrics.Process(cpuPercent: 0, cpuSeconds: 0, rssBytes: 0)
+            if let current {
+                process.cpuSeconds = current.cpuSeconds
+                process.rssBytes = current.residentBytes
+                if let previous {
+                    process.cpuPercent = ProcessStatistics.cpuPercent(from: previous, to: current, seconds: elapsed)
+                }
+            }
+            previous = current
+            previousInstant = now
+            let metrics = AgentMetrics(
+                device: device,
+                time: Date().timeIntervalSince1970,
+                uptimeSeconds: Self.seconds(now - started),
+                bootCount: bootCount,
+                intervalSeconds: seconds,
+                counters: counters(),
+                connected: broker.isConnected,
+                connections: connections,
+                process: process
+            )
+            publish(metrics)
+            if let path = settings.prometheusFile {
+                do {
+                    try Self.writeAtomically(metrics.prometheusText(), to: path)
+                    lastFileError = nil
+                } catch {
+                    // Once per distinct error, not once per interval.
+                    let message = "\(error)"
+                    if message != lastFileError { logger.error("\(message)") }
+                    lastFileError = message
+                }
+            }
+        }
+    }
+
+    private func publish(_ metrics: AgentMetrics) {
+        guard broker.isConnected else { return }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let bytes = try encoder.encode(metrics)
+            try bytes.withUnsafeBytes { raw in
+                _ = try broker.publish(topic: topic, payload: raw, qos: 0, retain: false)
+            }
+        } catch {
+            logger.debug("publishing metrics failed: \(error)")
+        }
+    }
+
+    /// Writes a temporary file next to `path` and renames it over `path`: rename(2) is atomic within a file
+    /// system, so node_exporter reads the old file or the new one, never half of one. The temporary name does
+    /// not end in `.prom`, which the textfile collector would read.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw AgentError(
+                "cannot write the Prometheus file \(temporary): \(error.localizedDescription) — make its directory writable for the agent's user or change metrics.prometheus_file"
+            )
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw AgentError("cannot rename \(temporary) to \(path): \(reason) — check metrics.prometheus_file")
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (s, attoseconds) = duration.components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,214 @@
+import AgentConfig
+import AgentControl
+import AgentPipeline
+import AgentPorts
+import Foundation
+import Logging
+import MotionHistory
+import MotionModel
+import MotionWire
+import Synchronization
+import Testing
+
+/// One serialized door: reloads and commands racing each other leave the newest plan applied last, and the
+/// pedometer reset reaches the history through the controller.
+@Suite(.serialized) struct ControlDoorTests {
+    /// A sensor source that only records the plans applied to it.
+    final class PlanRecordingSource: SensorSource {
+        let summary = "plan recorder"
+        let devices = [
+            SensorDevice(
+                id: "imu",
+                name: "imu",
+                sensors: [.accelerometer, .gyroscope, .magnetometer],
+                supportedRates: .range(min: 1, step: 1, max: 1000)
+            )
+        ]
+        private let applied = Mutex<[AcquisitionPlan]>([])
+        func apply(_ plan: AcquisitionPlan) throws { applied.withLock { $0.append(plan) } }
+        func run(into sink: SampleSink) async throws {}
+        var last: AcquisitionPlan? { applied.withLock { $0.last } }
+        var count: Int { applied.withLock { $0.count } }
+    }
+
+    /// A history that counts what the controller tells it.
+    final class CountingHistory: StepHistory {
+        let resets = Mutex(0)
+        func pedometerWasReset(now: Double) { resets.withLock { $0 += 1 } }
+        func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
+            ControlResult.PedometerQuery(PedometerData(startDate: from, endDate: to, numberOfSteps: 42))
+        }
+        func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] { [] }
+    }
+
+    struct Fixture: Sendable {
+        let source: PlanRecordingSource
+        let controller: AgentController
+        let plane: ControlPlane
+    }
+
+    private func fixture(history: (any StepHistory)? = nil) throws -> Fixture {
+        let source = PlanRecordingSource()
+        let topics = TopicScheme(root: "motion/dev1")
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let controller = try startedController(source: source, logger: logger)
+        var settings = ControlPlane.Settings()
+        settings.ratePerSecond = 1e9
+        settings.burst = 1e9
+        let reloads = Atomic<Int>(0)
+        let plane = ControlPlane(
+            controller: controller,
+            history: history,
+            reconciler: testReconciler(),
+            topics: topics,
+            deviceID: "dev1",
+            settings: settings,
+            statusDocument: { controller.status(state: .online, reason: nil, bootCount: 1) },
+            reloadConfiguration: {
+                // Each reload finds another gyroscope rate in the file.
+                let n = reloads.add(1, ordering: .relaxed).newValue
+                var configuration = AgentConfiguration()
+                configuration.streams[.gyroscope]?.rateHz = Double(101 + n % 800)
+                return ReloadReport(changedStreams: try controller.applyReloaded(configuration), needsRestart: [])
+            },
+            logger: logger
+        )
+        return Fixture(source: source, controller: controller, plane: plane)
+    }
+
+    private static func message(_ text: String) -> InboundMessage {
+        InboundMessage(
+            topic: "motion/dev1/control",
+            payload: Array(text.utf8),
+            qos: 1,
+            retain: false,
+            responseTopic: nil,
+            correlationData: nil
+        )
+    }
+
+    /// The plan applied last must be the one the final settings call for: re-planning them once more,
+    /// alone, applies the same plan again.
+    private func expectNewestPlanAppliedLast(_ f: Fixture) throws {
+        let lastApplied = try #require(f.source.last)
+        let before = f.source.count
+        try f.controller.update(.accelerometer) { _ in }
+        #expect(f.source.count == before + 1)
+        #expect(f.source.last == lastApplied, "an older plan was applied after the newest one")
+    }
+
+    /// Runs `body` for `iterations` indices on many threads at once, off Swift's cooperative pool, so other
+    /// suites' tasks (starting their brokers) are not starved meanwhile.
+    private func race(_ iterations: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: iterations, execute: body)
+                done.resume()
+            }
+        }
+    }
+
+    @Test func applyingTheConfigurationInForceAgainReconfiguresNothing() throws {
+        let f = try fixture()
+        var configuration = AgentConfiguration()
+        configuration.streams[.gyroscope]?.rateHz = 250
+        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        let plans = f.source.count
+        #expect(try f.controller.applyReloaded(configuration) == [])
+        #expect(f.source.count == plans, "the same configuration was planned and applied to the hardware again")
+        configuration.streams[.gyroscope]?.rateHz = 200
+        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        #expect(f.source.count == plans + 1)
+    }
+
+    @Test func reloadsAndCommandsRacingLeaveTheNewestPlanAppliedLast() async throws {
+        let f = try fixture()
+        let outcomes = Mutex<[ReloadOutcome]>([])
+        let replies = Mutex<[Int]>([])
+        await race(400) { i in
+            if i % 2 == 0 {
+                let outcome = f.plane.reload(trigger: .hangup)
+                outcomes.withLock { $0.append(outcome) }
+            } else {
+                let rate = 101 + (i * 37) % 800
+                let command = #"{"id":"r\#(i)","command":"set-rate","stream":"gyroscope","rate_hz":\#(rate)}"#
+                let code = f.plane.handle(Self.message(command))?.reply.code ?? -1
+                replies.withLock { $0.append(code) }
+            }
+        }
+        #expect(outcomes.withLock { $0.count } == 200)
+        for outcome in outcomes.withLock({ $0 }) {
+            guard case .applied = outcome else {
+                Issue.record("a reload was refused: \(outcome.summary)")
+                continue
+            }
+        }
+        #expect(replies.withLock { $0 }.allSatisfy { $0 == 200 })
+        #expect(replies.withLock { $0.count } == 200)
+        try expectNewestPlanAppliedLast(f)
+    }
+
+    @Test func concurrentChangesThroughTheControllerApplyTheirPlansInOrder() async throws {
+        let f = try fixture()
+        // Without the serialization, an older plan lands last in about one run of three at 400 changes; 2000
+        // make a miss unlikely and take about half a second.
+        await race(2000) { i in
+            _ = try? f.controller.update(.gyroscope) { $0.rateHz = Double(101 + (i * 53) % 800) }
+        }
+        try expectNewestPlanAppliedLast(f)
+    }
+
+    @Test func theReloadCommandAndSIGHUPShareOneEntry() throws {
+        let f = try fixture()
+        guard case .applied(let report) = f.plane.reload(trigger: .hangup) else {
+            Issue.record("the hangup reload was refused")
+            return
+        }
+        #expect(report.changedStreams == ["gyroscope"])
+        let outcome = try #require(f.plane.handle(Self.message(#"{"id":"rc","command":"reload-config"}"#)))
+        #expect(outcome.reply.ok && outcome.stateChanged)
+        #expect(outcome.reply.result == .reload(ReloadReport(changedStreams: ["gyroscope"], needsRestart: [])))
+    }
+
+    @Test func aRefusedReloadSaysWhyAndRepliesWithItsCode() throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let f = try fixture()
+        let plane = ControlPlane(
+            controller: f.controller,
+            reconciler: testReconciler(),
+            topics: TopicScheme(root: "motion/dev1"),
+            deviceID: "dev1",
+            statusDocument: { f.controller.status(state: .online, reason: nil, bootCount: 1) },
+            logger: logger
+        )
+        guard case .refused(let failure) = plane.reload(trigger: .hangup) else {
+            Issue.record("a reload without a configuration file was applied")
+            return
+        }
+        #expect(failure.kind == .conflict && failure.message.contains("without a configuration file"))
+        let reply = try #require(plane.handle(Self.message(#"{"id":"rc","command":"reload-config"}"#))).reply
+        #expect(reply.code == 409 && reply.id == "rc" && !reply.ok)
+    }
+
+    @Test func resetPedometerReachesTheHistoryThroughTheDoor() throws {
+        let idle = try #require(
+            try fixture().plane.handle(Self.message(#"{"id":"q0","command":"query-pedometer","from":1,"to":2}"#))
+        )
+        #expect(idle.reply.code == 409, "no history: the query is refused")
+        let history = CountingHistory()
+        let f = try fixture(history: history)
+        let reset = try #require(f.plane.handle(Self.message(#"{"id":"z","command":"reset-pedometer"}"#)))
+        #expect(reset.reply.ok && reset.reply.result == .pedometerReset(ControlResult.PedometerReset()))
+        #expect(history.resets.withLock { $0 } == 1)
+        let query = try #require(
+            f.plane.handle(Self.message(#"{"id":"q","command":"query-pedometer","from":1,"to":2}"#))
+        )
+        guard case .pedometerQuery(let steps)? = query.reply.result else {
+            Issue.record("\(query.reply)")
+            return
+        }
+        #expect(steps.numberOfSteps == 42)
+    }
+}

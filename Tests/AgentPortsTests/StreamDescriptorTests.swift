@@ -1,0 +1,105 @@
+import AgentPorts
+import Foundation
+import Testing
+
+/// The stream table is the one list of streams: these tests hold the documents that describe streams outside the
+/// code — the JSON Schemas, payloads.md, config.yaml and the Python reference client — to it, so adding a stream
+/// without its schema, docs or client constants fails here.
+@Suite struct StreamDescriptorTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func everyStreamHasOneDescriptorAndEveryPayloadOneTopic() {
+        #expect(StreamDescriptor.table.map(\.name) == StreamName.allCases)
+        #expect(Set(StreamDescriptor.allTopics.map(\.payload)) == Set(PayloadKind.allCases))
+        #expect(StreamDescriptor.allTopics.count == PayloadKind.allCases.count)
+        #expect(Set(StreamDescriptor.allTopics.map(\.path)).count == StreamDescriptor.allTopics.count)
+        for descriptor in StreamDescriptor.table {
+            #expect(descriptor.primary.path == descriptor.name.rawValue, "a stream's own topic is its name")
+            #expect(descriptor.topics.allSatisfy { $0.stream == descriptor.name })
+            #expect(descriptor.topics.dropFirst().allSatisfy { $0.path.hasPrefix(descriptor.name.rawValue + "/") })
+            if descriptor.isRawSensor { #expect(descriptor.requiredSensors == [descriptor.pacingSensor]) }
+            for sensor in descriptor.homeAssistant {
+                #expect(descriptor.topics.indices.contains(sensor.topic), "\(sensor.objectID)")
+            }
+        }
+        let objectIDs = StreamDescriptor.table.flatMap(\.homeAssistant).map(\.objectID)
+        #expect(Set(objectIDs).count == objectIDs.count, "Home Assistant object ids are unique per device")
+    }
+
+    @Test func everyTopicHasItsSchemaTitledWithItsTopicAndCoreMotionType() throws {
+        for topic in StreamDescriptor.allTopics {
+            let data = try Data(contentsOf: Self.repository.appendingPathComponent("docs/schemas/\(topic.schema)"))
+            let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(schema["title"] as? String == "{root}/\(topic.path) — \(topic.coreMotion)", "\(topic.schema)")
+            #expect((schema["$id"] as? String)?.hasSuffix("/" + topic.schema) == true, "\(topic.schema)")
+        }
+        let index = try Self.text("docs/schemas/README.md")
+        for topic in StreamDescriptor.allTopics {
+            #expect(index.contains("| `{root}/\(topic.path)` | [\(topic.schema)](\(topic.schema)) |"), "\(topic.path)")
+        }
+    }
+
+    @Test func payloadsMdListsAndDescribesEveryTopic() throws {
+        let doc = try Self.text("docs/payloads.md")
+        let lines = doc.split(separator: "\n").map(String.init)
+        for topic in StreamDescriptor.allTopics {
+            #expect(
+                lines.contains { $0.hasPrefix("| `{root}/\(topic.path)` |") },
+                "the topic table lacks \(topic.path)"
+            )
+            #expect(
+                doc.contains("`{root}/\(topic.path)` — `\(topic.coreMotion)`"),
+                "payloads.md has no section for {root}/\(topic.path) — \(topic.coreMotion)"
+            )
+        }
+        for sensor in StreamDescriptor.table.flatMap(\.homeAssistant) {
+            #expect(doc.contains("`\(sensor.objectID)`"), "Home Assistant's \(sensor.objectID) is not in payloads.md")
+        }
+    }
+
+    @Test func configYamlHasEveryStreamWithItsKeys() throws {
+        let yaml = try Self.text("config.yaml")
+        let lines = yaml.split(separator: "\n").map(String.init)
+        guard let start = lines.firstIndex(of: "streams:") else {
+            Issue.record("config.yaml has no streams: section")
+            return
+        }
+        for descriptor in StreamDescriptor.table {
+            let header = "  \(descriptor.name.rawValue):"
+            guard let at = lines[start...].firstIndex(of: header) else {
+                Issue.record("config.yaml lacks streams.\(descriptor.name.rawValue)")
+                continue
+            }
+            let section = lines[(at + 1)...].prefix { $0.hasPrefix("    ") || $0.hasPrefix("  #") || $0.isEmpty }
+            let keys = section.compactMap { line -> String? in
+                guard line.hasPrefix("    "), !line.hasPrefix("     "), let colon = line.firstIndex(of: ":") else {
+                    return nil
+                }
+                let key = line[line.index(line.startIndex, offsetBy: 4)..<colon]
+                return key.hasPrefix("#") ? nil : String(key)
+            }
+            #expect(keys == descriptor.settingKeys, "config.yaml streams.\(descriptor.name.rawValue)")
+        }
+    }
+
+    @Test func thePythonClientKnowsEveryTopicAndWhichStreamsBatch() throws {
+        let source = try Self.text("clients/python/motion_agent_client/decoder.py")
+        func tuple(_ name: String) throws -> [String] {
+            let start = try #require(source.range(of: "\n\(name) = ("))
+            let end = try #require(source.range(of: ")", range: start.upperBound..<source.endIndex))
+            return source[start.upperBound..<end.lowerBound].split(separator: "\"", omittingEmptySubsequences: false)
+                .enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        #expect(try tuple("SAMPLE_STREAMS") == StreamDescriptor.table.filter(\.batches).map(\.name.rawValue))
+        let kinds = try tuple("TOPIC_KINDS")
+        for topic in StreamDescriptor.allTopics {
+            #expect(kinds.contains(topic.path), "clients/python TOPIC_KINDS lacks \(topic.path)")
+        }
+    }
+}
