@@ -157,6 +157,8 @@ let package = Package(
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentRuntime",
                 "AgentConfig",
                 "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
+                // Sparkplug's encoding cost beside the native encodings (motion-bench sparkplug).
+                "SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
                 "Harness",
                 .product(name: "Logging", package: "swift-log"),
@@ -201,7 +203,7 @@ let package = Package(
         .testTarget(name: "MotionWireTests", dependencies: ["MotionWire"], swiftSettings: strict),
         .testTarget(
             name: "SparkplugBTests",
-            dependencies: ["SparkplugB", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SparkplugB", "MotionModel", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),

@@ -19,6 +19,7 @@ struct MotionBench: AsyncParsableCommand {
             EndToEndLatency.self,
             RealisticLoad.self,
             BatchedStreams.self,
+            SparkplugEncodingCost.self,
             AllBenchmarks.self,
         ]
     )

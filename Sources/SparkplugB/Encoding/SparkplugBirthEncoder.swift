@@ -79,7 +79,8 @@ public enum SparkplugBirthEncoder {
         return metric
     }
 
-    static func setValue(_ value: SparkplugMetricValue, on metric: inout SparkplugPayload.Metric) {
+    /// Puts `value` in the field its datatype names (or `is_null`).
+    public static func setValue(_ value: SparkplugMetricValue, on metric: inout SparkplugPayload.Metric) {
         switch value {
         case .boolean(let v): metric.booleanValue = v
         case .int32(let v): metric.intValue = UInt32(bitPattern: v)

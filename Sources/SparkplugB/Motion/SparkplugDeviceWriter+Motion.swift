@@ -11,47 +11,45 @@ extension SparkplugDeviceWriter {
     }
 
     public mutating func record(_ motion: DeviceMotion, timeMs t: UInt64) {
-        var i = 0
-        func put(_ value: SparkplugMetricValue) {
-            set(i, value, timestampMs: t)
-            i += 1
-        }
+        // Explicit slots, not a running index in a nested function: a captured mutable local is boxed on the
+        // heap, an allocation per sample.
         let q = motion.attitude
-        put(.float(Float(q.x)))
-        put(.float(Float(q.y)))
-        put(.float(Float(q.z)))
-        put(.float(Float(q.w)))
-        put(.float(Float(q.roll)))
-        put(.float(Float(q.pitch)))
-        put(.float(Float(q.yaw)))
-        // One vector after the other, without an array literal (which would allocate per sample).
-        func vector(_ v: Vector3) {
-            put(.float(Float(v.x)))
-            put(.float(Float(v.y)))
-            put(.float(Float(v.z)))
-        }
-        vector(motion.rotationRate)
-        vector(motion.gravity)
-        vector(motion.userAcceleration)
-        vector(motion.magneticField)
-        put(.string(motion.magneticFieldAccuracy.rawValue))
-        put(.float(Float(motion.heading)))
-        put(.float(Float(motion.inclinationAccuracy)))
-        put(.float(Float(motion.headingAccuracy)))
-        put(.string(motion.referenceFrame.rawValue))
+        set(0, .float(Float(q.x)), timestampMs: t)
+        set(1, .float(Float(q.y)), timestampMs: t)
+        set(2, .float(Float(q.z)), timestampMs: t)
+        set(3, .float(Float(q.w)), timestampMs: t)
+        set(4, .float(Float(q.roll)), timestampMs: t)
+        set(5, .float(Float(q.pitch)), timestampMs: t)
+        set(6, .float(Float(q.yaw)), timestampMs: t)
+        setVector(7, motion.rotationRate, t)
+        setVector(10, motion.gravity, t)
+        setVector(13, motion.userAcceleration, t)
+        setVector(16, motion.magneticField, t)
+        set(19, .string(motion.magneticFieldAccuracy.rawValue), timestampMs: t)
+        set(20, .float(Float(motion.heading)), timestampMs: t)
+        set(21, .float(Float(motion.inclinationAccuracy)), timestampMs: t)
+        set(22, .float(Float(motion.headingAccuracy)), timestampMs: t)
+        set(23, .string(motion.referenceFrame.rawValue), timestampMs: t)
         if let relative = motion.relativeAttitude {
             let r = relative.quaternion
-            put(.float(Float(r.x)))
-            put(.float(Float(r.y)))
-            put(.float(Float(r.z)))
-            put(.float(Float(r.w)))
-            put(.float(Float(r.roll)))
-            put(.float(Float(r.pitch)))
-            put(.float(Float(r.yaw)))
-            put(.dateTime(MotionSparkplug.milliseconds(relative.referenceTime)))
+            set(24, .float(Float(r.x)), timestampMs: t)
+            set(25, .float(Float(r.y)), timestampMs: t)
+            set(26, .float(Float(r.z)), timestampMs: t)
+            set(27, .float(Float(r.w)), timestampMs: t)
+            set(28, .float(Float(r.roll)), timestampMs: t)
+            set(29, .float(Float(r.pitch)), timestampMs: t)
+            set(30, .float(Float(r.yaw)), timestampMs: t)
+            set(31, .dateTime(MotionSparkplug.milliseconds(relative.referenceTime)), timestampMs: t)
         } else {
-            for _ in 0..<8 { put(.null) }
+            for slot in 24...31 { set(slot, .null, timestampMs: t) }
         }
+    }
+
+    @inline(__always)
+    private mutating func setVector(_ first: Int, _ v: Vector3, _ t: UInt64) {
+        set(first, .float(Float(v.x)), timestampMs: t)
+        set(first + 1, .float(Float(v.y)), timestampMs: t)
+        set(first + 2, .float(Float(v.z)), timestampMs: t)
     }
 
     public mutating func record(_ data: PedometerData, timeMs t: UInt64) {
