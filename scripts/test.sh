@@ -17,6 +17,9 @@ swift format lint --strict -r Sources Tests Package.swift \
 log "testing the Python reference client and docs/schemas (pytest, clients/python/tests)"
 "$MOTION_AGENT_PYTHON" -m pytest -q clients/python/tests \
     || die "the Python client's tests failed: see above ($MOTION_AGENT_PYTHON -m pytest clients/python/tests)"
+log "testing the Sparkplug host (pytest, clients/python/tests_sparkplug, in the pysparkplug venv)"
+(cd clients/python && "$MOTION_AGENT_SPARKPLUG_PYTHON" -m pytest -q -p no:cacheprovider tests_sparkplug) \
+    || die "the Sparkplug host's tests failed: see above (cd clients/python && $MOTION_AGENT_SPARKPLUG_PYTHON -m pytest tests_sparkplug)"
 log "building (debug) with tests"
 swift build --build-tests
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every

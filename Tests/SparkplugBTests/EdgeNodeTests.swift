@@ -352,3 +352,73 @@ struct Failure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Hostile input in bulk: random bytes and mutations of valid commands on every topic the node listens to. The
+/// node must neither crash nor leave its session, and every command it could not read is counted as refused.
+@Suite struct EdgeNodeHostileInputTests {
+    private struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+    }
+
+    @Test func randomAndMutatedPayloadsNeverEndTheSession() throws {
+        var node = SparkplugEdgeNode<SteppedClock>(
+            configuration: try .init(groupID: "plant", edgeNodeID: "imu-7", primaryHostID: "scada", writes: .allowed),
+            catalog: try MotionSparkplug.catalog(streams: MotionSparkplug.streams),
+            lastBirthDeathSequence: nil,
+            clock: SteppedClock(),
+            wallClockMs: { 1_795_241_134_057 }
+        )
+        _ = node.handle(.connecting(server: 0))
+        _ = node.handle(.connected)
+        _ = node.handle(.message(topic: "spBv1.0/STATE/scada", payload: Array(#"{"online":true,"timestamp":5}"#.utf8)))
+        #expect(node.phase == .born)
+        var valid = SparkplugPayload()
+        valid.timestamp = 1
+        var metric = SparkplugPayload.Metric()
+        metric.name = "config/rateHz"
+        metric.doubleValue = 10
+        valid.metrics = [metric]
+        let template: [UInt8] = try valid.serializedBytes()
+        var random = Generator(state: 42)
+        let topics = [
+            "spBv1.0/plant/NCMD/imu-7", "spBv1.0/plant/DCMD/imu-7/accelerometer",
+            "spBv1.0/plant/DCMD/imu-7/device-motion",
+        ]
+        for round in 0..<6_000 {
+            var payload: [UInt8]
+            if round % 2 == 0 {
+                payload = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
+            } else {
+                payload = template
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    payload[Int.random(in: 0..<payload.count, using: &random)] = UInt8.random(
+                        in: 0...255,
+                        using: &random
+                    )
+                }
+            }
+            for action in node.handle(.message(topic: topics[round % topics.count], payload: payload)) {
+                if case .write(let write) = action {
+                    // Whatever got through is a well-formed write of a writable setting.
+                    #expect(write.metricName.hasPrefix("config/"), "\(write)")
+                    _ = node.handle(.writeOutcome(write, refusal: nil))
+                }
+            }
+            if round % 10 == 0 {
+                // STATE noise never older than the accepted one, never offline: the node must stay born.
+                let noise = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
+                _ = node.handle(.message(topic: "spBv1.0/STATE/scada", payload: noise))
+            }
+        }
+        #expect(node.phase == .born)
+        #expect(node.commandsRefused > 1_000)
+    }
+}

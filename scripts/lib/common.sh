@@ -78,7 +78,7 @@ ensure_python_venv() {
 # .build/sparkplug-venv, because it pins paho-mqtt < 2 and the client's venv has paho-mqtt 2. Exports
 # MOTION_AGENT_SPARKPLUG_PYTHON, which the tests read. The bound is tight: the host reads pysparkplug's
 # generated protobuf module for metric properties, which is not public API.
-MOTION_AGENT_SPARKPLUG_PIP_PACKAGES=("pysparkplug>=0.6.1,<0.7")
+MOTION_AGENT_SPARKPLUG_PIP_PACKAGES=("pysparkplug>=0.6.1,<0.7" "pytest>=7")
 
 ensure_sparkplug_venv() {
     local venv="$PWD/.build/sparkplug-venv"
@@ -95,7 +95,7 @@ ensure_sparkplug_venv() {
         "$python" -m venv "$venv" \
             || die "'$python -m venv $venv' failed: install python3-venv (apt-get install python3-venv)"
     fi
-    if ! "$venv/bin/python" -c 'import pysparkplug' 2>/dev/null; then
+    if ! "$venv/bin/python" -c 'import pysparkplug, pytest' 2>/dev/null; then
         log "installing ${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[*]} from PyPI into $venv"
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[@]}" \
             || die "pip install ${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[*]} failed: see the messages above (PyPI must be reachable)"
