@@ -212,15 +212,19 @@ let package = Package(
             dependencies: ["Recording", "Simulation", "TestSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "AgentConfigTests", dependencies: ["AgentConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "AgentConfigTests",
+            dependencies: ["AgentConfig", "Platform", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AgentPipelineTests",
-            dependencies: ["AgentPipeline", "Simulation", "TestSupport"],
+            dependencies: ["AgentPipeline", "Platform", "Simulation", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AgentControlTests",
-            dependencies: ["AgentControl", "AgentPipeline", "Simulation", "TestSupport"],
+            dependencies: ["AgentControl", "AgentPipeline", "Platform", "Simulation", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "IntegrationsTests", dependencies: ["Integrations", "TestSupport"], swiftSettings: strict),
@@ -233,7 +237,9 @@ let package = Package(
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
         .testTarget(
             name: "BrokerIntegrationTests",
-            dependencies: ["MosquittoTransport", "AgentPipeline", "AgentRuntime", "Integrations", "TestSupport"],
+            dependencies: [
+                "MosquittoTransport", "AgentPipeline", "AgentRuntime", "Integrations", "Platform", "TestSupport",
+            ],
             swiftSettings: strict
         ),
         // Real libiio on the fake IIO sysfs tree in a private mount namespace (root).
@@ -272,7 +278,7 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzRecordingCSV", ["Recording"]),
         ("FuzzBinaryBatch", ["MotionWire"]),
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
-        ("FuzzDurableLog", ["AgentPipeline", .product(name: "Logging", package: "swift-log")]),
+        ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
 import Logging
+import Platform
 
 @testable import AgentPipeline
 
@@ -62,7 +63,12 @@ public func fuzzDurableLog(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 
     let log: DurableLog
     do {
-        log = try DurableLog(directory: directory, maxBytes: 1 << 20, maxAgeSeconds: 86_400, logger: logger)
+        log = try DurableLog(
+            storage: try SegmentFiles(folder: directory),
+            maxBytes: 1 << 20,
+            maxAgeSeconds: 86_400,
+            logger: logger
+        )
     } catch {
         fatalError("the log did not open over a corrupt segment: \(error)")
     }

@@ -556,8 +556,9 @@ extension MQTTSettings {
 }
 
 extension AgentConfiguration {
-    subscript(stream name: StreamName) -> StreamSettings {
-        get { streams[name] ?? StreamName.defaultSettings[name]! }
+    /// One stream's settings: as configured, else its descriptor's defaults.
+    public subscript(stream name: StreamName) -> StreamSettings {
+        get { streams[name] ?? name.descriptor.defaults }
         set { streams[name] = newValue }
     }
 }

@@ -7,15 +7,16 @@ import Foundation
 /// recomputed from config.yaml and these at every start. A device that boots with the broker unreachable
 /// therefore runs its last known desired state, and an edit of config.yaml still counts.
 public struct DesiredStateStore: Sendable {
-    /// `<state_dir>/desired`.
-    public let directory: String
-    /// The round-one file of stream settings saved by commands, migrated once.
-    let legacyStreamsPath: String
+    public let state: any StateDirectory
 
-    public init(stateDirectory: String) {
-        directory = stateDirectory + "/desired"
-        legacyStreamsPath = stateDirectory + "/streams.json"
+    public init(state: any StateDirectory) {
+        self.state = state
     }
+
+    /// `<state_dir>/desired`, for messages.
+    public var directory: String { state.location(of: .desiredDocument("-")).dropLastPathComponent }
+    /// The round-one file of stream settings saved by commands, migrated once.
+    var legacyStreamsPath: String { state.location(of: .legacyStreams) }
 
     /// What was kept, and what could not be used (each a sentence naming the file, the problem and the fix).
     public struct Contents: Sendable {
@@ -29,20 +30,27 @@ public struct DesiredStateStore: Sendable {
     public func load(layers: [ConfigurationLayer]) -> Contents {
         var contents = Contents()
         for layer in layers {
-            let path = self.path(of: layer)
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            let path = state.location(of: Self.file(of: layer))
             do {
-                contents.documents[layer] = try DesiredDocument.decode(Array(data), source: path)
+                guard let data = try state.read(Self.file(of: layer)) else { continue }
+                contents.documents[layer] = try DesiredDocument.decode(data, source: path)
             } catch {
                 contents.problems.append(
                     "\(error) — the \(layer) layer is left out until its next desired document arrives"
                 )
             }
         }
-        let overridesPath = directory + "/overrides.json"
-        if let data = FileManager.default.contents(atPath: overridesPath) {
+        let overridesPath = state.location(of: .commandOverrides)
+        let overrides: [UInt8]?
+        do {
+            overrides = try state.read(.commandOverrides)
+        } catch {
+            overrides = nil
+            contents.problems.append("\(error): command overrides are dropped")
+        }
+        if let data = overrides {
             do {
-                let kept = try JSONDecoder().decode([String: RuntimeOverride].self, from: data)
+                let kept = try JSONDecoder().decode([String: RuntimeOverride].self, from: Data(data))
                 for (keyPath, override) in kept {
                     do {
                         let checked = try ConfigurationOverlay(
@@ -66,27 +74,17 @@ public struct DesiredStateStore: Sendable {
     }
 
     /// Keeps a layer's document as received; nil (the retained document was cleared) deletes it.
-    public func save(_ payload: [UInt8]?, for layer: ConfigurationLayer) throws {
-        try ensureDirectory()
-        let path = self.path(of: layer)
-        guard let payload else {
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            return
-        }
-        try AtomicFile.write(payload, to: path)
+    public func save(_ payload: [UInt8]?, for layer: ConfigurationLayer) throws(StateFileError) {
+        guard let payload else { return try state.remove(Self.file(of: layer)) }
+        try state.replace(Self.file(of: layer), with: payload)
     }
 
     /// Keeps the command overrides (an empty set deletes the file).
     public func save(overrides: [String: RuntimeOverride]) throws {
-        try ensureDirectory()
-        let path = directory + "/overrides.json"
-        if overrides.isEmpty {
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            return
-        }
+        if overrides.isEmpty { return try state.remove(.commandOverrides) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try AtomicFile.write(Array(encoder.encode(overrides)), to: path)
+        try state.replace(.commandOverrides, with: Array(encoder.encode(overrides)))
     }
 
     /// Round one saved every stream's settings after any command (`streams.json`), which pinned all of them
@@ -94,8 +92,14 @@ public struct DesiredStateStore: Sendable {
     /// overrides (of the keys a command had changed, as far as can be told); the file is renamed
     /// `streams.json.migrated` so this happens once. Returns nil when there is nothing to migrate.
     public func migrateLegacyStreams(base: AgentConfiguration) -> (ConfigurationOverlay, problems: [String])? {
-        guard let data = FileManager.default.contents(atPath: legacyStreamsPath) else { return nil }
         var problems: [String] = []
+        let kept: [UInt8]?
+        do {
+            kept = try state.read(.legacyStreams)
+        } catch {
+            return (ConfigurationOverlay(), ["\(error): round one's stream settings are not migrated"])
+        }
+        guard let data = kept.map({ Data($0) }) else { return nil }
         var written: [String: String] = [:]
         if let legacy = try? JSONDecoder().decode([String: LegacyStream].self, from: data) {
             for (name, stream) in legacy {
@@ -124,7 +128,8 @@ public struct DesiredStateStore: Sendable {
             if value != field.renderedText(of: base) { differing[keyPath] = value }
         }
         do {
-            try FileManager.default.moveItem(atPath: legacyStreamsPath, toPath: legacyStreamsPath + ".migrated")
+            try state.replace(.migratedLegacyStreams, with: Array(data))
+            try state.remove(.legacyStreams)
         } catch {
             problems.append(
                 "cannot rename \(legacyStreamsPath) to streams.json.migrated (\(error)): "
@@ -136,11 +141,11 @@ public struct DesiredStateStore: Sendable {
     }
 
     /// `fleet.json`, `group-<name>.json` (the name with anything but letters, digits, `-`, `_` and `.` as
-    /// `%XX`, so every group name is one safe file name), `device.json`.
-    func path(of layer: ConfigurationLayer) -> String {
+    /// `%XX`, so every group name is one safe file name), `device.json`, in `desired/`.
+    static func file(of layer: ConfigurationLayer) -> StateFile {
         switch layer {
-        case .fleet: return directory + "/fleet.json"
-        case .device: return directory + "/device.json"
+        case .fleet: return .desiredDocument("fleet")
+        case .device: return .desiredDocument("device")
         case .group(let name):
             var safe = ""
             for byte in name.utf8 {
@@ -154,13 +159,12 @@ public struct DesiredStateStore: Sendable {
                     safe += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
                 }
             }
-            return directory + "/group-\(safe).json"
+            return .desiredDocument("group-\(safe)")
         }
     }
 
-    private func ensureDirectory() throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
+    /// The file of `layer`, for messages and tests.
+    func path(of layer: ConfigurationLayer) -> String { state.location(of: Self.file(of: layer)) }
 
     /// Round one's `streams.json` entry.
     private struct LegacyStream: Decodable {
@@ -177,5 +181,12 @@ public struct DesiredStateStore: Sendable {
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension String {
+    /// The path without its last component (`/a/b/c.json` → `/a/b`).
+    fileprivate var dropLastPathComponent: String {
+        lastIndex(of: "/").map { String(self[..<$0]) } ?? self
     }
 }

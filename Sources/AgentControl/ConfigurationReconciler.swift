@@ -14,6 +14,8 @@ import Synchronization
 public final class ConfigurationReconciler: Sendable {
     private struct State {
         var layers: ConfigurationLayers
+        /// `layers` resolved: what the agent runs, read by the controller at every change and status.
+        var effective: AgentConfiguration
         var refused: ConfigurationStatus.Refusal?
         var ignored: ConfigurationStatus.Refusal?
     }
@@ -54,7 +56,7 @@ public final class ConfigurationReconciler: Sendable {
                 Self.save(overrides: layers.overrides, to: store, logger: logger)
             }
         }
-        state = Mutex(State(layers: layers))
+        state = Mutex(State(layers: layers, effective: layers.resolve().configuration))
         let applied = layers.order.compactMap { layer in layers.documents[layer].map { "\(layer) v\($0.version)" } }
         if !applied.isEmpty || !layers.overrides.isEmpty {
             logger.info(
@@ -69,31 +71,25 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// The configuration to run: config.yaml with every layer on top.
-    public var effective: AgentConfiguration { state.withLock { $0.layers.resolve().configuration } }
+    public var effective: AgentConfiguration { state.withLock { $0.effective } }
 
-    /// A command's settings (key path → value as text), on top of every layer. Throws, changing nothing, when
-    /// a value is not allowed (the config schema's error) or `apply` refuses the result.
+    /// A command's settings (checked by the config schema when the command was parsed), on top of every layer.
+    /// Throws, changing nothing, when the layers or `apply` refuse the result.
     public func command(
-        _ written: [String: String],
+        _ settings: ConfigurationOverlay,
         id: String,
         time: Double,
         apply: (AgentConfiguration) throws -> Void
     ) throws {
         let source = "command \(id)"
-        let settings: ConfigurationOverlay
-        do {
-            settings = try ConfigurationOverlay(validating: written, source: source)
-        } catch {
-            throw ControlFailure(.malformed, "\(error)")
-        }
         try change { layers in
             do {
                 try layers.command(settings, id: id, time: time, source: source)
             } catch {
                 throw ControlFailure(.conflict, "\(error)")
             }
-        } apply: { layers in
-            try apply(layers.resolve().configuration)
+        } apply: { layers, effective in
+            try apply(effective)
             if let store { Self.save(overrides: layers.overrides, to: store, logger: logger) }
         }
     }
@@ -107,8 +103,8 @@ public final class ConfigurationReconciler: Sendable {
             } catch {
                 throw ControlFailure(.conflict, "\(error)")
             }
-        } apply: { layers in
-            try apply(layers.resolve().configuration)
+        } apply: { layers, effective in
+            try apply(effective)
             if let store, !superseded.isEmpty { Self.save(overrides: layers.overrides, to: store, logger: logger) }
         }
         return superseded
@@ -152,9 +148,9 @@ public final class ConfigurationReconciler: Sendable {
                 case .refused(let error):
                     throw ControlFailure(.conflict, "\(error)")
                 }
-            } apply: { layers in
+            } apply: { layers, effective in
                 guard case .applied(_, let superseded) = outcome else { return }
-                try apply(layers.resolve().configuration)
+                try apply(effective)
                 if let store {
                     do {
                         try store.save(payload.isEmpty ? nil : payload, for: layer)
@@ -221,12 +217,16 @@ public final class ConfigurationReconciler: Sendable {
 
     private func change(
         _ edit: (inout ConfigurationLayers) throws -> Void,
-        apply: (ConfigurationLayers) throws -> Void
+        apply: (ConfigurationLayers, AgentConfiguration) throws -> Void
     ) throws {
         var candidate = state.withLock { $0.layers }
         try edit(&candidate)
-        try apply(candidate)
-        state.withLock { $0.layers = candidate }
+        let effective = candidate.resolve().configuration
+        try apply(candidate, effective)
+        state.withLock {
+            $0.layers = candidate
+            $0.effective = effective
+        }
     }
 
     private func refuse(

@@ -28,7 +28,7 @@ public enum ConfigurationReload {
         do {
             // Through the layers: the desired documents and the command overrides of keys config.yaml did not
             // change stay on top of the new file.
-            _ = try reconciler.reload(new) { effective in changed = try controller.applyReloaded(effective) }
+            _ = try reconciler.reload(new) { effective in changed = try controller.apply(effective) }
         } catch let failure as ControlFailure {
             throw failure
         } catch {

@@ -2,23 +2,18 @@ import AgentConfig
 import AgentPorts
 import Foundation
 import MotionModel
+import MotionWire
 
-/// The commands an operator can send, with their arguments already type-checked. Names, help, parsing and
-/// handling live in `ControlCommandDescriptor.table`.
+/// A command as the door carries it out, its arguments already checked. A command that changes settings
+/// (start, stop, set-*) is the settings it sets: runtime keys checked by the config schema as it was parsed —
+/// the one check, the one representation a setting change has from here to the configuration's layers. Names,
+/// help and parsing live in `ControlCommandDescriptor.table`.
 public enum ControlCommand: Sendable, Equatable {
-    case start(StreamName)
-    case stop(StreamName)
-    /// Hz; from `rate_hz` or `1 / interval_s`.
-    case setRate(StreamName, rateHz: Double)
-    case setQoS(StreamName, qos: Int)
-    case setRetain(StreamName, retain: Bool)
-    /// Samples per message, and their encoding (nil keeps the current one).
-    case setBatch(StreamName, batch: Int, encoding: StreamEncoding?)
-    case setReferenceFrame(AttitudeReferenceFrame)
-    /// The reference `relativeAttitude` is relative to: the given quaternion (w, x, y, z, not yet normalised),
-    /// or nil to capture device motion's current attitude.
-    case setReferenceAttitude(Quaternion?)
-    case clearReferenceAttitude
+    /// Sets runtime keys as this command's overrides on top of the desired layers; the reply shows `stream`'s
+    /// resulting state.
+    case configure(ConfigurationOverlay, stream: StreamName)
+    /// `set-reference-attitude` without a quaternion: device motion's current attitude becomes the reference.
+    case captureReferenceAttitude
     case resetPedometer
     case reloadConfig
     /// Core Motion's queryPedometerData(from:to:), Unix seconds.
@@ -28,4 +23,21 @@ public enum ControlCommand: Sendable, Equatable {
     case status
     case listStreams
     case ping
+
+    /// The command that sets `values` (key → value as config.yaml writes it) of `stream`'s section, or the
+    /// schema's refusal of a value as a bad command.
+    public static func configuring(
+        _ stream: StreamName,
+        _ values: [String: String]
+    ) -> Result<ControlCommand, ControlFailure> {
+        var written: [String: String] = [:]
+        for (key, value) in values { written["streams.\(stream.rawValue).\(key)"] = value }
+        do {
+            return .success(
+                .configure(try ConfigurationOverlay(validating: written, source: "command"), stream: stream)
+            )
+        } catch {
+            return .failure(ControlFailure(.malformed, "\(error)"))
+        }
+    }
 }

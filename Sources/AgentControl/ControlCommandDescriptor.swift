@@ -34,16 +34,6 @@ public struct ControlCommandDescriptor: Sendable {
     /// config schema checks it, whichever door a value comes through). The hardware clamps further.
     public static let maximumRateHz = 1000.0
 
-    /// The config schema's refusal of `streams.<stream>.<key>: value`, as a bad command.
-    static func schemaProblem(_ stream: StreamName, _ key: String, _ value: String) -> ControlFailure? {
-        do {
-            _ = try ConfigurationOverlay(validating: ["streams.\(stream.rawValue).\(key)": value], source: "command")
-            return nil
-        } catch {
-            return ControlFailure(.malformed, "\(error)")
-        }
-    }
-
     /// Help for every command: its summary, then its examples as `motion-agent ctl` takes them, each line short
     /// enough that help does not wrap it.
     public static var helpText: String {
@@ -82,25 +72,12 @@ public struct ControlCommandDescriptor: Sendable {
     }
 
     public static let table: [ControlCommandDescriptor] = [
-        streamCommand(
-            "start",
-            summary: "enable a stream",
-            examples: ["stream=gyroscope"],
-            parse: { .start($0) },
-            change: { command in
-                guard case .start(let s) = command else { return nil }
-                return (s, ["enabled": "true"])
-            }
-        ),
+        streamCommand("start", summary: "enable a stream", examples: ["stream=gyroscope"], sets: ["enabled": "true"]),
         streamCommand(
             "stop",
             summary: "disable a stream",
             examples: ["stream=magnetometer"],
-            parse: { .stop($0) },
-            change: { command in
-                guard case .stop(let s) = command else { return nil }
-                return (s, ["enabled": "false"])
-            }
+            sets: ["enabled": "false"]
         ),
         ControlCommandDescriptor(
             name: "set-rate",
@@ -114,10 +91,11 @@ public struct ControlCommandDescriptor: Sendable {
                     switch (args.number("rate_hz"), args.number("interval_s")) {
                     case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
                     case (.success(let r?), .success(nil)):
-                        if let failure = schemaProblem(s, "rate_hz", String(r)) { return .failure(failure) }
-                        return .success(.setRate(s, rateHz: r))
+                        return ControlCommand.configuring(s, ["rate_hz": String(r)])
                     case (.success(nil), .success(let i?)):
-                        guard i > 0, schemaProblem(s, "rate_hz", String(1 / i)) == nil else {
+                        guard i > 0,
+                            case .success(let command) = ControlCommand.configuring(s, ["rate_hz": String(1 / i)])
+                        else {
                             return .failure(
                                 ControlFailure(
                                     .malformed,
@@ -126,7 +104,7 @@ public struct ControlCommandDescriptor: Sendable {
                                 )
                             )
                         }
-                        return .success(.setRate(s, rateHz: 1 / i))
+                        return .success(command)
                     default:
                         return .failure(
                             ControlFailure(
@@ -137,10 +115,7 @@ public struct ControlCommandDescriptor: Sendable {
                     }
                 }
             },
-            handle: changeStream { command in
-                guard case .setRate(let s, let rate) = command else { return nil }
-                return (s, ["rate_hz": String(rate)])
-            }
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "set-qos",
@@ -153,7 +128,8 @@ public struct ControlCommandDescriptor: Sendable {
                 args.stream(for: "set-qos").flatMap { s in
                     switch args.number("qos") {
                     case .failure(let f): return .failure(f)
-                    case .success(let q?) where q == 0 || q == 1 || q == 2: return .success(.setQoS(s, qos: Int(q)))
+                    case .success(let q?) where q == 0 || q == 1 || q == 2:
+                        return ControlCommand.configuring(s, ["qos": String(Int(q))])
                     case .success(let q):
                         return .failure(
                             ControlFailure(.malformed, "qos \(q.map { "\($0)" } ?? "missing") — allowed: 0, 1 or 2")
@@ -161,10 +137,7 @@ public struct ControlCommandDescriptor: Sendable {
                     }
                 }
             },
-            handle: changeStream { command in
-                guard case .setQoS(let s, let qos) = command else { return nil }
-                return (s, ["qos": String(qos)])
-            }
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "set-retain",
@@ -177,16 +150,13 @@ public struct ControlCommandDescriptor: Sendable {
                 args.stream(for: "set-retain").flatMap { s in
                     switch args.bool("retain") {
                     case .failure(let f): return .failure(f)
-                    case .success(let r?): return .success(.setRetain(s, retain: r))
+                    case .success(let r?): return ControlCommand.configuring(s, ["retain": String(r)])
                     case .success(nil):
                         return .failure(ControlFailure(.malformed, "set-retain needs \"retain\": true or false"))
                     }
                 }
             },
-            handle: changeStream { command in
-                guard case .setRetain(let s, let retain) = command else { return nil }
-                return (s, ["retain": String(retain)])
-            }
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "set-batch",
@@ -219,7 +189,9 @@ public struct ControlCommandDescriptor: Sendable {
                     switch args.number("batch") {
                     case .failure(let f): return .failure(f)
                     case .success(let n?) where n >= 1 && n <= 1000 && n == n.rounded():
-                        return .success(.setBatch(s, batch: Int(n), encoding: encoding))
+                        var values = ["batch": String(Int(n))]
+                        if let encoding { values["encoding"] = encoding.rawValue }
+                        return ControlCommand.configuring(s, values)
                     case .success(let n):
                         return .failure(
                             ControlFailure(
@@ -230,12 +202,7 @@ public struct ControlCommandDescriptor: Sendable {
                     }
                 }
             },
-            handle: changeStream { command in
-                guard case .setBatch(let s, let batch, let encoding) = command else { return nil }
-                var values = ["batch": String(batch)]
-                if let encoding { values["encoding"] = encoding.rawValue }
-                return (s, values)
-            }
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "set-reference-frame",
@@ -254,13 +221,10 @@ public struct ControlCommandDescriptor: Sendable {
                     guard let frame = AttitudeReferenceFrame(rawValue: f) else {
                         return .failure(ControlFailure(.malformed, "unknown frame \"\(f)\" — \(help)"))
                     }
-                    return .success(.setReferenceFrame(frame))
+                    return ControlCommand.configuring(.deviceMotion, ["reference_frame": frame.rawValue])
                 }
             },
-            handle: changeStream { command in
-                guard case .setReferenceFrame(let frame) = command else { return nil }
-                return (.deviceMotion, ["reference_frame": frame.rawValue])
-            }
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "set-reference-attitude",
@@ -279,7 +243,7 @@ public struct ControlCommandDescriptor: Sendable {
                     case .success(nil): break
                     }
                 }
-                if given.isEmpty { return .success(.setReferenceAttitude(nil)) }
+                if given.isEmpty { return .success(.captureReferenceAttitude) }
                 let missing = ["w", "x", "y", "z"].filter { given[$0] == nil }
                 guard missing.isEmpty else {
                     return .failure(
@@ -290,22 +254,25 @@ public struct ControlCommandDescriptor: Sendable {
                     )
                 }
                 let q = Quaternion(w: given["w"]!, x: given["x"]!, y: given["y"]!, z: given["z"]!)
-                if let failure = schemaProblem(
+                return ControlCommand.configuring(
                     .deviceMotion,
-                    "reference_attitude",
-                    DeviceMotionSettings.referenceAttitudeText(q)
-                ) {
-                    return .failure(failure)
-                }
-                return .success(.setReferenceAttitude(q))
+                    ["reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)]
+                )
             },
             handle: { command, context in
-                guard case .setReferenceAttitude(let given) = command else { throw mismatch(command) }
-                let q = try given ?? context.controller.currentAttitude()
-                try context.configure([
-                    "streams.device-motion.reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)
-                ])
-                return .stream(context.controller.streamStatus(.deviceMotion))
+                guard case .captureReferenceAttitude = command else { return try configure(command, context) }
+                let q = try context.controller.currentAttitude()
+                switch ControlCommand.configuring(
+                    .deviceMotion,
+                    ["reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)]
+                ) {
+                case .success(let captured): return try configure(captured, context)
+                case .failure(let failure):
+                    throw ControlFailure(
+                        .internalFailure,
+                        "device motion's attitude could not be kept as the reference: \(failure.message) — report this bug"
+                    )
+                }
             }
         ),
         ControlCommandDescriptor(
@@ -315,11 +282,8 @@ public struct ControlCommandDescriptor: Sendable {
             examples: [""],
             result: .stream,
             changesState: true,
-            parse: { _ in .success(.clearReferenceAttitude) },
-            handle: changeStream { command in
-                guard case .clearReferenceAttitude = command else { return nil }
-                return (.deviceMotion, ["reference_attitude": "none"])
-            }
+            parse: { _ in ControlCommand.configuring(.deviceMotion, ["reference_attitude": "none"]) },
+            handle: configure
         ),
         ControlCommandDescriptor(
             name: "reset-pedometer",
@@ -404,29 +368,20 @@ public struct ControlCommandDescriptor: Sendable {
         ControlFailure(.internalFailure, "the command \(command) reached another command's handler — report this bug")
     }
 
-    /// A stream and the keys of its `streams.<name>` section a command sets, as config.yaml writes them.
-    private typealias StreamChange = (StreamName, [String: String])
-
-    /// A command that sets stream keys: they become this command's overrides on top of the desired layers
-    /// (checked by the config schema there), and the reply is the stream's resulting state.
-    private static func changeStream(
-        _ change: @escaping @Sendable (ControlCommand) -> StreamChange?
-    ) -> @Sendable (ControlCommand, ControlContext) throws -> ControlResult {
-        { command, context in
-            guard let (stream, values) = change(command) else { throw mismatch(command) }
-            var settings: [String: String] = [:]
-            for (key, value) in values { settings["streams.\(stream.rawValue).\(key)"] = value }
-            try context.configure(settings)
-            return .stream(context.controller.streamStatus(stream))
-        }
+    /// A command that sets runtime keys: they become this command's overrides on top of the desired layers, and
+    /// the reply is the stream's resulting state.
+    private static func configure(_ command: ControlCommand, _ context: ControlContext) throws -> ControlResult {
+        guard case .configure(let settings, let stream) = command else { throw mismatch(command) }
+        try context.configure(settings)
+        return .stream(context.controller.streamStatus(stream))
     }
 
+    /// A command with only a `stream` argument that sets fixed keys of its section.
     private static func streamCommand(
         _ name: String,
         summary: String,
         examples: [String],
-        parse make: @escaping @Sendable (StreamName) -> ControlCommand,
-        change: @escaping @Sendable (ControlCommand) -> StreamChange?
+        sets values: [String: String]
     ) -> ControlCommandDescriptor {
         ControlCommandDescriptor(
             name: name,
@@ -435,8 +390,8 @@ public struct ControlCommandDescriptor: Sendable {
             examples: examples,
             result: .stream,
             changesState: true,
-            parse: { args in args.stream(for: name).map(make) },
-            handle: changeStream(change)
+            parse: { args in args.stream(for: name).flatMap { ControlCommand.configuring($0, values) } },
+            handle: configure
         )
     }
 

@@ -1,3 +1,4 @@
+import AgentConfig
 import AgentPipeline
 import MotionWire
 
@@ -12,7 +13,7 @@ struct ControlContext {
     let clock: () -> Double
     /// Re-reads config.yaml (already inside the door).
     let reload: () -> ReloadOutcome
-    /// Sets runtime keys (`streams.gyroscope.rate_hz` → `50`) as this command's overrides, through the
-    /// configuration's layers and the config schema's checks (already inside the door).
-    let configure: ([String: String]) throws -> Void
+    /// Sets runtime keys (checked by the config schema when the command was parsed) as this command's
+    /// overrides, through the configuration's layers (already inside the door).
+    let configure: (ConfigurationOverlay) throws -> Void
 }

@@ -194,7 +194,7 @@ public final class ControlPlane: Sendable {
                     signature.verify(payload, maximumSize: maxPayloadBytes, what: "the desired document")
                 }
             }
-        ) { [controller] effective in _ = try controller.applyReloaded(effective) }
+        ) { [controller] effective in _ = try controller.apply(effective) }
         switch outcome {
         case .applied, .refused, .stale: return true
         case .unchanged: return false
@@ -258,7 +258,7 @@ public final class ControlPlane: Sendable {
             reload: { [self] in reloadInsideTheDoor(trigger: .command) },
             configure: { [self] settings in
                 try reconciler.command(settings, id: commandID, time: clock()) { effective in
-                    _ = try controller.applyReloaded(effective)
+                    _ = try controller.apply(effective)
                 }
             }
         )

@@ -23,4 +23,7 @@ public protocol HostSystem: Sendable {
     func writeHealth(_ document: HealthDocument) -> Error?
     /// Where the health file is, for log lines.
     var healthPath: String { get }
+    /// Replaces a file outside the state directory (the Prometheus textfile) atomically, never through a planted
+    /// symbolic link; `mode` applies to the new file.
+    func replaceFile(atPath path: String, with bytes: [UInt8], mode: UInt32) throws(StateFileError)
 }

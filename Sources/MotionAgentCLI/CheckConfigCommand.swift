@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import ArgumentParser
 import Foundation
+import Platform
 
 /// `motion-agent check-config FILE`: validates and prints the effective configuration.
 struct CheckConfigCommand: ParsableCommand {
@@ -29,7 +30,7 @@ struct CheckConfigCommand: ParsableCommand {
             return
         }
         let stateDirectory = try configuration.resolvedStateDirectory()
-        let store = DesiredStateStore(stateDirectory: stateDirectory)
+        let store = DesiredStateStore(state: StateFiles(path: stateDirectory))
         var layers = ConfigurationLayers(base: configuration)
         let kept = store.load(layers: layers.order)
         layers = ConfigurationLayers(base: configuration, documents: kept.documents, overrides: kept.overrides)

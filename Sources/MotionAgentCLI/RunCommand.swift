@@ -42,15 +42,16 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(78)
         }
+        let state = StateFiles(path: stateDirectory)
         let agent = AgentBuilder(
             configuration: configuration,
             source: source,
             broker: MosquittoClient(logger: logger),
-            stateDirectory: stateDirectory,
+            state: state,
             password: password,
             configurationPath: path,
             hmacKey: hmacKey,
-            host: LinuxHost(stateDirectory: stateDirectory),
+            host: LinuxHost(state: state),
             logger: logger
         ).build()
         try await agent.serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()

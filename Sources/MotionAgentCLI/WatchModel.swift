@@ -46,14 +46,16 @@ struct WatchModel: Sendable {
         switch subject {
         case .control?, .controlReply?: return
         case .status?:
-            if let object = Self.object(payload) {
-                state = object["state"] as? String ?? state
-                bootCount = object["bootCount"] as? Int
-                agentVersion = object["agentVersion"] as? String
+            if let status = try? JSONDecoder().decode(AgentStatus.self, from: Data(payload)) {
+                state = status.state.rawValue
+                bootCount = Int(status.bootCount)
+                agentVersion = status.agentVersion
             }
             return
         case .metrics?:
-            if let object = Self.object(payload) { metrics = Self.describeMetrics(object) }
+            if let report = try? JSONDecoder().decode(AgentMetrics.self, from: Data(payload)) {
+                metrics = Self.describe(report)
+            }
             return
         default:
             break
@@ -143,27 +145,14 @@ struct WatchModel: Sendable {
         }
     }
 
-    private static func describeMetrics(_ o: [String: Any]) -> String {
-        let process = o["process"] as? [String: Any] ?? [:]
-        let messages = o["messages"] as? [String: Any] ?? [:]
-        let outbox = o["outbox"] as? [String: Any] ?? [:]
-        let connection = o["connection"] as? [String: Any] ?? [:]
-        var parts: [String] = []
-        if let cpu = number(process["cpuPercent"]) { parts.append(String(format: "cpu %.1f%%", cpu)) }
-        if let rss = number(process["rssBytes"]) { parts.append(String(format: "rss %.1f MiB", rss / 1_048_576)) }
-        if let p = number(messages["published"]) { parts.append("published \(Int(p))") }
-        if let d = number(messages["droppedOverflow"]) { parts.append("dropped \(Int(d))") }
-        if let depth = number(outbox["depth"]) { parts.append("outbox \(Int(depth))") }
-        if let r = number(connection["reconnects"]) { parts.append("reconnects \(Int(r))") }
-        return parts.joined(separator: "  ")
-    }
-
-    static func object(_ payload: [UInt8]) -> [String: Any]? {
-        try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
-    }
-
-    static func number(_ value: Any?) -> Double? {
-        if let n = value as? NSNumber, !(value is Bool) { return n.doubleValue }
-        return value as? Double
+    private static func describe(_ report: AgentMetrics) -> String {
+        [
+            String(format: "cpu %.1f%%", report.process.cpuPercent),
+            String(format: "rss %.1f MiB", Double(report.process.rssBytes) / 1_048_576),
+            "published \(report.messages.published)",
+            "dropped \(report.messages.droppedOverflow)",
+            "outbox \(report.outbox.depth)",
+            "reconnects \(report.connection.reconnects)",
+        ].joined(separator: "  ")
     }
 }

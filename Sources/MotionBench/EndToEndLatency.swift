@@ -67,16 +67,15 @@ struct EndToEndLatency: AsyncParsableCommand {
             configuration.streams[.deviceMotion] = StreamSettings(enabled: true, rateHz: rate, qos: 0, retain: false)
             var logger = Logger(label: "motion-bench.latency")
             logger.logLevel = .error
-            let state = broker.directory + "/state-\(Int(rate))"
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            let state = StateFiles(path: broker.directory + "/state-\(Int(rate))")
             let source = try SimulatedSensorSource(scenario: .walking, seed: 1, rateHz: rate, logger: logger)
             let agent = AgentBuilder(
                 configuration: configuration,
                 source: source,
                 broker: MosquittoClient(logger: logger),
-                stateDirectory: state,
+                state: state,
                 password: nil,
-                host: LinuxHost(stateDirectory: state),
+                host: LinuxHost(state: state),
                 logger: logger
             ).build().serviceGroup(logger: logger)
             let task = Task { try await agent.run() }

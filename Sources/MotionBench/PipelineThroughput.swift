@@ -81,26 +81,13 @@ struct PipelineThroughput: ParsableCommand {
         }
         var logger = Logger(label: "motion-bench.pipeline")
         logger.logLevel = .warning
-        let topics = TopicScheme(root: configuration.resolvedTopicRoot)
-        let table = TopicTable()
-        let outbox = Outbox(capacityBytes: 4 << 20)
-        let hub = SensorHub(outbox: outbox)
         let source = try SimulatedSensorSource(scenario: .walking, rateHz: rateHz, logger: logger)
-        let catalog = StreamCatalog(
-            configuration: configuration,
-            topics: topics,
-            topicTable: table,
-            declinationDegrees: nil
-        )
-        let controller = AgentController(
-            configuration: configuration,
-            source: source,
-            hub: hub,
-            topics: topics,
-            topicTable: table,
-            streamFactory: { catalog.make($0, $1) },
-            logger: logger
-        )
+        var options = Pipeline.Options()
+        options.outboxBytes = 4 << 20
+        let fixed = configuration
+        // The agent's own pipeline, as AgentBuilder wires it.
+        let pipeline = Pipeline(configuration: { fixed }, source: source, options: options, logger: logger)
+        let (outbox, hub, controller) = (pipeline.outbox, pipeline.hub, pipeline.controller)
         try controller.start()
         let status = controller.status(state: .online, reason: nil, bootCount: 0)
         let active = (status.streams ?? [:]).filter { $0.value.rateHz > 0 }

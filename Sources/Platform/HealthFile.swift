@@ -7,21 +7,21 @@ import Foundation
 public struct HealthFile: Sendable {
     public typealias Document = HealthDocument
 
-    public let path: String
+    let state: any StateDirectory
 
-    public init(stateDirectory: String) {
-        path = stateDirectory + "/health.json"
+    public init(state: any StateDirectory) {
+        self.state = state
     }
 
-    /// Replaces the file (`AtomicFile`: temporary name, fsync, rename); failures are returned, not thrown, because
-    /// health reporting must never stop the agent.
+    public var path: String { state.location(of: .health) }
+
+    /// Replaces the file; failures are returned, not thrown, because health reporting must never stop the agent.
     @discardableResult
     public func write(_ document: Document) -> Error? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
-            let data = try encoder.encode(document)
-            try AtomicFile.write(Array(data), to: path)
+            try state.replace(.health, with: Array(encoder.encode(document)))
             return nil
         } catch {
             return error
@@ -29,7 +29,7 @@ public struct HealthFile: Sendable {
     }
 
     public func read() -> Document? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(Document.self, from: data)
+        guard let data = (try? state.read(.health)).flatMap({ $0 }) else { return nil }
+        return try? JSONDecoder().decode(Document.self, from: Data(data))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Testing
 
 @testable import AgentConfig
@@ -6,7 +7,7 @@ import Testing
 @Suite struct DesiredStateStoreTests {
     @Test func documentsAreKeptAsReceivedAndOverridesPerKey() throws {
         let directory = try TemporaryDirectory()
-        let store = DesiredStateStore(stateDirectory: directory.path)
+        let store = DesiredStateStore(state: StateFiles(path: directory.path))
         let payload = Array(#"{"version": 7, "streams": {"gyroscope": {"rate_hz": 25}}}"#.utf8)
         try store.save(payload, for: .group("lab/2 ü"))
         try store.save(Array(#"{"version": 3}"#.utf8), for: .fleet)
@@ -38,7 +39,7 @@ import Testing
 
     @Test func aKeptDocumentTodaysSchemaRefusesIsLeftOutAndSaysWhy() throws {
         let directory = try TemporaryDirectory()
-        let store = DesiredStateStore(stateDirectory: directory.path)
+        let store = DesiredStateStore(state: StateFiles(path: directory.path))
         try store.save(Array(#"{"version": 2, "streams": {"gyroscope": {"rate_hz": 9000}}}"#.utf8), for: .device)
         try directory.write("desired/overrides.json", "not json")
         let loaded = store.load(layers: [.device])
@@ -66,7 +67,7 @@ import Testing
             }
             """
         try directory.write("streams.json", legacy)
-        let store = DesiredStateStore(stateDirectory: directory.path)
+        let store = DesiredStateStore(state: StateFiles(path: directory.path))
         let migrated = try #require(store.migrateLegacyStreams(base: base))
         #expect(migrated.problems == [])
         #expect(

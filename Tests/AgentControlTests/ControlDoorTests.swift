@@ -10,8 +10,8 @@ import MotionWire
 import Synchronization
 import Testing
 
-/// One serialized door: reloads and commands racing each other leave the newest plan applied last, and the
-/// pedometer reset reaches the history through the controller.
+/// One serialized door: reloads and commands racing each other leave the newest plan applied last, a change
+/// that changes nothing plans nothing, and the pedometer reset reaches the history through the door.
 @Suite(.serialized) struct ControlDoorTests {
     /// A sensor source that only records the plans applied to it.
     final class PlanRecordingSource: SensorSource {
@@ -44,6 +44,7 @@ import Testing
     struct Fixture: Sendable {
         let source: PlanRecordingSource
         let controller: AgentController
+        let reconciler: ConfigurationReconciler
         let plane: ControlPlane
     }
 
@@ -52,7 +53,8 @@ import Testing
         let topics = TopicScheme(root: "motion/dev1")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let controller = try startedController(source: source, logger: logger)
+        let reconciler = testReconciler()
+        let controller = try startedController(source: source, configuration: { reconciler.effective }, logger: logger)
         var settings = ControlPlane.Settings()
         settings.ratePerSecond = 1e9
         settings.burst = 1e9
@@ -60,7 +62,7 @@ import Testing
         let plane = ControlPlane(
             controller: controller,
             history: history,
-            reconciler: testReconciler(),
+            reconciler: reconciler,
             topics: topics,
             deviceID: "dev1",
             settings: settings,
@@ -70,11 +72,13 @@ import Testing
                 let n = reloads.add(1, ordering: .relaxed).newValue
                 var configuration = AgentConfiguration()
                 configuration.streams[.gyroscope]?.rateHz = Double(101 + n % 800)
-                return ReloadReport(changedStreams: try controller.applyReloaded(configuration), needsRestart: [])
+                var changed: [String] = []
+                _ = try reconciler.reload(configuration) { changed = try controller.apply($0) }
+                return ReloadReport(changedStreams: changed, needsRestart: [])
             },
             logger: logger
         )
-        return Fixture(source: source, controller: controller, plane: plane)
+        return Fixture(source: source, controller: controller, reconciler: reconciler, plane: plane)
     }
 
     private static func message(_ text: String) -> InboundMessage {
@@ -88,12 +92,12 @@ import Testing
         )
     }
 
-    /// The plan applied last must be the one the final settings call for: re-planning them once more,
-    /// alone, applies the same plan again.
+    /// The plan applied last must be the one the final settings call for: starting the pipeline again from the
+    /// configuration in force, alone, applies the same plan again.
     private func expectNewestPlanAppliedLast(_ f: Fixture) throws {
         let lastApplied = try #require(f.source.last)
         let before = f.source.count
-        try f.controller.update(.accelerometer) { _ in }
+        try f.controller.start()
         #expect(f.source.count == before + 1)
         #expect(f.source.last == lastApplied, "an older plan was applied after the newest one")
     }
@@ -113,12 +117,17 @@ import Testing
         let f = try fixture()
         var configuration = AgentConfiguration()
         configuration.streams[.gyroscope]?.rateHz = 250
-        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        func reload() throws -> [String] {
+            var changed: [String] = []
+            _ = try f.reconciler.reload(configuration) { changed = try f.controller.apply($0) }
+            return changed
+        }
+        #expect(try reload() == ["gyroscope"])
         let plans = f.source.count
-        #expect(try f.controller.applyReloaded(configuration) == [])
+        #expect(try reload() == [])
         #expect(f.source.count == plans, "the same configuration was planned and applied to the hardware again")
         configuration.streams[.gyroscope]?.rateHz = 200
-        #expect(try f.controller.applyReloaded(configuration) == ["gyroscope"])
+        #expect(try reload() == ["gyroscope"])
         #expect(f.source.count == plans + 1)
     }
 
@@ -146,16 +155,6 @@ import Testing
         }
         #expect(replies.withLock { $0 }.allSatisfy { $0 == 200 })
         #expect(replies.withLock { $0.count } == 200)
-        try expectNewestPlanAppliedLast(f)
-    }
-
-    @Test func concurrentChangesThroughTheControllerApplyTheirPlansInOrder() async throws {
-        let f = try fixture()
-        // Without the serialization, an older plan lands last in about one run of three at 400 changes; 2000
-        // make a miss unlikely and take about half a second.
-        await race(2000) { i in
-            _ = try? f.controller.update(.gyroscope) { $0.rateHz = Double(101 + (i * 53) % 800) }
-        }
         try expectNewestPlanAppliedLast(f)
     }
 

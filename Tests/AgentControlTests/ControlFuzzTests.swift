@@ -50,7 +50,8 @@ import Testing
     ) throws -> Fixture {
         let source = try stillReplaySource("control-fuzz")
         let topics = TopicScheme(root: "motion/dev1")
-        let controller = try startedController(source: source)
+        let reconciler = testReconciler()
+        let controller = try startedController(source: source, configuration: { reconciler.effective })
         let clock = ManualClock()
         var settings = ControlPlane.Settings()
         // The rate limit has its own test; here every command must reach the parser.
@@ -63,7 +64,7 @@ import Testing
         logger.logLevel = .critical
         let plane = ControlPlane(
             controller: controller,
-            reconciler: testReconciler(),
+            reconciler: reconciler,
             topics: topics,
             deviceID: "dev1",
             settings: settings,

@@ -5,6 +5,7 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import Recording
 import Synchronization
 import Testing
@@ -30,7 +31,7 @@ import Testing
         let source = try stillReplaySource("control")
         let hub = SensorHub(outbox: Outbox())
         let reconciler = testReconciler(stateDirectory: stateDirectory)
-        let controller = try startedController(source: source, configuration: reconciler.effective, hub: hub)
+        let controller = try startedController(source: source, configuration: { reconciler.effective }, hub: hub)
         let clock = ManualClock()
         let plane = ControlPlane(
             controller: controller,
@@ -151,7 +152,7 @@ import Testing
         let second = try fixture(stateDirectory: directory)
         let streams = second.controller.status(state: .online, reason: nil, bootCount: 1).streams
         #expect(streams?["magnetometer"]?.requestedRateHz == 10)
-        let kept = DesiredStateStore(stateDirectory: directory).load(layers: [])
+        let kept = DesiredStateStore(state: StateFiles(path: directory)).load(layers: [])
         #expect(Array(kept.overrides.keys) == ["streams.magnetometer.rate_hz"])
         #expect(kept.overrides["streams.magnetometer.rate_hz"]?.commandID == "p")
         let status = second.plane.configurationStatus(notes: [:])

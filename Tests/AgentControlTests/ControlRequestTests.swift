@@ -10,21 +10,32 @@ import Testing
         ControlRequest.parse(Array(text.utf8))
     }
 
+    /// A setting command as the config schema reads `streams.<stream>.<key>: value`.
+    private static func sets(_ stream: StreamName, _ key: String, _ value: String) -> ControlCommand {
+        let settings = try! ConfigurationOverlay(
+            validating: ["streams.\(stream.rawValue).\(key)": value],
+            source: "test"
+        )
+        return .configure(settings, stream: stream)
+    }
+
     @Test(arguments: [
-        (#"{"id":"1","command":"start","stream":"gyroscope"}"#, ControlCommand.start(.gyroscope)),
-        (#"{"id":"2","command":"stop","stream":"accelerometer"}"#, .stop(.accelerometer)),
+        (#"{"id":"1","command":"start","stream":"gyroscope"}"#, sets(.gyroscope, "enabled", "true")),
+        (#"{"id":"2","command":"stop","stream":"accelerometer"}"#, sets(.accelerometer, "enabled", "false")),
         (
             #"{"id":"3","command":"set-rate","stream":"magnetometer","rate_hz":12.5}"#,
-            .setRate(.magnetometer, rateHz: 12.5)
+            sets(.magnetometer, "rate_hz", "12.5")
         ),
-        (#"{"id":"4","command":"set-rate","stream":"gyroscope","interval_s":0.02}"#, .setRate(.gyroscope, rateHz: 50)),
-        (#"{"id":"5","command":"set-qos","stream":"gyroscope","qos":1}"#, .setQoS(.gyroscope, qos: 1)),
-        (
-            #"{"id":"6","command":"set-retain","stream":"gyroscope","retain":true}"#,
-            .setRetain(.gyroscope, retain: true)
-        ),
+        (#"{"id":"4","command":"set-rate","stream":"gyroscope","interval_s":0.02}"#, sets(.gyroscope, "rate_hz", "50")),
+        (#"{"id":"5","command":"set-qos","stream":"gyroscope","qos":1}"#, sets(.gyroscope, "qos", "1")),
+        (#"{"id":"6","command":"set-retain","stream":"gyroscope","retain":true}"#, sets(.gyroscope, "retain", "true")),
         (#"{"id":"7","command":"status"}"#, .status),
         (#"{"id":"8","command":"list-streams","timestamp":1763700000}"#, .listStreams),
+        (#"{"id":"9","command":"set-reference-attitude"}"#, .captureReferenceAttitude),
+        (
+            #"{"id":"10","command":"clear-reference-attitude"}"#,
+            sets(.deviceMotion, "reference_attitude", "none")
+        ),
     ])
     func validCommands(text: String, expected: ControlCommand) throws {
         let request = try parse(text).get()

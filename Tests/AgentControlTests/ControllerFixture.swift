@@ -5,13 +5,15 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import Recording
 
-/// What the control tests drive: a started controller over `source`, with the default configuration and every
-/// stream from the real catalog, on device `dev1`'s topics.
+/// What the control tests drive: a started controller over `source` running `configuration` (a reconciler's
+/// effective configuration, or the defaults), with every stream from the real catalog, on device `dev1`'s
+/// topics.
 func startedController(
     source: any SensorSource,
-    configuration: AgentConfiguration = AgentConfiguration(),
+    configuration: @escaping @Sendable () -> AgentConfiguration = { AgentConfiguration() },
     hub: SensorHub = SensorHub(outbox: Outbox()),
     referenceAttitudeStore: ReferenceAttitudeStore? = nil,
     logger: Logger = Logger(label: "test")
@@ -53,7 +55,7 @@ func testReconciler(stateDirectory: String? = nil) -> ConfigurationReconciler {
     logger.logLevel = .critical
     return ConfigurationReconciler(
         base: AgentConfiguration(),
-        store: stateDirectory.map { DesiredStateStore(stateDirectory: $0) },
+        store: stateDirectory.map { DesiredStateStore(state: StateFiles(path: $0)) },
         now: 1_763_700_000,
         logger: logger
     )

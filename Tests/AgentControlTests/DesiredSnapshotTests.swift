@@ -30,7 +30,7 @@ import Testing
         let reconciler = testReconciler(stateDirectory: stateDirectory)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let controller = try startedController(source: source, configuration: reconciler.effective, logger: logger)
+        let controller = try startedController(source: source, configuration: { reconciler.effective }, logger: logger)
         let dropped = DropCounter()
         let plane = ControlPlane(
             controller: controller,

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import MotionModel
 import MotionWire
+import Platform
 import Testing
 
 /// `set-reference-attitude` and `clear-reference-attitude` through the control door, the desired layers'
@@ -28,9 +29,11 @@ import Testing
         logger.logLevel = .critical
         let controller = try startedController(
             source: source,
-            configuration: reconciler.effective,
+            configuration: { reconciler.effective },
             hub: hub,
-            referenceAttitudeStore: stateDirectory.map { ReferenceAttitudeStore(stateDirectory: $0, logger: logger) },
+            referenceAttitudeStore: stateDirectory.map {
+                ReferenceAttitudeStore(state: StateFiles(path: $0), logger: logger)
+            },
             logger: logger
         )
         let plane = ControlPlane(

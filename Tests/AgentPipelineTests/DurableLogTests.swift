@@ -3,6 +3,7 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import Testing
 
 @Suite struct DurableLogTests {
@@ -13,7 +14,12 @@ import Testing
     }
 
     private func open(_ path: String, maxBytes: Int = 1 << 20, maxAge: Double = 3600) throws -> DurableLog {
-        try DurableLog(directory: path, maxBytes: maxBytes, maxAgeSeconds: maxAge, logger: Self.logger)
+        try DurableLog(
+            storage: try SegmentFiles(folder: path),
+            maxBytes: maxBytes,
+            maxAgeSeconds: maxAge,
+            logger: Self.logger
+        )
     }
 
     /// 2023-11-14, a synchronized clock's time in ms.

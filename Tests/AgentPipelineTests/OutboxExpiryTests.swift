@@ -3,6 +3,7 @@ import AgentPorts
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import Synchronization
 import Testing
 
@@ -137,7 +138,7 @@ import Testing
         let directory = NSTemporaryDirectory() + "durable-expiry-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = try DurableLog(
-            directory: directory,
+            storage: SegmentFiles(folder: directory),
             maxBytes: 1 << 20,
             maxAgeSeconds: 3600,
             logger: Logger(label: "outbox-expiry-tests")

@@ -6,6 +6,7 @@ import Integrations
 import Logging
 import MosquittoTransport
 import MotionWire
+import Platform
 import Synchronization
 import TestSupport
 import Testing
@@ -24,7 +25,7 @@ import Testing
 
         init() throws {
             log = try DurableLog(
-                directory: NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)",
+                storage: SegmentFiles(folder: NSTemporaryDirectory() + "durable-publishing-\(UUID().uuidString)"),
                 maxBytes: 1 << 20,
                 maxAgeSeconds: 3600,
                 logger: Logger(label: "t")
@@ -104,7 +105,7 @@ import Testing
 
         // The cursor was saved: a new log finds nothing left to send.
         let reopened = try DurableLog(
-            directory: log.directory,
+            storage: SegmentFiles(folder: log.directory),
             maxBytes: 1 << 20,
             maxAgeSeconds: 3600,
             logger: Logger(label: "t")

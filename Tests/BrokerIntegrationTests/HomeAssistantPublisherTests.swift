@@ -7,6 +7,7 @@ import Integrations
 import Logging
 import MosquittoTransport
 import MotionWire
+import Platform
 import Synchronization
 import TestSupport
 import Testing
@@ -35,7 +36,7 @@ import Testing
                 configuration: configuration,
                 topics: topics,
                 broker: client,
-                stateDirectory: directory,
+                state: StateFiles(path: directory),
                 logger: Logger(label: "test")
             ).connected()
             try await Task.sleep(for: .milliseconds(300))

@@ -4,6 +4,7 @@ import AgentRuntime
 import Foundation
 import Logging
 import MotionWire
+import Platform
 import TestSupport
 import Testing
 
@@ -44,7 +45,12 @@ import Glibc
     static func unacknowledged(_ directory: String) throws -> [String] {
         var logger = Logger(label: "chaos")
         logger.logLevel = .critical
-        let log = try DurableLog(directory: directory, maxBytes: 8_388_608, maxAgeSeconds: 86_400, logger: logger)
+        let log = try DurableLog(
+            storage: try SegmentFiles(folder: directory),
+            maxBytes: 8_388_608,
+            maxAgeSeconds: 86_400,
+            logger: logger
+        )
         defer { log.close() }
         var payloads: [String] = []
         // next() hands out the records past the cursor without changing the cursor (nothing is acknowledged).

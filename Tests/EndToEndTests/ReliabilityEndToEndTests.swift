@@ -197,7 +197,7 @@ import Testing
         // What the killed agent left on disk, read the way the next start reads it.
         let stateOutbox = first.directory + "/state/outbox"
         let left = try DurableLog(
-            directory: stateOutbox,
+            storage: SegmentFiles(folder: stateOutbox),
             maxBytes: 8_388_608,
             maxAgeSeconds: 3600,
             logger: Logger(label: "test")
@@ -289,7 +289,7 @@ import Testing
               reconnect_max_delay: 1
             """
         let agent = try AgentProcess(config: config, directory: directory)
-        let health = HealthFile(stateDirectory: directory + "/state")
+        let health = HealthFile(state: StateFiles(path: directory + "/state"))
         #expect(await Self.wait(timeout: 15) { health.read()?.state == .refused })
         // Even with reconnect_max_delay 1 s, a refusal waits at least 60 s: over 25 s, one attempt.
         try await Task.sleep(for: .seconds(25))

@@ -7,17 +7,21 @@ import MotionModel
 import MotionWire
 import Synchronization
 
-/// The one door through which stream settings change: at start from config, later from control commands and
-/// reloads. Every change re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures
-/// the streams in the hub between two samples, and yields the status to publish. Changes are serialized whole
-/// (edit, plan, apply), so the plan applied last is always the one made from the newest settings.
+/// Applies a configuration to the pipeline: at start, and for every change the configuration's layers make
+/// (commands, desired documents, reloads — all through the control door and its reconciler). Each change
+/// re-plans the hardware (lowest sufficient rate, sensors off when unneeded), reconfigures the streams in the hub
+/// between two samples, and yields the status to publish. Changes are serialized whole (plan, apply), so the plan
+/// applied last is always the one made from the newest settings.
+///
+/// The configuration in force is not kept here: `configuration` reads it where it lives (the reconciler's
+/// effective configuration in the agent; a fixed one in `process` and the bench). A change is applied as a
+/// candidate against it, and the reconciler commits the candidate only once the controller has applied it.
+/// The controller keeps only what it derives: the rate plan, the devices' faults, the reference attitude's
+/// capture time.
 public final class AgentController: Sendable {
     private struct State {
-        var settings: [StreamName: StreamSettings]
-        var referenceFrame: AttitudeReferenceFrame
         /// Device motion's reference attitude and when it was set (`streams.device-motion.reference_attitude`).
         var referenceAttitude: ReferenceAttitude?
-        var metricsIntervalSeconds: Int
         var planned: RatePlanner.Result
         var deviceErrors: [String: String] = [:]
     }
@@ -32,6 +36,8 @@ public final class AgentController: Sendable {
     /// and a source may report a fault (`recordFault`) while it does.
     private let changes = Mutex(())
     private let deviceID: String
+    /// The configuration in force.
+    private let configuration: @Sendable () -> AgentConfiguration
     /// Builds the stream object for each name (raw streams, estimators).
     private let streamFactory: @Sendable (StreamName, StreamSettings) -> any MotionStream
     /// Whether the magnetic declination is known (xTrueNorthZVertical).
@@ -44,7 +50,7 @@ public final class AgentController: Sendable {
     private let referenceAttitudeStore: ReferenceAttitudeStore?
 
     public init(
-        configuration: AgentConfiguration,
+        configuration: @escaping @Sendable () -> AgentConfiguration,
         source: SensorSource,
         hub: SensorHub,
         topics: TopicScheme,
@@ -56,6 +62,7 @@ public final class AgentController: Sendable {
         referenceAttitudeStore: ReferenceAttitudeStore? = nil,
         logger: Logger
     ) {
+        self.configuration = configuration
         self.clockSynchronized = clockSynchronized
         self.referenceAttitudeStore = referenceAttitudeStore
         self.locationConfigured = locationConfigured
@@ -66,88 +73,68 @@ public final class AgentController: Sendable {
         self.topics = topics
         self.topicTable = topicTable
         self.logger = logger
-        deviceID = configuration.device.id
-        var settings = StreamName.defaultSettings
-        for (name, s) in configuration.streams { settings[name] = s }
+        let initial = configuration()
+        deviceID = initial.device.id
         state = Mutex(
             State(
-                settings: settings,
-                referenceFrame: configuration.deviceMotion.referenceFrame,
                 referenceAttitude: Self.reference(
-                    configuration.deviceMotion.referenceAttitude,
+                    initial.deviceMotion.referenceAttitude,
                     store: referenceAttitudeStore,
                     now: WallClock.realtimeNow()
                 ),
-                metricsIntervalSeconds: configuration.metrics.intervalS,
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
         )
     }
 
-    /// Builds the streams from the current settings and starts the hardware accordingly.
+    /// Builds the streams from the configuration in force and starts the hardware accordingly.
     public func start() throws {
-        try changes.withLock { _ in try startLocked() }
-    }
-
-    private func startLocked() throws {
-        let settings = state.withLock { $0.settings }
-        let streams = StreamName.allCases.map { streamFactory($0, settings[$0]!) }
-        let (frame, reference) = state.withLock { ($0.referenceFrame, $0.referenceAttitude) }
-        for case let motion as DeviceMotionStream in streams {
-            motion.referenceFrame = frame
-            motion.referenceAttitude = reference
-        }
-        hub.setStreams(streams)
-        try replan()
-    }
-
-    /// Changes one stream's settings (start, stop, rate, QoS, retain) and applies it at once.
-    /// - Returns: the stream's resulting status, with the effective (clamped) rate.
-    @discardableResult
-    public func update(_ name: StreamName, _ change: (inout StreamSettings) -> Void) throws -> AgentStatus.Stream {
         try changes.withLock { _ in
-            state.withLock { s in
-                var settings = s.settings[name]!
-                change(&settings)
-                s.settings[name] = settings
+            let configuration = configuration()
+            let streams = StreamName.allCases.map { streamFactory($0, configuration[stream: $0]) }
+            let reference = state.withLock { $0.referenceAttitude }
+            for case let motion as DeviceMotionStream in streams {
+                motion.referenceFrame = configuration.deviceMotion.referenceFrame
+                motion.referenceAttitude = reference
             }
-            try replan()
-            return status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
+            hub.setStreams(streams)
+            try replan(configuration)
         }
     }
 
-    /// Takes the stream settings, the reference frame and the metrics interval of an effective configuration
-    /// (config.yaml under the desired layers and command overrides); changes only what differs. Returns the
-    /// names of the streams that changed.
-    public func applyReloaded(_ configuration: AgentConfiguration) throws -> [String] {
-        try changes.withLock { _ in try applyReloadedLocked(configuration) }
+    /// Applies `candidate` in place of the configuration in force, changing only what differs from it: the
+    /// streams' settings, device motion's reference frame and attitude. Returns the names of the streams that
+    /// changed; nothing a plan depends on changed, the sensors and streams keep running untouched. When the
+    /// hardware refuses the new plan, the configuration in force is planned again and the refusal thrown, so the
+    /// pipeline runs what the reconciler still holds.
+    public func apply(_ candidate: AgentConfiguration) throws -> [String] {
+        try changes.withLock { _ in
+            let current = configuration()
+            do {
+                return try apply(candidate, replacing: current)
+            } catch {
+                _ = try? apply(current, replacing: candidate)
+                throw error
+            }
+        }
     }
 
-    private func applyReloadedLocked(_ configuration: AgentConfiguration) throws -> [String] {
-        var changed: [String] = []
-        let frameChanged = state.withLock { s -> Bool in
-            s.metricsIntervalSeconds = configuration.metrics.intervalS
-            for name in StreamName.allCases {
-                let new = configuration.streams[name] ?? StreamName.defaultSettings[name]!
-                if s.settings[name] != new {
-                    s.settings[name] = new
-                    changed.append(name.rawValue)
-                }
+    /// Only with `changes` held.
+    private func apply(_ candidate: AgentConfiguration, replacing current: AgentConfiguration) throws -> [String] {
+        var changed = StreamName.allCases.filter { candidate[stream: $0] != current[stream: $0] }.map(\.rawValue)
+        let motion = StreamName.deviceMotion.rawValue
+        if setReferenceAttitudeLocked(candidate.deviceMotion.referenceAttitude), !changed.contains(motion) {
+            changed.append(motion)
+        }
+        let frame = candidate.deviceMotion.referenceFrame
+        if frame != current.deviceMotion.referenceFrame {
+            try checkFrame(frame)
+            hub.withStreams { streams in
+                for case let stream as DeviceMotionStream in streams { stream.referenceFrame = frame }
             }
-            return s.referenceFrame != configuration.deviceMotion.referenceFrame
+            if !changed.contains(motion) { changed.append(motion) }
         }
-        if setReferenceAttitudeLocked(configuration.deviceMotion.referenceAttitude),
-            !changed.contains(StreamName.deviceMotion.rawValue)
-        {
-            changed.append(StreamName.deviceMotion.rawValue)
-        }
-        if frameChanged {
-            _ = try setReferenceFrameLocked(configuration.deviceMotion.referenceFrame)
-            if !changed.contains(StreamName.deviceMotion.rawValue) { changed.append(StreamName.deviceMotion.rawValue) }
-        } else if !changed.isEmpty {
-            try replan()
-        }
-        // Nothing a plan depends on changed: the sensors and streams keep running untouched.
+        if !changed.isEmpty { try replan(candidate) }
         return changed
     }
 
@@ -202,12 +189,8 @@ public final class AgentController: Sendable {
     /// The reference attitude in force, if any.
     public var referenceAttitude: ReferenceAttitude? { state.withLock { $0.referenceAttitude } }
 
-    /// Switches device motion's reference frame, refusing frames the hardware or configuration cannot serve.
-    public func setReferenceFrame(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
-        try changes.withLock { _ in try setReferenceFrameLocked(frame) }
-    }
-
-    private func setReferenceFrameLocked(_ frame: AttitudeReferenceFrame) throws -> AgentStatus.Stream {
+    /// Refuses a reference frame the hardware or the configuration cannot serve.
+    private func checkFrame(_ frame: AttitudeReferenceFrame) throws {
         let present = Set(source.devices.flatMap(\.sensors))
         if let reason = AgentStatus.Availability.unavailableReason(
             frame,
@@ -222,16 +205,7 @@ public final class AgentController: Sendable {
                 "the horizontal geomagnetic field at the configured location is below 2000 nT: no compass heading is possible there — use xArbitraryCorrectedZVertical"
             )
         }
-        state.withLock { $0.referenceFrame = frame }
-        hub.withStreams { streams in
-            for case let motion as DeviceMotionStream in streams { motion.referenceFrame = frame }
-        }
-        try replan()
-        return status(state: .online, reason: nil, bootCount: 0).streams![StreamName.deviceMotion.rawValue]!
     }
-
-    /// The metrics interval now in force, seconds (0: off): `metrics.interval_s` through the desired layers.
-    public var metricsIntervalSeconds: Int { state.withLock { $0.metricsIntervalSeconds } }
 
     /// One stream's status as the status document shows it (effective, clamped rate included).
     public func streamStatus(_ name: StreamName) -> AgentStatus.Stream {
@@ -279,33 +253,33 @@ public final class AgentController: Sendable {
         }
     }
 
-    /// Only with `changes` held.
-    private func replan() throws {
+    /// Plans the hardware for `configuration`'s streams and applies the plan. Only with `changes` held.
+    private func replan(_ configuration: AgentConfiguration) throws {
         let devices = source.devices
-        let (settings, result) = state.withLock { s -> ([StreamName: StreamSettings], RatePlanner.Result) in
-            var demands: [SensorType: Double] = [:]
-            let current = s.settings
-            let perStream = hub.withStreams { streams in
-                streams.compactMap { stream in current[stream.name].map { stream.sensorDemandsHz(settings: $0) } }
-            }
-            for streamDemands in perStream {
-                for (sensor, rate) in streamDemands { demands[sensor] = max(demands[sensor] ?? 0, rate) }
-            }
-            s.planned = RatePlanner.plan(devices: devices, demandsHz: demands)
-            return (s.settings, s.planned)
+        var demands: [SensorType: Double] = [:]
+        let perStream = hub.withStreams { streams in
+            streams.map { $0.sensorDemandsHz(settings: configuration[stream: $0.name]) }
         }
+        for streamDemands in perStream {
+            for (sensor, rate) in streamDemands { demands[sensor] = max(demands[sensor] ?? 0, rate) }
+        }
+        let result = RatePlanner.plan(devices: devices, demandsHz: demands)
+        state.withLock { $0.planned = result }
         try source.apply(result.plan)
         let topicIDs = Dictionary(
             uniqueKeysWithValues: StreamName.allCases.map { ($0, topicTable.id(for: topics.stream($0))) }
         )
         // A stream's derived topics (pedometer events, absolute altitude) share its expiry.
         for topic in StreamDescriptor.allTopics {
-            topicTable.setExpiry(settings[topic.stream]?.expirySeconds, forTopic: topics.topic(topic.payload))
+            topicTable.setExpiry(
+                configuration[stream: topic.stream].expirySeconds,
+                forTopic: topics.topic(topic.payload)
+            )
         }
         hub.flushThenReconfigure { streams in
             for stream in streams {
                 stream.configure(
-                    settings: settings[stream.name]!,
+                    settings: configuration[stream: stream.name],
                     sensorRatesHz: result.sensorRatesHz,
                     topicID: topicIDs[stream.name]!
                 )
@@ -323,7 +297,8 @@ public final class AgentController: Sendable {
     /// (`OfferedRateNotes`), for the configuration's account in the status.
     public func offeredRateNotes() -> [String: String] {
         let devices = source.devices
-        let (settings, planned) = state.withLock { ($0.settings, $0.planned) }
+        let settings = configuration().streams
+        let planned = state.withLock { $0.planned }
         let effective = hub.withStreams { streams in
             Dictionary(uniqueKeysWithValues: streams.map { ($0.name, $0.effectiveRateHz) })
         }
@@ -338,8 +313,10 @@ public final class AgentController: Sendable {
     /// The full status document as of now.
     public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices
-        let (settings, planned, deviceErrors, frame, reference) = state.withLock {
-            ($0.settings, $0.planned, $0.deviceErrors, $0.referenceFrame, $0.referenceAttitude)
+        let configuration = configuration()
+        let frame = configuration.deviceMotion.referenceFrame
+        let (planned, deviceErrors, reference) = state.withLock {
+            ($0.planned, $0.deviceErrors, $0.referenceAttitude)
         }
         // A device that failed (unplugged, driver error) takes its sensors away until it delivers again, so the
         // streams that need them say they are unavailable, and why, instead of silently publishing nothing.
@@ -350,7 +327,7 @@ public final class AgentController: Sendable {
         }
         var streams: [String: AgentStatus.Stream] = [:]
         for name in StreamName.allCases {
-            let s = settings[name]!
+            let s = configuration[stream: name]
             let (rate, needs) = effective[name] ?? (0, [])
             let missingSensors = needs.subtracting(present)
             let missing = missingSensors.map(\.rawValue).sorted()

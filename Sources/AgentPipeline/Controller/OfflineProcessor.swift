@@ -8,8 +8,8 @@ import MotionModel
 /// allows and writes every message they publish, one JSON object a line:
 /// `{"stream": "device-motion", "message": {…the payload exactly as published…}}`.
 ///
-/// The same hub, streams and encoders as the live agent, fed synchronously; device motion publishes one
-/// message per gyroscope sample. Raw sensor streams are off: the input is the raw data.
+/// The same pipeline as the live agent (`Pipeline`), fed synchronously; device motion publishes one message per
+/// gyroscope sample. Raw sensor streams are off: the input is the raw data.
 public struct OfflineProcessor {
     public var configuration: AgentConfiguration
     public var referenceFrame: AttitudeReferenceFrame?
@@ -41,52 +41,29 @@ public struct OfflineProcessor {
         let device = SensorDevice(id: "replay", name: "recording", sensors: sensors, supportedRates: .list([rate]))
         var config = configuration
         if let referenceFrame { config.deviceMotion.referenceFrame = referenceFrame }
+        // The raw data is the input: its streams are off. Device motion runs whatever config.yaml says.
+        for name in StreamName.allCases where name.isRawSensor { config[stream: name].enabled = false }
+        config[stream: .deviceMotion].enabled = true
+        // Its own topic root, so the lines name the stream by the topic's levels after it.
         let root = "process"
-        let topics = TopicScheme(root: root)
-        let topicTable = TopicTable()
-        let declination = try StreamCatalog.declination(for: config.location, on: WallClock.realtimeNow())
-        let catalog = StreamCatalog(
-            configuration: config,
-            topics: topics,
-            topicTable: topicTable,
-            declinationDegrees: declination
+        config.topics.root = root
+        var options = Pipeline.Options()
+        options.outboxBytes = 16 << 20
+        let fixed = config
+        let pipeline = Pipeline(
+            configuration: { fixed },
+            source: RecordingDevice(device: device),
+            options: options,
+            logger: logger
         )
-        if config.deviceMotion.referenceFrame == .xTrueNorthZVertical && declination == nil {
+        if config.deviceMotion.referenceFrame == .xTrueNorthZVertical && pipeline.field == nil {
             throw AgentError(
                 "xTrueNorthZVertical needs the magnetic declination: set location.latitude and location.longitude in the config passed with --config"
             )
         }
-        let outbox = Outbox(capacityBytes: 16 << 20)
-        let hub = SensorHub(outbox: outbox)
-        var streams: [any MotionStream] = []
-        var demands: [SensorType: Double] = [:]
-        var settingsByName: [StreamName: StreamSettings] = [:]
-        for name in StreamName.allCases where !name.isRawSensor {
-            var settings = config.streams[name] ?? StreamName.defaultSettings[name]!
-            if name == .deviceMotion { settings.enabled = true }
-            let stream = catalog.make(name, settings)
-            if let motion = stream as? DeviceMotionStream {
-                motion.publishesEverySample = true
-                // config.yaml's reference attitude, set when processing starts (no state directory here).
-                motion.referenceAttitude = config.deviceMotion.referenceAttitude.map {
-                    ReferenceAttitude(quaternion: $0, time: WallClock.realtimeNow())
-                }
-            }
-            for (sensor, r) in stream.sensorDemandsHz(settings: settings) {
-                demands[sensor] = max(demands[sensor] ?? 0, r)
-            }
-            settingsByName[name] = settings
-            streams.append(stream)
-        }
-        let plan = RatePlanner.plan(devices: [device], demandsHz: demands)
-        for stream in streams {
-            stream.configure(
-                settings: settingsByName[stream.name]!,
-                sensorRatesHz: plan.sensorRatesHz,
-                topicID: topicTable.id(for: topics.stream(stream.name))
-            )
-        }
-        hub.setStreams(streams)
+        try pipeline.controller.start()
+        _ = pipeline.controller.withDeviceMotion { $0.publishesEverySample = true }
+        let (outbox, hub, topicTable) = (pipeline.outbox, pipeline.hub, pipeline.topicTable)
 
         var counts: [String: Int] = [:]
         var line = [UInt8]()
@@ -123,4 +100,14 @@ public struct OfflineProcessor {
         if dropped > 0 { throw AgentError("\(dropped) messages were dropped while processing: report this as a bug") }
         return Summary(samples: samples.count, messages: counts, seconds: WallClock.monotonicNow() - started)
     }
+}
+
+/// The recording as the controller sees hardware: one device with the recording's sensors at its rate, whose
+/// plans change nothing (the samples are fed to the hub directly).
+private final class RecordingDevice: SensorSource {
+    let summary = "recording"
+    let devices: [SensorDevice]
+    init(device: SensorDevice) { devices = [device] }
+    func apply(_ plan: AcquisitionPlan) throws {}
+    func run(into sink: SampleSink) async throws {}
 }

@@ -8,19 +8,22 @@ import MotionModel
 /// configuration's layers (config.yaml, desired documents, command overrides — `overrides.json` keeps a
 /// command's); this file only remembers when that quaternion became the reference.
 public struct ReferenceAttitudeStore: Sendable {
-    public let path: String
+    let state: any StateDirectory
     let logger: Logger
 
-    public init(stateDirectory: String, logger: Logger) {
-        path = stateDirectory + "/reference-attitude.json"
+    public init(state: any StateDirectory, logger: Logger) {
+        self.state = state
         self.logger = logger
     }
 
+    /// The file, for messages.
+    public var path: String { state.location(of: .referenceAttitude) }
+
     /// The kept reference, or nil when there is none or the file is unusable (logged).
     public func load() -> ReferenceAttitude? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
-            let kept = try JSONDecoder().decode(ReferenceAttitude.self, from: data)
+            guard let data = try state.read(.referenceAttitude) else { return nil }
+            let kept = try JSONDecoder().decode(ReferenceAttitude.self, from: Data(data))
             guard kept.quaternion.isFinite, abs(kept.quaternion.norm - 1) < 1e-6, kept.time.isFinite else {
                 logger.error(
                     "\(path) holds no unit quaternion and finite time: its capture time is dropped — the reference in force gets the time of this start"
@@ -40,9 +43,11 @@ public struct ReferenceAttitudeStore: Sendable {
     /// capture time would be lost at a restart.
     public func save(_ reference: ReferenceAttitude?) {
         guard let reference else {
-            if unlink(path) != 0 && errno != ENOENT {
+            do {
+                try state.remove(.referenceAttitude)
+            } catch {
                 logger.error(
-                    "cannot remove \(path): \(String(cString: strerror(errno))) — make agent.state_dir writable; the stale capture time is ignored at the next start unless the same reference is set again"
+                    "\(error) — the stale capture time is ignored at the next start unless the same reference is set again"
                 )
             }
             return
@@ -50,11 +55,7 @@ public struct ReferenceAttitudeStore: Sendable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try FileManager.default.createDirectory(
-                atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]),
-                withIntermediateDirectories: true
-            )
-            try AtomicFile.write(Array(encoder.encode(reference)), to: path)
+            try state.replace(.referenceAttitude, with: Array(encoder.encode(reference)))
         } catch {
             logger.error(
                 "cannot save the reference attitude to \(path): \(error) — it applies now, but after a restart its capture time becomes the time of that start; make agent.state_dir writable and give it room"

@@ -2,14 +2,10 @@ import AgentPorts
 import Foundation
 import Logging
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The on-disk part of the outbox: messages of durable streams stay here until the broker acknowledges them,
 /// so neither a broker outage nor an agent crash (SIGKILL included) loses them.
 ///
-/// Layout, in `directory`:
+/// Layout, in its folder of the state directory (`SegmentStorage`, which does the I/O):
 /// - segment files `<first seq, 20 digits>.log`, each at most `segmentBytes` (≤ 4 MiB), append-only. A record
 ///   is `u32 length of the body, u32 CRC-32 of the body, body`, the body being `u64 seq, u64 enqueue wall time
 ///   (ms since 1970), u8 qos, u8 retain, u16 topic length, topic (UTF-8), payload`, all little-endian. The
@@ -17,7 +13,7 @@ import Glibc
 /// - `cursor`: the highest seq such that it and every seq before it were acknowledged (decimal text),
 ///   replaced atomically (write, fsync, rename) by `maintain` and `close`.
 ///
-/// A record is written with one `write(2)` and not fsynced: the page cache outlives a killed process, and a
+/// A record is written with one write and not fsynced: the page cache outlives a killed process, and a
 /// power cut costs at most what the kernel had not flushed. A torn or corrupt tail (the CRC or the length do
 /// not match) is cut off at open with a log line, never a crash.
 ///
@@ -80,7 +76,8 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     struct Segment {
-        var path: String
+        /// The file's name in the folder.
+        var name: String
         var firstSeq: UInt64
         var lastSeq: UInt64
         var count: Int
@@ -103,15 +100,19 @@ public final class DurableLog: @unchecked Sendable {
     /// otherwise the clock's first synchronization would make every record look decades old.
     static let plausibleWallTimeMillis: UInt64 = 1_577_836_800_000
 
+    /// The folder, for messages.
     public let directory: String
     public let maxBytes: Int
     public let maxAgeSeconds: Double
     public let segmentBytes: Int
     private let logger: Logger
     private let lock = NSLock()
+    /// The folder's files; used under `lock` only.
+    private let storage: any SegmentStorage
 
     private var segments: [Segment] = []
-    private var writeFD: Int32 = -1
+    /// Whether a segment is open for appending.
+    private var appending = false
     private var cursor: UInt64 = 0
     private var cursorWritten: UInt64 = 0
     /// Acknowledged seqs above the cursor, waiting for the gap below them to close (QoS 1 acks may arrive
@@ -124,8 +125,6 @@ public final class DurableLog: @unchecked Sendable {
     /// The next record to hand out: segment index and byte offset.
     private var readIndex = 0
     private var readOffset = 0
-    private var readFD: Int32 = -1
-    private var readFDPath = ""
     private var handedSeq: UInt64 = 0
     /// What `next` returned last, so `markPublished` steps over it without reading it again.
     private var peeked: (index: Int, offset: Int, seq: UInt64, size: Int)?
@@ -140,26 +139,20 @@ public final class DurableLog: @unchecked Sendable {
     /// replaceable (write, fsync, rename) while the log is full.
     public static let reservedFreeBytes = 256 << 10
 
-    /// Opens (creating it if needed) the log in `directory`, cutting off torn tails.
+    /// Opens the log in `storage`'s folder, cutting off torn tails.
     ///
     /// - Parameters:
     ///   - maxBytes: the bound on the segment files' total size; segments are at most a quarter of it (and
     ///     at most 4 MiB), so dropping one frees a bounded part.
     ///   - maxAgeSeconds: records older than this are dropped.
-    public init(directory: String, maxBytes: Int, maxAgeSeconds: Double, logger: Logger) throws(Failure) {
-        self.directory = directory
+    public init(storage: any SegmentStorage, maxBytes: Int, maxAgeSeconds: Double, logger: Logger) throws(Failure) {
+        self.storage = storage
+        directory = storage.folder
         self.maxBytes = max(4096, maxBytes)
         self.maxAgeSeconds = maxAgeSeconds
         segmentBytes = min(Self.maxSegmentBytes, max(1024, self.maxBytes / 4))
         self.logger = logger
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(
-                description: "cannot create the durable outbox directory \(directory): \(error) — check agent.state_dir"
-            )
-        }
-        cursor = Self.readCursor(directory + "/cursor")
+        cursor = storage.readCursor().flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
         if cursor >= Self.maximumSeq {
             logger.warning(
                 "durable outbox: \(directory)/cursor holds \(cursor), beyond any seq this log writes (a corrupt file): ignored, so unacknowledged messages may be sent twice"
@@ -170,28 +163,16 @@ public final class DurableLog: @unchecked Sendable {
         try recover()
     }
 
-    deinit {
-        if writeFD >= 0 { Glibc.close(writeFD) }
-        if readFD >= 0 { Glibc.close(readFD) }
-    }
+    deinit { storage.closeFiles() }
 
     // MARK: Opening
 
-    private static func readCursor(_ path: String) -> UInt64 {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
-        return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    }
-
     private func recover() throws(Failure) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".log") }
-            .sorted()
         var lastSeq: UInt64 = 0
         var readSet = false
-        for name in names {
-            let path = directory + "/" + name
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            var segment = Segment(path: path, firstSeq: 0, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0)
+        for name in storage.segmentNames() {
+            guard let data = storage.contents(of: name) else { continue }
+            var segment = Segment(name: name, firstSeq: 0, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0)
             var firstUnacknowledgedOffset: Int?
             let valid = data.withUnsafeBytes { raw -> Int in
                 var offset = 0
@@ -207,7 +188,7 @@ public final class DurableLog: @unchecked Sendable {
                 return offset
             }
             if valid < data.count {
-                truncate(path, off_t(valid))
+                storage.truncate(name, to: valid)
                 counters.truncatedBytes += UInt64(data.count - valid)
                 logger.warning(
                     "durable outbox: \(name) has a torn or corrupt record at byte \(valid); cut off \(data.count - valid) bytes (the messages in them are lost)"
@@ -215,7 +196,7 @@ public final class DurableLog: @unchecked Sendable {
             }
             segment.bytes = valid
             if segment.count == 0 || segment.lastSeq <= cursor {
-                unlink(path)
+                storage.remove(name)
                 continue
             }
             segments.append(segment)
@@ -229,10 +210,12 @@ public final class DurableLog: @unchecked Sendable {
         handedSeq = cursor
         if !readSet { readIndex = segments.count }
         if let last = segments.last {
-            writeFD = open(last.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            if writeFD < 0 {
-                throw Failure(description: "cannot open \(last.path) for writing: \(String(cString: strerror(errno)))")
+            do {
+                try storage.beginAppending(to: last.name, existing: true)
+            } catch {
+                throw Failure(description: error.description)
             }
+            appending = true
         }
         let pending = nextSeq - 1 - cursor
         if pending > 0 {
@@ -296,7 +279,7 @@ public final class DurableLog: @unchecked Sendable {
         let topicBytes = Array(topic.utf8)
         let bodyLength = Self.fixedBodyBytes + topicBytes.count + payload.count
         let size = Self.headerBytes + bodyLength
-        if segments.isEmpty || writeFD < 0
+        if segments.isEmpty || !appending
             || (segments[segments.count - 1].bytes + size > segmentBytes && segments[segments.count - 1].count > 0)
         {
             do throws(Failure) {
@@ -333,32 +316,30 @@ public final class DurableLog: @unchecked Sendable {
             CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerBytes...]))
         }
         writeBuffer.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self) }
-        var written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
-        if written != size {
-            let code = errno
-            // Keep the file whole: a partial record would hide every later one behind a bad CRC.
-            if written > 0 { _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes)) }
-            if code == ENOSPC || code == EDQUOT || (written >= 0 && written < size) {
-                // Another writer filled the file system under the estimate: measure again and retry once.
-                freeEstimate = 0
-                if makeRoom(for: size) {
-                    written = writeBuffer.withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress, $0.count) }
-                    if written > 0 && written != size {
-                        _ = ftruncate(writeFD, off_t(segments[segments.count - 1].bytes))
-                    }
-                }
+        let length = segments[segments.count - 1].bytes
+        var outcome = writeBuffer.withUnsafeBytes { storage.append($0, length: length) }
+        if outcome == .noSpace {
+            // Another writer filled the file system under the estimate: measure again and retry once.
+            freeEstimate = 0
+            if makeRoom(for: size) {
+                outcome = writeBuffer.withUnsafeBytes { storage.append($0, length: length) }
             }
-            if written != size {
-                let reason = written < 0 ? String(cString: strerror(errno)) : "short write (the file system is full)"
-                counters.dropped += 1
-                counters.droppedNoSpace += 1
-                let problem =
-                    code == ENOSPC || code == EDQUOT || written >= 0
-                    ? fullProblem()
-                    : "cannot write to \(segments[segments.count - 1].path): \(reason) — durable messages are dropped (counted in durableDropped) until a write succeeds; check the state directory's file system (agent.state_dir)"
-                reportStorageProblem(problem)
-                throw Failure(description: problem)
-            }
+        }
+        switch outcome {
+        case .written:
+            break
+        case .noSpace:
+            counters.dropped += 1
+            counters.droppedNoSpace += 1
+            reportStorageProblem(fullProblem())
+            throw Failure(description: fullProblem())
+        case .failed(let reason):
+            counters.dropped += 1
+            counters.droppedNoSpace += 1
+            let problem =
+                "cannot write to \(directory)/\(segments[segments.count - 1].name): \(reason) — durable messages are dropped (counted in durableDropped) until a write succeeds; check the state directory's file system (agent.state_dir)"
+            reportStorageProblem(problem)
+            throw Failure(description: problem)
         }
         freeEstimate -= size
         if counters.storageProblem != nil && hasSpareRoom() {
@@ -384,15 +365,8 @@ public final class DurableLog: @unchecked Sendable {
 
     private var totalBytes: Int { segments.reduce(0) { $0 + $1.bytes } }
 
-    /// The free bytes of the log's file system now (`fstatvfs`), or `Int.max` when they cannot be read.
-    private func measureFreeBytes() -> Int {
-        var stats = statvfs()
-        let rc = writeFD >= 0 ? fstatvfs(writeFD, &stats) : statvfs(directory, &stats)
-        guard rc == 0 else { return .max }
-        // f_bavail: blocks an unprivileged writer may use; the agent should not eat root's reserve either.
-        let free = UInt64(stats.f_bavail).multipliedReportingOverflow(by: UInt64(stats.f_frsize))
-        return free.overflow || free.partialValue > UInt64(Int.max) ? .max : Int(free.partialValue)
-    }
+    /// The free bytes of the log's file system now, or `Int.max` when they cannot be read.
+    private func measureFreeBytes() -> Int { storage.freeBytes() }
 
     /// Whether `size` more bytes leave `reservedFreeBytes` free, measuring when the estimate says no and every
     /// 256 appends (other writers share the file system); when they do not, drops the oldest segments (as
@@ -430,15 +404,15 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     private func roll() throws(Failure) {
-        if writeFD >= 0 { Glibc.close(writeFD) }
-        let path = directory + "/" + String(format: "%020llu.log", nextSeq)
-        writeFD = open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        if writeFD < 0 {
-            throw Failure(
-                description: "cannot create \(path): \(String(cString: strerror(errno))) — check the state directory"
-            )
+        let name = String(format: "%020llu.log", nextSeq)
+        appending = false
+        do {
+            try storage.beginAppending(to: name, existing: false)
+        } catch {
+            throw Failure(description: error.description)
         }
-        segments.append(Segment(path: path, firstSeq: nextSeq, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0))
+        appending = true
+        segments.append(Segment(name: name, firstSeq: nextSeq, lastSeq: 0, count: 0, bytes: 0, lastTimeMillis: 0))
     }
 
     /// Removes the oldest segment, counting its unacknowledged records as dropped.
@@ -466,12 +440,7 @@ public final class DurableLog: @unchecked Sendable {
             advanceCursor()
         }
         handedSeq = max(handedSeq, segment.lastSeq)
-        unlink(segment.path)
-        if readFDPath == segment.path {
-            Glibc.close(readFD)
-            readFD = -1
-            readFDPath = ""
-        }
+        storage.remove(segment.name)
         peeked = nil
         if readIndex == 0 {
             readOffset = 0
@@ -495,10 +464,10 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = 0
                 continue
             }
-            guard let (record, size) = readRecord(segment.path, at: readOffset) else {
+            guard let (record, size) = readRecord(segment.name, at: readOffset) else {
                 // Unreadable now (the file changed under us): skip the rest of this segment.
                 logger.error(
-                    "durable outbox: cannot read \(segment.path) at byte \(readOffset); skipping the rest of it"
+                    "durable outbox: cannot read \(directory)/\(segment.name) at byte \(readOffset); skipping the rest of it"
                 )
                 readOffset = segment.bytes
                 continue
@@ -565,20 +534,14 @@ public final class DurableLog: @unchecked Sendable {
         return UInt32((expiry - waited + 999) / 1000)
     }
 
-    private func readRecord(_ path: String, at offset: Int) -> (Record, Int)? {
-        if readFDPath != path {
-            if readFD >= 0 { Glibc.close(readFD) }
-            readFD = open(path, O_RDONLY | O_CLOEXEC)
-            readFDPath = readFD >= 0 ? path : ""
-        }
-        guard readFD >= 0 else { return nil }
+    private func readRecord(_ segment: String, at offset: Int) -> (Record, Int)? {
         var header = (UInt32(0), UInt32(0))
-        let got = withUnsafeMutableBytes(of: &header) { pread(readFD, $0.baseAddress, 8, off_t(offset)) }
+        let got = withUnsafeMutableBytes(of: &header) { storage.read(segment, at: offset, into: $0) }
         guard got == 8 else { return nil }
         let length = Int(UInt32(littleEndian: header.0))
         guard length >= Self.fixedBodyBytes, length <= Self.maxSegmentBytes else { return nil }
         var body = [UInt8](repeating: 0, count: length)
-        let bodyGot = body.withUnsafeMutableBytes { pread(readFD, $0.baseAddress, length, off_t(offset + 8)) }
+        let bodyGot = body.withUnsafeMutableBytes { storage.read(segment, at: offset + 8, into: $0) }
         guard bodyGot == length else { return nil }
         return body.withUnsafeBytes { raw -> (Record, Int)? in
             guard CRC32.checksum(raw) == UInt32(littleEndian: header.1) else { return nil }
@@ -653,35 +616,21 @@ public final class DurableLog: @unchecked Sendable {
         defer { lock.unlock() }
         cursorWritten = .max
         writeCursorLocked()
-        if writeFD >= 0 { Glibc.close(writeFD) }
-        if readFD >= 0 { Glibc.close(readFD) }
-        writeFD = -1
-        readFD = -1
-        readFDPath = ""
+        storage.closeFiles()
+        appending = false
     }
 
     private func writeCursorLocked() {
         guard cursor != cursorWritten else { return }
-        let path = directory + "/cursor"
-        let temporary = path + ".tmp"
-        let text = Array("\(cursor)\n".utf8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            cursorProblem("cannot write \(temporary): \(String(cString: strerror(errno)))")
-            return
-        }
-        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        Glibc.close(fd)
-        guard written == text.count, synced, rename(temporary, path) == 0 else {
-            let reason = written < 0 || !synced ? String(cString: strerror(errno)) : "short write"
-            unlink(temporary)
-            cursorProblem("cannot replace \(path): \(reason)")
+        do {
+            try storage.writeCursor("\(cursor)\n")
+        } catch {
+            cursorProblem("cannot replace \(directory)/cursor: \(error)")
             return
         }
         if cursorProblemLogged {
             cursorProblemLogged = false
-            logger.notice("durable outbox: \(path) is written again")
+            logger.notice("durable outbox: \(directory)/cursor is written again")
         }
         cursorWritten = cursor
     }

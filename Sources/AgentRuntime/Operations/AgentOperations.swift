@@ -14,7 +14,7 @@ public final class AgentOperations: Sendable {
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
-        stateDirectory: String,
+        state: any StateDirectory,
         host: HostSystem,
         logger: Logger
     ) {
@@ -32,7 +32,7 @@ public final class AgentOperations: Sendable {
             configuration: configuration,
             topics: topics,
             broker: broker,
-            stateDirectory: stateDirectory,
+            state: state,
             logger: logger
         )
     }

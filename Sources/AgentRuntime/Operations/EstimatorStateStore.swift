@@ -7,18 +7,21 @@ import MotionEstimation
 /// `device-motion.json` in the state directory. Saved periodically and at shutdown, from the control path:
 /// the hot path never touches the disk.
 struct EstimatorStateStore: Sendable {
-    let path: String
+    let state: any StateDirectory
     let logger: Logger
 
-    init(stateDirectory: String, logger: Logger) {
-        path = stateDirectory + "/device-motion.json"
+    init(state: any StateDirectory, logger: Logger) {
+        self.state = state
         self.logger = logger
     }
 
+    /// The file, for messages.
+    var path: String { state.location(of: .estimatorState) }
+
     func load() -> DeviceMotionEstimatorState? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
-            return try JSONDecoder().decode(DeviceMotionEstimatorState.self, from: data)
+            guard let data = try state.read(.estimatorState) else { return nil }
+            return try JSONDecoder().decode(DeviceMotionEstimatorState.self, from: Data(data))
         } catch {
             logger.error(
                 "\(path) is unreadable (\(error)): starting with no gyroscope bias or magnetometer calibration — it will be rewritten"
@@ -27,11 +30,11 @@ struct EstimatorStateStore: Sendable {
         }
     }
 
-    func save(_ state: DeviceMotionEstimatorState) {
+    func save(_ estimator: DeviceMotionEstimatorState) {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try AtomicFile.write(Array(encoder.encode(state)), to: path)
+            try state.replace(.estimatorState, with: Array(encoder.encode(estimator)))
         } catch {
             logger.error(
                 "cannot save the estimator state to \(path): \(error) — the previous calibration stays; make agent.state_dir writable and give it room"

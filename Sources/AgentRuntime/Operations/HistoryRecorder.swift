@@ -32,14 +32,14 @@ public final class HistoryRecorder: StepHistory {
 
     /// Opens (or creates) the history; nil when it cannot, after saying why — the agent runs on without history.
     public static func open(
-        stateDirectory: String,
+        state: any StateDirectory,
         retentionDays: Int,
         controller: AgentController,
         logger: Logger
     ) -> HistoryRecorder? {
         do {
             let store = try HistoryStore(
-                path: stateDirectory + "/history.sqlite",
+                path: state.location(of: .history),
                 retentionDays: retentionDays,
                 report: { message in logger.warning("history: \(message)") }
             )

@@ -15,14 +15,14 @@ public struct HomeAssistantPublisher: Sendable {
     private let enabled: Bool
     private let discovery: HomeAssistantDiscovery
     private let broker: BrokerClient
-    private let markerPath: String
+    private let state: any StateDirectory
     private let logger: Logger
 
     public init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
-        stateDirectory: String,
+        state: any StateDirectory,
         logger: Logger
     ) {
         enabled = configuration.homeAssistant.enabled
@@ -32,7 +32,7 @@ public struct HomeAssistantPublisher: Sendable {
             topics: topics
         )
         self.broker = broker
-        markerPath = stateDirectory + "/home-assistant-discovery"
+        self.state = state
         self.logger = logger
     }
 
@@ -76,22 +76,20 @@ public struct HomeAssistantPublisher: Sendable {
     }
 
     private func readMarker() -> [String] {
-        guard let text = try? String(contentsOfFile: markerPath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        guard let bytes = try? state.read(.homeAssistantDiscovery) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
     private func writeMarker(_ topics: [String]) {
-        if topics.isEmpty {
-            unlink(markerPath)
-            return
-        }
-        let temporary = markerPath + ".tmp"
         do {
-            try Data((topics.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, markerPath) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if topics.isEmpty {
+                try state.remove(.homeAssistantDiscovery)
+            } else {
+                try state.replace(.homeAssistantDiscovery, with: Array((topics.joined(separator: "\n") + "\n").utf8))
+            }
         } catch {
             logger.error(
-                "cannot write \(markerPath): \(error) — if home_assistant.enabled is switched off later, the entities will not be removed"
+                "\(error) — if home_assistant.enabled is switched off later, the entities will not be removed"
             )
         }
     }

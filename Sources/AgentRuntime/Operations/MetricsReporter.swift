@@ -81,11 +81,14 @@ public struct MetricsReporter: Sendable {
             publish(metrics)
             if let path = settings.prometheusFile {
                 do {
-                    try Self.writeAtomically(metrics.prometheusText(), to: path)
+                    try host.replaceFile(atPath: path, with: Array(metrics.prometheusText().utf8), mode: 0o644)
                     lastFileError = nil
                 } catch {
-                    // Once per distinct error, not once per interval.
-                    let message = "\(error)"
+                    // Once per distinct error, not once per interval. The host writes a fresh temporary file
+                    // beside it and renames it over it: node_exporter reads the old file or the new one, never
+                    // half of one (its temporary name does not end in .prom, which the collector would read).
+                    let message =
+                        "\(error) — make its directory writable for the agent's user or change metrics.prometheus_file"
                     if message != lastFileError { logger.error("\(message)") }
                     lastFileError = message
                 }
@@ -104,25 +107,6 @@ public struct MetricsReporter: Sendable {
             }
         } catch {
             logger.debug("publishing metrics failed: \(error)")
-        }
-    }
-
-    /// Writes a temporary file next to `path` and renames it over `path`: rename(2) is atomic within a file
-    /// system, so node_exporter reads the old file or the new one, never half of one. The temporary name does
-    /// not end in `.prom`, which the textfile collector would read.
-    static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            throw AgentError(
-                "cannot write the Prometheus file \(temporary): \(error.localizedDescription) — make its directory writable for the agent's user or change metrics.prometheus_file"
-            )
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw AgentError("cannot rename \(temporary) to \(path): \(reason) — check metrics.prometheus_file")
         }
     }
 

@@ -1,25 +1,33 @@
+import AgentPipeline
+import AgentPorts
+import Logging
 import ServiceLifecycle
 
 /// Runs the sensor source into the hub; if it fails, says why and tries again with back-off. Near the end
 /// of the group, so it is among the first to stop: no sample arrives once the outbox starts draining.
 final class AcquisitionService: Service {
-    private let context: AgentContext
+    private let source: SensorSource
+    private let hub: SensorHub
+    private let startup: AgentStartup
+    private let logger: Logger
 
-    init(context: AgentContext) {
-        self.context = context
+    init(source: SensorSource, hub: SensorHub, startup: AgentStartup, logger: Logger) {
+        self.source = source
+        self.hub = hub
+        self.startup = startup
+        self.logger = logger
     }
 
     func run() async throws {
-        guard await context.startup.bootCount() != nil else { return }
+        guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [self] in await self.acquire() }
     }
 
     private func acquire() async {
-        let logger = context.logger
         var backoff = Backoff(base: 1, cap: 30, seed: UInt64(truncatingIfNeeded: ObjectIdentifier(self).hashValue))
         while !Task.isCancelled {
             do {
-                try await context.source.run(into: context.hub)
+                try await source.run(into: hub)
                 if Task.isCancelled { return }
                 logger.notice("the sensor source ended; the agent keeps running and publishing status")
                 try? await Task.sleep(for: .seconds(365 * 86400))

@@ -7,6 +7,7 @@ import Integrations
 import Logging
 import MotionEstimation
 import MotionWire
+import ServiceLifecycle
 
 /// Wires the agent — source → hub → streams → outbox → publisher → broker, the controller, the control door,
 /// the history and the operator's reports — and returns its services in the order of one `ServiceGroup`.
@@ -22,7 +23,8 @@ public struct AgentBuilder {
     public var configuration: AgentConfiguration
     public var source: SensorSource
     public var broker: BrokerClient
-    public var stateDirectory: String
+    /// Where the agent keeps what survives a restart (Platform's `StateFiles` on the device).
+    public var state: any StateDirectory
     public var password: String?
     /// The file `reload-config` and SIGHUP re-read; nil when the agent is built without one.
     public var configurationPath: String?
@@ -35,7 +37,7 @@ public struct AgentBuilder {
         configuration: AgentConfiguration,
         source: SensorSource,
         broker: BrokerClient,
-        stateDirectory: String,
+        state: any StateDirectory,
         password: String?,
         configurationPath: String? = nil,
         hmacKey: [UInt8]? = nil,
@@ -46,7 +48,7 @@ public struct AgentBuilder {
         self.configuration = configuration
         self.source = source
         self.broker = broker
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.password = password
         self.configurationPath = configurationPath
         self.hmacKey = hmacKey
@@ -60,68 +62,80 @@ public struct AgentBuilder {
         // starts with, whether or not the broker is reachable.
         let reconciler = ConfigurationReconciler(
             base: configuration,
-            store: configuration.control.persist ? DesiredStateStore(stateDirectory: stateDirectory) : nil,
+            store: configuration.control.persist ? DesiredStateStore(state: state) : nil,
             now: WallClock.realtimeNow(),
             logger: logger
         )
         let configuration = reconciler.effective
-        let topics = TopicScheme(root: configuration.resolvedTopicRoot)
-        let topicTable = TopicTable()
-        let host = self.host
-        let operations = AgentOperations(
-            configuration: configuration,
-            topics: topics,
-            broker: broker,
-            stateDirectory: stateDirectory,
-            host: host,
-            logger: logger
-        )
+        let (host, broker, logger) = (self.host, self.broker, self.logger)
         let durable = openDurableOutbox()
-        let outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: durable?.staging)
-        let faultBox = FaultForwarder()
-        let field = geomagneticField()
-        let declination = field?.declinationDegrees
-        let catalog = StreamCatalog(
-            configuration: configuration,
-            topics: topics,
-            topicTable: topicTable,
-            declinationDegrees: declination,
-            headingUsability: field?.headingUsability
-        )
-        let hub = SensorHub(
-            outbox: outbox,
-            clock: WallClock(isSynchronized: { host.isClockSynchronized() }),
-            faults: { faultBox.forward($0) }
-        )
-        let controller = AgentController(
-            configuration: configuration,
+        let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var pipelineOptions = Pipeline.Options()
+        pipelineOptions.outboxBytes = options.outboxBytes
+        pipelineOptions.durableStaging = durable?.staging
+        pipelineOptions.clock = WallClock(isSynchronized: { host.isClockSynchronized() })
+        pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
+        pipelineOptions.referenceAttitudeStore =
+            configuration.control.persist
+            ? ReferenceAttitudeStore(state: state, logger: logger) : nil
+        // The acquisition thread only records and yields; the control service republishes the status.
+        pipelineOptions.faults = { fault in
+            deviceFaults.continuation.yield()
+            if fault.recovered {
+                logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
+            } else {
+                logger.error("sensor device fault: \(fault.message)", metadata: ["iio.device": "\(fault.deviceID)"])
+            }
+        }
+        let pipeline = Pipeline(
+            configuration: { [reconciler] in reconciler.effective },
             source: source,
-            hub: hub,
-            topics: topics,
-            topicTable: topicTable,
-            streamFactory: { [catalog] in catalog.make($0, $1) },
-            locationConfigured: declination != nil,
-            headingUnusable: field?.headingUsability == .unusable,
-            clockSynchronized: { host.isClockSynchronized() },
-            referenceAttitudeStore: configuration.control.persist
-                ? ReferenceAttitudeStore(stateDirectory: stateDirectory, logger: logger) : nil,
+            options: pipelineOptions,
             logger: logger
         )
+        let (topics, controller, outbox, hub) = (pipeline.topics, pipeline.controller, pipeline.outbox, pipeline.hub)
         let publisher = OutboxPublisher(
             outbox: outbox,
-            topics: topicTable,
+            topics: pipeline.topicTable,
             broker: broker,
             window: configuration.mqtt.maxInflight,
             durable: durable,
             logger: logger
         )
+        let startup = AgentStartup()
         let bootCount = SharedCounter()
+        let operations = AgentOperations(
+            configuration: configuration,
+            topics: topics,
+            broker: broker,
+            state: state,
+            host: host,
+            logger: logger
+        )
+        let connections = operations.connections
         let history = HistoryRecorder.open(
-            stateDirectory: stateDirectory,
+            state: state,
             retentionDays: configuration.pedometer.historyRetentionDays,
             controller: controller,
             logger: logger
         )
+        let composer = StatusComposer(
+            controller: controller,
+            outbox: outbox,
+            publisher: publisher,
+            reconciler: reconciler,
+            connections: connections,
+            bootCount: bootCount
+        )
+        let status = StatusPublisher(composer: composer, broker: broker, topic: topics.status, logger: logger)
+        let health = HealthReporter(
+            host: host,
+            connections: connections,
+            publisher: publisher,
+            firstServer: configuration.mqtt.endpoints[0].description,
+            logger: logger
+        )
+        let probe = DesiredStateProbe(broker: broker, topic: topics.desiredProbe, logger: logger)
         var controlSettings = ControlPlane.Settings()
         controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
@@ -141,62 +155,128 @@ public struct AgentBuilder {
             deviceID: configuration.device.id,
             settings: controlSettings,
             clockSynchronized: { host.isClockSynchronized() },
-            statusDocument: { [controller, outbox, publisher, operations] in
-                AgentContext.composeStatus(
-                    state: .online,
-                    reason: nil,
-                    bootCount: bootCount.value,
-                    controller: controller,
-                    outbox: outbox,
-                    publisher: publisher,
-                    configuration: reconciler.status(notes:),
-                    broker: operations.connections.link
-                )
-            },
-            reloadConfiguration: { [controller, reconciler, configurationPath] in
+            statusDocument: { composer.status(.online, reason: nil) },
+            reloadConfiguration: { [configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
-            inboundDropped: { [operations] in operations.connections.inboundDropped },
+            inboundDropped: { connections.inboundDropped },
             logger: logger
         )
-        let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        faultBox.target = { [controller, logger] fault in
-            controller.recordFault(fault)
-            deviceFaults.continuation.yield()
-            if fault.recovered {
-                logger.notice("sensor device recovered", metadata: ["iio.device": "\(fault.deviceID)"])
-            } else {
-                logger.error("sensor device fault: \(fault.message)", metadata: ["iio.device": "\(fault.deviceID)"])
-            }
-        }
-        let context = AgentContext(
-            configuration: configuration,
-            source: source,
-            broker: broker,
-            host: host,
-            logger: logger,
-            options: options,
+        // Desired documents are retained: the broker hands every layer over at each subscription, so a device that
+        // was offline or is new converges on its first connection.
+        let desiredSubscriptions = desiredTopics.keys.sorted() + [topics.desiredProbe]
+        let subscriptions =
+            [topics.control, configuration.control.fleetTopic]
+            + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions
+        let inbox = ControlInbox(counters: connections)
+        let connectOptions = Self.connectOptions(
+            configuration,
             password: password,
-            configurationPath: configurationPath,
-            topics: topics,
-            outbox: outbox,
-            hub: hub,
-            controller: controller,
-            publisher: publisher,
-            history: history,
-            operations: operations,
-            control: control,
-            estimatorStore: EstimatorStateStore(stateDirectory: stateDirectory, logger: logger),
-            // Desired documents are retained: the broker hands every layer over at each subscription, so a
-            // device that was offline or is new converges on its first connection.
-            controlTopics: [topics.control, configuration.control.fleetTopic]
-                + configuration.control.groups.map { TopicScheme.groupControl($0) }
-                + desiredTopics.keys.sorted() + [topics.desiredProbe],
-            bootCount: bootCount,
-            inbox: ControlInbox(counters: operations.connections),
-            deviceFaults: deviceFaults.stream
+            will: topics.status,
+            composer: composer
         )
-        return AgentServices(context: context)
+        let estimatorStore = EstimatorStateStore(state: state, logger: logger)
+        var services: [any Service] = [
+            AgentLifecycleService(
+                host: host,
+                startup: startup,
+                bootCount: bootCount,
+                controller: controller,
+                estimatorStore: estimatorStore,
+                outbox: outbox,
+                publisher: publisher,
+                health: health,
+                deviceID: configuration.device.id,
+                sourceSummary: source.summary,
+                logger: logger
+            ),
+            ConnectionSupervisorService(
+                mqtt: configuration.mqtt,
+                deviceID: configuration.device.id,
+                connectOptions: connectOptions,
+                broker: broker,
+                inbox: inbox,
+                control: control,
+                subscriptions: subscriptions,
+                status: status,
+                probe: probe,
+                publisher: publisher,
+                operations: operations,
+                health: health,
+                startup: startup,
+                drainTimeout: options.drainTimeout,
+                logger: logger
+            ),
+            ControlService(
+                control: control,
+                inbox: inbox,
+                broker: broker,
+                status: status,
+                probe: probe,
+                desiredTopics: desiredSubscriptions,
+                connections: connections,
+                deviceFaults: deviceFaults.stream,
+                startup: startup,
+                logger: logger
+            ),
+            OutboxPublisherService(
+                publisher: publisher,
+                controller: controller,
+                health: health,
+                status: status,
+                startup: startup,
+                drainTimeout: options.drainTimeout,
+                logger: logger
+            ),
+            MetricsService(
+                operations: operations,
+                interval: { reconciler.effective.metrics.intervalS },
+                counters: { [source] in
+                    HealthCounters(
+                        outbox: outbox.snapshot,
+                        hub: hub.counters,
+                        devices: source.deviceCounters(),
+                        durable: publisher.durableCounters
+                    )
+                },
+                startup: startup
+            ),
+        ]
+        if let history { services.append(HistoryService(history: history, startup: startup)) }
+        services += [
+            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup),
+            AcquisitionService(source: source, hub: hub, startup: startup, logger: logger),
+            WatchdogService(host: host, hub: hub, controller: controller, startup: startup, logger: logger),
+        ]
+        return AgentServices(services: services)
+    }
+
+    /// The options of every connection of this start: the broker and credentials of config.yaml, and the will —
+    /// the offline status with this start's boot count.
+    private static func connectOptions(
+        _ configuration: AgentConfiguration,
+        password: String?,
+        will topic: String,
+        composer: StatusComposer
+    ) -> @Sendable (UInt64) throws -> BrokerConnectOptions {
+        { bootCount in
+            let mqtt = configuration.mqtt
+            let willBytes = try StatusPublisher.encoder.encode(composer.will(bootCount: bootCount))
+            return BrokerConnectOptions(
+                host: mqtt.host,
+                port: mqtt.port,
+                clientID: configuration.resolvedClientID,
+                protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
+                keepaliveSeconds: mqtt.keepalive,
+                cleanSession: mqtt.cleanSession,
+                username: mqtt.username,
+                password: password,
+                tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
+                will: BrokerWill(topic: topic, payload: Array(willBytes), qos: 1, retain: true),
+                maxInflightMessages: mqtt.maxInflight,
+                sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
+            )
+        }
     }
 
     /// The durable log when some stream asks for one; nil (after saying why) when it cannot be opened.
@@ -204,7 +284,7 @@ public struct AgentBuilder {
         guard configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) else { return nil }
         do {
             let log = try DurableLog(
-                directory: stateDirectory + "/outbox",
+                storage: state.segmentStorage(),
                 maxBytes: configuration.outbox.maxBytes,
                 maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
                 logger: logger
@@ -218,25 +298,5 @@ public struct AgentBuilder {
             logger.error("\(error) — durable streams are kept in memory only")
             return nil
         }
-    }
-
-    /// The geomagnetic field at the configured location, for true north and heading usability.
-    private func geomagneticField() -> WorldMagneticModel.GeomagneticField? {
-        let found: WorldMagneticModel.GeomagneticField?
-        do {
-            found = try StreamCatalog.field(for: configuration.location, on: WallClock.realtimeNow())
-        } catch {
-            logger.error(
-                "no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable"
-            )
-            return nil
-        }
-        guard let field = found else { return nil }
-        if field.headingUsability != .normal {
-            logger.warning(
-                "the horizontal geomagnetic field at the configured location is \(Int(field.horizontalNanotesla)) nT: magnetic headings are \(field.headingUsability == .unusable ? "unusable (below 2000 nT)" : "degraded (below 6000 nT)")"
-            )
-        }
-        return field
     }
 }

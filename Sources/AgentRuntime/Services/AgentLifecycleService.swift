@@ -1,6 +1,5 @@
-import AgentControl
 import AgentPipeline
-import Integrations
+import AgentPorts
 import Logging
 import MotionWire
 import ServiceLifecycle
@@ -9,50 +8,77 @@ import ServiceLifecycle
 /// `AgentStartup` for the other services. First in the group, so last to stop: once the connection is
 /// closed it says what was published and what was left, and marks the health file stopped.
 final class AgentLifecycleService: Service {
-    private let context: AgentContext
+    private let host: HostSystem
+    private let startup: AgentStartup
+    private let bootCount: SharedCounter
+    private let controller: AgentController
+    private let estimatorStore: EstimatorStateStore
+    private let outbox: Outbox
+    private let publisher: OutboxPublisher
+    private let health: HealthReporter
+    private let deviceID: String
+    private let sourceSummary: String
+    private let logger: Logger
 
-    init(context: AgentContext) {
-        self.context = context
+    init(
+        host: HostSystem,
+        startup: AgentStartup,
+        bootCount: SharedCounter,
+        controller: AgentController,
+        estimatorStore: EstimatorStateStore,
+        outbox: Outbox,
+        publisher: OutboxPublisher,
+        health: HealthReporter,
+        deviceID: String,
+        sourceSummary: String,
+        logger: Logger
+    ) {
+        self.host = host
+        self.startup = startup
+        self.bootCount = bootCount
+        self.controller = controller
+        self.estimatorStore = estimatorStore
+        self.outbox = outbox
+        self.publisher = publisher
+        self.health = health
+        self.deviceID = deviceID
+        self.sourceSummary = sourceSummary
+        self.logger = logger
     }
 
     func run() async throws {
         do {
             try boot()
         } catch {
-            context.startup.fail()
+            startup.fail()
             throw error
         }
         try? await gracefulShutdown()
-        let counters = context.outbox.snapshot
-        context.logger.info(
+        let counters = outbox.snapshot
+        logger.info(
             "stopped: \(counters.published) messages published, \(counters.depth) unsent, \(counters.droppedOverflow) dropped"
         )
-        if let durable = context.publisher.durableCounters {
-            context.logger.info(
+        if let durable = publisher.durableCounters {
+            logger.info(
                 "durable outbox: \(durable.acknowledged) acknowledged, \(durable.depth) kept on disk for the next start, \(durable.dropped) dropped"
             )
         }
-        context.writeHealth(.stopped, lastError: nil, failures: 0, retryIn: nil)
+        health.write(.stopped, lastError: nil, failures: 0, retryIn: nil)
     }
 
     private func boot() throws {
-        let boot = try context.host.incrementBootCount()
-        context.bootCount.value = boot
-        context.logger.info(
+        let boot = try host.incrementBootCount()
+        bootCount.value = boot
+        logger.info(
             "motion-agent \(AgentVersion.version) starting",
-            metadata: [
-                "agent.device": "\(context.configuration.device.id)", "agent.boot": "\(boot)",
-                "agent.source": "\(context.source.summary)",
-            ]
+            metadata: ["agent.device": "\(deviceID)", "agent.boot": "\(boot)", "agent.source": "\(sourceSummary)"]
         )
-        try context.controller.start()
-        if let saved = context.estimatorStore.load() {
-            _ = context.controller.withDeviceMotion { $0.restore(saved) }
-            context.logger.info(
-                "restored gyroscope bias and magnetometer calibration from \(context.estimatorStore.path)"
-            )
+        try controller.start()
+        if let saved = estimatorStore.load() {
+            _ = controller.withDeviceMotion { $0.restore(saved) }
+            logger.info("restored gyroscope bias and magnetometer calibration from \(estimatorStore.path)")
         }
-        context.host.notifyServiceManager("READY=1\nSTATUS=acquiring from \(context.source.summary)")
-        context.startup.open(bootCount: boot)
+        host.notifyServiceManager("READY=1\nSTATUS=acquiring from \(sourceSummary)")
+        startup.open(bootCount: boot)
     }
 }

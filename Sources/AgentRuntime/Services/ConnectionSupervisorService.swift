@@ -13,25 +13,72 @@ import ServiceLifecycle
 final class ConnectionSupervisorService: Service {
     private typealias Supervisor = ConnectionSupervisor<ContinuousClock>
 
-    private let context: AgentContext
+    private let mqtt: MQTTSettings
+    private let deviceID: String
+    /// The connect options of this start (the will carries the boot count); the supervisor picks the server.
+    private let connectOptions: @Sendable (_ bootCount: UInt64) throws -> BrokerConnectOptions
+    private let broker: BrokerClient
+    private let inbox: ControlInbox
+    private let control: ControlPlane
+    /// Commands, groups, the desired layers and the probe: subscribed after every CONNACK.
+    private let subscriptions: [String]
+    private let status: StatusPublisher
+    private let probe: DesiredStateProbe
+    private let publisher: OutboxPublisher
+    private let operations: AgentOperations
+    private let health: HealthReporter
+    private let startup: AgentStartup
+    /// Seconds the goodbye's disconnect may spend flushing.
+    private let drainTimeout: Double
+    private let logger: Logger
 
-    init(context: AgentContext) {
-        self.context = context
+    init(
+        mqtt: MQTTSettings,
+        deviceID: String,
+        connectOptions: @escaping @Sendable (_ bootCount: UInt64) throws -> BrokerConnectOptions,
+        broker: BrokerClient,
+        inbox: ControlInbox,
+        control: ControlPlane,
+        subscriptions: [String],
+        status: StatusPublisher,
+        probe: DesiredStateProbe,
+        publisher: OutboxPublisher,
+        operations: AgentOperations,
+        health: HealthReporter,
+        startup: AgentStartup,
+        drainTimeout: Double,
+        logger: Logger
+    ) {
+        self.mqtt = mqtt
+        self.deviceID = deviceID
+        self.connectOptions = connectOptions
+        self.broker = broker
+        self.inbox = inbox
+        self.control = control
+        self.subscriptions = subscriptions
+        self.status = status
+        self.probe = probe
+        self.publisher = publisher
+        self.operations = operations
+        self.health = health
+        self.startup = startup
+        self.drainTimeout = drainTimeout
+        self.logger = logger
     }
 
     func run() async throws {
-        guard let boot = await context.startup.bootCount() else { return }
-        let baseOptions = try context.connectOptions(bootCount: boot)
-        let logger = context.logger
-        let configuration = context.configuration
-        let endpoints = configuration.mqtt.endpoints
+        guard let boot = await startup.bootCount() else { return }
+        let baseOptions = try connectOptions(boot)
+        let logger = self.logger
+        let mqtt = self.mqtt
+        let endpoints = mqtt.endpoints
         // Seeded per device and per start (String hashing is seeded per process): a fleet that restarts
         // together spreads its first servers and its retries.
         var backoff = Backoff(
-            base: configuration.mqtt.reconnectMinDelay,
-            cap: configuration.mqtt.reconnectMaxDelay,
-            seed: UInt64(truncatingIfNeeded: configuration.device.id.hashValue),
-            jitter: configuration.mqtt.reconnectJitter == .equal ? .equal : .full
+            base: mqtt.reconnectMinDelay,
+            cap: mqtt.reconnectMaxDelay,
+            seed: UInt64(truncatingIfNeeded: deviceID.hashValue),
+            jitter: mqtt.reconnectJitter == .equal ? .equal : .full
         )
         let firstServer = min(Int(backoff.unit() * Double(endpoints.count)), endpoints.count - 1)
         let clock = ContinuousClock()
@@ -40,8 +87,8 @@ final class ConnectionSupervisorService: Service {
             backoff: backoff,
             servers: endpoints.map(\.description),
             firstServer: firstServer,
-            protocolVersion: configuration.mqtt.protocolVersion == .v311 ? .v311 : .v5,
-            protocolFallback: configuration.mqtt.protocolVersion == .auto
+            protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
+            protocolFallback: mqtt.protocolVersion == .auto
         )
         if endpoints.count > 1 {
             logger.info(
@@ -56,7 +103,7 @@ final class ConnectionSupervisorService: Service {
             // A server a broker referred the agent to is not in mqtt.servers: its name parses back.
             let endpoint =
                 endpoints.first { $0.description == name }
-                ?? MQTTEndpoint(parsing: name, defaultPort: configuration.mqtt.port)
+                ?? MQTTEndpoint(parsing: name, defaultPort: mqtt.port)
                 ?? endpoints[0]
             options.host = endpoint.host
             options.port = endpoint.port
@@ -64,7 +111,7 @@ final class ConnectionSupervisorService: Service {
             return options
         }
         func publishLink() {
-            context.operations.connections.use(
+            operations.connections.use(
                 BrokerLink(
                     server: supervisor.servers[supervisor.server],
                     protocol: supervisor.protocolVersion.rawValue,
@@ -74,8 +121,8 @@ final class ConnectionSupervisorService: Service {
         }
         publishLink()
         let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
-        let defaultPort = configuration.mqtt.port
-        let forwarder = Task { [broker = context.broker, inbox = context.inbox] in
+        let defaultPort = mqtt.port
+        let forwarder = Task { [broker, inbox] in
             for await event in broker.events {
                 switch event {
                 case .message(let message): inbox.offer(message)
@@ -103,7 +150,7 @@ final class ConnectionSupervisorService: Service {
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         /// The current connection's desired-state probe, published after the birth.
-        var probe: [UInt8] = []
+        var token: [UInt8] = []
 
         /// Performs `actions`; returns true once the connection has been closed for good.
         func perform(_ actions: [Supervisor.Action]) async -> Bool {
@@ -114,12 +161,12 @@ final class ConnectionSupervisorService: Service {
                     publishLink()
                     let options = nextOptions()
                     do {
-                        try context.broker.connect(options)
+                        try broker.connect(options)
                     } catch {
                         logger.error("cannot connect to \(options.host):\(options.port): \(error)")
                     }
                 case .writeHealth(let state, let lastError, let failures, let retryIn):
-                    context.writeHealth(
+                    health.write(
                         state,
                         broker: supervisor.servers[supervisor.server],
                         lastError: lastError,
@@ -129,25 +176,25 @@ final class ConnectionSupervisorService: Service {
                 case .log(let level, let message):
                     logger.log(level: level, "\(message)")
                 case .publishBirth:
-                    context.publishCurrentStatus(state: .online, reason: nil)
+                    status.publish(.online)
                 case .subscribeControl:
                     // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
-                    probe = context.control.beginDesiredSnapshot()
+                    token = control.beginDesiredSnapshot()
                     do {
-                        try context.broker.subscribe(context.controlTopics, qos: 1)
+                        try broker.subscribe(subscriptions, qos: 1)
                     } catch {
                         logger.error(
-                            "cannot subscribe to the control topics \(context.controlTopics): \(error) — commands will not reach this device"
+                            "cannot subscribe to the control topics \(subscriptions): \(error) — commands will not reach this device"
                         )
                     }
                 case .probeDesiredState:
-                    context.publishDesiredProbe(probe)
+                    probe.publish(token)
                 case .setPublisherConnected(let up):
-                    context.publisher.setConnected(up)
+                    publisher.setConnected(up)
                 case .reportConnected:
-                    context.operations.connected()
+                    operations.connected()
                 case .reportConnectFailed:
-                    context.operations.connectFailed()
+                    operations.connectFailed()
                 case .wait(let deadline):
                     timer?.cancel()
                     timer = Task {
@@ -155,11 +202,9 @@ final class ConnectionSupervisorService: Service {
                         feed.yield(.tick)
                     }
                 case .publishGoodbye:
-                    if context.broker.isConnected {
-                        context.publishCurrentStatus(state: .offline, reason: "shutdown")
-                    }
+                    if broker.isConnected { status.publish(.offline, reason: "shutdown") }
                 case .disconnect:
-                    await context.broker.disconnect(flushTimeout: context.options.drainTimeout)
+                    await broker.disconnect(flushTimeout: drainTimeout)
                     closed = true
                 }
             }
@@ -184,6 +229,6 @@ final class ConnectionSupervisorService: Service {
         // Ends the client's event stream (AsyncStream cancellation), as the agent is done with it.
         forwarder.cancel()
         await forwarder.value
-        context.inbox.finish()
+        inbox.finish()
     }
 }

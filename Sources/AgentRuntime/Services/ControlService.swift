@@ -1,9 +1,6 @@
 import AgentControl
-import AgentPipeline
 import AgentPorts
-import Integrations
 import Logging
-import MotionWire
 import ServiceLifecycle
 import UnixSignals
 
@@ -12,14 +9,45 @@ import UnixSignals
 /// of them delays only other commands: commands from the control inbox (each reply published, and the status
 /// when the command changed it), SIGHUP reloads, and the status republished after a device fault or recovery.
 final class ControlService: Service {
-    private let context: AgentContext
+    private let control: ControlPlane
+    private let inbox: ControlInbox
+    private let broker: BrokerClient
+    private let status: StatusPublisher
+    private let probe: DesiredStateProbe
+    /// The desired-state topics, subscribed again after a flood made the client or the inbox drop messages.
+    private let desiredTopics: [String]
+    private let connections: ConnectionCounters
+    /// One element per device fault or recovery.
+    private let deviceFaults: AsyncStream<Void>
+    private let startup: AgentStartup
+    private let logger: Logger
 
-    init(context: AgentContext) {
-        self.context = context
+    init(
+        control: ControlPlane,
+        inbox: ControlInbox,
+        broker: BrokerClient,
+        status: StatusPublisher,
+        probe: DesiredStateProbe,
+        desiredTopics: [String],
+        connections: ConnectionCounters,
+        deviceFaults: AsyncStream<Void>,
+        startup: AgentStartup,
+        logger: Logger
+    ) {
+        self.control = control
+        self.inbox = inbox
+        self.broker = broker
+        self.status = status
+        self.probe = probe
+        self.desiredTopics = desiredTopics
+        self.connections = connections
+        self.deviceFaults = deviceFaults
+        self.startup = startup
+        self.logger = logger
     }
 
     func run() async throws {
-        guard await context.startup.bootCount() != nil else { return }
+        guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.handleCommands() }
@@ -31,28 +59,23 @@ final class ControlService: Service {
     }
 
     private func handleCommands() async {
-        let context = self.context
-        for await message in context.inbox.messages {
-            if context.control.carriesDesiredState(message.topic) {
+        for await message in inbox.messages {
+            if control.carriesDesiredState(message.topic) {
                 // A desired document is not answered: the retained status says what became of it.
-                if context.control.receiveDesired(message), context.broker.isConnected {
-                    context.publishCurrentStatus(state: .online, reason: nil)
-                }
+                if control.receiveDesired(message) { status.publishIfConnected() }
                 continue
             }
-            guard let outcome = context.control.handle(message) else { continue }
+            guard let outcome = control.handle(message) else { continue }
             do {
-                try context.broker.publishResponse(
+                try broker.publishResponse(
                     topic: outcome.replyTopic,
                     payload: outcome.payload,
                     correlationData: outcome.correlationData
                 )
             } catch {
-                context.logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
+                logger.error("cannot send the reply to \(outcome.replyTopic): \(error)")
             }
-            if outcome.stateChanged {
-                context.publishCurrentStatus(state: .online, reason: nil)
-            }
+            if outcome.stateChanged { status.publish(.online) }
             if Task.isCancelled { return }
         }
     }
@@ -63,45 +86,40 @@ final class ControlService: Service {
     /// to the desired topics again and the broker hands over the newest document of each layer (one it already
     /// applied changes nothing).
     private func resubscribeDesiredAfterDrops() async {
-        let desired = context.controlTopics.filter { context.control.carriesDesiredState($0) }
-        guard !desired.isEmpty else { return }
-        var handled = context.operations.connections.inboundDropped
+        guard !desiredTopics.isEmpty else { return }
+        var handled = connections.inboundDropped
         var previous = handled
         while (try? await Task.sleep(for: .seconds(1))) != nil {
-            let dropped = context.operations.connections.inboundDropped
+            let dropped = connections.inboundDropped
             defer { previous = dropped }
-            guard dropped != handled, dropped == previous, context.broker.isConnected else { continue }
-            context.logger.notice(
+            guard dropped != handled, dropped == previous, broker.isConnected else { continue }
+            logger.notice(
                 "\(dropped - handled) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
             )
             handled = dropped
             // A fresh snapshot, as at connection: a snapshot spoiled by drops removes nothing, and the dropped
             // messages may have been a layer's clearing, so a cleared layer is noticed here rather than at the
             // next reconnection.
-            let probe = context.control.beginDesiredSnapshot()
+            let token = control.beginDesiredSnapshot()
             do {
-                try context.broker.subscribe(desired, qos: 1)
+                try broker.subscribe(desiredTopics, qos: 1)
             } catch {
-                context.logger.error("cannot subscribe to \(desired) again: \(error) — the next reconnection will")
+                logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
                 continue
             }
-            context.publishDesiredProbe(probe)
+            probe.publish(token)
         }
     }
 
     private func republishStatusAfterFaults() async {
-        for await _ in context.deviceFaults where context.broker.isConnected {
-            context.publishCurrentStatus(state: .online, reason: nil)
-        }
+        for await _ in deviceFaults { status.publishIfConnected() }
     }
 
     /// SIGHUP re-reads config.yaml through the control door, like the reload-config command (the door logs
     /// the outcome); an invalid file keeps the running configuration and says why.
     private func reloadOnHangup() async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            if case .applied = context.control.reload(trigger: .hangup), context.broker.isConnected {
-                context.publishCurrentStatus(state: .online, reason: nil)
-            }
+            if case .applied = control.reload(trigger: .hangup) { status.publishIfConnected() }
         }
     }
 }

@@ -1,17 +1,22 @@
+import AgentPipeline
 import ServiceLifecycle
 
 /// Saves what the estimators learned (gyroscope bias, magnetometer calibration) every minute and at
 /// shutdown, so it survives a crash at most a minute old. (`AgentLifecycleService` restores it at boot,
 /// before any sample.)
 final class EstimatorStateService: Service {
-    private let context: AgentContext
+    private let controller: AgentController
+    private let store: EstimatorStateStore
+    private let startup: AgentStartup
 
-    init(context: AgentContext) {
-        self.context = context
+    init(controller: AgentController, store: EstimatorStateStore, startup: AgentStartup) {
+        self.controller = controller
+        self.store = store
+        self.startup = startup
     }
 
     func run() async throws {
-        guard await context.startup.bootCount() != nil else { return }
+        guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [self] in
             while (try? await Task.sleep(for: .seconds(60))) != nil { self.save() }
         }
@@ -19,8 +24,6 @@ final class EstimatorStateService: Service {
     }
 
     private func save() {
-        if let state = context.controller.withDeviceMotion({ $0.persistentState }) {
-            context.estimatorStore.save(state)
-        }
+        if let state = controller.withDeviceMotion({ $0.persistentState }) { store.save(state) }
     }
 }

@@ -2,16 +2,16 @@ import ServiceLifecycle
 
 /// Records steps and activity in the on-device history once a second, and a last time at shutdown.
 final class HistoryService: Service {
-    private let context: AgentContext
     private let history: HistoryRecorder
+    private let startup: AgentStartup
 
-    init(context: AgentContext, history: HistoryRecorder) {
-        self.context = context
+    init(history: HistoryRecorder, startup: AgentStartup) {
         self.history = history
+        self.startup = startup
     }
 
     func run() async throws {
-        guard await context.startup.bootCount() != nil else { return }
+        guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [history] in
             while (try? await Task.sleep(for: .seconds(1))) != nil { history.poll() }
         }

@@ -1,5 +1,6 @@
 import AgentPorts
 import Foundation
+import Platform
 import Testing
 
 /// `AtomicFile`: the new content replaces the old whole, nothing is left behind, and a failed write leaves the

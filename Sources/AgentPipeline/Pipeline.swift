@@ -1,0 +1,109 @@
+import AgentConfig
+import AgentPorts
+import Logging
+import MotionEstimation
+import MotionModel
+
+/// The data path, wired: source → hub → streams → outbox, with the controller that applies a configuration to
+/// it. The one place it is put together, for the agent (`AgentBuilder`), `motion-agent process`
+/// (`OfflineProcessor`) and the benchmarks alike, so all three run the same streams with the same settings.
+public struct Pipeline: Sendable {
+    public struct Options: Sendable {
+        /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
+        public var outboxBytes: Int = 2 << 20
+        /// Where durable streams' messages are staged before the durable log (nil: no stream is durable).
+        public var durableStaging: Outbox?
+        /// Maps sensor timestamps to wall time in every message.
+        public var clock = WallClock()
+        /// The host's clock synchronization, for the status.
+        public var clockSynchronized: @Sendable () -> Bool = { true }
+        /// Called on the acquisition thread when the source reports a fault or a recovery (after the
+        /// controller has recorded it).
+        public var faults: @Sendable (SourceFault) -> Void = { _ in }
+        /// Where the reference attitude's capture time is kept; nil: not kept.
+        public var referenceAttitudeStore: ReferenceAttitudeStore?
+
+        public init() {}
+    }
+
+    public let topics: TopicScheme
+    public let topicTable: TopicTable
+    public let outbox: Outbox
+    public let hub: SensorHub
+    public let controller: AgentController
+    /// The geomagnetic field at the configured location (declination, heading usability); nil without a
+    /// location or when the World Magnetic Model cannot answer (logged).
+    public let field: WorldMagneticModel.GeomagneticField?
+
+    /// - Parameter configuration: the configuration in force, read at every change (the reconciler's effective
+    ///   configuration in the agent); its identity (device id, topic root) and location are read once here.
+    public init(
+        configuration: @escaping @Sendable () -> AgentConfiguration,
+        source: SensorSource,
+        options: Options = Options(),
+        logger: Logger
+    ) {
+        let initial = configuration()
+        topics = TopicScheme(root: initial.resolvedTopicRoot)
+        topicTable = TopicTable()
+        outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: options.durableStaging)
+        field = Self.geomagneticField(initial.location, logger: logger)
+        let catalog = StreamCatalog(
+            configuration: initial,
+            topics: topics,
+            topicTable: topicTable,
+            declinationDegrees: field?.declinationDegrees,
+            headingUsability: field?.headingUsability
+        )
+        // The hub is made before the controller and reports faults to it through this box.
+        let faults = FaultBox()
+        hub = SensorHub(outbox: outbox, clock: options.clock, faults: { faults.forward($0) })
+        controller = AgentController(
+            configuration: configuration,
+            source: source,
+            hub: hub,
+            topics: topics,
+            topicTable: topicTable,
+            streamFactory: { [catalog] in catalog.make($0, $1) },
+            locationConfigured: field != nil,
+            headingUnusable: field?.headingUsability == .unusable,
+            clockSynchronized: options.clockSynchronized,
+            referenceAttitudeStore: options.referenceAttitudeStore,
+            logger: logger
+        )
+        faults.target = { [controller, report = options.faults] fault in
+            controller.recordFault(fault)
+            report(fault)
+        }
+    }
+
+    /// The geomagnetic field at `location` today, or nil (after saying why) when the model cannot answer.
+    private static func geomagneticField(
+        _ location: LocationSettings,
+        logger: Logger
+    ) -> WorldMagneticModel.GeomagneticField? {
+        let found: WorldMagneticModel.GeomagneticField?
+        do {
+            found = try StreamCatalog.field(for: location, on: WallClock.realtimeNow())
+        } catch {
+            logger.error(
+                "no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable"
+            )
+            return nil
+        }
+        guard let field = found else { return nil }
+        if field.headingUsability != .normal {
+            logger.warning(
+                "the horizontal geomagnetic field at the configured location is \(Int(field.horizontalNanotesla)) nT: magnetic headings are \(field.headingUsability == .unusable ? "unusable (below 2000 nT)" : "degraded (below 6000 nT)")"
+            )
+        }
+        return field
+    }
+}
+
+/// Lets the hub, built before the controller, forward faults to it.
+private final class FaultBox: @unchecked Sendable {
+    // Set once in Pipeline.init, before any sample flows; read-only afterwards.
+    var target: (@Sendable (SourceFault) -> Void)?
+    func forward(_ fault: SourceFault) { target?(fault) }
+}
