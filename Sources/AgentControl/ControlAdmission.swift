@@ -7,29 +7,10 @@ import MotionWire
 ///
 /// A byte-for-byte replay of an applied signed command cannot be told from a QoS 1 redelivery, so, like one, it
 /// is ignored rather than refused.
-public struct ControlAdmission: Sendable {
-    public struct Settings: Sendable {
-        /// Commands older than this (by their `timestamp`) are refused, seconds; 0 disables the check.
-        public var maxAgeSeconds: Double = 300
-        /// Sustained commands per second, and the burst allowed above it.
-        public var ratePerSecond: Double = 10
-        public var burst: Double = 20
-        /// The largest command accepted, bytes (`control.max_payload_bytes`).
-        public var maxPayloadBytes: Int = ControlRequest.maximumSize
-        /// How many recent command ids are remembered for de-duplication.
-        public var rememberedIDs: Int = 1024
-        /// The shared key of signed commands (`control.hmac_key_file`, at least 16 bytes); nil accepts
-        /// unsigned commands.
-        public var hmacKey: [UInt8]? = nil
-        /// How many nonces of signed commands are remembered at most (`NonceLedger`).
-        public var rememberedNonces: Int = 8192
-        /// Signed commands must be stamped within ± this of the device clock, seconds: `maxAgeSeconds`, or
-        /// 300 s when the age check is off, since replay protection needs a bounded window.
-        public var signatureWindowSeconds: Double { maxAgeSeconds > 0 ? maxAgeSeconds : 300 }
-        public init() {}
-    }
+package struct ControlAdmission: Sendable {
+    package typealias Settings = ControlDoorSettings
 
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case admitted(ControlRequest)
         /// Answered with the failure; nothing changes.
         case refused(ControlFailure)
@@ -37,20 +18,18 @@ public struct ControlAdmission: Sendable {
         case ignored(String)
     }
 
-    public let settings: Settings
+    package let settings: Settings
     private let signature: CommandSignature?
-    private var tokens: Double
-    private var lastRefill: Double
+    private var bucket: TokenBucket
     private var recentIDs: [String] = []
     private var recentSet: Set<String> = []
     private var nonces: NonceLedger?
 
     /// - Parameter now: the device clock, Unix seconds; the rate limit starts with a full burst.
-    public init(settings: Settings, now: Double) {
+    package init(settings: Settings, now: Double) {
         self.settings = settings
         signature = settings.hmacKey.map(CommandSignature.init(key:))
-        tokens = settings.burst
-        lastRefill = now
+        bucket = TokenBucket(rate: settings.ratePerSecond, capacity: settings.burst, now: now)
         if settings.hmacKey != nil {
             nonces = NonceLedger(windowSeconds: settings.signatureWindowSeconds, capacity: settings.rememberedNonces)
         }
@@ -58,7 +37,7 @@ public struct ControlAdmission: Sendable {
 
     /// Judges one message received at `now` (Unix seconds). `clockSynchronized` false skips the age check: an
     /// unsynchronized clock cannot tell an old command from a new one.
-    public mutating func admit(
+    package mutating func admit(
         _ payload: [UInt8],
         retained: Bool,
         now: Double,
@@ -147,13 +126,7 @@ public struct ControlAdmission: Sendable {
     /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).
     static func seconds(_ value: Double) -> String { String(format: "%.0f", value) }
 
-    private mutating func takeToken(now: Double) -> Bool {
-        tokens = min(settings.burst, tokens + max(0, now - lastRefill) * settings.ratePerSecond)
-        lastRefill = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
+    private mutating func takeToken(now: Double) -> Bool { bucket.take(now: now) }
 
     /// Remembers `id`; false when it was remembered already.
     private mutating func remember(_ id: String) -> Bool {

@@ -18,7 +18,7 @@ import Synchronization
 /// With an HMAC key (`Settings.hmacKey`) unsigned, tampered, stale and replayed envelopes are refused (401)
 /// before the command is even parsed.
 public final class ControlPlane: Sendable {
-    public typealias Settings = ControlAdmission.Settings
+    public typealias Settings = ControlDoorSettings
 
     /// What to send back, and whether the retained status must be republished.
     public struct Outcome: Sendable {
@@ -54,7 +54,7 @@ public final class ControlPlane: Sendable {
     private let snapshot = Mutex<DesiredSnapshot?>(nil)
 
     private struct DesiredSnapshot {
-        var token: [UInt8]
+        var barrier: SubscriptionBarrier
         var heard: Set<ConfigurationLayer> = []
         var droppedAtStart: UInt64
     }
@@ -152,7 +152,7 @@ public final class ControlPlane: Sendable {
     }
 
     /// The configuration's account for the status document (see `ConfigurationStatus`).
-    public func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
+    package func configurationStatus(notes: [String: String]) -> ConfigurationStatus {
         reconciler.status(notes: notes)
     }
 
@@ -162,22 +162,22 @@ public final class ControlPlane: Sendable {
         desiredTopics[topic] != nil || topic == topics.desiredProbe
     }
 
-    /// Called right after (re)subscribing to the desired topics: returns the probe to publish (QoS 1, not
-    /// retained) on `TopicScheme.desiredProbe`. The broker hands over a subscription's retained messages before
-    /// it handles the client's next packet, so when the probe comes back every layer it still retains has
-    /// arrived — and a layer kept from an earlier connection that did not arrive was cleared meanwhile (an
-    /// empty retained payload deletes the broker's copy, so a device away at that moment never sees it).
-    public func beginDesiredSnapshot() -> [UInt8] {
-        let token = Array("\(UInt64.random(in: 1...UInt64.max))".utf8)
-        snapshot.withLock { $0 = DesiredSnapshot(token: token, droppedAtStart: inboundDropped()) }
-        return token
+    /// Called right before (re)subscribing to the desired topics: returns the barrier whose token to publish on
+    /// `TopicScheme.desiredProbe` after the SUBSCRIBE (`SubscriptionBarrier`). When it comes back every layer the
+    /// broker still retains has arrived — and a layer kept from an earlier connection that did not arrive was
+    /// cleared meanwhile (an empty retained payload deletes the broker's copy, so a device away at that moment
+    /// never sees it).
+    public func beginDesiredSnapshot() -> SubscriptionBarrier {
+        let barrier = SubscriptionBarrier(topic: topics.desiredProbe)
+        snapshot.withLock { $0 = DesiredSnapshot(barrier: barrier, droppedAtStart: inboundDropped()) }
+        return barrier
     }
 
     /// A layer's retained desired document (or the probe after them), through the door like every other
     /// change. Returns whether the status must be republished (applied, refused or removed: the status reports
     /// each).
     public func receiveDesired(_ message: InboundMessage) -> Bool {
-        if message.topic == topics.desiredProbe { return completeDesiredSnapshot(message.payload) }
+        if message.topic == topics.desiredProbe { return completeDesiredSnapshot(message) }
         guard let layer = desiredTopics[message.topic] else { return false }
         snapshot.withLock { _ = $0?.heard.insert(layer) }
         return door.withLock { _ in receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic) }
@@ -202,10 +202,10 @@ public final class ControlPlane: Sendable {
     }
 
     /// The probe came back: every layer kept from before that the broker no longer retains is removed.
-    private func completeDesiredSnapshot(_ token: [UInt8]) -> Bool {
+    private func completeDesiredSnapshot(_ message: InboundMessage) -> Bool {
         let completed = snapshot.withLock { current -> DesiredSnapshot? in
             // A probe of an earlier connection proves nothing about this one's subscription.
-            guard let s = current, s.token == token else { return nil }
+            guard let s = current, s.barrier.isReturn(of: message) else { return nil }
             current = nil
             return s
         }

@@ -17,7 +17,7 @@ public final class CapturingSubscriber: Sendable {
         func withLock<R>(_ body: (inout Collected) -> R) -> R { state.withLock { body(&$0) } }
     }
     private let pump: Task<Void, Never>
-    private let probeTopic: String
+    private let barrier: SubscriptionBarrier
 
     /// A message and when it arrived.
     public struct Arrival: Sendable {
@@ -41,9 +41,7 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Connects with `options`, subscribes to `filters` at `qos`, and returns once the subscriptions are in
-    /// effect: the SUBSCRIBE also covers a private probe topic, and the subscriber publishes to that topic and
-    /// waits to receive it — the broker handles one connection's packets in order, so the probe coming back
-    /// proves the SUBSCRIBE was processed.
+    /// effect and their retained messages in: its `SubscriptionBarrier` came back.
     ///
     /// - Parameter eventBacklogLimit: messages that may wait for the collecting task before later ones are
     ///   dropped (`droppedCount`); a benchmark that must see every message of a run passes room for all.
@@ -56,8 +54,8 @@ public final class CapturingSubscriber: Sendable {
     ) async throws {
         let client = MosquittoClient(eventBacklogLimit: eventBacklogLimit)
         self.client = client
-        let probeTopic = "test-subscriber/\(UUID().uuidString)/probe"
-        self.probeTopic = probeTopic
+        let barrier = SubscriptionBarrier(topic: "test-subscriber/\(UUID().uuidString)/probe")
+        self.barrier = barrier
         let collected = self.collected
         let events = client.events
         pump = Task {
@@ -65,9 +63,9 @@ public final class CapturingSubscriber: Sendable {
                 collected.withLock { state in
                     switch event {
                     case .message(let message):
-                        if message.topic == probeTopic {
+                        if barrier.isReturn(of: message) {
                             state.probeSeen = true
-                        } else {
+                        } else if message.topic != barrier.topic {
                             state.messages.append(message)
                             state.receipts.append(BenchmarkClock.nanoseconds())
                         }
@@ -88,10 +86,7 @@ public final class CapturingSubscriber: Sendable {
         if case .connectFailed(_, let reason, _) = connectionEvents.last {
             throw Timeout(description: "test subscriber could not connect: \(reason)")
         }
-        try client.subscribe(filters + [probeTopic], qos: qos)
-        _ = try [UInt8]("probe".utf8).withUnsafeBytes { bytes in
-            try client.publish(topic: probeTopic, payload: bytes, qos: 1, retain: false)
-        }
+        try barrier.subscribe(client, to: filters, qos: qos)
         try await waitForCondition(timeout: timeout, what: "the subscription to \(filters)") { $0.probeSeen }
     }
 

@@ -1,5 +1,6 @@
 import AgentPorts
 import Foundation
+import Platform
 import Synchronization
 
 #if canImport(Glibc)
@@ -222,13 +223,8 @@ public final class MosquittoBroker: Sendable {
         process.signal(SIGSTOP)
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
-            // /proc/PID/stat: "pid (comm) state …"; T is "stopped".
-            if let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")"),
-                stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
-            {
-                return
-            }
+            // T is "stopped".
+            if ProcFS.state(pid: process.processIdentifier) == "T" { return }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -272,9 +272,6 @@ private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
 extension ProcessRunner {
     /// The process's resident memory (VmRSS), bytes; nil once it has exited or when /proc cannot be read.
     public var residentBytes: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
-            let bytes = ProcFS.residentBytes(status: status)
-        else { return nil }
-        return Int(bytes)
+        ProcFS.statusKiB(pid: processIdentifier, "VmRSS:").map { Int($0) * 1024 }
     }
 }

@@ -3,12 +3,11 @@ import Foundation
 import MosquittoTransport
 import Synchronization
 
-/// An operator's connection that reads what the broker retains under some filters, then keeps listening. The
-/// retained messages are complete when a probe published after the subscription comes back: the broker handles
-/// one client's packets in order, so it has sent every retained message of the earlier SUBSCRIBE by then.
+/// An operator's connection that reads what the broker retains under some filters, then keeps listening; the
+/// retained messages are complete when its `SubscriptionBarrier` comes back.
 final class RetainedSnapshot: Sendable {
     let client: MosquittoClient
-    let probeTopic: String
+    let barrier: SubscriptionBarrier
     /// What the connection has heard, shared with the task that reads its events.
     private final class Heard: Sendable {
         let messages = Mutex<[InboundMessage]>([])
@@ -26,8 +25,8 @@ final class RetainedSnapshot: Sendable {
         let client = MosquittoClient()
         self.client = client
         // The operator's own reply topic: the broker ACL lets every client write it (Deploy/mosquitto/acl).
-        let probeTopic = TopicScheme.operatorReply(clientID: options.clientID) + "/probe"
-        self.probeTopic = probeTopic
+        let barrier = SubscriptionBarrier(topic: TopicScheme.operatorReply(clientID: options.clientID) + "/probe")
+        self.barrier = barrier
         let heard = self.heard
         let events = client.events
         pump = Task {
@@ -40,9 +39,9 @@ final class RetainedSnapshot: Sendable {
                 case .message, .serverReference: break
                 }
                 guard case .message(let message) = event else { continue }
-                if message.topic == probeTopic {
+                if barrier.isReturn(of: message) {
                     heard.probed.withLock { $0 = true }
-                } else {
+                } else if message.topic != barrier.topic {
                     heard.messages.withLock { $0.append(message) }
                 }
             }
@@ -65,10 +64,7 @@ final class RetainedSnapshot: Sendable {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        try client.subscribe(filters + [probeTopic], qos: 1)
-        _ = try [UInt8]("probe".utf8).withUnsafeBytes {
-            try client.publish(topic: probeTopic, payload: $0, qos: 1, retain: false)
-        }
+        try barrier.subscribe(client, to: filters, qos: 1)
         let deadline = ContinuousClock.now + .seconds(timeout)
         while !heard.probed.withLock({ $0 }) {
             guard ContinuousClock.now < deadline else {

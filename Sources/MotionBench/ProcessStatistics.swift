@@ -1,26 +1,20 @@
 import ArgumentParser
 import CBenchSupport
 import Foundation
+import Platform
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What /proc tells about a measured process: CPU time, resident memory, and finding a process by its command
-/// line (the agent inside the fake IIO tree is a grandchild of the bench).
+/// What /proc tells the benchmarks about a measured process (Platform's `ProcFS` reads it): CPU time, resident
+/// memory, and finding a process by its command line (the agent inside the fake IIO tree is a grandchild of the
+/// bench).
 enum ProcessStatistics {
-    /// utime + stime of `pid`, clock ticks (/proc/PID/stat fields 14 and 15); 0 once the process is gone.
-    static func cpuTicks(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after the command name start at field 3 (state).
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
-        return user + system
-    }
+    /// utime + stime of `pid`, clock ticks; 0 once the process is gone.
+    static func cpuTicks(_ pid: Int32) -> Int { ProcFS.cpuTicks(pid: pid).map { Int($0) } ?? 0 }
 
-    static var ticksPerSecond: Double { Double(sysconf(Int32(_SC_CLK_TCK))) }
+    static var ticksPerSecond: Double { ProcFS.ticksPerSecond }
 
     /// CPU % of one core between two `cpuTicks` readings `seconds` apart.
     static func cpuPercent(from start: Int, to end: Int, over seconds: Double) -> Double {
@@ -29,32 +23,15 @@ enum ProcessStatistics {
 
     static func residentKiB(_ pid: Int32) -> Int { statusField(pid, "VmRSS:") }
 
-    /// Proportional set size (/proc/PID/smaps_rollup `Pss:`), KiB: pages shared by N processes (the binary, the
-    /// libraries) count 1/N to each, so the sum over many agents is what they really occupy.
-    static func proportionalKiB(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
+    /// Proportional set size, KiB (`ProcFS.proportionalKiB`).
+    static func proportionalKiB(_ pid: Int32) -> Int { ProcFS.proportionalKiB(pid: pid).map { Int($0) } ?? 0 }
 
-    /// MemAvailable of /proc/meminfo, KiB: what the machine can still give without swapping.
-    static func availableKiB() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
+    /// MemAvailable, KiB.
+    static func availableKiB() -> Int { ProcFS.availableKiB().map { Int($0) } ?? 0 }
 
     /// A "kB" field of /proc/PID/status.
     static func statusField(_ pid: Int32, _ name: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
+        ProcFS.statusKiB(pid: pid, name).map { Int($0) } ?? 0
     }
 
     /// The pid of the process whose command line is exactly `arguments`, waiting for it to appear.
@@ -63,10 +40,7 @@ enum ProcessStatistics {
         let deadline = bench_monotonic_ns() + UInt64(timeout * 1e9)
         while bench_monotonic_ns() < deadline {
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry),
-                    let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
-                    String(decoding: data, as: UTF8.self) == wanted
-                else { continue }
+                guard let pid = Int32(entry), ProcFS.commandLine(pid: entry) == wanted else { continue }
                 return pid
             }
             usleep(50_000)

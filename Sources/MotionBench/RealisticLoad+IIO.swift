@@ -43,7 +43,7 @@ extension RealisticLoad {
             if first, let p = sample.pressureKPa { pressureKPa = p }
             first = false
         }
-        // The driver models the IIO tests use (TestSupport/FakeIIOModels), offering only the load's 1 kHz.
+        // The driver models the IIO tests use (Harness/FakeIIOModels), offering only the load's 1 kHz.
         let t0 = Int64(bench_monotonic_ns())
         var accelDevice = FakeIIOModels.icm42600(
             kind: .accel,

@@ -1,16 +1,61 @@
 import AgentPorts
 import Foundation
 
-/// This process's CPU time and resident memory from procfs (proc(5)).
+/// CPU time and memory from procfs (proc(5)): the agent's own (its metrics), and other processes' for the
+/// benchmarks and the test harness — the one reader of /proc in the project.
 public enum ProcFS {
-    /// Reads /proc/self/stat and /proc/self/status; nil where procfs is missing (not Linux).
-    public static func processStatistics() -> ProcessStatistics? {
-        guard let stat = read("/proc/self/stat"), let status = read("/proc/self/status"),
+    /// The clock ticks per second of /proc/PID/stat's times.
+    public static var ticksPerSecond: Double {
+        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return hertz > 0 ? hertz : 100
+    }
+
+    /// Reads /proc/PID/stat and /proc/PID/status (`self` for this process); nil where procfs is missing (not
+    /// Linux) or the process is gone.
+    public static func processStatistics(pid: String = "self") -> ProcessStatistics? {
+        guard let stat = read("/proc/\(pid)/stat"), let status = read("/proc/\(pid)/status"),
             let ticks = cpuTicks(stat: stat),
             let rss = residentBytes(status: status)
         else { return nil }
-        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return ProcessStatistics(cpuSeconds: Double(ticks) / (hertz > 0 ? hertz : 100), residentBytes: rss)
+        return ProcessStatistics(cpuSeconds: Double(ticks) / ticksPerSecond, residentBytes: rss)
+    }
+
+    /// utime + stime of process `pid`, clock ticks; nil once it is gone.
+    public static func cpuTicks(pid: Int32) -> UInt64? { read("/proc/\(pid)/stat").flatMap { cpuTicks(stat: $0) } }
+
+    /// A "kB" line of /proc/PID/status (`VmRSS:`, `VmHWM:`), KiB; nil when missing.
+    public static func statusKiB(pid: Int32, _ name: String) -> UInt64? {
+        read("/proc/\(pid)/status").flatMap { kibField($0, name) }
+    }
+
+    /// Proportional set size (/proc/PID/smaps_rollup `Pss:`), KiB: pages shared by N processes (the binary, the
+    /// libraries) count 1/N to each, so the sum over many processes is what they really occupy.
+    public static func proportionalKiB(pid: Int32) -> UInt64? {
+        read("/proc/\(pid)/smaps_rollup").flatMap { kibField($0, "Pss:") }
+    }
+
+    /// MemAvailable of /proc/meminfo, KiB: what the machine can still give without swapping.
+    public static func availableKiB() -> UInt64? { read("/proc/meminfo").flatMap { kibField($0, "MemAvailable:") } }
+
+    /// The state letter of process `pid` (/proc/PID/stat field 3: `R`, `S`, `T` stopped…); nil once it is gone.
+    public static func state(pid: Int32) -> Character? {
+        guard let stat = read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].first { $0 != " " }
+    }
+
+    /// A numeric line of /proc/PID/status (`Threads:`, or a "kB" one in KiB); nil when missing.
+    public static func statusValue(pid: Int32, _ name: String) -> UInt64? { statusKiB(pid: pid, name) }
+
+    /// The command line of process `pid` (NUL-separated arguments), or nil.
+    public static func commandLine(pid: String) -> String? { read("/proc/\(pid)/cmdline") }
+
+    /// The value of the first line starting with `name` in a procfs "name: value kB" file.
+    static func kibField(_ text: String, _ name: String) -> UInt64? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name) {
+            let parts = line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return parts.first.flatMap { UInt64($0) }
+        }
+        return nil
     }
 
     /// procfs files report a size of 0, so they are read to the end rather than by their size.
@@ -32,12 +77,5 @@ public enum ProcFS {
     }
 
     /// `VmRSS:   12345 kB` of /proc/PID/status (the kernel's "kB" is KiB).
-    public static func residentBytes(status: String) -> UInt64? {
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let parts = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard let value = parts.first.flatMap({ UInt64($0) }) else { return nil }
-            return value * 1024
-        }
-        return nil
-    }
+    public static func residentBytes(status: String) -> UInt64? { kibField(status, "VmRSS:").map { $0 * 1024 } }
 }

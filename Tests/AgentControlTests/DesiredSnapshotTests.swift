@@ -63,10 +63,10 @@ import Testing
         )
     }
 
-    private func probe(_ token: [UInt8]) -> InboundMessage {
+    private func probe(_ barrier: SubscriptionBarrier) -> InboundMessage {
         InboundMessage(
-            topic: Self.topics.desiredProbe,
-            payload: token,
+            topic: barrier.topic,
+            payload: barrier.token,
             qos: 1,
             retain: false,
             responseTopic: nil,
@@ -127,7 +127,7 @@ import Testing
         #expect(!f.plane.receiveDesired(probe(older)))
         #expect(desired(f.plane) == ["fleet": 1])
         // Nor does a probe without a subscription in progress.
-        #expect(!f.plane.receiveDesired(probe(Array("stray".utf8))))
+        #expect(!f.plane.receiveDesired(probe(SubscriptionBarrier(topic: Self.topics.desiredProbe))))
         #expect(desired(f.plane) == ["fleet": 1])
     }
 

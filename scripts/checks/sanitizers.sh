@@ -6,7 +6,7 @@
 #
 #   bash scripts/checks/sanitizers.sh                  # both
 #   bash scripts/checks/sanitizers.sh thread           # one: thread or address
-#   bash scripts/checks/sanitizers.sh address --filter AgentCoreTests
+#   bash scripts/checks/sanitizers.sh address --filter AgentPipelineTests
 #
 # Every process of the run — the test process and the agents, brokers' clients and tools the end-to-end tests
 # start from the sanitized build — writes its reports to .build-<tsan|asan>/reports/<kind>.<pid> (log_path), so

@@ -39,12 +39,12 @@ public final class SensorHub: SampleSink {
     }
 
     /// Replaces the stream set. Called from the control path only.
-    public func setStreams(_ streams: [any MotionStream]) {
+    package func setStreams(_ streams: [any MotionStream]) {
         state.withLock { $0.streams = streams }
     }
 
     /// Runs `body` on the streams under the hub's lock (to reconfigure them between samples).
-    public func withStreams<R: Sendable>(_ body: ([any MotionStream]) -> R) -> R {
+    package func withStreams<R: Sendable>(_ body: ([any MotionStream]) -> R) -> R {
         state.withLock { body($0.streams) }
     }
 
@@ -52,7 +52,7 @@ public final class SensorHub: SampleSink {
 
     /// Publishes every stream's held-back samples (partial batches), then runs `body` on the streams — all
     /// between two samples, so no sample is lost or sent under the old settings after the new ones apply.
-    public func flushThenReconfigure(_ body: ([any MotionStream]) -> Void) {
+    package func flushThenReconfigure(_ body: ([any MotionStream]) -> Void) {
         state.withLock { state in
             for stream in state.streams { stream.flush(context: &state.context) }
             body(state.streams)

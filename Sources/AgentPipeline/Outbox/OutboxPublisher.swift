@@ -241,7 +241,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private func loop() {
         var lastErrorLog = -Double.infinity
         var invalidTopicsLogged = Set<Int>()
-        var bucket = TokenBucket(rate: durable?.replayRate ?? 1)
+        var bucket = TokenBucket(pacing: durable?.replayRate ?? 1)
         var knownTopics: [KnownTopic?] = []
         while running.load(ordering: .acquiring) {
             var idle = false

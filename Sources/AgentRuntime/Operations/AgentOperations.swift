@@ -5,12 +5,12 @@ import Logging
 /// What an operator gets beside the streams: connection counters, the health report (`metrics`) and Home
 /// Assistant discovery (`home_assistant`), called from two services: the metrics service (`reportMetrics`) and
 /// the connection supervisor (`connected`, `connectFailed`).
-public final class AgentOperations: Sendable {
-    public let connections: ConnectionCounters
+final class AgentOperations: Sendable {
+    let connections: ConnectionCounters
     private let metrics: MetricsReporter
     private let homeAssistant: HomeAssistantPublisher
 
-    public init(
+    init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
@@ -38,16 +38,16 @@ public final class AgentOperations: Sendable {
     }
 
     /// After the birth on every CONNACK.
-    public func connected() {
+    func connected() {
         connections.connected()
         homeAssistant.connected()
     }
 
-    public func connectFailed() { connections.connectFailed() }
+    func connectFailed() { connections.connectFailed() }
 
     /// Reports until cancelled, every `interval()` seconds (read again each time: the desired layers and
     /// reloads change it; 0 pauses the report).
-    public func reportMetrics(
+    func reportMetrics(
         bootCount: UInt64,
         interval: @escaping @Sendable () -> Int,
         counters: @Sendable () -> HealthCounters

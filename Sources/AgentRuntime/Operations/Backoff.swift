@@ -1,20 +1,20 @@
 /// Jittered exponential back-off for reconnects: the n-th wait is uniformly drawn from a window that grows
 /// with d = min(cap, base·2ⁿ), so a fleet that lost the same broker does not come back in lockstep.
-public struct Backoff: Sendable {
-    public enum Jitter: String, Sendable, Equatable, CaseIterable {
+package struct Backoff: Sendable {
+    package enum Jitter: String, Sendable, Equatable, CaseIterable {
         /// [½·d, d]: never sooner than half the window, so the first retries of a fleet still bunch up.
         case equal
         /// [0, d] ("full jitter", Brooker 2015): the widest spread of a fleet's attempts over the window.
         case full
     }
 
-    public let base: Double
-    public let cap: Double
-    public let jitter: Jitter
-    public private(set) var attempt = 0
+    package let base: Double
+    package let cap: Double
+    package let jitter: Jitter
+    package private(set) var attempt = 0
     private var random: SplitMix64
 
-    public init(base: Double, cap: Double, seed: UInt64, jitter: Jitter = .equal) {
+    package init(base: Double, cap: Double, seed: UInt64, jitter: Jitter = .equal) {
         self.base = max(0.01, base)
         self.cap = max(self.base, cap)
         self.jitter = jitter
@@ -22,10 +22,10 @@ public struct Backoff: Sendable {
     }
 
     /// A uniform draw in [0, 1), for choices that share the back-off's seed (the first server).
-    public mutating func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+    package mutating func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
 
     /// The next wait, seconds.
-    public mutating func next() -> Double {
+    package mutating func next() -> Double {
         let exponent = min(attempt, 30)
         attempt += 1
         let d = min(cap, base * Double(1 << exponent))
@@ -36,14 +36,14 @@ public struct Backoff: Sendable {
         }
     }
 
-    public mutating func reset() { attempt = 0 }
+    package mutating func reset() { attempt = 0 }
 }
 
 /// A tiny seeded generator (Steele, Lea & Flood 2014) for jitter; not for cryptography.
-public struct SplitMix64: Sendable {
+package struct SplitMix64: Sendable {
     private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Connections made and failed, and inbound messages dropped, counted by the connection supervisor and the
 /// control service and read by the metrics report.
-public final class ConnectionCounters: Sendable {
+final class ConnectionCounters: Sendable {
     private let connects = Atomic<UInt64>(0)
     private let failures = Atomic<UInt64>(0)
     private let inboxDropped = Atomic<UInt64>(0)
@@ -14,27 +14,27 @@ public final class ConnectionCounters: Sendable {
     private let droppedByClient: @Sendable () -> Int
 
     /// - Parameter droppedByClient: inbound messages the broker client itself dropped (its own bound).
-    public init(droppedByClient: @escaping @Sendable () -> Int = { 0 }) {
+    init(droppedByClient: @escaping @Sendable () -> Int = { 0 }) {
         self.droppedByClient = droppedByClient
     }
 
     /// A CONNACK was received.
-    public func connected() { connects.add(1, ordering: .relaxed) }
+    func connected() { connects.add(1, ordering: .relaxed) }
     /// A connection attempt failed (refused, unreachable, timed out).
-    public func connectFailed() { failures.add(1, ordering: .relaxed) }
+    func connectFailed() { failures.add(1, ordering: .relaxed) }
     /// The connection supervisor chose the server (and protocol) of the next attempt.
-    public func use(_ link: BrokerLink) { currentLink.withLock { $0 = link } }
+    func use(_ link: BrokerLink) { currentLink.withLock { $0 = link } }
     /// The control service's inbox was full and dropped an inbound message.
-    public func countInboundDropped() { inboxDropped.add(1, ordering: .relaxed) }
+    func countInboundDropped() { inboxDropped.add(1, ordering: .relaxed) }
 
     /// Connections after the first: each one follows a loss.
-    public var reconnects: UInt64 { max(connects.load(ordering: .relaxed), 1) - 1 }
-    public var connectionFailures: UInt64 { failures.load(ordering: .relaxed) }
+    var reconnects: UInt64 { max(connects.load(ordering: .relaxed), 1) - 1 }
+    var connectionFailures: UInt64 { failures.load(ordering: .relaxed) }
     /// The server in use and the failovers so far; nil before the first attempt.
-    public var link: BrokerLink? { currentLink.withLock { $0 } }
+    var link: BrokerLink? { currentLink.withLock { $0 } }
     /// Inbound messages (commands, or a flood on a control topic) dropped before the control door saw them:
     /// by the broker client's bound or the control inbox's. Acknowledgements are never among them.
-    public var inboundDropped: UInt64 {
+    var inboundDropped: UInt64 {
         inboxDropped.load(ordering: .relaxed) + UInt64(max(0, droppedByClient()))
     }
 }

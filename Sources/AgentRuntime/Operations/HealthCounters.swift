@@ -5,15 +5,15 @@ import Integrations
 import MotionWire
 
 /// The pipeline's counters at one moment, as `AgentServices.healthCounters()` hands them to the metrics report.
-public struct HealthCounters: Sendable, Equatable {
-    public var outbox: Outbox.Counters
-    public var hub: SensorHub.Counters
+struct HealthCounters: Sendable, Equatable {
+    var outbox: Outbox.Counters
+    var hub: SensorHub.Counters
     /// The source's per-device acquisition counters, keyed by device id (empty for the simulator and replay).
-    public var devices: [String: SensorDeviceCounters]
+    var devices: [String: SensorDeviceCounters]
     /// The durable log's counters (the staging ring's drops included), when a stream is durable.
-    public var durable: DurableLog.Counters?
+    var durable: DurableLog.Counters?
 
-    public init(
+    init(
         outbox: Outbox.Counters,
         hub: SensorHub.Counters,
         devices: [String: SensorDeviceCounters] = [:],

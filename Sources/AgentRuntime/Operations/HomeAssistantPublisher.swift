@@ -11,14 +11,14 @@ import MotionWire
 /// been switched off. Which config topics are out there is remembered in the state directory
 /// (`home-assistant-discovery`, one topic per line): a run with the feature off still knows what to remove, and
 /// a changed discovery prefix removes the configs under the old one.
-public struct HomeAssistantPublisher: Sendable {
+package struct HomeAssistantPublisher: Sendable {
     private let enabled: Bool
     private let discovery: HomeAssistantDiscovery
     private let broker: BrokerClient
     private let state: any StateDirectory
     private let logger: Logger
 
-    public init(
+    package init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
@@ -38,7 +38,7 @@ public struct HomeAssistantPublisher: Sendable {
 
     /// Called after every CONNACK (retained configs survive on the broker, but a broker without persistence
     /// forgets them on restart).
-    public func connected() {
+    package func connected() {
         let published = Set(readMarker())
         if !enabled && published.isEmpty { return }
         let messages = enabled ? discovery.messages : []

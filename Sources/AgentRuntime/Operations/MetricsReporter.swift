@@ -11,7 +11,7 @@ import MotionWire
 /// retained: a stale report is worse than none) and writes the Prometheus textfile when one is configured.
 /// It runs in its own task, off the per-sample path: reading the counters takes the outbox's and the hub's
 /// locks once per interval.
-public struct MetricsReporter: Sendable {
+struct MetricsReporter: Sendable {
     private let settings: MetricsSettings
     private let device: String
     private let topic: String
@@ -21,7 +21,7 @@ public struct MetricsReporter: Sendable {
     private let logger: Logger
     private let started: ContinuousClock.Instant
 
-    public init(
+    init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         broker: BrokerClient,
@@ -42,7 +42,7 @@ public struct MetricsReporter: Sendable {
 
     /// Reports until cancelled, every `interval()` seconds, read again for each report; while it is 0 the
     /// report pauses, looking again every second.
-    public func run(
+    func run(
         bootCount: UInt64,
         interval: @Sendable () -> Int,
         counters: @Sendable () -> HealthCounters

@@ -135,7 +135,6 @@ public struct AgentBuilder {
             firstServer: configuration.mqtt.endpoints[0].description,
             logger: logger
         )
-        let probe = DesiredStateProbe(broker: broker, topic: topics.desiredProbe, logger: logger)
         var controlSettings = ControlPlane.Settings()
         controlSettings.maxAgeSeconds = Double(configuration.control.maxAgeSeconds)
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
@@ -199,7 +198,6 @@ public struct AgentBuilder {
                 control: control,
                 subscriptions: subscriptions,
                 status: status,
-                probe: probe,
                 publisher: publisher,
                 operations: operations,
                 health: health,
@@ -212,7 +210,6 @@ public struct AgentBuilder {
                 inbox: inbox,
                 broker: broker,
                 status: status,
-                probe: probe,
                 desiredTopics: desiredSubscriptions,
                 connections: connections,
                 deviceFaults: deviceFaults.stream,

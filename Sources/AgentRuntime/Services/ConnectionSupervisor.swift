@@ -9,8 +9,8 @@ import Logging
 /// refused MQTT 5; at shutdown the goodbye and the disconnect, and no reconnect after that. It does no I/O and never sleeps:
 /// it reads the injected clock and returns actions, which `ConnectionSupervisorService` performs — so tests
 /// drive it with a manual clock.
-public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Duration {
-    public enum Event: Sendable, Equatable {
+package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Duration {
+    package enum Event: Sendable, Equatable {
         /// The agent booted: make the first attempt.
         case start
         case connected(sessionPresent: Bool)
@@ -27,7 +27,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         case shutdown
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Start one connection attempt, to `server` with `protocolVersion`.
         case connect
         case writeHealth(HealthDocument.State, lastError: String?, failures: Int, retryIn: Double?)
@@ -50,7 +50,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         case disconnect
     }
 
-    public enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case idle
         case connecting
         case connected
@@ -58,19 +58,19 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
         case stopped
     }
 
-    public private(set) var phase = Phase.idle
+    package private(set) var phase = Phase.idle
     /// Attempts that failed since the last CONNACK.
-    public private(set) var failures = 0
+    package private(set) var failures = 0
     /// The servers' names (`host:port`), in failover order; a server a broker referred the agent to (MQTT 5
     /// Server Reference) that was not among them is added at the end.
-    public private(set) var servers: [String]
+    package private(set) var servers: [String]
     /// The server a broker referred the agent to, an index into `servers`: the next attempt goes there.
     private var referredServer: Int?
     private let initialProtocol: MQTTProtocolVersion
     /// The server the current or next attempt goes to, an index into `servers`.
-    public private(set) var server: Int
+    package private(set) var server: Int
     /// Moves to the next server so far.
-    public private(set) var failovers = 0
+    package private(set) var failovers = 0
     /// Per server: the protocol the next attempt speaks.
     private var protocols: [MQTTProtocolVersion]
     /// Per server: fell back to MQTT 3.1.1 and no CONNACK has confirmed it yet.
@@ -83,7 +83,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     ///   - servers: at least one; the first attempt goes to `servers[firstServer]`.
     ///   - protocolVersion: the first protocol tried on every server.
     ///   - protocolFallback: a server that refuses MQTT 5 is retried, at once, with MQTT 3.1.1.
-    public init(
+    package init(
         clock: C,
         backoff: Backoff,
         servers: [String] = ["the broker"],
@@ -102,9 +102,9 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
     }
 
     /// The protocol the current or next attempt speaks.
-    public var protocolVersion: MQTTProtocolVersion { protocols[server] }
+    package var protocolVersion: MQTTProtocolVersion { protocols[server] }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         if phase == .stopped {
             // After the goodbye only the end of the connection matters, and it is not followed by a retry.
             switch event {
@@ -253,7 +253,7 @@ public struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Durat
 
     /// The first address of an MQTT 5 Server Reference (a space-separated list of `host[:port]`, MQTT 5
     /// §4.11) as `host:port`; nil when it is none. A reference without a port means the configured one.
-    public static func referredServer(_ written: String, defaultPort: Int) -> String? {
+    package static func referredServer(_ written: String, defaultPort: Int) -> String? {
         guard let first = written.split(separator: " ").first else { return nil }
         return MQTTEndpoint(parsing: String(first), defaultPort: defaultPort)?.description
     }

@@ -23,7 +23,6 @@ final class ConnectionSupervisorService: Service {
     /// Commands, groups, the desired layers and the probe: subscribed after every CONNACK.
     private let subscriptions: [String]
     private let status: StatusPublisher
-    private let probe: DesiredStateProbe
     private let publisher: OutboxPublisher
     private let operations: AgentOperations
     private let health: HealthReporter
@@ -41,7 +40,6 @@ final class ConnectionSupervisorService: Service {
         control: ControlPlane,
         subscriptions: [String],
         status: StatusPublisher,
-        probe: DesiredStateProbe,
         publisher: OutboxPublisher,
         operations: AgentOperations,
         health: HealthReporter,
@@ -57,7 +55,6 @@ final class ConnectionSupervisorService: Service {
         self.control = control
         self.subscriptions = subscriptions
         self.status = status
-        self.probe = probe
         self.publisher = publisher
         self.operations = operations
         self.health = health
@@ -150,7 +147,7 @@ final class ConnectionSupervisorService: Service {
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         /// The current connection's desired-state probe, published after the birth.
-        var token: [UInt8] = []
+        var barrier: SubscriptionBarrier?
 
         /// Performs `actions`; returns true once the connection has been closed for good.
         func perform(_ actions: [Supervisor.Action]) async -> Bool {
@@ -179,7 +176,7 @@ final class ConnectionSupervisorService: Service {
                     status.publish(.online)
                 case .subscribeControl:
                     // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
-                    token = control.beginDesiredSnapshot()
+                    barrier = control.beginDesiredSnapshot()
                     do {
                         try broker.subscribe(subscriptions, qos: 1)
                     } catch {
@@ -188,7 +185,13 @@ final class ConnectionSupervisorService: Service {
                         )
                     }
                 case .probeDesiredState:
-                    probe.publish(token)
+                    do {
+                        try barrier?.publish(on: broker)
+                    } catch {
+                        logger.warning(
+                            "cannot publish the desired-state probe: \(error) — a desired layer cleared while this device was away stays in force until the next connection"
+                        )
+                    }
                 case .setPublisherConnected(let up):
                     publisher.setConnected(up)
                 case .reportConnected:

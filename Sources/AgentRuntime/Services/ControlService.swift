@@ -13,7 +13,6 @@ final class ControlService: Service {
     private let inbox: ControlInbox
     private let broker: BrokerClient
     private let status: StatusPublisher
-    private let probe: DesiredStateProbe
     /// The desired-state topics, subscribed again after a flood made the client or the inbox drop messages.
     private let desiredTopics: [String]
     private let connections: ConnectionCounters
@@ -27,7 +26,6 @@ final class ControlService: Service {
         inbox: ControlInbox,
         broker: BrokerClient,
         status: StatusPublisher,
-        probe: DesiredStateProbe,
         desiredTopics: [String],
         connections: ConnectionCounters,
         deviceFaults: AsyncStream<Void>,
@@ -38,7 +36,6 @@ final class ControlService: Service {
         self.inbox = inbox
         self.broker = broker
         self.status = status
-        self.probe = probe
         self.desiredTopics = desiredTopics
         self.connections = connections
         self.deviceFaults = deviceFaults
@@ -100,14 +97,13 @@ final class ControlService: Service {
             // A fresh snapshot, as at connection: a snapshot spoiled by drops removes nothing, and the dropped
             // messages may have been a layer's clearing, so a cleared layer is noticed here rather than at the
             // next reconnection.
-            let token = control.beginDesiredSnapshot()
+            let barrier = control.beginDesiredSnapshot()
             do {
                 try broker.subscribe(desiredTopics, qos: 1)
+                try barrier.publish(on: broker)
             } catch {
                 logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
-                continue
             }
-            probe.publish(token)
         }
     }
 
