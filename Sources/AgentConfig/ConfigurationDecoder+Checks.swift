@@ -39,6 +39,33 @@ extension ConfigurationDecoder {
         checkDurableStreams()
         checkLocation()
         checkHMACKey()
+        checkSparkplug()
+    }
+
+    /// Sparkplug commands carry no signature: writes through them would open a door around the signed one.
+    /// (The edge node id is `device.id`, whose own rules — no / + # { }, at most 64 characters — are stricter.)
+    private mutating func checkSparkplug() {
+        let sparkplug = configuration.sparkplug
+        guard sparkplug.enabled else { return }
+        if sparkplug.writes, configuration.control.hmacKeyFile != nil, !refused.contains("sparkplug.writes") {
+            report(
+                .conflict,
+                keyPath: "sparkplug.writes",
+                value: "true",
+                problem: "is true while control.hmac_key_file requires signed commands, and a Sparkplug command "
+                    + "cannot carry a signature",
+                allowed: "false while control.hmac_key_file is set (or remove control.hmac_key_file)"
+            )
+        }
+        if sparkplug.streams.isEmpty, !refused.contains("sparkplug.streams") {
+            report(
+                .invalidValue,
+                keyPath: "sparkplug.streams",
+                value: "[]",
+                problem: "is empty while sparkplug.enabled is true: there would be nothing to publish",
+                allowed: "at least one stream name"
+            )
+        }
     }
 
     private mutating func checkReplay() {
