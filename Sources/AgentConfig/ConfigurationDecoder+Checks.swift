@@ -46,7 +46,6 @@ extension ConfigurationDecoder {
     /// (The edge node id is `device.id`, whose own rules — no / + # { }, at most 64 characters — are stricter.)
     private mutating func checkSparkplug() {
         let sparkplug = configuration.sparkplug
-        guard sparkplug.enabled else { return }
         if sparkplug.writes, configuration.control.hmacKeyFile != nil, !refused.contains("sparkplug.writes") {
             report(
                 .conflict,
@@ -57,15 +56,17 @@ extension ConfigurationDecoder {
                 allowed: "false while control.hmac_key_file is set (or remove control.hmac_key_file)"
             )
         }
-        if sparkplug.streams.isEmpty, !refused.contains("sparkplug.streams") {
-            report(
-                .invalidValue,
-                keyPath: "sparkplug.streams",
-                value: "[]",
-                problem: "is empty while sparkplug.enabled is true: there would be nothing to publish",
-                allowed: "at least one stream name"
-            )
-        }
+        guard sparkplug.enabled, !refused.contains("sparkplug.enabled") else { return }
+        // The edge node (Sources/SparkplugB) is not wired into the running agent yet: a key that silently did
+        // nothing would leave an operator waiting for births that never come.
+        report(
+            .invalidValue,
+            keyPath: "sparkplug.enabled",
+            value: "true",
+            problem: "is not available in this version: the Sparkplug edge node is not wired into the agent yet "
+                + "(docs/sparkplug.md, \"In the agent\")",
+            allowed: "false"
+        )
     }
 
     private mutating func checkReplay() {

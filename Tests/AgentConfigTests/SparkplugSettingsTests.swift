@@ -21,14 +21,13 @@ import Testing
             device:
               id: imu-7
             sparkplug:
-              enabled: true
               group_id: Plant 1
               primary_host_id: scada
               streams: [accelerometer, device-motion]
               writes: true
             """
         )
-        #expect(configuration.sparkplug.enabled && configuration.sparkplug.writes)
+        #expect(!configuration.sparkplug.enabled && configuration.sparkplug.writes)
         #expect(configuration.sparkplug.groupID == "Plant 1" && configuration.sparkplug.primaryHostID == "scada")
         #expect(configuration.sparkplug.streams == ["accelerometer", "device-motion"])
     }
@@ -49,15 +48,15 @@ import Testing
     @Test func writesAreRefusedWhileCommandsMustBeSigned() throws {
         let error = try #require(
             decodingError(
-                "sparkplug:\n  enabled: true\n  writes: true\ncontrol:\n  hmac_key_file: /nonexistent/key\n"
+                "sparkplug:\n  writes: true\ncontrol:\n  hmac_key_file: /nonexistent/key\n"
             )?.errors.first { $0.keyPath == "sparkplug.writes" }
         )
         #expect(error.kind == .conflict)
         #expect(error.problem.contains("cannot carry a signature"))
     }
 
-    @Test func enabledWithNoStreamIsRefused() throws {
-        let error = try #require(decodingError("sparkplug:\n  enabled: true\n  streams: []\n")?.errors.first)
-        #expect(error.keyPath == "sparkplug.streams" && error.problem.contains("nothing to publish"))
+    @Test func enablingItIsRefusedUntilTheAgentPublishesIt() throws {
+        let error = try #require(decodingError("sparkplug:\n  enabled: true\n")?.errors.first)
+        #expect(error.keyPath == "sparkplug.enabled" && error.problem.contains("not wired into the agent yet"))
     }
 }
