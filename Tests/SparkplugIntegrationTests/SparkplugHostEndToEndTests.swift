@@ -203,9 +203,9 @@ import Testing
         try host.send(#"{"online": true}"#)
         try await host.waitFor("the rebirth and the held data") { records in
             records.dropFirst(beforeReturn).contains { $0["type"] as? String == "NBIRTH" }
-                && records.dropFirst(beforeReturn).contains {
+                && records.dropFirst(beforeReturn).filter {
                     $0.metric("acceleration/x")?["historical"] as? Bool == true
-                }
+                }.count >= 5
         }
         let historical = host.records.dropFirst(beforeReturn).filter {
             $0["type"] as? String == "DDATA" && $0.metric("acceleration/x")?["historical"] as? Bool == true
