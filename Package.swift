@@ -75,7 +75,7 @@ let package = Package(
         // config.yaml ⇄ the ports' types, with validation that names the key, the value and what is allowed.
         .target(
             name: "AgentConfig",
-            dependencies: ["MotionModel", "AgentPorts", .product(name: "Yams", package: "Yams")],
+            dependencies: ["MotionModel", "AgentPorts", "MotionWire", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         // The pipeline: sensor hub, rate planning, the streams and their estimators, the outbox, the durable log

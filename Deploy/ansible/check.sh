@@ -46,6 +46,9 @@ cat > "$work/inventory/hosts.ini" <<EOF
 [motion_agents]
 press-01.plant.example ansible_connection=local ansible_python_interpreter=$(command -v python3) motion_agent_groups='["line-2", "calibration-rig"]'
 EOF
+# An operator key: its public line goes to the devices (motion_agent_trusted_keys), desired.yml signs with it.
+trust_line="$("$binary" keys generate --output "$work/operator.key" --id ansible-check 2>/dev/null)"
+printf '{"motion_agent_trusted_keys": ["%s"]}\n' "$trust_line" > "$work/keys.json"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=check CA" \
     -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
 play() {
@@ -53,7 +56,8 @@ play() {
         --vault-password-file "$work/vault-pass" \
         -e ansible_become=false -e motion_agent_manage_system=false -e "motion_agent_root=$root" \
         -e "motion_agent_binary=$binary" -e "motion_agent_tls_ca_file=$work/ca.crt" \
-        -e '{"motion_agent_streams": {"accelerometer": {"rate_hz": 100}, "submersion": {"enabled": true}}}'
+        -e '{"motion_agent_streams": {"accelerometer": {"rate_hz": 100}, "submersion": {"enabled": true}}}' \
+        -e "@$work/keys.json"
 }
 play | tee "$work/run1.log" | grep -E "fatal|FAILED|msg|RECAP|press-01" | tail -8
 grep -q 'failed=0' "$work/run1.log" || fail "the first run failed (see above)"
@@ -61,7 +65,7 @@ grep -q 'failed=0' "$work/run1.log" || fail "the first run failed (see above)"
 mode() { stat -c '%a' "$1"; }
 for f in usr/local/bin/motion-agent:755 etc/systemd/system/motion-agent.service:644 \
     etc/udev/rules.d/99-motion-agent-iio.rules:644 etc/motion-agent:750 etc/motion-agent/config.yaml:640 \
-    etc/motion-agent/mqtt-password:640 etc/motion-agent/ca.crt:644; do
+    etc/motion-agent/mqtt-password:640 etc/motion-agent/ca.crt:644 etc/motion-agent/trusted.keys:644; do
     path="$root/${f%%:*}"
     [ -e "$path" ] || fail "${f%%:*} was not installed"
     [ "$(mode "$path")" = "${f##*:}" ] || fail "${f%%:*} has mode $(mode "$path"), expected ${f##*:}"
@@ -73,6 +77,8 @@ config="$root/etc/motion-agent/config.yaml"
 grep -qx '  id: "press-01.plant.example"' "$config" || fail "device.id is not the inventory name"
 grep -qx '  username: "press-01.plant.example"' "$config" || fail "mqtt.username is not the device id"
 grep -qx '  groups: \["line-2", "calibration-rig"\]' "$config" || fail "control.groups is not the host's motion_agent_groups"
+grep -qx '  trusted_keys_file: /etc/motion-agent/trusted.keys' "$config" || fail "control.trusted_keys_file is not set"
+[ "$(cat "$root/etc/motion-agent/trusted.keys")" = "$trust_line" ] || fail "trusted.keys does not hold the operator's line"
 # The agent itself judges the templated YAML, with the paths pointed into the staging root.
 sed "s|/etc/motion-agent/|$root/etc/motion-agent/|" "$config" > "$work/staged-config.yaml"
 "$binary" check-config "$work/staged-config.yaml" > "$work/effective.txt" || fail "motion-agent check-config refused the templated config"
@@ -92,12 +98,19 @@ broker_pid=$!
 trap 'kill "$broker_pid" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 sleep 0.5
 "$bin/ansible-playbook" "$here/desired.yml" -e "motion_agent_cli=$binary" -e "motion_agent_broker_port=$port" \
-    -e motion_agent_desired_wait=0 \
+    -e motion_agent_desired_wait=0 -e "motion_agent_signing_key=$work/operator.key" \
     -e '{"motion_agent_desired_settings": {"streams.accelerometer.rate_hz": 100, "streams.magnetometer.enabled": false}}' \
     | tee "$work/desired.log" | grep -E "fatal|FAILED|published|RECAP" | tail -4
 grep -q 'failed=0' "$work/desired.log" || fail "desired.yml failed (see above)"
 document="$("$binary" fleet get --fleet --port "$port")"
 [ "$document" = '{"streams":{"accelerometer":{"rate_hz":100},"magnetometer":{"enabled":false}},"version":1}' ] \
     || fail "the retained fleet document is $document"
-echo "desired.yml published the fleet document: ok"
+# Signed: another key cannot build on it unless told to trust the operator's key (the devices' trusted.keys).
+"$binary" keys generate --output "$work/other.key" --id other > /dev/null 2>&1
+if "$binary" fleet set --fleet --port "$port" --signing-key "$work/other.key" --wait 0 metrics.interval_s=30 > "$work/other.log" 2>&1; then
+    fail "fleet set with another key built on the signed document without verifying it"
+fi
+"$binary" fleet set --fleet --port "$port" --signing-key "$work/other.key" --trusted-keys "$root/etc/motion-agent/trusted.keys" \
+    --wait 0 metrics.interval_s=30 > "$work/other.log" 2>&1 || { cat "$work/other.log"; fail "fleet set --trusted-keys refused the operator's document"; }
+echo "desired.yml published the signed fleet document: ok"
 echo "check.sh: all checks passed"

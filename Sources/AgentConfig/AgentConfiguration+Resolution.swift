@@ -95,20 +95,19 @@ extension MQTTSettings {
 }
 
 extension ControlSettings {
-    /// The HMAC key that signs commands: the bytes of `control.hmac_key_file` without one trailing line
-    /// break, at least 16 of them; `nil` when no key file is set (commands are not signed). The loader
-    /// already read it once, so this fails only if the file changed since.
-    public func readHMACKey() throws(ConfigurationError) -> [UInt8]? {
-        guard let hmacKeyFile else { return nil }
-        switch FileAccess.key(at: hmacKeyFile) {
-        case .success(let key): return key
+    /// The operators' public keys of `control.trusted_keys_file`; `nil` when none is set (commands and desired
+    /// documents are not signed). The loader already read it once, so this fails only if the file changed since.
+    public func readTrustedKeys() throws(ConfigurationError) -> TrustedKeyFile? {
+        guard let trustedKeysFile else { return nil }
+        switch FileAccess.trustedKeys(at: trustedKeysFile) {
+        case .success(let keys): return keys
         case .failure(let problem):
             throw ConfigurationError(
                 kind: problem.kind,
-                keyPath: "control.hmac_key_file",
-                value: hmacKeyFile,
+                keyPath: "control.trusted_keys_file",
+                value: trustedKeysFile,
                 problem: problem.problem,
-                allowed: ConfigurationSchema.hmacKeyAllowed
+                allowed: ConfigurationSchema.trustedKeysAllowed
             )
         }
     }

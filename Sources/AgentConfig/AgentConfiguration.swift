@@ -225,9 +225,9 @@ public struct ControlSettings: Sendable, Equatable {
     /// Token bucket for commands: refill rate, commands per second (> 0, ≤ 1000), and bucket size (1…10000).
     public var rateLimitPerSecond: Double = 10
     public var rateLimitBurst: Int = 20
-    /// A file holding the HMAC key; when set, unsigned or wrongly signed commands are refused. Read with
-    /// `readHMACKey()`.
-    public var hmacKeyFile: String? = nil
+    /// The operators' Ed25519 public keys (`TrustedKeyFile`); when set, every command and desired document must
+    /// be signed by one of them, for its own topic. Read with `readTrustedKeys()`.
+    public var trustedKeysFile: String? = nil
     /// Larger command payloads are refused unparsed, bytes (256…65536).
     public var maxPayloadBytes: Int = 8192
 

@@ -38,7 +38,7 @@ extension ConfigurationDecoder {
         checkServers()
         checkDurableStreams()
         checkLocation()
-        checkHMACKey()
+        checkTrustedKeys()
         checkSparkplug()
     }
 
@@ -46,14 +46,14 @@ extension ConfigurationDecoder {
     /// (The edge node id is `device.id`, whose own rules — no / + # { }, at most 64 characters — are stricter.)
     private mutating func checkSparkplug() {
         let sparkplug = configuration.sparkplug
-        if sparkplug.writes, configuration.control.hmacKeyFile != nil, !refused.contains("sparkplug.writes") {
+        if sparkplug.writes, configuration.control.trustedKeysFile != nil, !refused.contains("sparkplug.writes") {
             report(
                 .conflict,
                 keyPath: "sparkplug.writes",
                 value: "true",
-                problem: "is true while control.hmac_key_file requires signed commands, and a Sparkplug command "
+                problem: "is true while control.trusted_keys_file requires signed commands, and a Sparkplug command "
                     + "cannot carry a signature",
-                allowed: "false while control.hmac_key_file is set (or remove control.hmac_key_file)"
+                allowed: "false while control.trusted_keys_file is set (or remove control.trusted_keys_file)"
             )
         }
         guard sparkplug.enabled, !refused.contains("sparkplug.enabled") else { return }
@@ -224,16 +224,19 @@ extension ConfigurationDecoder {
         }
     }
 
-    /// The key is read now so that a missing or short key stops the agent at start, not at the first command.
-    private mutating func checkHMACKey() {
-        guard let file = configuration.control.hmacKeyFile, !refused.contains("control.hmac_key_file") else { return }
-        if case .failure(let problem) = FileAccess.key(at: file) {
+    /// The keys are read now so that a missing or malformed trust file stops the agent at start, not at the
+    /// first command.
+    private mutating func checkTrustedKeys() {
+        guard let file = configuration.control.trustedKeysFile, !refused.contains("control.trusted_keys_file") else {
+            return
+        }
+        if case .failure(let problem) = FileAccess.trustedKeys(at: file) {
             report(
                 problem.kind,
-                keyPath: "control.hmac_key_file",
+                keyPath: "control.trusted_keys_file",
                 value: file,
                 problem: problem.problem,
-                allowed: ConfigurationSchema.hmacKeyAllowed
+                allowed: ConfigurationSchema.trustedKeysAllowed
             )
         }
     }

@@ -237,15 +237,21 @@ struct ConfigurationDecoder {
             suggestion = ConfigurationSchema.keyPaths(endingWith: key).first
         }
         var problem = "is not a known key \(section)"
+        var allowed = keys.joined(separator: ", ")
         if path == "streams" {
             problem = "is not a stream this agent publishes"
+        }
+        if let removed = ConfigurationSchema.removedKeys[keyPath] {
+            problem = removed.problem
+            allowed = removed.fix
+            suggestion = nil
         }
         report(
             .unknownKey,
             keyPath: keyPath,
             value: keyNode.string ?? Self.written(keyNode) ?? "",
             problem: problem,
-            allowed: keys.joined(separator: ", "),
+            allowed: allowed,
             suggestion: suggestion,
             line: keyNode.mark?.line
         )

@@ -73,17 +73,17 @@ public struct ConfigurationLayers: Sendable {
         return Resolution(configuration: configuration, sources: sources)
     }
 
-    /// Offers a layer's document (nil: the retained document was cleared, the layer goes away). `source` names
-    /// it in a refusal (its topic).
+    /// Offers a layer's document — settings, or a clear (`DesiredDocument.clear`), which takes the layer's settings
+    /// away and keeps its version. `source` names it in a refusal (its topic).
     public mutating func receive(
-        _ document: DesiredDocument?,
+        _ document: DesiredDocument,
         for layer: ConfigurationLayer,
         source: String
     ) -> Outcome {
-        guard let document else {
-            guard documents[layer] != nil else { return .unchanged }
-            documents[layer] = nil
-            return .applied(supersededCommands: pruneOverrides())
+        if document.clear && documents[layer] == nil {
+            // Nothing to clear; the version is kept (and persisted), so an older document does not apply after it.
+            documents[layer] = document
+            return .applied(supersededCommands: [])
         }
         if let current = documents[layer] {
             if document.version < current.version { return .stale(inForce: current.version) }

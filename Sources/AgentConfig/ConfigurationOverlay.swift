@@ -1,3 +1,4 @@
+import MotionWire
 import Yams
 
 /// A partial configuration over the runtime keys (`streams.accelerometer.rate_hz: 100`): one layer above
@@ -64,6 +65,30 @@ public struct ConfigurationOverlay: Sendable, Equatable, Codable {
             throw ConfigurationError(collecting: errors)
         }
         return try ConfigurationOverlay(validating: decoder.assigned, source: source)
+    }
+
+    /// Reads the members of a JSON object that came from the network (a desired document's, the version taken
+    /// out) against the runtime part of the schema, with config.yaml's decoder and its messages (document order,
+    /// suggestions for typos, keys that need a restart named by section). The JSON tree is handed over as the
+    /// decoder's nodes directly: nothing of it is parsed as YAML.
+    static func decode(
+        json members: [(key: String, value: StrictJSON.Value)],
+        source: String
+    ) throws(ConfigurationError) -> ConfigurationOverlay {
+        try decode(node(.object(members)), source: source)
+    }
+
+    /// The decoder's node for a JSON value: strings double-quoted (so `"null"` or `"123"` stay text), numbers,
+    /// booleans and null plain, as config.yaml writes them.
+    static func node(_ value: StrictJSON.Value) -> Node {
+        switch value {
+        case .null: .scalar(Node.Scalar("null", .implicit, .plain))
+        case .bool(let flag): .scalar(Node.Scalar(flag ? "true" : "false", .implicit, .plain))
+        case .number(let literal): .scalar(Node.Scalar(literal, .implicit, .plain))
+        case .string(let text): .scalar(Node.Scalar(text, .implicit, .doubleQuoted))
+        case .array(let elements): .sequence(Node.Sequence(elements.map(node)))
+        case .object(let members): .mapping(Node.Mapping(members.map { (node(.string($0.key)), node($0.value)) }))
+        }
     }
 
     /// Writes every value into `configuration`.

@@ -28,9 +28,21 @@ enum ConfigurationSchema {
 
     static let pemFile = "the path of a readable PEM file"
 
-    static let hmacKeyAllowed =
-        "the path of a readable file holding the key, at least 16 bytes after its trailing line break is removed "
-        + "(e.g. made by openssl rand -hex 32)"
+    static let trustedKeysAllowed =
+        "the path of a readable file of lines \"<key id> ed25519 <base64 public key>\" (motion-agent keys "
+        + "generate prints one), owned by root or the agent's user and not writable by others"
+
+    /// Keys earlier versions had, and what replaces them: an old config.yaml is refused with the way forward.
+    static let removedKeys: [String: (problem: String, fix: String)] = [
+        "control.hmac_key_file": (
+            "was removed: one shared HMAC key on every device let any device that was compromised sign commands "
+                + "and desired documents the whole fleet accepted",
+            "operators sign with Ed25519 keys the devices only verify: run motion-agent keys generate --output "
+                + "operator.key on the operator's machine, put the line it prints into a file named by "
+                + "control.trusted_keys_file on each device, sign with motion-agent ctl --signing-key operator.key and "
+                + "motion-agent fleet set --signing-key operator.key, and remove control.hmac_key_file (docs/security.md)"
+        )
+    ]
 
     /// `mqtt.servers`: `host:port` texts or `{host, port}` sections, read as the same text.
     static var serversField: ConfigurationField {
@@ -308,7 +320,7 @@ enum ConfigurationSchema {
                         }
                     ),
                     .field("rate_limit_burst", .integer(\.control.rateLimitBurst, range: 1...10000, unit: "commands")),
-                    .field("hmac_key_file", .path(\.control.hmacKeyFile, allowed: hmacKeyAllowed)),
+                    .field("trusted_keys_file", .path(\.control.trustedKeysFile, allowed: trustedKeysAllowed)),
                     // MQTT allows 256 MB payloads; commands are small JSON objects, and the limit bounds
                     // what one message can make the agent parse.
                     .field(

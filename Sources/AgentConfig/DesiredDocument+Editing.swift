@@ -22,6 +22,7 @@ extension DesiredDocument {
             tree.insert(leaf, at: keyPath.split(separator: ".").map(String.init))
         }
         tree.insert(.plain(String(version)), at: ["version"])
+        if clear { tree.insert(.plain("true"), at: ["clear"]) }
         var out = ""
         tree.write(into: &out)
         return Array(out.utf8)
@@ -56,6 +57,7 @@ extension DesiredDocument {
             removed += matching
         }
         if !unknown.isEmpty { throw ConfigurationError(collecting: unknown) }
+        // Editing a cleared layer starts from nothing, as the devices do.
         return DesiredDocument(version: version + 1, settings: settings.removing(removed).merging(changes))
     }
 }

@@ -25,18 +25,24 @@ public struct DesiredStateStore: Sendable {
         public var problems: [String] = []
     }
 
-    /// Reads the documents of `layers` and the overrides. A kept document is checked again by today's schema:
-    /// one that no longer passes is left out (reported), as a newly received one would be refused.
-    public func load(layers: [ConfigurationLayer]) -> Contents {
+    /// Reads the documents of `layers` and the overrides. A kept document is opened again by `open` — checked by
+    /// today's schema and, with signing on, its signature verified with today's keys: one that no longer passes
+    /// is left out (reported), as a newly received one would be refused.
+    public func load(
+        layers: [ConfigurationLayer],
+        open: (_ payload: [UInt8], _ layer: ConfigurationLayer) -> Result<DesiredDocument, any Error> = { payload, _ in
+            Result { try DesiredDocument.decode(payload, source: "the kept document") }
+        }
+    ) -> Contents {
         var contents = Contents()
         for layer in layers {
             let path = state.location(of: Self.file(of: layer))
             do {
                 guard let data = try state.read(Self.file(of: layer)) else { continue }
-                contents.documents[layer] = try DesiredDocument.decode(data, source: path)
+                contents.documents[layer] = try open(data, layer).get()
             } catch {
                 contents.problems.append(
-                    "\(error) — the \(layer) layer is left out until its next desired document arrives"
+                    "\(path): \(error) — the \(layer) layer is left out until its next desired document arrives"
                 )
             }
         }

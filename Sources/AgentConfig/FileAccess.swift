@@ -39,44 +39,63 @@ enum FileAccess {
         return .success(text)
     }
 
-    /// An HMAC key shorter than this is refused, bytes. RFC 2104 §3 discourages keys shorter than the hash's
-    /// output (32 bytes for HMAC-SHA256, the recommended length); 16 bytes (128 bits, AES-128's strength) is
-    /// the least accepted.
-    static let minimumKeyBytes = 16
-
-    /// Key files larger than this are refused unread, bytes: a key is a few dozen bytes, a large file here
-    /// is the wrong file.
-    static let maximumKeyFileBytes = 65536
-
-    /// The bytes of the key file at `path` without one trailing line break (`\n` or `\r\n`, as `echo` and
-    /// editors leave it), so `openssl rand -hex 32 > key` gives the 64 hex characters as the key.
-    static func key(at path: String) -> Result<[UInt8], FieldProblem> {
+    /// The trusted keys file at `path`, parsed. Refused when another user could change it: a file anyone but
+    /// root or the agent's user may write (or that is not theirs) could add a key, and with it the fleet's
+    /// control.
+    static func trustedKeys(at path: String) -> Result<TrustedKeyFile, FieldProblem> {
+        if let problem = writableByOthers(path) { return .failure(problem) }
         var bytes: [UInt8]
-        switch readRegularFile(path, while: { $0.count <= maximumKeyFileBytes }) {
+        switch readRegularFile(path, while: { $0.count <= TrustedKeyFile.maximumBytes }) {
         case .failure(let problem): return .failure(problem)
         case .success(let read): bytes = read
         }
-        if bytes.count > maximumKeyFileBytes {
+        guard bytes.count <= TrustedKeyFile.maximumBytes else {
             return .failure(
-                FieldProblem(
-                    kind: .invalidValue,
-                    problem: "is larger than \(maximumKeyFileBytes) bytes, too large for a key file"
-                )
+                FieldProblem(kind: .invalidValue, problem: "is larger than \(TrustedKeyFile.maximumBytes) bytes")
             )
         }
-        if bytes.last == 0x0A {
-            bytes.removeLast()
-            if bytes.last == 0x0D { bytes.removeLast() }
+        if bytes.last == 0x0A { bytes.removeLast() }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(FieldProblem(kind: .invalidValue, problem: "is not UTF-8 text"))
         }
-        if bytes.count < minimumKeyBytes {
-            return .failure(
-                FieldProblem(
-                    kind: .invalidValue,
-                    problem: "holds a \(bytes.count)-byte key; an HMAC key needs at least \(minimumKeyBytes) bytes"
-                )
+        switch TrustedKeyFile.parse(text) {
+        case .success(let keys): return .success(keys)
+        case .failure(let reason): return .failure(FieldProblem(kind: .invalidValue, problem: reason.description))
+        }
+    }
+
+    /// Why a secret or trust file is unsafe, or nil: it must belong to root or to this process's user and be
+    /// writable by no one else (group or others), as ssh requires of its keys.
+    static func writableByOthers(_ path: String) -> FieldProblem? {
+        var status = stat()
+        // Reading it reports a missing file or one that is not a regular file.
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let owner = status.st_uid
+        if owner != 0 && owner != geteuid() {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "belongs to user \(owner), neither root nor the agent's user — chown root it"
             )
         }
-        return .success(bytes)
+        if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            return FieldProblem(
+                kind: .invalidValue,
+                problem: "is writable by its group or by others — chmod go-w it"
+            )
+        }
+        return nil
+    }
+
+    /// Why a secret (a password, a private key) is unsafe, or nil: like `writableByOthers`, and readable by no
+    /// one else either (its group may read it, as the package's 0640 root:motion-agent files do).
+    static func readableByOthers(_ path: String) -> FieldProblem? {
+        if let problem = writableByOthers(path) { return problem }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        if status.st_mode & S_IROTH != 0 {
+            return FieldProblem(kind: .invalidValue, problem: "is readable by every user — chmod o-r it")
+        }
+        return nil
     }
 
     /// Reads the regular file at `path` 4 KiB at a time for as long as `more` says, from what was read so far.

@@ -12,7 +12,7 @@ public struct SparkplugSettings: Sendable, Equatable {
     /// The streams carried, each a device. Default the slow streams and device motion.
     public var streams: [String] = ["device-motion", "pedometer", "activity", "altimeter"]
     /// Let hosts write `config/enabled` and `config/rateHz` (NCMD/DCMD). Default false; refused while commands
-    /// must be signed (`control.hmac_key_file`), since a Sparkplug command carries no signature.
+    /// must be signed (`control.trusted_keys_file`), since a Sparkplug command carries no signature.
     public var writes: Bool = false
 
     public init() {}

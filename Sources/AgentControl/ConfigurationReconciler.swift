@@ -30,17 +30,32 @@ public final class ConfigurationReconciler: Sendable {
 
     private let state: Mutex<State>
     private let store: DesiredStateStore?
+    /// Opens received and kept documents (verifying them when signing is on).
+    private let opener: DesiredDocumentOpener
+    /// Each layer's topic, for opening what the state directory kept.
+    private let topics: [ConfigurationLayer: String]
     private let logger: Logger
 
     /// Builds the layers from config.yaml and what the state directory kept (`store`, nil when
     /// `control.persist` is off), migrating round one's `streams.json` once. Problems with kept files are
     /// logged; the agent starts with what is usable.
-    public init(base: AgentConfiguration, store: DesiredStateStore?, now: Double, logger: Logger) {
+    public init(
+        base: AgentConfiguration,
+        store: DesiredStateStore?,
+        opener: DesiredDocumentOpener = DesiredDocumentOpener(keys: nil),
+        topics: [ConfigurationLayer: String] = [:],
+        now: Double,
+        logger: Logger
+    ) {
         self.store = store
+        self.opener = opener
+        self.topics = topics
         self.logger = logger
         var layers = ConfigurationLayers(base: base)
         if let store {
-            let kept = store.load(layers: layers.order)
+            let kept = store.load(layers: layers.order) { payload, layer in
+                opener.open(payload, layer: layer, topic: topics[layer] ?? "\(layer)").mapError { $0 as any Error }
+            }
             for problem in kept.problems { logger.error("\(problem)") }
             layers = ConfigurationLayers(base: base, documents: kept.documents, overrides: kept.overrides)
             if let (legacy, problems) = store.migrateLegacyStreams(base: base) {
@@ -110,41 +125,39 @@ public final class ConfigurationReconciler: Sendable {
         return superseded
     }
 
-    /// A layer's retained document as it arrived (`payload` empty: the document was cleared). `verify` opens a
-    /// signed envelope (nil when signing is off). Refusals are logged and kept for the status.
+    /// A layer's retained document as it arrived, opened (and verified when signing is on) by the reconciler's
+    /// opener. An empty payload is not a clear — a broker that retains nothing for a topic says nothing about the layer
+    /// (a cluster node may simply never have had the document) — so it changes nothing; a clear is a document
+    /// (`{"version": N, "clear": true}`). Refusals are logged and kept for the status.
     public func receive(
         _ payload: [UInt8],
         for layer: ConfigurationLayer,
         topic: String,
         now: Double,
-        verify: (([UInt8]) -> Result<[UInt8], ControlFailure>)?,
         apply: (AgentConfiguration) throws -> Void
     ) -> DocumentOutcome {
-        var document: DesiredDocument?
-        if !payload.isEmpty {
-            var bytes = payload
-            if let verify {
-                switch verify(payload) {
-                case .success(let opened): bytes = opened
-                case .failure(let failure): return refuse(layer, version: nil, failure.message, topic: topic, now: now)
-                }
-            }
-            do {
-                document = try DesiredDocument.decode(bytes, source: topic)
-            } catch {
-                return refuse(layer, version: nil, "\(error)", topic: topic, now: now)
-            }
+        guard !payload.isEmpty else {
+            logger.warning(
+                "an empty retained payload on \(topic) leaves the \(layer) layer as it is: a layer is cleared only by a document that says so — publish {\"version\": N, \"clear\": true} with a version above the one in force (motion-agent fleet clear)"
+            )
+            return .unchanged
+        }
+        let document: DesiredDocument
+        switch opener.open(payload, layer: layer, topic: topic) {
+        case .success(let opened): document = opened
+        case .failure(let refusal):
+            return refuse(layer, version: refusal.version, refusal.reason, topic: topic, now: now)
         }
         var outcome = DocumentOutcome.unchanged
         do {
             try change { layers in
                 switch layers.receive(document, for: layer, source: topic) {
                 case .applied(let superseded):
-                    outcome = .applied(version: document?.version, supersededCommands: superseded)
+                    outcome = .applied(version: document.version, supersededCommands: superseded)
                 case .unchanged:
                     outcome = .unchanged
                 case .stale(let inForce):
-                    outcome = .stale(version: document?.version ?? 0, inForce: inForce)
+                    outcome = .stale(version: document.version, inForce: inForce)
                 case .refused(let error):
                     throw ControlFailure(.conflict, "\(error)")
                 }
@@ -153,7 +166,7 @@ public final class ConfigurationReconciler: Sendable {
                 try apply(effective)
                 if let store {
                     do {
-                        try store.save(payload.isEmpty ? nil : payload, for: layer)
+                        try store.save(payload, for: layer)
                     } catch {
                         logger.error(
                             "cannot keep \(layer)'s desired document in \(store.directory): \(error) — it applies now, but a restart without the broker falls back to the previous one; make agent.state_dir writable"
@@ -163,13 +176,13 @@ public final class ConfigurationReconciler: Sendable {
                 }
             }
         } catch let failure as ControlFailure {
-            return refuse(layer, version: document?.version, failure.message, topic: topic, now: now)
+            return refuse(layer, version: document.version, failure.message, topic: topic, now: now)
         } catch {
-            return refuse(layer, version: document?.version, "\(error)", topic: topic, now: now)
+            return refuse(layer, version: document.version, "\(error)", topic: topic, now: now)
         }
         switch outcome {
         case .applied(let version, let superseded):
-            let what = version.map { "v\($0) applied" } ?? "removed"
+            let what = version.map { document.clear ? "cleared by v\($0)" : "v\($0) applied" } ?? "applied"
             let supersedes =
                 superseded.isEmpty
                 ? "" : "; it supersedes the command overrides of \(superseded.joined(separator: ", "))"

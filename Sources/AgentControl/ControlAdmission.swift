@@ -1,12 +1,16 @@
 import AgentPipeline
+import Foundation
+import Logging
 import MotionWire
 
-/// Which inbound control messages become commands: retain flag, rate limit, signature and nonce, size, UTF-8,
-/// JSON envelope, redelivery and age, in that order. A plain value with no clock, lock or broker of its own —
-/// the caller passes the time — so every rule is testable alone; `ControlPlane` keeps one behind its lock.
+/// Which inbound control messages become commands, refusing cheaply before it works: retain flag, size, then —
+/// with signing on — the signature and its target, and only then the rate limit (so unverified junk never draws
+/// on the operators' budget), the signer's counter, the command's JSON, redelivery and age. A plain value with no
+/// clock, lock or broker of its own — the caller passes the time — so every rule is testable alone;
+/// `ControlPlane` keeps one behind its lock.
 ///
-/// A byte-for-byte replay of an applied signed command cannot be told from a QoS 1 redelivery, so, like one, it
-/// is ignored rather than refused.
+/// Refusals of what could not be verified are answered at most `refusalsPerSecond` times a second; beyond that
+/// they are ignored (logged and counted), so junk does not turn into a flood of replies.
 package struct ControlAdmission: Sendable {
     package typealias Settings = ControlDoorSettings
 
@@ -14,31 +18,38 @@ package struct ControlAdmission: Sendable {
         case admitted(ControlRequest)
         /// Answered with the failure; nothing changes.
         case refused(ControlFailure)
-        /// Neither applied nor answered (retained, redelivered); the reason is for the log.
+        /// Neither applied nor answered (retained, redelivered, an unanswered refusal); the reason is for the log.
         case ignored(String)
     }
 
     package let settings: Settings
-    private let signature: CommandSignature?
     private var bucket: TokenBucket
+    private var refusals: TokenBucket
     private var recentIDs: [String] = []
     private var recentSet: Set<String> = []
-    private var nonces: NonceLedger?
+    private var counters: CounterLedger?
+    /// Refusals not answered for lack of refusal budget, since start.
+    package private(set) var unansweredRefusals: UInt64 = 0
 
-    /// - Parameter now: the device clock, Unix seconds; the rate limit starts with a full burst.
-    package init(settings: Settings, now: Double) {
+    /// - Parameter now: the device clock, Unix seconds; the rate limits start full.
+    package init(settings: Settings, now: Double, logger: Logger = Logger(label: "motion-agent.control")) {
         self.settings = settings
-        signature = settings.hmacKey.map(CommandSignature.init(key:))
         bucket = TokenBucket(rate: settings.ratePerSecond, capacity: settings.burst, now: now)
-        if settings.hmacKey != nil {
-            nonces = NonceLedger(windowSeconds: settings.signatureWindowSeconds, capacity: settings.rememberedNonces)
+        refusals = TokenBucket(rate: settings.refusalsPerSecond, capacity: settings.refusalBurst, now: now)
+        if settings.keys != nil {
+            counters = CounterLedger(
+                state: settings.counterStore,
+                windowSeconds: settings.signatureWindowSeconds,
+                logger: logger
+            )
         }
     }
 
-    /// Judges one message received at `now` (Unix seconds). `clockSynchronized` false skips the age check: an
-    /// unsynchronized clock cannot tell an old command from a new one.
+    /// Judges one message that arrived on `topic` at `now` (Unix seconds). `clockSynchronized` false skips the age
+    /// check: an unsynchronized clock cannot tell an old command from a new one.
     package mutating func admit(
         _ payload: [UInt8],
+        topic: String,
         retained: Bool,
         now: Double,
         clockSynchronized: Bool
@@ -48,62 +59,98 @@ package struct ControlAdmission: Sendable {
                 "a retained control message — publish commands without the retain flag, and clear it (mosquitto_pub -r -n -t TOPIC)"
             )
         }
-        guard takeToken(now: now) else {
+        guard payload.count <= settings.maxPayloadBytes else {
+            return unverified(
+                ControlFailure(
+                    .tooLarge,
+                    "the command is \(payload.count) bytes; at most \(settings.maxPayloadBytes) are accepted"
+                ),
+                now: now
+            )
+        }
+        guard let keys = settings.keys else {
+            return admitUnsigned(payload, now: now, clockSynchronized: clockSynchronized)
+        }
+        let opened: SignedEnvelope.Opened
+        switch SignedEnvelope.open(
+            payload,
+            topic: topic,
+            keys: keys,
+            maximumSize: settings.maxPayloadBytes,
+            limits: .command,
+            what: "the command"
+        ) {
+        case .failure(let failure): return unverified(failure, now: now)
+        case .success(let o): opened = o
+        }
+        guard bucket.take(now: now) else { return .refused(rateLimited) }
+        let id = opened.members.first { $0.key == "id" }?.value.string.flatMap(SignedEnvelope.echoable)
+        guard let counter = opened.members.first(where: { $0.key == "counter" })?.value.integer, counter >= 1,
+            counter <= CounterLedger.maximum
+        else {
             return .refused(
                 ControlFailure(
-                    .rateLimited,
-                    "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"
+                    .unauthorized,
+                    id: id,
+                    "a signed command needs \"counter\": a whole number above every earlier one of its key (motion-agent ctl keeps it beside the key)"
                 )
             )
         }
-        var command = payload
-        if let signature {
-            switch signature.open(payload, maximumSize: settings.maxPayloadBytes) {
-            case .failure(let f): return .refused(f)
-            case .success(let opened):
-                switch nonces?.admit(nonce: opened.nonce, timestamp: opened.timestamp, now: now) ?? .fresh {
-                case .fresh:
-                    command = opened.command
-                case .stale(let age):
-                    let window = Int(settings.signatureWindowSeconds)
-                    let when =
-                        age >= 0 ? "\(Self.seconds(age)) s ago" : "\(Self.seconds(-age)) s ahead of the device clock"
-                    return .refused(
-                        ControlFailure(
-                            .unauthorized,
-                            id: opened.id,
-                            "the signed command is stamped \(when); signed commands must be stamped within ±\(window) s of the device clock — check both clocks (NTP) and send it again with a fresh timestamp and nonce"
-                        )
-                    )
-                case .forgotten:
-                    return .refused(
-                        ControlFailure(
-                            .unauthorized,
-                            id: opened.id,
-                            "the signed command is stamped before the oldest command this device still remembers (\(settings.rememberedNonces) nonces are kept), so it could be a replay — send it again with a fresh timestamp and nonce"
-                        )
-                    )
-                case .replayed:
-                    if let id = opened.id, recentSet.contains(id) {
-                        return .ignored(
-                            "signed control command \(id) arrived again with the same nonce (a replay or a QoS 1 redelivery)"
-                        )
-                    }
-                    return .refused(
-                        ControlFailure(
-                            .unauthorized,
-                            id: opened.id,
-                            "the nonce \"\(opened.nonce)\" was already used: a replayed command is refused — sign every command with a new random nonce"
-                        )
-                    )
-                }
+        switch counters?.check(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized) ?? .fresh {
+        case .fresh: break
+        case .seen:
+            if let id, recentSet.contains(id) {
+                return .ignored("signed control command \(id) arrived again with the same counter (a QoS 1 redelivery)")
             }
+            return .refused(
+                ControlFailure(
+                    .unauthorized,
+                    id: id,
+                    "the counter \(counter) of key \(opened.keyID) was used already: a replayed command is refused — sign every command anew"
+                )
+            )
+        case .belowFloor(let floor):
+            return .refused(
+                ControlFailure(
+                    .unauthorized,
+                    id: id,
+                    "the counter \(counter) of key \(opened.keyID) is at or below \(floor), older than what this device remembers: it could be a replay — sign the command anew (the counter rises with every signature)"
+                )
+            )
         }
         let request: ControlRequest
-        switch ControlRequest.parse(command, maximumSize: settings.maxPayloadBytes) {
+        switch ControlRequest.parse(members: opened.members) {
         case .failure(let f): return .refused(f)
         case .success(let r): request = r
         }
+        if let refusal = checkRepeatAndAge(request, now: now, clockSynchronized: clockSynchronized) { return refusal }
+        do {
+            try counters?.record(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized)
+        } catch {
+            return .refused(
+                ControlFailure(
+                    .internalFailure,
+                    id: request.id,
+                    "the command's counter could not be kept (\(error)), and without it a replay would pass after a restart: it is not applied — make agent.state_dir writable and give it room"
+                )
+            )
+        }
+        return .admitted(request)
+    }
+
+    private mutating func admitUnsigned(_ payload: [UInt8], now: Double, clockSynchronized: Bool) -> Verdict {
+        guard bucket.take(now: now) else { return .refused(rateLimited) }
+        let request: ControlRequest
+        switch ControlRequest.parse(payload, maximumSize: settings.maxPayloadBytes) {
+        case .failure(let f): return .refused(f)
+        case .success(let r): request = r
+        }
+        if let refusal = checkRepeatAndAge(request, now: now, clockSynchronized: clockSynchronized) { return refusal }
+        return .admitted(request)
+    }
+
+    private mutating func checkRepeatAndAge(_ request: ControlRequest, now: Double, clockSynchronized: Bool) -> Verdict?
+    {
         if !remember(request.id) {
             return .ignored("control command \(request.id) was already applied: a redelivery")
         }
@@ -119,14 +166,40 @@ package struct ControlAdmission: Sendable {
                 )
             }
         }
-        return .admitted(request)
+        return nil
     }
+
+    private var rateLimited: ControlFailure {
+        ControlFailure(
+            .rateLimited,
+            "too many commands: at most \(settings.ratePerSecond) per second (burst \(Int(settings.burst))) — slow down and retry"
+        )
+    }
+
+    /// A refusal of something that could not be verified: answered while the refusal budget lasts. Beyond it the
+    /// refusals are counted and reported in one log line every `unansweredReportSeconds` (an empty reason is not
+    /// logged), so a flood of junk fills neither the broker with replies nor the journal with lines.
+    private mutating func unverified(_ failure: ControlFailure, now: Double) -> Verdict {
+        if refusals.take(now: now) { return .refused(failure) }
+        unansweredRefusals += 1
+        guard now - lastUnansweredReport >= Self.unansweredReportSeconds || now < lastUnansweredReport else {
+            return .ignored("")
+        }
+        let count = unansweredRefusals - reportedUnanswered
+        lastUnansweredReport = now
+        reportedUnanswered = unansweredRefusals
+        return .ignored(
+            "\(count) control message(s) refused without an answer since the last report (more than \(settings.refusalsPerSecond) a second could not be verified; \(unansweredRefusals) since start) — the latest: \(failure.message)"
+        )
+    }
+
+    static let unansweredReportSeconds = 10.0
+    private var lastUnansweredReport = -Double.infinity
+    private var reportedUnanswered: UInt64 = 0
 
     /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far
     /// beyond Int's range, where `Int(_:)` traps (libFuzzer found `"timestamp": 1.7e25`).
     static func seconds(_ value: Double) -> String { String(format: "%.0f", value) }
-
-    private mutating func takeToken(now: Double) -> Bool { bucket.take(now: now) }
 
     /// Remembers `id`; false when it was remembered already.
     private mutating func remember(_ id: String) -> Bool {

@@ -7,20 +7,22 @@ import MotionWire
 /// The arguments of a command, read with their types checked; remembers which keys were read so unknown keys
 /// can be refused.
 struct Arguments {
-    private let object: [String: Any]
-    /// Envelope keys every command may carry; `nonce` guards signed commands against replay (`NonceLedger`).
-    private var used: Set<String> = ["id", "command", "timestamp", "nonce"]
+    private let members: [String: StrictJSON.Value]
+    /// Envelope keys every command may carry; `counter` and `target` guard signed commands against replay and
+    /// redirection (`CommandSignature`).
+    private var used: Set<String> = ["id", "command", "timestamp", "counter", "target"]
 
-    init(_ object: [String: Any]) {
-        self.object = object
+    init(_ members: [(key: String, value: StrictJSON.Value)]) {
+        // Keys are unique: the strict parser refuses a repeated one.
+        self.members = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
-    var unusedKeys: [String] { object.keys.filter { !used.contains($0) }.sorted() }
+    var unusedKeys: [String] { members.keys.filter { !used.contains($0) }.sorted() }
 
     mutating func string(_ key: String) -> Result<String?, ControlFailure> {
         used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        guard let s = v as? String else {
+        guard let v = members[key], v != .null else { return .success(nil) }
+        guard case .string(let s) = v else {
             return .failure(ControlFailure(.malformed, "\"\(key)\" must be a string"))
         }
         return .success(s)
@@ -28,13 +30,11 @@ struct Arguments {
 
     mutating func number(_ key: String) -> Result<Double?, ControlFailure> {
         used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        // JSONSerialization gives booleans as NSNumber too: refuse them as numbers.
-        guard let n = v as? NSNumber, !n.isJSONBoolean else {
+        guard let v = members[key], v != .null else { return .success(nil) }
+        guard case .number = v else {
             return .failure(ControlFailure(.malformed, "\"\(key)\" must be a number"))
         }
-        let d = n.doubleValue
-        guard d.isFinite else {
+        guard let d = v.double else {
             return .failure(ControlFailure(.malformed, "\"\(key)\" must be a finite number"))
         }
         return .success(d)
@@ -42,17 +42,12 @@ struct Arguments {
 
     mutating func bool(_ key: String) -> Result<Bool?, ControlFailure> {
         used.insert(key)
-        guard let v = object[key], !(v is NSNull) else { return .success(nil) }
-        guard let n = v as? NSNumber, n.isJSONBoolean else {
+        guard let v = members[key], v != .null else { return .success(nil) }
+        guard case .bool(let b) = v else {
             return .failure(ControlFailure(.malformed, "\"\(key)\" must be true or false"))
         }
-        return .success(n.boolValue)
+        return .success(b)
     }
-}
-
-extension NSNumber {
-    /// JSONSerialization gives `true`/`false` as NSNumbers of type char ("c"); JSON numbers are never chars.
-    fileprivate var isJSONBoolean: Bool { String(cString: objCType) == "c" }
 }
 
 extension Arguments {

@@ -45,30 +45,34 @@ public struct ControlCommandDescriptor: Sendable {
     }
 
     /// The JSON object of a command written as `ctl` takes it: `key=value` pairs, where numbers and
-    /// true/false become JSON numbers and booleans.
+    /// true/false become JSON numbers and booleans; members in the order given (id, command, timestamp, pairs).
     public static func object(
         id: String,
         command: String,
         pairs: [String],
         timestamp: Double?
-    ) throws(ControlFailure) -> [String: Any] {
-        var object: [String: Any] = ["id": id, "command": command]
-        if let timestamp { object["timestamp"] = timestamp }
+    ) throws(ControlFailure) -> [(key: String, value: StrictJSON.Value)] {
+        var members: [(key: String, value: StrictJSON.Value)] = [("id", .string(id)), ("command", .string(command))]
+        if let timestamp { members.append(("timestamp", .number(String(timestamp)))) }
         for pair in pairs {
             guard let eq = pair.firstIndex(of: "=") else {
                 throw ControlFailure(.malformed, "argument '\(pair)' is not key=value, e.g. stream=gyroscope")
             }
             let key = String(pair[..<eq])
             let value = String(pair[pair.index(after: eq)...])
+            guard !members.contains(where: { $0.key == key }) else {
+                throw ControlFailure(.malformed, "argument '\(key)' is given twice")
+            }
             if value == "true" || value == "false" {
-                object[key] = value == "true"
-            } else if let n = Double(value) {
-                object[key] = n
+                members.append((key, .bool(value == "true")))
+            } else if let n = Double(value), n.isFinite {
+                // As JSON writes it: a literal the strict parser accepts (Swift's description of a Double is).
+                members.append((key, .number(n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n))))
             } else {
-                object[key] = value
+                members.append((key, .string(value)))
             }
         }
-        return object
+        return members
     }
 
     public static let table: [ControlCommandDescriptor] = [

@@ -15,8 +15,9 @@ import Synchronization
 /// streams, wrong types, absurd values (400/404), commands older than `maxAgeSeconds` when the clock is
 /// synchronized (409), and anything beyond the rate limit (429). Retained commands are ignored (they would
 /// re-apply at every reconnect); a redelivered command (same id, QoS 1) is applied once and not answered twice.
-/// With an HMAC key (`Settings.hmacKey`) unsigned, tampered, stale and replayed envelopes are refused (401)
-/// before the command is even parsed.
+/// With the operators' keys (`Settings.keys`) every command and desired document must be signed by one of them
+/// for its own topic: unsigned, tampered, moved and replayed envelopes are refused (401) before the command is
+/// even parsed. Replies go only to the command's own reply namespace (`replyTopic(for:)`).
 public final class ControlPlane: Sendable {
     public typealias Settings = ControlDoorSettings
 
@@ -35,9 +36,6 @@ public final class ControlPlane: Sendable {
     private let reconciler: ConfigurationReconciler
     /// Desired-state topic → its layer (`{root}/desired`, the fleet's, each group's).
     private let desiredTopics: [String: ConfigurationLayer]
-    /// Opens signed desired documents when `Settings.hmacKey` is set.
-    private let signature: CommandSignature?
-    private let maxPayloadBytes: Int
     private let topics: TopicScheme
     private let deviceID: String
     private let clock: @Sendable () -> Double
@@ -48,17 +46,6 @@ public final class ControlPlane: Sendable {
     /// The door: admission's state, and held while a command or a reload is applied, so changes never
     /// interleave.
     private let door: Mutex<ControlAdmission>
-    /// Inbound messages dropped so far (the client's bound and the control inbox's).
-    private let inboundDropped: @Sendable () -> UInt64
-    /// Which layers' retained documents arrived since the last subscription, until its probe returns.
-    private let snapshot = Mutex<DesiredSnapshot?>(nil)
-
-    private struct DesiredSnapshot {
-        var barrier: SubscriptionBarrier
-        var heard: Set<ConfigurationLayer> = []
-        var droppedAtStart: UInt64
-    }
-
     public init(
         controller: AgentController,
         history: (any StepHistory)? = nil,
@@ -73,32 +60,54 @@ public final class ControlPlane: Sendable {
         reloadConfiguration: @escaping @Sendable () throws -> ReloadReport = {
             throw ControlFailure(.conflict, "this agent was started without a configuration file to reload")
         },
-        inboundDropped: @escaping @Sendable () -> UInt64 = { 0 },
         logger: Logger
     ) {
-        self.inboundDropped = inboundDropped
         self.reloadConfiguration = reloadConfiguration
         self.controller = controller
         self.history = history
         self.reconciler = reconciler
         self.desiredTopics = desiredTopics
-        signature = settings.hmacKey.map(CommandSignature.init(key:))
-        maxPayloadBytes = settings.maxPayloadBytes
         self.topics = topics
         self.deviceID = deviceID
         self.clock = clock
         self.clockSynchronized = clockSynchronized
         self.statusDocument = statusDocument
         self.logger = logger
-        door = Mutex(ControlAdmission(settings: settings, now: clock()))
+        door = Mutex(ControlAdmission(settings: settings, now: clock(), logger: logger))
+    }
+
+    /// Where the answer to `message` goes: its MQTT 5 response topic when that lies in the operators' reply
+    /// namespace (`motion-ctl/<client>/reply`), with this device's id as one more level so the operator's tool
+    /// reads whose answer it is from the topic; otherwise this device's own `{root}/control/reply`. A sender
+    /// cannot point replies anywhere else — at the fleet's control topic (where every device would answer every
+    /// answer) or at a desired-state topic.
+    func replyTopic(for message: InboundMessage) -> String {
+        guard let requested = message.responseTopic, Self.isOperatorReplyTopic(requested) else {
+            return topics.controlReply
+        }
+        return requested + "/" + deviceID
+    }
+
+    /// `motion-ctl/<one level>/reply`: what `motion-agent ctl` asks for.
+    static func isOperatorReplyTopic(_ topic: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.count == 3 && levels[0] == "motion-ctl" && levels[2] == "reply" && !levels[1].isEmpty
+            && TopicScheme.levelProblem(String(levels[1])) == nil
     }
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
     public func handle(_ message: InboundMessage) -> Outcome? {
-        door.withLock { admission -> Outcome? in
+        if let requested = message.responseTopic, !Self.isOperatorReplyTopic(requested) {
+            logger.warning(
+                "a command asked for its answer on \(Printable.text(requested, limit: 200)), outside the operators' reply namespace: it is answered on \(topics.controlReply) instead (motion-ctl/<client>/reply is accepted)",
+                metadata: ["mqtt.topic": "\(message.topic)"]
+            )
+        }
+        return door.withLock { admission -> Outcome? in
             // Read inside the door, so admission sees the clock advance in the order it admits.
             let verdict = admission.admit(
                 message.payload,
+                topic: message.topic,
                 retained: message.retain,
                 now: clock(),
                 clockSynchronized: clockSynchronized()
@@ -106,7 +115,11 @@ public final class ControlPlane: Sendable {
             let request: ControlRequest
             switch verdict {
             case .ignored(let reason):
-                logger.warning("control message ignored: \(reason)", metadata: ["mqtt.topic": "\(message.topic)"])
+                guard !reason.isEmpty else { return nil }  // counted, and reported in a later line
+                logger.warning(
+                    "control message ignored: \(Printable.text(reason, limit: 400))",
+                    metadata: ["mqtt.topic": "\(message.topic)"]
+                )
                 return nil
             case .refused(let failure):
                 return refuse(failure, message)
@@ -130,7 +143,7 @@ public final class ControlPlane: Sendable {
                     metadata: ["agent.command_id": "\(request.id)", "agent.command": "\(request.command)"]
                 )
                 return Outcome(
-                    replyTopic: message.responseTopic ?? topics.controlReply,
+                    replyTopic: replyTopic(for: message),
                     reply: .applied(id: request.id, device: deviceID, result: result),
                     correlationData: message.correlationData,
                     stateChanged: descriptor.changesState
@@ -156,30 +169,13 @@ public final class ControlPlane: Sendable {
         reconciler.status(notes: notes)
     }
 
-    /// Whether `topic` carries a layer's desired state or the probe after it (`receiveDesired`) rather than
-    /// commands.
-    public func carriesDesiredState(_ topic: String) -> Bool {
-        desiredTopics[topic] != nil || topic == topics.desiredProbe
-    }
+    /// Whether `topic` carries a layer's desired state (`receiveDesired`) rather than commands.
+    public func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
 
-    /// Called right before (re)subscribing to the desired topics: returns the barrier whose token to publish on
-    /// `TopicScheme.desiredProbe` after the SUBSCRIBE (`SubscriptionBarrier`). When it comes back every layer the
-    /// broker still retains has arrived — and a layer kept from an earlier connection that did not arrive was
-    /// cleared meanwhile (an empty retained payload deletes the broker's copy, so a device away at that moment
-    /// never sees it).
-    public func beginDesiredSnapshot() -> SubscriptionBarrier {
-        let barrier = SubscriptionBarrier(topic: topics.desiredProbe)
-        snapshot.withLock { $0 = DesiredSnapshot(barrier: barrier, droppedAtStart: inboundDropped()) }
-        return barrier
-    }
-
-    /// A layer's retained desired document (or the probe after them), through the door like every other
-    /// change. Returns whether the status must be republished (applied, refused or removed: the status reports
-    /// each).
+    /// A layer's retained desired document, through the door like every other change. Returns whether the
+    /// status must be republished (applied, refused or ignored as older: the status reports each).
     public func receiveDesired(_ message: InboundMessage) -> Bool {
-        if message.topic == topics.desiredProbe { return completeDesiredSnapshot(message) }
         guard let layer = desiredTopics[message.topic] else { return false }
-        snapshot.withLock { _ = $0?.heard.insert(layer) }
         return door.withLock { _ in receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic) }
     }
 
@@ -188,43 +184,12 @@ public final class ControlPlane: Sendable {
             payload,
             for: layer,
             topic: topic,
-            now: clock(),
-            verify: signature.map { signature in
-                { [maxPayloadBytes] payload in
-                    signature.verify(payload, maximumSize: maxPayloadBytes, what: "the desired document")
-                }
-            }
+            now: clock()
         ) { [controller] effective in _ = try controller.apply(effective) }
         switch outcome {
         case .applied, .refused, .stale: return true
         case .unchanged: return false
         }
-    }
-
-    /// The probe came back: every layer kept from before that the broker no longer retains is removed.
-    private func completeDesiredSnapshot(_ message: InboundMessage) -> Bool {
-        let completed = snapshot.withLock { current -> DesiredSnapshot? in
-            // A probe of an earlier connection proves nothing about this one's subscription.
-            guard let s = current, s.barrier.isReturn(of: message) else { return nil }
-            current = nil
-            return s
-        }
-        guard let completed else { return false }
-        guard inboundDropped() == completed.droppedAtStart else {
-            logger.warning(
-                "inbound messages were dropped while the retained desired documents arrived: layers that did not arrive are kept as they are (they may have been dropped rather than cleared); they are checked again at the next connection"
-            )
-            return false
-        }
-        var changed = false
-        for (topic, layer) in desiredTopics.sorted(by: { $0.key < $1.key }) where !completed.heard.contains(layer) {
-            guard let version = reconciler.documentVersions[layer] else { continue }
-            logger.notice(
-                "the broker retains no \(layer) desired document on \(topic) any more: v\(version) was cleared while this device was away, so the layer is removed (if the broker lost its retained messages instead, turn on its persistence and publish the document again)"
-            )
-            changed = door.withLock { _ in receiveInsideTheDoor([], layer: layer, topic: topic) } || changed
-        }
-        return changed
     }
 
     /// Re-reads config.yaml through the door, for SIGHUP and `reload-config` alike; an invalid file changes
@@ -267,11 +232,13 @@ public final class ControlPlane: Sendable {
     private func refuse(_ failure: ControlFailure, _ message: InboundMessage) -> Outcome {
         let reply = ControlReply.refused(failure, device: deviceID)
         logger.warning(
-            "control command refused (\(reply.code)): \(failure.message)",
-            metadata: ["agent.command_id": "\(failure.id ?? "-")", "mqtt.topic": "\(message.topic)"]
+            "control command refused (\(reply.code)): \(Printable.text(failure.message, limit: 400))",
+            metadata: [
+                "agent.command_id": "\(failure.id.map { Printable.text($0) } ?? "-")", "mqtt.topic": "\(message.topic)",
+            ]
         )
         return Outcome(
-            replyTopic: message.responseTopic ?? topics.controlReply,
+            replyTopic: replyTopic(for: message),
             reply: reply,
             correlationData: message.correlationData,
             stateChanged: false

@@ -39,12 +39,9 @@ public struct ControlRequest: Sendable, Equatable {
                 )
             )
         }
-        let object: [String: Any]
+        let members: [(key: String, value: StrictJSON.Value)]
         do {
-            guard
-                let o = try JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])
-                    as? [String: Any]
-            else {
+            guard case .object(let o) = try StrictJSON.parse(payload, limits: .command) else {
                 return .failure(
                     ControlFailure(
                         .malformed,
@@ -52,16 +49,23 @@ public struct ControlRequest: Sendable, Equatable {
                     )
                 )
             }
-            object = o
+            members = o
         } catch {
             return .failure(
                 ControlFailure(
                     .malformed,
-                    "the command is not valid JSON — send an object like {\"id\": \"1\", \"command\": \"status\"}"
+                    "the command is not valid JSON: it \(error) — send an object like {\"id\": \"1\", \"command\": \"status\"}"
                 )
             )
         }
-        var args = Arguments(object)
+        return parse(members: members)
+    }
+
+    /// Reads a command object's members (a plain command's, or a signed one's once opened).
+    public static func parse(
+        members: [(key: String, value: StrictJSON.Value)]
+    ) -> Result<ControlRequest, ControlFailure> {
+        var args = Arguments(members)
         let id: String
         switch args.string("id") {
         case .success(let v?) where !v.isEmpty && v.utf8.count <= 128: id = v

@@ -46,6 +46,8 @@ public struct StateFile: Sendable, Hashable, CustomStringConvertible {
     public static let legacyStreams = StateFile("streams.json")
     /// What `legacyStreams` becomes once migrated.
     public static let migratedLegacyStreams = StateFile("streams.json.migrated")
+    /// The highest counters of signed commands seen per operator key, so a replay is refused after a restart.
+    public static let commandCounters = StateFile("command-counters.json")
     /// The step and activity history (SQLite, managed by MotionHistory).
     public static let history = StateFile("history.sqlite")
     /// The durable outbox's folder: segments and the acknowledgement cursor (`SegmentStorage`).

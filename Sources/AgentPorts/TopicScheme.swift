@@ -39,9 +39,6 @@ public struct TopicScheme: Sendable, Hashable {
         /// The device layer's desired state: a retained `{"version": N, …}` document operators publish
         /// (docs/fleet.md).
         case desired
-        /// The agent's own probe, published after each subscription and read back: when it returns, the
-        /// broker has handed over every retained desired document (it handles one client's packets in order).
-        case desiredProbe
 
         /// A stream's own topic: one name everywhere, config key, topic, command.
         public static func stream(_ name: StreamName) -> Subject { .payload(name.descriptor.primary.payload) }
@@ -55,14 +52,13 @@ public struct TopicScheme: Sendable, Hashable {
             case .control: "control"
             case .controlReply: "control/reply"
             case .desired: "desired"
-            case .desiredProbe: "desired/probe"
             }
         }
 
         /// Every subject, stream topics first.
         public static let all: [Subject] =
             StreamDescriptor.allTopics.map { .payload($0.payload) } + [
-                .status, .metrics, .control, .controlReply, .desired, .desiredProbe,
+                .status, .metrics, .control, .controlReply, .desired,
             ]
 
         /// The subject whose path is `path`, if any.
@@ -83,7 +79,6 @@ public struct TopicScheme: Sendable, Hashable {
     public var control: String { topic(.control) }
     public var controlReply: String { topic(.controlReply) }
     public var desired: String { topic(.desired) }
-    public var desiredProbe: String { topic(.desiredProbe) }
     /// The subscription filter for everything the device publishes.
     public var everything: String { "\(root)/#" }
 

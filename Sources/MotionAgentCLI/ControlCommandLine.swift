@@ -20,7 +20,7 @@ struct ControlCommandLine: AsyncParsableCommand {
               motion-agent ctl --device imu-17 set-rate stream=gyroscope rate_hz=50
               motion-agent ctl --fleet status
               motion-agent ctl --group lab stop stream=magnetometer
-              motion-agent ctl --hmac-key-file fleet.key --device imu-17 status
+              motion-agent ctl --signing-key operator.key --device imu-17 status
             Exit status: 0 when every reply was ok, 1 when one was not, 2 when no reply came in time.
 
             Commands:
@@ -34,8 +34,11 @@ struct ControlCommandLine: AsyncParsableCommand {
     @Flag(help: "Address every device.") var fleet = false
     @Option(help: "The fleet control topic.") var fleetTopic = TopicScheme.fleetControl
     @Option(help: "Seconds to wait for replies.") var timeout: Double = 5
-    @Option(help: "Sign the command with the HMAC key in this file (the devices' control.hmac_key_file).")
-    var hmacKeyFile: String?
+    @Option(
+        help:
+            "Sign the command with this operator key (motion-agent keys generate; the devices' control.trusted_keys_file)."
+    )
+    var signingKey: String?
     @Argument(help: "The command: \(ControlCommandDescriptor.names.joined(separator: ", ")).") var command: String
     @Argument(help: "key=value arguments.") var arguments: [String] = []
 
@@ -50,10 +53,7 @@ struct ControlCommandLine: AsyncParsableCommand {
                 pairs: arguments,
                 timestamp: nil
             )
-            let bytes = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            if case .failure(let failure) = ControlRequest.parse(Array(bytes)) {
-                throw failure
-            }
+            if case .failure(let failure) = ControlRequest.parse(members: object) { throw failure }
         } catch let failure as ControlFailure {
             throw ValidationError(
                 ControlCommandDescriptor.named(command) == nil
@@ -70,10 +70,6 @@ struct ControlCommandLine: AsyncParsableCommand {
             pairs: arguments,
             timestamp: Date().timeIntervalSince1970
         )
-        var payload = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        if let hmacKeyFile {
-            payload = Data(try Self.sign(object, keyFile: hmacKeyFile))
-        }
         let topic: String
         if let device {
             topic = broker.topics(device: device).control
@@ -82,23 +78,34 @@ struct ControlCommandLine: AsyncParsableCommand {
         } else {
             topic = fleetTopic
         }
+        var payload = StrictJSON.Value.object(object).encoded()
+        if let signingKey {
+            // Signed for this topic only, with the key's next counter: it cannot be moved or replayed.
+            let operatorKey = try OperatorKeyFile(path: signingKey)
+            let counter = try operatorKey.nextCounter()
+            payload = SignedEnvelope.seal(
+                [("target", .string(topic)), ("counter", .number(String(counter)))] + object,
+                with: operatorKey.key
+            )
+        }
 
         let client = MosquittoClient(logger: Logger(label: "motion-agent.ctl"))
         let clientID = "motion-ctl-\(id.prefix(8))"
         try client.connect(try broker.connectOptions(clientID: clientID))
         try await awaitConnection(client, timeout: timeout)
-        // MQTT 5: replies come to our own response topic with our correlation data. 3.1.1: on every device's
-        // reply topic, matched by id.
+        // MQTT 5: replies come to our own response topic, one level more per device (the device's id, which the
+        // shipped ACL lets only that device write), with our correlation data. 3.1.1: on every device's reply
+        // topic, matched by id. Either way the device is read from the topic, not from the reply's body.
+        let responseTopic = TopicScheme.operatorReply(clientID: clientID)
         let replyFilter =
-            broker.protocol == .v5
-            ? TopicScheme.operatorReply(clientID: clientID) : TopicScheme.everyDeviceReply(template: broker.root)
+            broker.protocol == .v5 ? responseTopic + "/+" : TopicScheme.everyDeviceReply(template: broker.root)
         try client.subscribe([replyFilter], qos: 1)
         try await Task.sleep(for: .milliseconds(100))
         if broker.protocol == .v5 {
             try client.publishRequest(
                 topic: topic,
                 payload: Array(payload),
-                responseTopic: replyFilter,
+                responseTopic: responseTopic,
                 correlationData: Array(id.utf8)
             )
         } else {
@@ -119,21 +126,32 @@ struct ControlCommandLine: AsyncParsableCommand {
                 // Ends when the timeout cancels this task (the event stream finishes on cancellation).
                 for await event in client.events {
                     guard case .message(let m) = event,
+                        let sender = Self.device(
+                            ofReplyTopic: m.topic,
+                            responseTopic: responseTopic,
+                            root: broker.root
+                        ),
+                        (try? StrictJSON.parse(m.payload, limits: .document)) != nil,
                         let reply = try? ControlReply.decode(m.payload, shape: shape),
                         reply.id == id
                     else { continue }
                     replies += 1
-                    allOK = allOK && reply.ok
+                    let honest = reply.device == sender
+                    allOK = allOK && reply.ok && honest
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys]
                     let result = reply.result.flatMap { try? encoder.encode($0) }
+                    // Printed through Printable: a reply is the device's text, and escape sequences in it must not
+                    // reach the operator's terminal.
                     print(
                         [
-                            reply.device,
+                            Printable.text(sender, limit: 64),
                             reply.ok ? "ok" : "FAILED",
                             "\(reply.code)",
-                            reply.message,
-                            result.map { String(decoding: $0, as: UTF8.self) } ?? "",
+                            Printable.text(reply.message, limit: 2000)
+                                + (honest
+                                    ? "" : " [the reply names the device \(Printable.text(reply.device, limit: 64))]"),
+                            result.map { Printable.text(String(decoding: $0, as: UTF8.self), limit: 100_000) } ?? "",
                         ].joined(separator: "\t")
                     )
                     if single { break }
@@ -159,26 +177,19 @@ struct ControlCommandLine: AsyncParsableCommand {
         if !allOK { throw ExitCode(1) }
     }
 
-    /// The signed envelope of `command` with a fresh random nonce (docs/control.md, "Signed commands").
-    static func sign(_ command: [String: Any], keyFile: String) throws -> [UInt8] {
-        // The same reading rules as the agent's control.hmac_key_file, so both sides derive the same key.
-        var settings = ControlSettings()
-        settings.hmacKeyFile = keyFile
-        let key: [UInt8]
-        do {
-            guard let read = try settings.readHMACKey() else { throw ValidationError("no key file") }
-            key = read
-        } catch {
-            throw ValidationError("--hmac-key-file: \(error)")
+    /// The device whose reply arrived on `topic`: the last level under our response topic (MQTT 5), or the
+    /// `{device}` of `{root}/control/reply` (3.1.1); nil for any other topic.
+    static func device(ofReplyTopic topic: String, responseTopic: String, root template: String) -> String? {
+        if topic.hasPrefix(responseTopic + "/") {
+            let device = String(topic.dropFirst(responseTopic.count + 1))
+            return device.contains("/") ? nil : device
         }
-        var rng = SystemRandomNumberGenerator()
-        let nonce = (0..<16).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &rng)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
-        var signed = command
-        signed["nonce"] = nonce
-        let bytes = try JSONSerialization.data(withJSONObject: signed, options: [.sortedKeys])
-        return CommandSignature(key: key).envelope(for: Array(bytes))
+        let pattern = TopicScheme(template: template, device: "\u{0}").controlReply
+        let parts = pattern.components(separatedBy: "\u{0}")
+        guard parts.count == 2, topic.hasPrefix(parts[0]), topic.hasSuffix(parts[1]),
+            topic.count > parts[0].count + parts[1].count
+        else { return nil }
+        let device = String(topic.dropFirst(parts[0].count).dropLast(parts[1].count))
+        return device.contains("/") ? nil : device
     }
 }

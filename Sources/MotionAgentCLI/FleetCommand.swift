@@ -8,6 +8,9 @@ struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Read and change the fleet's desired state; see which devices run it (docs/fleet.md).",
-        subcommands: [FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self, FleetUnsetCommand.self]
+        subcommands: [
+            FleetStatusCommand.self, FleetGetCommand.self, FleetSetCommand.self, FleetUnsetCommand.self,
+            FleetClearCommand.self,
+        ]
     )
 }

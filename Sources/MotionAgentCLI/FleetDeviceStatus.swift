@@ -26,21 +26,38 @@ struct FleetDeviceStatus: Codable {
     var refused: String?
     /// The last document ignored as older than the one in force (someone published an old version).
     var ignored: String?
+    /// The device the status body names, when it is not the one of its topic.
+    var impostor: String?
     var differing: [Difference] = []
     /// The effective settings as the device reports them.
     var settings: [String: ConfigurationStatus.Setting] = [:]
 
-    var hasProblem: Bool { !online || refused != nil || !differing.isEmpty }
+    var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
 
-    /// The rows of every device whose retained status is among `messages`.
+    /// The device whose status `topic` is (`{root}/status` under the `topics.root` template), or nil.
+    static func device(ofStatusTopic topic: String, root template: String) -> String? {
+        let parts = TopicScheme(template: template, device: "\u{0}").status.components(separatedBy: "\u{0}")
+        guard parts.count == 2, topic.hasPrefix(parts[0]), topic.hasSuffix(parts[1]),
+            topic.count > parts[0].count + parts[1].count
+        else { return nil }
+        let device = String(topic.dropFirst(parts[0].count).dropLast(parts[1].count))
+        return device.contains("/") ? nil : device
+    }
+
+    /// The rows of every device whose retained status is among `messages`, keyed by the device of the topic each
+    /// came from — which the shipped ACL lets only that device write — never by what the body claims; a body
+    /// naming another device is shown as a problem, not believed.
     static func collect(_ messages: some Sequence<InboundMessage>, root: String) -> [FleetDeviceStatus] {
         let decoder = JSONDecoder()
         var rows: [String: FleetDeviceStatus] = [:]
-        for message in messages where message.topic.hasSuffix("/status") && !message.payload.isEmpty {
-            guard let status = try? decoder.decode(AgentStatus.self, from: Data(message.payload)) else { continue }
+        for message in messages where !message.payload.isEmpty {
+            guard let device = device(ofStatusTopic: message.topic, root: root),
+                (try? StrictJSON.parse(message.payload, limits: .document)) != nil,
+                let status = try? decoder.decode(AgentStatus.self, from: Data(message.payload))
+            else { continue }
             let configuration = status.configuration
-            rows[status.device] = FleetDeviceStatus(
-                device: status.device,
+            rows[device] = FleetDeviceStatus(
+                device: device,
                 online: status.state == .online,
                 since: status.time,
                 groups: configuration?.groups ?? [],
@@ -49,6 +66,7 @@ struct FleetDeviceStatus: Codable {
                     "\($0.layer) v\($0.version.map(String.init) ?? "?"): \($0.reason)"
                 },
                 ignored: configuration?.ignored.map { "\($0.layer): \($0.reason)" },
+                impostor: status.device == device ? nil : status.device,
                 settings: configuration?.settings ?? [:]
             )
         }

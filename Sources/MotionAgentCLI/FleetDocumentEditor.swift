@@ -14,9 +14,18 @@ struct FleetDocumentEditor {
     var target: FleetTarget
     var timeout: Double
     var wait: Double
-    var hmacKeyFile: String?
+    /// Signs the document (`--signing-key`): what devices with control.trusted_keys_file require.
+    var key: String?
+    /// Public keys the retained document may be signed with besides `key`'s own (`--trusted-keys`).
+    var trustedKeys: String?
+    /// Build on nothing: a fresh document (`--replace`), for a retained one that cannot be verified.
+    var replace: Bool = false
+    /// The version to publish (`--version`); by default the retained one's + 1.
+    var version: Int?
 
-    func edit(setting written: [String: String], unsetting unset: [String]) async throws {
+    /// Publishes the next version of the layer's document: `written` set and `unset` removed, or (`clearing`)
+    /// a clear, which removes the layer on every device, also those away now, when they next connect.
+    func edit(setting written: [String: String], unsetting unset: [String], clearing: Bool = false) async throws {
         let topic = target.topic(broker)
         let statusFilter = TopicScheme(template: broker.root, device: "+").status
         let snapshot = try await RetainedSnapshot(
@@ -24,28 +33,48 @@ struct FleetDocumentEditor {
             filters: [topic, statusFilter],
             timeout: timeout
         )
-        let current: DesiredDocument
-        if let message = snapshot.latest[topic], !message.payload.isEmpty {
-            do {
-                current = try DesiredDocument.decode(desiredDocumentBytes(message.payload), source: topic)
-            } catch {
+        let signingKey = try key.map { try OperatorKeyFile(path: $0) }
+        let opener = DesiredDocumentOpener(keys: try verificationKeys(signingKey))
+        var current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
+        if let message = snapshot.latest[topic], !message.payload.isEmpty, !replace {
+            // What someone else published is built upon only when it verifies as what the devices would apply
+            // (signed by a trusted key for this topic and layer, when signing): a document planted by anyone who
+            // could write the topic is never signed by the operator's next edit.
+            switch opener.open(message.payload, layer: target.layer, topic: topic) {
+            case .success(let document): current = document
+            case .failure(let refusal):
                 await snapshot.close()
                 throw ValidationError(
-                    "the document retained on \(topic) is not valid (\(error)); publish a corrected one with a higher version"
+                    "the document retained on \(topic) is not one to build on: \(Printable.text(refusal.reason, limit: 600)) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --version N to choose)"
                 )
             }
-        } else {
-            current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
+        }
+        if replace {
+            // Nothing verified to count from: start above every version the devices in scope report running, so
+            // the fresh document is newer wherever it lands.
+            let reported = FleetDeviceStatus.collect(snapshot.latest.values, root: broker.root).filter { inScope($0) }
+            current.version = reported.compactMap { $0.desired["\(target.layer)"] }.max() ?? 0
+        }
+        if let version {
+            guard version > current.version, version <= DesiredDocument.maximumVersion else {
+                await snapshot.close()
+                throw ValidationError(
+                    "--version \(version) must be above \(current.version) (the retained document's) and at most \(DesiredDocument.maximumVersion)"
+                )
+            }
+            current.version = version - 1
         }
         let next: DesiredDocument
         do {
-            next = try current.updating(setting: written, unsetting: unset, source: "fleet set")
+            next =
+                clearing
+                ? .clearing(version: current.version + 1)
+                : try current.updating(setting: written, unsetting: unset, source: "fleet set")
         } catch {
             await snapshot.close()
             throw ValidationError("\(error)")
         }
-        var payload = next.encoded()
-        if let hmacKeyFile { payload = try signedDocument(payload, keyFile: hmacKeyFile) }
+        let payload = DesiredDocumentOpener.payload(next, layer: target.layer, topic: topic, key: signingKey?.key)
         let before = snapshot.messages.count
         let published = ContinuousClock.now
         _ = try payload.withUnsafeBytes { try snapshot.client.publish(topic: topic, payload: $0, qos: 1, retain: true) }
@@ -60,7 +89,7 @@ struct FleetDocumentEditor {
                 }
                 await snapshot.close()
                 printError(
-                    "another document was published on \(topic) while this one was (\(String(decoding: desiredDocumentBytes(message.payload).prefix(80), as: UTF8.self))…): run the command again to build on the newest"
+                    "another document was published on \(topic) while this one was: run the command again to build on the newest"
                 )
                 throw ExitCode(1)
             }
@@ -112,14 +141,17 @@ struct FleetDocumentEditor {
         return true
     }
 
-    private func signedDocument(_ document: [UInt8], keyFile: String) throws -> [UInt8] {
-        var settings = ControlSettings()
-        settings.hmacKeyFile = keyFile
-        do {
-            guard let key = try settings.readHMACKey() else { throw ValidationError("no key file") }
-            return CommandSignature(key: key).envelope(for: document)
-        } catch {
-            throw ValidationError("--hmac-key-file: \(error)")
+    /// The keys a retained document must be signed with to be built upon: the signing key's own and those of
+    /// `--trusted-keys`; nil (unsigned documents) when neither is given.
+    private func verificationKeys(_ signing: OperatorKeyFile?) throws -> OperatorKeys? {
+        var keys: [(id: String, publicKey: [UInt8])] = signing.map { [($0.key.id, $0.key.publicKey)] } ?? []
+        if let trustedKeys {
+            guard let data = FileManager.default.contents(atPath: trustedKeys),
+                case .success(let file) = TrustedKeyFile.parse(String(decoding: data, as: UTF8.self))
+            else { throw ValidationError("--trusted-keys \(trustedKeys) is not a readable trusted keys file") }
+            keys += file.keys.filter { key in !keys.contains { $0.id == key.id } }
         }
+        guard !keys.isEmpty else { return nil }
+        return try OperatorKeys(TrustedKeyFile(keys: keys))
     }
 }

@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import ArgumentParser
 import Foundation
+import MotionWire
 
 struct FleetGetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +26,13 @@ struct FleetGetCommand: AsyncParsableCommand {
             printError("no desired document is retained on \(topic)")
             throw ExitCode(1)
         }
-        print(String(decoding: desiredDocumentBytes(message.payload), as: UTF8.self))
+        guard let members = retainedDocumentMembers(message.payload) else {
+            printError("the payload retained on \(topic) is not a JSON object")
+            throw ExitCode(1)
+        }
+        print(
+            Printable.text(String(decoding: StrictJSON.Value.object(members).encoded(), as: UTF8.self), limit: 100_000)
+        )
         await snapshot.close()
     }
 }

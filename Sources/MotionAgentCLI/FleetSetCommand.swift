@@ -18,8 +18,7 @@ struct FleetSetCommand: AsyncParsableCommand {
     @OptionGroup var target: FleetTarget
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
-    @Option(help: "Sign the document with the HMAC key in this file (the devices' control.hmac_key_file).")
-    var hmacKeyFile: String?
+    @OptionGroup var signing: FleetSigningOptions
     @Argument(help: "KEY=VALUE pairs, e.g. streams.gyroscope.rate_hz=50.") var assignments: [String]
 
     func run() async throws {
@@ -35,7 +34,10 @@ struct FleetSetCommand: AsyncParsableCommand {
             target: target,
             timeout: timeout,
             wait: wait,
-            hmacKeyFile: hmacKeyFile
+            key: signing.signingKey,
+            trustedKeys: signing.trustedKeys,
+            replace: signing.replace,
+            version: signing.version
         )
         .edit(setting: written, unsetting: [])
     }

@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import ArgumentParser
 import Foundation
+import MotionWire
 
 struct FleetStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,7 +34,7 @@ struct FleetStatusCommand: AsyncParsableCommand {
             var newest: [String: DesiredDocument] = [:]
             func read(_ topic: String, as layer: String) {
                 guard let message = latest[topic], !message.payload.isEmpty,
-                    let document = try? DesiredDocument.decode(desiredDocumentBytes(message.payload), source: topic)
+                    let document = retainedDocument(message.payload, topic: topic)
                 else { return }
                 newest[layer] = document
             }
@@ -56,21 +57,32 @@ struct FleetStatusCommand: AsyncParsableCommand {
         if rows.contains(where: \.hasProblem) { throw ExitCode(1) }
     }
 
+    /// The rows as text. Everything but the device (from the topic) is the device's own text: printed through
+    /// `Printable`, so escape sequences in a status never reach the operator's terminal.
     private func table(_ rows: [FleetDeviceStatus]) -> String {
         guard !rows.isEmpty else { return "no device status is retained under \(broker.root)" }
         let formatter = ISO8601DateFormatter()
+        func when(_ seconds: Double) -> String {
+            // A status's time is the device's number: only a plausible one goes through the date formatter.
+            guard seconds.isFinite, seconds > 0, seconds < 32_503_680_000 else { return "\(seconds)" }
+            return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        }
+        func text(_ value: String) -> String { Printable.text(value, limit: 400) }
         var lines: [String] = []
         for row in rows {
-            let state =
-                (row.online ? "online" : "OFFLINE") + " since "
-                + formatter.string(from: Date(timeIntervalSince1970: row.since))
-            let versions = row.desired.keys.sorted().map { "\($0) v\(row.desired[$0]!)" }.joined(separator: ", ")
-            lines.append("\(row.device)\t\(state)\t\(versions.isEmpty ? "no desired documents" : versions)")
-            if let refused = row.refused { lines.append("  refused \(refused)") }
-            if let ignored = row.ignored { lines.append("  ignored \(ignored)") }
+            let state = (row.online ? "online" : "OFFLINE") + " since " + when(row.since)
+            let versions = row.desired.keys.sorted().map { "\(text($0)) v\(row.desired[$0]!)" }.joined(separator: ", ")
+            lines.append("\(text(row.device))\t\(state)\t\(versions.isEmpty ? "no desired documents" : versions)")
+            if let impostor = row.impostor {
+                lines.append(
+                    "  its status names the device \(text(impostor)): not believed (the topic says \(text(row.device)))"
+                )
+            }
+            if let refused = row.refused { lines.append("  refused \(text(refused))") }
+            if let ignored = row.ignored { lines.append("  ignored \(text(ignored))") }
             for difference in row.differing {
                 lines.append(
-                    "  \(difference.key) = \(difference.value ?? "—"), desired \(difference.wanted): \(difference.why)"
+                    "  \(text(difference.key)) = \(text(difference.value ?? "—")), desired \(text(difference.wanted)): \(text(difference.why))"
                 )
             }
         }

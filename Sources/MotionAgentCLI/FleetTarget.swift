@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import ArgumentParser
 import Foundation
+import MotionWire
 
 /// Which layer's desired document a `fleet get|set|unset` addresses.
 struct FleetTarget: ParsableArguments {
@@ -30,11 +31,19 @@ struct FleetTarget: ParsableArguments {
     }
 }
 
-/// The bytes of a desired document as published: a signed envelope's inner document, or the payload itself.
-func desiredDocumentBytes(_ payload: [UInt8]) -> [UInt8] {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-        object.count == 2, let signed = object["signed"] as? String, object["signature"] != nil,
-        let inner = Data(base64Encoded: signed)
-    else { return payload }
-    return Array(inner)
+/// The JSON of a retained desired document, unverified, for display and comparison (`fleet get`,
+/// `fleet status`): a signed envelope's signed object without its `target` and `layer`, or the payload itself.
+/// Never applied to anything: what devices apply they verify themselves.
+func retainedDocumentMembers(_ payload: [UInt8]) -> [(key: String, value: StrictJSON.Value)]? {
+    guard case .object(let outer)? = try? StrictJSON.parse(payload, limits: .desiredDocument) else { return nil }
+    guard outer.count == 3, let signed = outer.first(where: { $0.key == "signed" })?.value.string,
+        outer.contains(where: { $0.key == "key" }), let bytes = Base64.decode(signed),
+        case .object(let inner)? = try? StrictJSON.parse(bytes, limits: .desiredDocument)
+    else { return outer }
+    return inner.filter { $0.key != "target" && $0.key != "layer" }
+}
+
+/// The retained desired document on `topic`, unverified (see `retainedDocumentMembers`).
+func retainedDocument(_ payload: [UInt8], topic: String) -> DesiredDocument? {
+    retainedDocumentMembers(payload).flatMap { try? DesiredDocument.decode(members: $0, source: topic) }
 }

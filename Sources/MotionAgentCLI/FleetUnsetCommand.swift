@@ -13,7 +13,7 @@ struct FleetUnsetCommand: AsyncParsableCommand {
     @OptionGroup var target: FleetTarget
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
-    @Option(help: "Sign the document with the HMAC key in this file.") var hmacKeyFile: String?
+    @OptionGroup var signing: FleetSigningOptions
     @Argument(help: "Keys or sections, e.g. streams.gyroscope.rate_hz or streams.gyroscope.") var keys: [String]
 
     func run() async throws {
@@ -22,7 +22,10 @@ struct FleetUnsetCommand: AsyncParsableCommand {
             target: target,
             timeout: timeout,
             wait: wait,
-            hmacKeyFile: hmacKeyFile
+            key: signing.signingKey,
+            trustedKeys: signing.trustedKeys,
+            replace: signing.replace,
+            version: signing.version
         )
         .edit(setting: [:], unsetting: keys)
     }

@@ -8,7 +8,7 @@ struct MotionAgentCommand: AsyncParsableCommand {
         version: AgentVersionInfo.version,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self,
-            ControlCommandLine.self, FleetCommand.self,
+            ControlCommandLine.self, FleetCommand.self, KeysCommand.self,
             SubscribeCommand.self, RecordCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: RunCommand.self

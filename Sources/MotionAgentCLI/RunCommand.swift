@@ -27,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let stateDirectory: String
         let password: String?
-        let hmacKey: [UInt8]?
+        let trustedKeys: OperatorKeys?
         let source: SensorSource
         do {
             stateDirectory = try configuration.resolvedStateDirectory()
@@ -36,7 +36,12 @@ struct RunCommand: AsyncParsableCommand {
             password =
                 try configuration.mqtt.readPassword()
                 ?? ProcessInfo.processInfo.environment["MOTION_AGENT_MQTT_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-            hmacKey = try configuration.control.readHMACKey()
+            trustedKeys = try configuration.control.readTrustedKeys().map { try OperatorKeys($0) }
+            if let trustedKeys {
+                logger.info(
+                    "commands and desired documents must be signed by one of the operator keys \(trustedKeys.ids.joined(separator: ", ")) (control.trusted_keys_file)"
+                )
+            }
             source = try SourceFactory.make(configuration: configuration, logger: logger)
         } catch {
             logger.critical("\(error)")
@@ -50,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
             state: state,
             password: password,
             configurationPath: path,
-            hmacKey: hmacKey,
+            trustedKeys: trustedKeys,
             host: LinuxHost(state: state),
             logger: logger
         ).build()

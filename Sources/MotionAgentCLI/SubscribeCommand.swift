@@ -33,7 +33,10 @@ struct SubscribeCommand: AsyncParsableCommand {
             guard case .message(let m) = event else { continue }
             let name = topics.path(of: m.topic) ?? m.topic
             let kind = topics.subject(of: m.topic).flatMap(PayloadKind.init(subject:))
-            for line in Self.describe(m.payload, kind: kind) { print("\(name)\t\(line)") }
+            // Device text goes through Printable: no escape sequence reaches the terminal.
+            for line in Self.describe(m.payload, kind: kind) {
+                print("\(Printable.text(name, limit: 200))\t\(Printable.text(line, limit: 1 << 20))")
+            }
             seen += 1
             if let count, seen >= count { break }
         }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MosquittoTransport
+import MotionWire
 import Synchronization
 
 /// `motion-agent watch DEVICE`: a live terminal view of a device's streams.
@@ -65,7 +66,11 @@ struct WatchCommand: AsyncParsableCommand {
                 state.model.withLock { $0.tick(now: t) }
             }
             let t = state.now()
-            print(state.model.withLock { $0.render(now: t, width: width) }.joined(separator: "\n"))
+            // Every line carries device text (stream names, summaries, state): through Printable.
+            print(
+                state.model.withLock { $0.render(now: t, width: width) }.map { Printable.text($0, limit: 4096) }
+                    .joined(separator: "\n")
+            )
             return
         }
         while !state.quit.load(ordering: .relaxed) {

@@ -5,7 +5,9 @@ import MotionModel
 /// A regular step rhythm is the strongest sign of walking or running there is — the classifier sees only
 /// magnitude statistics over 5 s (and needs a gyroscope), and a phone held steadily in the hand while
 /// walking can look like a vehicle to it — so while the step detector follows a walk, the activity is
-/// walking (or running from `runningCadence`) with high confidence, dated from the walk's first step.
+/// walking with high confidence, dated from the walk's first step. Running (from `runningCadence`, or
+/// when the classifier says so) keeps confidence `low`: the detector's counts are measured on real walks,
+/// but nothing tells running from fast walking on real data yet (`ActivityEstimator.isValidatedOnRealData`).
 public struct GaitActivityFusion: Sendable {
     /// Steps per second from which a followed gait is running: walking tops out near 2.3–2.5 steps/s,
     /// running starts around 2.5 (e.g. Minetti 2002 on the walk–run transition).
@@ -30,7 +32,12 @@ public struct GaitActivityFusion: Sendable {
         var next = classifier
         if let cadence = gait.cadence {
             let run = cadence >= Self.runningCadence || classifier.running
-            next = MotionActivity(startDate: classifier.startDate, walking: !run, running: run, confidence: .high)
+            next = MotionActivity(
+                startDate: classifier.startDate,
+                walking: !run,
+                running: run,
+                confidence: run ? .low : .high
+            )
         }
         if !next.hasSameFlags(as: activity) {
             if gait.cadence != nil && !(activity.walking || activity.running) {

@@ -16,7 +16,11 @@ import MotionModel
 ///    phone moves it mostly sideways) and while the signal repeats itself from one step or stride to the
 ///    next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag of one and of two
 ///    steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion decorrelates within a
-///    period). Then it back-counts those steps; later candidates count at once, while both checks still
+///    period). Intervals of about two periods among intervals of one (`missedStepRatio`) are a steady rate
+///    with single crossings missing (the other leg's softer strike). Then it counts the steps made so far:
+///    the window's, and before it the earlier crossings that keep the walk's rhythm and came while the
+///    motion was gait-like (`backCount`) — so the count a subscriber sees lags a walk's first seconds and
+///    then catches up, as Core Motion's does. Later candidates count at once, while both checks still
 ///    hold, until no step comes for `stopTimeout`. A gap of about two step periods (`missedStepRatio`)
 ///    inside a walk counts two steps: one footfall was too soft to cross the threshold.
 /// 4. The step period is chosen by the stride, not by the candidates alone (`GaitPeriodicity`): a step with
@@ -25,6 +29,10 @@ import MotionModel
 ///    repeats after both, the horizontal acceleration (thigh tilt, body sway: once per stride) decides. The
 ///    choice is re-made at every counted step (`relock`), so a walk confirmed on the harmonic does not stay
 ///    there. Round one had no such choice and counted a double-peaked walk at twice its cadence ("running").
+///    The other way round, crossings slower than the slowest step (`longestStepPeriod`) are strides: in a
+///    trouser pocket |a| is dominated by that thigh's swing and its own leg's strike, the other leg's strike
+///    may stay under the threshold, and a crossing every 0.9–1.3 s is one stride of two steps. Before issue
+///    31 such a walk was followed at one "step" per stride: half its steps.
 /// 5. The autocorrelation history is interpolated onto an exact 50 Hz grid. Round one kept the first sample
 ///    after each tick, so a sensor at 40 Hz, or a jittery 50 Hz, filled it at the wrong rate, every lag was
 ///    read wrong, the stride test failed and the walk was never confirmed.
@@ -206,6 +214,9 @@ public struct StepDetector: Sendable {
     private var lastCandidateTime = -Double.infinity
     // Candidate times awaiting confirmation: fixed capacity, allocated once here.
     private var pending: ContiguousArray<Double>
+    // Whether the motion may have been gait when each pending crossing came (`gaitLike`): only then is a
+    // crossing before the confirmation window back-counted.
+    private var pendingGait: ContiguousArray<Bool>
     private var pendingCount = 0
     private var gravity = Vector3.zero
     // E[a²] per axis and E[yz], E[xz], E[xy]: the second moments behind `verticalFraction`.
@@ -224,8 +235,9 @@ public struct StepDetector: Sendable {
         )
         let startRMS = settings.minimumThreshold / max(settings.thresholdFactor, 1e-9)
         meanSquare = startRMS * startRMS
-        // Room for a confirmation of double-peaked steps: two crossings per step.
-        pending = ContiguousArray(repeating: 0, count: 2 * max(settings.confirmationSteps, 1))
+        // Room for a confirmation of double-peaked steps (two crossings per step) and the crossings before it, for the back-count (`backCount`).
+        pending = ContiguousArray(repeating: 0, count: 3 * max(settings.confirmationSteps, 1))
+        pendingGait = ContiguousArray(repeating: false, count: pending.count)
         periodicity = GaitPeriodicity(window: settings.regularityWindow)
     }
 
@@ -352,6 +364,7 @@ public struct StepDetector: Sendable {
                 stepPeriod = 0
                 out.walkStopped = lastStepTime
                 pending[0] = time
+                pendingGait[0] = gaitLike(at: time)
                 pendingCount = 1
                 return
             }
@@ -366,35 +379,111 @@ public struct StepDetector: Sendable {
             count(steps, lastAt: time, into: &out)
             return
         }
-        if pendingCount > 0, time - pending[pendingCount - 1] > settings.maximumStepInterval { pendingCount = 0 }
+        if pendingCount > 0, time - pending[pendingCount - 1] > settings.maximumStepInterval {
+            pendingCount = 0
+        }
         if pendingCount == pending.count {
-            for i in 1..<pending.count { pending[i - 1] = pending[i] }
+            for i in 1..<pending.count {
+                pending[i - 1] = pending[i]
+                pendingGait[i - 1] = pendingGait[i]
+            }
             pendingCount -= 1
         }
         pending[pendingCount] = time
+        pendingGait[pendingCount] = gaitLike(at: time)
         pendingCount += 1
         let k = settings.confirmationSteps
-        guard pendingCount >= k, isRegular(from: pendingCount - k) else { return }
-        let crossingPeriod = k > 1 ? (time - pending[pendingCount - k]) / Double(k - 1) : 0
-        let period = periodicity.stepPeriod(
+        guard pendingCount >= k, let windowSteps = regularSteps(from: pendingCount - k) else { return }
+        let crossingPeriod = (time - pending[pendingCount - k]) / Double(max(windowSteps, 1))
+        var period = periodicity.stepPeriod(
             crossingPeriod: crossingPeriod,
             longestStep: settings.longestStepPeriod,
             harmonicCorrelation: settings.harmonicCorrelation,
             strideRegularity: settings.minimumStrideRegularity
         )
+        // Crossings slower than the slowest step are strides: only one leg's strike crosses the threshold
+        // (a pocket on that thigh feels its own leg's strike and swing, the other leg's strike only through
+        // the pelvis), so each crossing is two steps.
+        if period == crossingPeriod, crossingPeriod > settings.longestStepPeriod { period = crossingPeriod / 2 }
         // Two crossings per step: wait until the crossings span as many steps as a plain confirmation.
+        let doublePeaks = period > crossingPeriod
         var first = pendingCount - k
-        if period > crossingPeriod {
+        if doublePeaks {
             guard pendingCount >= 2 * k - 1, isRegular(from: pendingCount - (2 * k - 1)) else { return }
             first = pendingCount - (2 * k - 1)
         }
         guard gaitPlausible(period: period, at: time) else { return }
         isWalking = true
         stepPeriod = period
-        out.walkStarted = pending[first]
+        let (start, steps) =
+            doublePeaks
+            ? (pending[first], Self.steps(from: pending[first], to: time, period: period))
+            : backCount(from: first, period: period)
+        out.walkStarted = start
         pendingCount = 0
-        let steps = period > 0 ? Int(((time - pending[first]) / period).rounded()) + 1 : k
         count(steps, lastAt: time, into: &out)
+    }
+
+    /// Steps between two crossings `period` apart on average, both counted.
+    private static func steps(from start: Double, to end: Double, period: Double) -> Int {
+        period > 0 ? Int(((end - start) / period).rounded()) + 1 : 1
+    }
+
+    /// The first step of a walk just confirmed on the crossings from `first` on, and how many steps it has
+    /// made so far: the confirmation window's, and before the window the earlier crossings while they keep
+    /// the window's rhythm (within `backCountTolerance`) and the motion was gait-like when they came
+    /// (`gaitLike`). So steps a walk made before it was confirmed are counted once it is: the reported count
+    /// catches up, as Core Motion's does. A bag swinging during a still period makes crossings as regular,
+    /// but its motion is mostly sideways: they are not back-counted. The price: a walk's first steps taken
+    /// while the vertical share still holds the handling before the walk are not back-counted either, and
+    /// nothing else measured here tells the two apart (the vertical share from each crossing to the
+    /// confirmation, and that of each step's own stretch, were tried on the Oxford walk starts and the bag
+    /// stress cases: they overlap).
+    private func backCount(from first: Int, period: Double) -> (start: Double, steps: Int) {
+        let last = pendingCount - 1
+        var steps = Self.steps(from: pending[first], to: pending[last], period: period)
+        guard period > 0, last > first else { return (pending[first], steps) }
+        // Steps per crossing in the window: one, or two when the crossings are strides. Before the window
+        // an interval may be one spacing or two (a crossing missed), and a crossing just after a step is that
+        // step's twin (a double bump), skipped; the earliest interval counted must be a single spacing: a
+        // longer one there is more likely a walk's slow first step, or a pause, than a missed crossing.
+        let perCrossing = min(max(((pending[last] - pending[first]) / Double(last - first) / period).rounded(), 1), 2)
+        let spacing = perCrossing * period
+        let tolerance = Self.backCountTolerance * spacing
+        var j = first
+        var previous = first
+        var lastAdded = 0
+        var k = first - 1
+        while k >= 0, pendingGait[k] {
+            let d = pending[j] - pending[k]
+            if d < spacing - tolerance {
+                k -= 1  // a twin crossing
+                continue
+            }
+            let n = (d / spacing).rounded()
+            guard n >= 1, n <= 2, abs(d - n * spacing) <= n * tolerance else { break }
+            lastAdded = Int(n)
+            steps += Int(n * perCrossing)
+            previous = j
+            j = k
+            k -= 1
+        }
+        if lastAdded == 2 {
+            steps -= Int(2 * perCrossing)
+            j = previous
+        }
+        return (pending[j], steps)
+    }
+
+    /// How far, as a fraction of the window's crossing spacing, an earlier crossing may be off the walk's
+    /// rhythm and still be back-counted (the confirmation window itself accepts intervals varying up to
+    /// `maximumIntervalRatio`).
+    static let backCountTolerance = 0.3
+
+    /// Whether the motion now may be gait: the vertical share is at least its minimum, or not yet settled
+    /// (the first seconds after a start or a gap, when it says nothing either way).
+    private func gaitLike(at time: Double) -> Bool {
+        time < verticalSettledAt || verticalFraction >= settings.minimumVerticalFraction
     }
 
     /// Re-reads the step period from the stride while walking, so a walk confirmed on the wrong side of
@@ -402,6 +491,13 @@ public struct StepDetector: Sendable {
     /// from flipping: halving needs the signal to repeat clearly after half the current period.
     private mutating func relock(at time: Double) {
         guard stepPeriod > 0 else { return }
+        // A period beyond the slowest step is a stride (one leg's strikes only, see `candidate`): its
+        // steps come twice as often. A walk confirmed early in its ramp on the strides of one leg drifts
+        // here as it speeds up.
+        if stepPeriod > settings.longestStepPeriod {
+            stepPeriod /= 2
+            return
+        }
         let half = stepPeriod / 2
         if half >= settings.minimumStepInterval,
             periodicity.autocorrelation(lag: half) >= settings.harmonicCorrelation + 0.2,
@@ -440,6 +536,41 @@ public struct StepDetector: Sendable {
     public func autocorrelation(lag seconds: Double) -> Double {
         periodicity.autocorrelation(lag: seconds)
     }
+
+    /// How many steps the pending crossings from index `start` on span when they come at a steady rate
+    /// (`isRegular`), or at a steady rate with single crossings missing — an interval of about two periods
+    /// (`missedStepRatio`) between others of one, as when the other leg's softer strike sometimes stays
+    /// under the threshold, though not first; nil when irregular.
+    private func regularSteps(from start: Int) -> Int? {
+        let intervals = pendingCount - 1 - start
+        guard intervals > 0 else { return 0 }
+        if isRegular(from: start) { return intervals }
+        var shortest = Double.infinity
+        for i in (start + 1)..<pendingCount { shortest = min(shortest, pending[i] - pending[i - 1]) }
+        var steps = 0
+        var singles = 0
+        // The first interval must be single: a long one there is more likely a walk's slow first step.
+        guard pending[start + 1] - pending[start] <= Self.singleIntervalRatio * shortest else { return nil }
+        for i in (start + 1)..<pendingCount {
+            let ratio = (pending[i] - pending[i - 1]) / shortest
+            if ratio <= Self.singleIntervalRatio {
+                steps += 1
+                singles += 1
+            } else if settings.missedStepRatio.contains(ratio),
+                pending[i] - pending[i - 1] <= settings.maximumStepInterval
+            {
+                steps += 2
+            } else {
+                return nil
+            }
+        }
+        // The shortest interval must be a step, not a stray: most intervals are single.
+        return 2 * singles > intervals ? steps : nil
+    }
+
+    /// The longest interval, relative to the shortest, read as one step when intervals of one and two steps
+    /// mix (`regularSteps`).
+    static let singleIntervalRatio = 1.35
 
     /// Whether the pending crossings from index `start` on come at a steady rate: their intervals, or the
     /// sums of consecutive pairs (double peaks alternate a short and a long interval), agree within

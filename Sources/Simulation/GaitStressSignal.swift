@@ -17,7 +17,9 @@ import Darwin
 /// and the thigh (or bag) tilts the device so gravity's direction in device axes moves at the stride rate.
 /// Cadence wanders by `cadenceJitter` (relative, per step) so no two steps are identical. The bag is a
 /// pendulum hanging `bagLength` below the shoulder, swinging ±`bagSwing` rad at its own frequency: the
-/// device feels the string tension `cos θ + L θ̇²/g` along the string, tilted by θ.
+/// device feels the string tension `cos θ + L θ̇²/g` along the string, tilted by θ. With `pocket` set, the
+/// device rides a trouser pocket on a swinging thigh instead (`ThighPocket`: the whole kinematic chain, its
+/// own mount; `up` and `tilt` are then unused).
 ///
 /// Core Motion's sign: at rest the reading is −up (gravity), in g.
 public struct GaitStressSignal: Sendable {
@@ -37,6 +39,9 @@ public struct GaitStressSignal: Sendable {
     public var bagSwing = 0.0
     /// Pendulum length, m; `bagFrequency` sets it (L = g / (2πf)²).
     public var bagLength: Double { bagFrequency > 0 ? standardGravity / pow(2 * Double.pi * bagFrequency, 2) : 0 }
+    /// A trouser pocket on the thigh of the leg that strikes at even steps (nil: `up` and `tilt` place the
+    /// device).
+    public var pocket: ThighPocket?
     public var cadenceJitter = 0.02
     /// Sensor noise, g rms per axis.
     public var noise = 0.01
@@ -91,10 +96,13 @@ public struct GaitStressSignal: Sendable {
                     stepCadence = cadence * (1 + cadenceJitter * rng.normal())
                 }
                 let u = phase - phase.rounded(.down)  // within the step, 0 at the strike
-                let leg = Int(phase) % 2 == 0 ? 1 + asymmetry : 1 - asymmetry
+                let own = Int(phase) % 2 == 0
+                let leg = own ? 1 + asymmetry : 1 - asymmetry
+                // A pocket feels its own leg's strike through the femur, the other's through the pelvis.
+                let impact = own ? heelImpact : heelImpact * (pocket?.contralateralImpact ?? 1)
                 // The bounce peaks shortly after the strike.
                 vertical += leg * bounce * cos(2 * Double.pi * (u - 0.1))
-                vertical += leg * heelImpact * Self.pulse(u / stepCadence, width: 0.03)
+                vertical += leg * impact * Self.pulse(u / stepCadence, width: 0.03)
                 let hump = 0.3 / stepCadence
                 let near = u > 0.5 ? u - 1 : u
                 vertical += leg * strikeHump * (Self.pulse((near - 0.05) / stepCadence, width: hump) - 0.15)
@@ -104,6 +112,17 @@ public struct GaitStressSignal: Sendable {
             }
             var a = -(1 + vertical) * up
             if tiltAngle != 0 { a = Self.rotate(a, about: side, by: tiltAngle) }
+            if let pocket {
+                // In stride after one step; back at rest over the last one. (The ramp's own rate of change
+                // is left out of the thigh's motion: it matters for one step at each end.)
+                let envelope = walking ? min(1, phase, (still + walk - t) * cadence) : 0
+                a = pocket.reading(
+                    at: t,
+                    vertical: vertical,
+                    stride: walking ? (phase / 2, stepCadence / 2) : nil,
+                    envelope: max(0, envelope)
+                )
+            }
             if bagFrequency > 0 {
                 // Pendulum: the device hangs along the string, tilted by θ about the forward axis.
                 let w = 2 * Double.pi * bagFrequency

@@ -146,11 +146,15 @@ import Testing
         #expect(layers.resolve().configuration[stream: .accelerometer].qos == 1)
     }
 
-    @Test func anEmptyDocumentRemovesTheLayer() throws {
+    @Test func aClearDocumentRemovesTheLayersSettingsAndKeepsItsVersion() throws {
         var layers = ConfigurationLayers(base: try base())
         _ = layers.receive(try document(1, #"{"accelerometer": {"rate_hz": 10}}"#), for: .device, source: "d")
-        #expect(layers.receive(nil, for: .device, source: "d") == .applied(supersededCommands: []))
+        #expect(layers.receive(.clearing(version: 2), for: .device, source: "d") == .applied(supersededCommands: []))
         #expect(layers.resolve().configuration[stream: .accelerometer].rateHz == 50)
-        #expect(layers.receive(nil, for: .device, source: "d") == .unchanged)
+        #expect(layers.receive(.clearing(version: 2), for: .device, source: "d") == .unchanged)
+        #expect(
+            layers.receive(try document(1, #"{"accelerometer": {"rate_hz": 10}}"#), for: .device, source: "d")
+                == .stale(inForce: 2)
+        )
     }
 }

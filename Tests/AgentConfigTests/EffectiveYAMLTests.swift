@@ -29,7 +29,10 @@ import Testing
         let cert = try directory.write("client.pem", "PEM\n")
         let key = try directory.write("client.key", "PEM\n")
         let recording = try directory.write("walk.csv", "t\n")
-        let hmacKey = try directory.write("control key", "0123456789abcdef\n")
+        let trustedKeys = try directory.write(
+            "trusted keys",
+            "ops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n"
+        )
         var configuration = AgentConfiguration()
         configuration.device.id = "0042"
         configuration.location.latitude = -90
@@ -71,7 +74,7 @@ import Testing
         configuration.control.maxAgeSeconds = 86400
         configuration.control.rateLimitPerSecond = 0.001
         configuration.control.rateLimitBurst = 1
-        configuration.control.hmacKeyFile = hmacKey
+        configuration.control.trustedKeysFile = trustedKeys
         configuration.control.maxPayloadBytes = 256
         configuration.outbox.maxBytes = 65536
         configuration.outbox.maxAgeSeconds = 1

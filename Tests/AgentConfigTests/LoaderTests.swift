@@ -26,7 +26,7 @@ import Testing
         let password = try directory.write("password", "s3cret\n")
         let ca = try directory.write("ca.pem", "-----BEGIN CERTIFICATE-----\n")
         let recording = try directory.write("walk.csv", "timestamp\n")
-        let key = try directory.write("control.key", "0123456789abcdef0123456789abcdef\n")
+        let key = try directory.write("trusted.keys", "ops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n")
         let yaml = """
             device:
               id: bench-7
@@ -68,7 +68,7 @@ import Testing
               max_age_s: 0
               rate_limit_per_s: 0.5
               rate_limit_burst: 10000
-              hmac_key_file: \(key)
+              trusted_keys_file: \(key)
               max_payload_bytes: 65536
             outbox: {max_bytes: 1_073_741_824, max_age_s: 604800}
             streams:
@@ -123,7 +123,7 @@ import Testing
         expected.control.maxAgeSeconds = 0
         expected.control.rateLimitPerSecond = 0.5
         expected.control.rateLimitBurst = 10000
-        expected.control.hmacKeyFile = key
+        expected.control.trustedKeysFile = key
         expected.control.maxPayloadBytes = 65536
         expected.outbox.maxBytes = 1_073_741_824
         expected.outbox.maxAgeSeconds = 604800
@@ -138,7 +138,7 @@ import Testing
         #expect(configuration.resolvedClientID == "imu-bench-7")
         #expect(configuration.resolvedTopicRoot == "plant/line-2/bench-7/imu")
         #expect(configuration.location.isConfigured)
-        #expect(try configuration.control.readHMACKey() == Array("0123456789abcdef0123456789abcdef".utf8))
+        #expect(try configuration.control.readTrustedKeys()?.keys.map(\.id) == ["ops-1"])
     }
 
     @Test(arguments: ["control:\n  groups: []\n", "control:\n  groups: [ ]\n"])
@@ -172,32 +172,29 @@ import Testing
         )
     }
 
-    @Test(arguments: [
-        ("short\n", "holds a 5-byte key"),
-        ("0123456789abcde\n", "holds a 15-byte key"),
-        ("0123456789abcde\r\n", "holds a 15-byte key"),
-        ("", "holds a 0-byte key"),
-    ])
-    func aShortHMACKeyIsRefusedAtLoad(_ contents: String, _ problem: String) throws {
+    @Test func aMalformedTrustedKeysFileIsRefusedAtLoad() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("control.key", contents)
-        let file = try directory.write("config.yaml", "control:\n  hmac_key_file: control.key\n")
+        try directory.write("trusted", "ops-1 ed25519 AAAA\n")
+        let file = try directory.write("config.yaml", "control:\n  trusted_keys_file: trusted\n")
         let error = try #require(loadingError(file))
         #expect(error.errors.count == 1, "\(error)")
         #expect(error.kind == .invalidValue)
-        #expect(error.keyPath == "control.hmac_key_file")
-        #expect(error.value == directory.path + "/control.key")
+        #expect(error.keyPath == "control.trusted_keys_file")
+        #expect(error.value == directory.path + "/trusted")
         #expect(error.line == 2)
-        #expect(error.problem.hasPrefix(problem), "\(error)")
+        #expect(error.problem.contains("not the base64 of 32 bytes"), "\(error)")
     }
 
-    @Test func anOversizedHMACKeyFileIsRefusedAtLoad() throws {
+    /// Round two's shared HMAC key is gone: a config.yaml that still names it is refused with the way to
+    /// operator keys, not with "unknown key".
+    @Test func theRemovedHMACKeyFileNamesItsReplacement() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("control.key", String(repeating: "k", count: 65537))
         let file = try directory.write("config.yaml", "control:\n  hmac_key_file: control.key\n")
         let error = try #require(loadingError(file))
-        #expect(error.kind == .invalidValue)
-        #expect(error.problem.contains("larger than 65536 bytes"), "\(error)")
+        #expect(error.keyPath == "control.hmac_key_file")
+        #expect(error.problem.contains("was removed"), "\(error)")
+        #expect(error.allowed.contains("motion-agent keys generate"), "\(error)")
+        #expect(error.allowed.contains("control.trusted_keys_file"), "\(error)")
     }
 
     @Test(arguments: [

@@ -95,55 +95,59 @@ import Testing
         #expect(try MQTTSettings().readPassword() == nil)
     }
 
+    static let keyLine = "ops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+
+    @Test func theTrustedKeysAreReadWithTheirIDs() throws {
+        let directory = try TemporaryDirectory()
+        var control = ControlSettings()
+        control.trustedKeysFile = try directory.write(
+            "trusted",
+            "# operators\n\(Self.keyLine)  alice's laptop\n\nops-2 ed25519 \(Base64.encode(Array(repeating: 7, count: 32)))\n"
+        )
+        let keys = try #require(try control.readTrustedKeys())
+        #expect(keys.keys.map(\.id) == ["ops-1", "ops-2"])
+        #expect(keys.keys[0].publicKey == Array(1...32))
+    }
+
+    @Test func noTrustedKeysFileMeansUnsignedCommands() throws {
+        #expect(try ControlSettings().readTrustedKeys() == nil)
+    }
+
     @Test(arguments: [
-        ("0123456789abcdef\n", "0123456789abcdef"),
-        ("0123456789abcdef\r\n", "0123456789abcdef"),
-        ("0123456789abcdef", "0123456789abcdef"),
-        // Only one line break is the file's ending; what is before it is key.
-        ("0123456789abcdef\n\n", "0123456789abcdef\n"),
-        (" 0123456789abcdef \n", " 0123456789abcdef "),
-        ("line one........\nline two\n", "line one........\nline two"),
+        ("", "holds no key"),
+        ("ops-1 rsa AAAA\n", "line 1 is not"),
+        ("ops-1 ed25519 AAAA\n", "line 1: the public key is not the base64 of 32 bytes"),
+        ("bad/id ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n", "line 1: the key id may hold only"),
+        (
+            "ops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\nops-1 ed25519 AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n",
+            "line 2 repeats the key id ops-1"
+        ),
     ])
-    func theHMACKeyIsTheFileWithoutItsTrailingLineBreak(_ contents: String, _ key: String) throws {
+    func aMalformedTrustedKeysFileNamesTheLineAndTheProblem(_ contents: String, _ problem: String) throws {
         let directory = try TemporaryDirectory()
         var control = ControlSettings()
-        control.hmacKeyFile = try directory.write("control.key", contents)
-        #expect(try control.readHMACKey() == Array(key.utf8))
-    }
-
-    @Test func theHMACKeyMayBeBinary() throws {
-        let directory = try TemporaryDirectory()
-        let bytes = (0...255).map(UInt8.init) + [0x0A]
-        let path = directory.path + "/control.key"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        var control = ControlSettings()
-        control.hmacKeyFile = path
-        #expect(try control.readHMACKey() == Array(bytes.dropLast()))
-    }
-
-    @Test func noHMACKeyFileMeansUnsignedCommands() throws {
-        #expect(try ControlSettings().readHMACKey() == nil)
-    }
-
-    @Test func aVanishedOrShortenedHMACKeyFileNamesTheKeyAndTheFile() throws {
-        let directory = try TemporaryDirectory()
-        var control = ControlSettings()
-        control.hmacKeyFile = directory.path + "/missing.key"
+        control.trustedKeysFile = try directory.write("trusted", contents)
         #expect {
-            try control.readHMACKey()
+            try control.readTrustedKeys()
         } throws: { error in
             let error = error as? ConfigurationError
-            return error?.keyPath == "control.hmac_key_file" && error?.value == directory.path + "/missing.key"
-                && error?.kind == .fileUnavailable && error?.description.contains("No such file or directory") == true
+            return error?.keyPath == "control.trusted_keys_file" && error?.problem.contains(problem) == true
         }
-        control.hmacKeyFile = try directory.write("short.key", "0123456789abcde\n")
+    }
+
+    @Test func aTrustedKeysFileOthersMayWriteIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        var control = ControlSettings()
+        let path = try directory.write("trusted", Self.keyLine + "\n")
+        control.trustedKeysFile = path
+        #expect(chmod(path, 0o666) == 0)
         #expect {
-            try control.readHMACKey()
+            try control.readTrustedKeys()
         } throws: { error in
-            let error = error as? ConfigurationError
-            return error?.keyPath == "control.hmac_key_file" && error?.kind == .invalidValue
-                && error?.problem.contains("at least 16 bytes") == true
+            (error as? ConfigurationError)?.problem.contains("writable by its group or by others") == true
         }
+        #expect(chmod(path, 0o644) == 0)
+        #expect(try control.readTrustedKeys() != nil)
     }
 
     @Test func aLocationIsConfiguredOnlyWithLatitudeAndLongitude() {

@@ -48,7 +48,7 @@ import Testing
     @Test func writesAreRefusedWhileCommandsMustBeSigned() throws {
         let error = try #require(
             decodingError(
-                "sparkplug:\n  writes: true\ncontrol:\n  hmac_key_file: /nonexistent/key\n"
+                "sparkplug:\n  writes: true\ncontrol:\n  trusted_keys_file: /nonexistent/trusted.keys\n"
             )?.errors.first { $0.keyPath == "sparkplug.writes" }
         )
         #expect(error.kind == .conflict)

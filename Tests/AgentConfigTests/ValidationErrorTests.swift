@@ -814,8 +814,8 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             kind: .invalidValue
         ),
         InvalidCase(
-            yaml: "control:\n  hmac_key_file: \"\"\n",
-            keyPath: "control.hmac_key_file",
+            yaml: "control:\n  trusted_keys_file: \"\"\n",
+            keyPath: "control.trusted_keys_file",
             value: "",
             line: 2,
             kind: .invalidValue
@@ -909,15 +909,15 @@ func decodingError(_ yaml: String, environment: [String: String] = [:]) -> Confi
             kind: .conflict
         ),
         InvalidCase(
-            yaml: "control:\n  hmac_key_file: /nonexistent/control.key\n",
-            keyPath: "control.hmac_key_file",
+            yaml: "control:\n  trusted_keys_file: /nonexistent/control.key\n",
+            keyPath: "control.trusted_keys_file",
             value: "/nonexistent/control.key",
             line: 2,
             kind: .fileUnavailable
         ),
         InvalidCase(
-            yaml: "control:\n  hmac_key_file: /tmp\n",
-            keyPath: "control.hmac_key_file",
+            yaml: "control:\n  trusted_keys_file: /tmp\n",
+            keyPath: "control.trusted_keys_file",
             value: "/tmp",
             line: 2,
             kind: .fileUnavailable

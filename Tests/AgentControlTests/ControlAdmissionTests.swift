@@ -17,7 +17,13 @@ import Testing
         retained: Bool = false,
         synchronized: Bool = true
     ) -> ControlAdmission.Verdict {
-        admission.admit(bytes(text), retained: retained, now: now, clockSynchronized: synchronized)
+        admission.admit(
+            bytes(text),
+            topic: "motion/dev1/control",
+            retained: retained,
+            now: now,
+            clockSynchronized: synchronized
+        )
     }
 
     private func kind(_ verdict: ControlAdmission.Verdict) -> ControlFailure.Kind? {
@@ -62,7 +68,15 @@ import Testing
         let big = #"{"id":"1","command":"ping","pad":""# + String(repeating: "x", count: 64) + #""}"#
         #expect(kind(admit(&a, big)) == .tooLarge)
         #expect(
-            kind(a.admit([0x7B, 0xFF, 0xFE, 0x7D], retained: false, now: Self.now, clockSynchronized: true))
+            kind(
+                a.admit(
+                    [0x7B, 0xFF, 0xFE, 0x7D],
+                    topic: "motion/dev1/control",
+                    retained: false,
+                    now: Self.now,
+                    clockSynchronized: true
+                )
+            )
                 == .malformed
         )
         #expect(kind(admit(&a, "[]")) == .malformed)
@@ -101,54 +115,96 @@ import Testing
         }
         #expect(failure.kind == .expired)
         #expect(failure.message.contains("1000000000000000019884624838656 s old"), "\(failure.message)")
-
-        let key = Array("admission-key-0123456789".utf8)
-        var settings = ControlAdmission.Settings()
-        settings.hmacKey = key
-        var signed = ControlAdmission(settings: settings, now: Self.now)
-        let command = #"{"command":"ping","id":"f","nonce":"nonce-0001","timestamp":17630000000000000006700001}"#
-        let verdict = signed.admit(
-            CommandSignature(key: key).envelope(for: Array(command.utf8)),
-            retained: false,
-            now: Self.now,
-            clockSynchronized: true
-        )
-        guard case .refused(let future) = verdict else {
-            Issue.record("a command stamped 1.7e25 was not refused: \(verdict)")
-            return
-        }
-        #expect(future.kind == .unauthorized)
-        #expect(future.message.contains("s ahead of the device clock"), "\(future.message)")
     }
 
-    @Test func signedCommandsNeedAValidSignatureAFreshNonceAndACurrentStamp() {
-        let key = Array("admission-key-0123456789".utf8)
+    @Test func signedCommandsNeedATrustedSignatureTheirTopicAndARisingCounter() {
         var settings = ControlAdmission.Settings()
-        settings.hmacKey = key
+        settings.keys = TestOperator.trust()
+        settings.refusalBurst = 100
         var a = ControlAdmission(settings: settings, now: Self.now)
-        let signer = CommandSignature(key: key)
-        func envelope(_ id: String, nonce: String, stamped: Double = Self.now) -> [UInt8] {
-            signer.envelope(
-                for: Array(#"{"command":"ping","id":"\#(id)","nonce":"\#(nonce)","timestamp":\#(stamped)}"#.utf8)
-            )
+        func judge(_ payload: [UInt8], topic: String = "motion/dev1/control") -> ControlAdmission.Verdict {
+            a.admit(payload, topic: topic, retained: false, now: Self.now, clockSynchronized: true)
         }
-        func judge(_ payload: [UInt8]) -> ControlAdmission.Verdict {
-            a.admit(payload, retained: false, now: Self.now, clockSynchronized: true)
+        func ping(_ id: String, counter: Int, target: String = "motion/dev1/control") -> [UInt8] {
+            TestOperator.signed(TestOperator.command(id, "ping"), target: target, counter: counter)
         }
         #expect(kind(admit(&a, #"{"id":"u","command":"ping"}"#)) == .unauthorized)
-        let signed = envelope("s1", nonce: "nonce-0001")
+        let signed = ping("s1", counter: 1_763_700_000_000_001)
         guard case .admitted(let request) = judge(signed) else {
             Issue.record("a correctly signed command was not admitted")
             return
         }
         #expect(request.id == "s1" && request.command == .ping)
-        // The same envelope again is a redelivery; the same nonce under another id is a replay.
+        // The same envelope again is a redelivery; the same counter under another id is a replay; a lower one
+        // than everything remembered is too.
         #expect(isIgnored(judge(signed)))
-        #expect(kind(judge(envelope("s2", nonce: "nonce-0001"))) == .unauthorized)
-        #expect(kind(judge(envelope("s3", nonce: "nonce-0003", stamped: Self.now - 3600))) == .unauthorized)
+        #expect(kind(judge(ping("s2", counter: 1_763_700_000_000_001))) == .unauthorized)
+        #expect(kind(judge(ping("s3", counter: 12))) == .unauthorized, "below the time window's floor")
+        // Signed for another device, or the fleet: refused here.
+        #expect(kind(judge(ping("s4", counter: 1_763_700_000_000_004, target: "motion/dev2/control"))) == .unauthorized)
+        #expect(kind(judge(ping("s5", counter: 1_763_700_000_000_005), topic: "motion/fleet/control")) == .unauthorized)
         var tampered = signed
         tampered[tampered.count / 2] ^= 0x01
         #expect(kind(judge(tampered)) != nil, "a tampered envelope must be refused")
-        #expect(isAdmitted(judge(envelope("s4", nonce: "nonce-0004"))))
+        // An untrusted key under a trusted key's id, and a key id the device does not know.
+        #expect(
+            kind(
+                judge(
+                    TestOperator.signed(
+                        TestOperator.command("i", "ping"),
+                        counter: 1_763_700_000_000_006,
+                        with: TestOperator.impostor
+                    )
+                )
+            )
+                == .unauthorized
+        )
+        #expect(
+            kind(
+                judge(
+                    TestOperator.signed(
+                        TestOperator.command("o", "ping"),
+                        counter: 1_763_700_000_000_007,
+                        with: TestOperator.otherKey
+                    )
+                )
+            )
+                == .unauthorized
+        )
+        // Out of order but within the remembered counters: still fresh.
+        #expect(isAdmitted(judge(ping("s8", counter: 1_763_700_000_000_003))))
+        #expect(isAdmitted(judge(ping("s9", counter: 1_763_700_000_000_009))))
+    }
+
+    @Test func unverifiedJunkDoesNotUseTheSignedBudgetAndIsAnsweredOnlySoOften() {
+        var settings = ControlAdmission.Settings()
+        settings.keys = TestOperator.trust()
+        settings.ratePerSecond = 1
+        settings.burst = 2
+        settings.refusalsPerSecond = 1
+        settings.refusalBurst = 3
+        var a = ControlAdmission(settings: settings, now: Self.now)
+        var answered = 0
+        var reports: [String] = []
+        for i in 0..<100 {
+            switch admit(&a, #"{"id":"junk\#(i)","command":"stop","stream":"gyroscope"}"#) {
+            case .refused: answered += 1
+            case .ignored(let reason) where !reason.isEmpty: reports.append(reason)
+            default: break
+            }
+        }
+        #expect(answered == 3, "the refusal burst, then silence")
+        #expect(a.unansweredRefusals == 97)
+        // One log line for the whole burst (the first unanswered one), not 97.
+        #expect(
+            reports.count == 1 && reports[0].hasPrefix("1 control message(s) refused without an answer"),
+            "\(reports)"
+        )
+        let ok = TestOperator.signed(TestOperator.command("real", "ping"), counter: 1_763_700_000_000_100)
+        #expect(
+            isAdmitted(
+                a.admit(ok, topic: "motion/dev1/control", retained: false, now: Self.now, clockSynchronized: true)
+            )
+        )
     }
 }

@@ -10,8 +10,7 @@ import Testing
     private func request(_ command: String, _ example: String) throws -> Result<ControlRequest, ControlFailure> {
         let pairs = example.split(separator: " ").map(String.init)
         let object = try ControlCommandDescriptor.object(id: "x", command: command, pairs: pairs, timestamp: nil)
-        let bytes = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return ControlRequest.parse(Array(bytes))
+        return ControlRequest.parse(StrictJSON.Value.object(object).encoded())
     }
 
     @Test func everyCommandHasAUniqueNameHelpAndExamples() {
@@ -58,11 +57,14 @@ import Testing
             pairs: ["stream=gyroscope", "rate_hz=50", "retain=true", "from=2026-11-21T08:00:00Z"],
             timestamp: 5
         )
-        #expect(object["stream"] as? String == "gyroscope")
-        #expect(object["rate_hz"] as? Double == 50)
-        #expect(object["retain"] as? Bool == true)
-        #expect(object["from"] as? String == "2026-11-21T08:00:00Z")
-        #expect(object["timestamp"] as? Double == 5)
+        let value = StrictJSON.Value.object(object)
+        #expect(value["stream"] == .string("gyroscope"))
+        #expect(value["rate_hz"] == .number("50"))
+        #expect(value["retain"] == .bool(true))
+        #expect(value["from"] == .string("2026-11-21T08:00:00Z"))
+        #expect(value["timestamp"]?.double == 5)
+        // What ctl sends is what the strict parser reads back.
+        #expect(try StrictJSON.parse(value.encoded(), limits: .command) == value)
         #expect(throws: ControlFailure.self) {
             try ControlCommandDescriptor.object(id: "1", command: "start", pairs: ["gyroscope"], timestamp: nil)
         }

@@ -44,8 +44,8 @@ import Testing
     }
 
     static func fixture(
-        hmacKey: [UInt8]? = nil,
-        rememberedNonces: Int = 8192,
+        keys: OperatorKeys? = nil,
+        counterStore: (any StateDirectory)? = nil,
         rememberedIDs: Int = 1_000_000
     ) throws -> Fixture {
         let source = try stillReplaySource("control-fuzz")
@@ -57,9 +57,11 @@ import Testing
         // The rate limit has its own test; here every command must reach the parser.
         settings.ratePerSecond = 1e9
         settings.burst = 1e9
+        settings.refusalsPerSecond = 1e9
+        settings.refusalBurst = 1e9
         settings.rememberedIDs = rememberedIDs
-        settings.rememberedNonces = rememberedNonces
-        settings.hmacKey = hmacKey
+        settings.keys = keys
+        settings.counterStore = counterStore
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let plane = ControlPlane(
@@ -239,16 +241,17 @@ import Testing
     }
 
     @Test func mutatedSignedEnvelopesAreNeverAccepted() throws {
-        let key = Array("fuzz-key-0123456789abcdef".utf8)
-        let f = try Self.fixture(hmacKey: key)
-        let signer = CommandSignature(key: key)
+        let f = try Self.fixture(keys: TestOperator.trust())
         var rng = SplitMix64(state: 0x5EED_0401)
         var accepted = 0
         for i in 0..<1500 {
             var command = Self.validCommand("s\(i)", &rng)
             command["timestamp"] = f.clock.value
-            command["nonce"] = "nonce-\(i)-\(rng.next())"
-            let envelope = signer.envelope(for: Self.json(command))
+            guard case .object(let members) = try StrictJSON.parse(Self.json(command), limits: .command) else {
+                Issue.record("the generator wrote no object")
+                return
+            }
+            let envelope = TestOperator.signed(members, counter: Int(f.clock.value * 1e6) + i)
             let original = f.plane.handle(Self.message(envelope)).flatMap(Self.reply)
             #expect(original?["id"] as? String == "s\(i)")
             if original?["ok"] as? Bool == true { accepted += 1 }

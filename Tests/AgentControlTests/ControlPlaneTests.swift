@@ -85,10 +85,25 @@ import Testing
     @Test func mqtt5RepliesGoToTheResponseTopicWithTheCorrelationData() throws {
         let f = try fixture()
         let outcome = try #require(
-            f.plane.handle(message(#"{"id":"v5","command":"ping"}"#, responseTopic: "ops/replies/42"))
+            f.plane.handle(message(#"{"id":"v5","command":"ping"}"#, responseTopic: "motion-ctl/ops-42/reply"))
         )
-        #expect(outcome.replyTopic == "ops/replies/42")
+        // The device's id is appended: the reply topic says who answered, and a device account can write there.
+        #expect(outcome.replyTopic == "motion-ctl/ops-42/reply/dev1")
         #expect(outcome.correlationData == [1, 2, 3])
+    }
+
+    /// A response topic is where the device publishes, so whoever sends a command could aim its answers at
+    /// any topic the device may write (another device's stream, a desired document): only the operator reply
+    /// space is honoured; anything else gets its answer on the device's own reply topic.
+    @Test(arguments: [
+        "ops/replies/42", "motion/dev2/accelerometer", "motion/fleet/desired", "motion-ctl/a/b/reply",
+        "motion-ctl/+/reply",
+        "motion-ctl/#/reply", "motion-ctl//reply", "motion-ctl/ops/reply/extra", "$SYS/broker",
+    ])
+    func aResponseTopicOutsideTheReplySpaceIsNotHonoured(_ topic: String) throws {
+        let f = try fixture()
+        let outcome = try #require(f.plane.handle(message(#"{"id":"v5","command":"ping"}"#, responseTopic: topic)))
+        #expect(outcome.replyTopic == "motion/dev1/control/reply")
     }
 
     @Test func retainedCommandsAreIgnored() throws {

@@ -31,6 +31,55 @@ import Testing
         #expect(Set(objectIDs).count == objectIDs.count, "Home Assistant object ids are unique per device")
     }
 
+    /// What a device publishes under its root: every subject but the two it only reads.
+    static let devicePublishes: Set<String> = Set(
+        TopicScheme.Subject.all.filter { $0 != .control && $0 != .desired }.map(\.path)
+    )
+
+    /// The shipped ACLs (central and edge) let a device write exactly the topics it publishes, one line each —
+    /// never a wildcard that would reach its control or desired topic — and read only control and desired ones.
+    @Test(arguments: ["Deploy/mosquitto/acl", "Deploy/mosquitto-bridge/edge.acl"])
+    func theShippedACLGrantsADeviceExactlyItsTopics(_ path: String) throws {
+        let lines = try Self.text(path).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        let patterns = lines.filter { $0.hasPrefix("pattern ") }
+        let writes = Set(
+            patterns.compactMap { line -> String? in
+                guard line.hasPrefix("pattern write motion/%u/") else { return nil }
+                return String(line.dropFirst("pattern write motion/%u/".count))
+            }
+        )
+        #expect(
+            writes == Self.devicePublishes,
+            "missing: \(Self.devicePublishes.subtracting(writes)), extra: \(writes.subtracting(Self.devicePublishes))"
+        )
+        let others = patterns.filter { !$0.hasPrefix("pattern write motion/%u/") }
+        #expect(
+            Set(others) == [
+                "pattern write motion-ctl/+/reply/%u", "pattern write homeassistant/+/%u/+/config",
+                "pattern read motion/%u/control", "pattern read motion/fleet/control", "pattern read motion/%u/desired",
+                "pattern read motion/fleet/desired",
+            ],
+            "\(others)"
+        )
+        #expect(!lines.contains { $0.contains("%c") }, "a client chooses its id: no pattern may rely on it")
+        #expect(!patterns.contains { $0.contains("#") || $0.hasPrefix("pattern readwrite") })
+    }
+
+    /// The edge broker bridges out exactly what devices publish: the control and desired topics only come in.
+    @Test func theEdgeBridgeCarriesOutExactlyWhatDevicesPublish() throws {
+        let lines = try Self.text("Deploy/mosquitto-bridge/edge.conf").split(separator: "\n").map(String.init)
+        let out = Set(
+            lines.compactMap { line -> String? in
+                guard line.hasPrefix("topic motion/+/"), line.hasSuffix(" out 1") else { return nil }
+                return String(line.dropFirst("topic motion/+/".count).dropLast(" out 1".count))
+            }
+        )
+        #expect(out == Self.devicePublishes)
+        #expect(lines.contains("topic motion-ctl/+/reply/+ out 1"))
+        #expect(lines.filter { $0.hasPrefix("topic ") && $0.hasSuffix(" out 1") }.count == out.count + 1)
+        #expect(lines.contains("acl_file /etc/mosquitto/edge.acl") && lines.contains("use_username_as_clientid true"))
+    }
+
     @Test func everyTopicHasItsSchemaTitledWithItsTopicAndCoreMotionType() throws {
         for topic in StreamDescriptor.allTopics {
             let data = try Data(contentsOf: Self.repository.appendingPathComponent("docs/schemas/\(topic.schema)"))

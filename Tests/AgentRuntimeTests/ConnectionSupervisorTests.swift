@@ -39,7 +39,7 @@ import Testing
             connected == [
                 .writeHealth(.connected, lastError: nil, failures: 0, retryIn: nil),
                 .log(.info, "connected to the broker (session present: false)"),
-                .subscribeControl, .publishBirth, .probeDesiredState, .setPublisherConnected(true),
+                .subscribeControl, .publishBirth, .setPublisherConnected(true),
                 .reportConnected,
             ]
         )

@@ -277,11 +277,10 @@ import Testing
         await broker.stop()
     }
 
-    /// A layer cleared while the device was away, and a flood running when it comes back. When the snapshot
-    /// at connection is spoiled by the drops (it removes nothing, since a dropped document looks like a cleared
-    /// one; or the probe itself is dropped), the agent takes a new snapshot once the drops stop and removes the
-    /// layer then — not at some later reconnection. Which of the two happens depends on when the inbox fills,
-    /// so the test asserts the outcome either way (DesiredSnapshotTests covers the second snapshot alone).
+    /// A layer cleared while the device was away (the clear is a retained document), and a flood running when it
+    /// comes back. Whether the clear arrives before the inbox fills or is dropped by it (then the agent
+    /// subscribes to the desired topics again once the drops stop, and the broker hands it over again), the
+    /// layer is gone without another connection.
     @Test func aLayerClearedWhileAwayIsRemovedEvenWithAFloodAtConnection() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "flood-cleared"
@@ -297,7 +296,11 @@ import Testing
         first.runner.terminate()
         #expect(await first.runner.waitForExit(timeout: 15) == 0)
 
-        try await DesiredStateEndToEndTests.publishRetained(broker, TopicScheme.fleetDesired, "")
+        try await DesiredStateEndToEndTests.publishRetained(
+            broker,
+            TopicScheme.fleetDesired,
+            #"{"version": 2, "clear": true}"#
+        )
         let flooder = MosquittoClient()
         try flooder.connect(broker.connectOptions(clientID: "flooder-cleared"))
         #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
@@ -307,7 +310,7 @@ import Testing
         defer { second.runner.kill() }
         // Commands on the group topic from before the agent connects until 3 s after its birth (the birth
         // precedes its SUBSCRIBE), so the retained documents and the probe arrive in the middle of the flood.
-        let removed = "the broker retains no fleet desired document on motion/fleet/desired any more: v1"
+        let removed = "fleet desired state cleared by v2 from motion/fleet/desired"
         var sent = 0
         var born: ContinuousClock.Instant?
         let deadline = ContinuousClock.now + .seconds(120)
@@ -322,8 +325,8 @@ import Testing
         await flooder.disconnect(flushTimeout: 10)
         print("flood at connection: \(sent) commands on the group topic")
         #expect(born != nil, "the agent did not come online within 120 s: \(second.runner.standardError.suffix(3000))")
-        // Whether the snapshot at connection ran before the inbox filled (and removed the layer then) or was
-        // spoiled by the drops (or lost its probe), the layer is gone without another connection.
+        // Whether the clear arrived before the inbox filled or after the agent subscribed again, the layer is gone
+        // without another connection.
         let atConnection = second.runner.standardError.contains(removed)
         print("flood at connection: layer removed \(atConnection ? "at connection" : "after the flood")")
         #expect(
@@ -332,7 +335,7 @@ import Testing
         )
         try await status.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
             let last = messages.last.map(payloadJSON) ?? [:]
-            return last["state"] as? String == "online" && DesiredStateEndToEndTests.desired(last).isEmpty
+            return last["state"] as? String == "online" && DesiredStateEndToEndTests.desired(last) == ["fleet": 2]
         }
         #expect(
             DesiredStateEndToEndTests.setting(

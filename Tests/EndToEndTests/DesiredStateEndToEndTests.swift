@@ -1,3 +1,4 @@
+import AgentControl
 import Foundation
 import TestSupport
 import Testing
@@ -114,9 +115,10 @@ import Testing
         third.runner.terminate()
         #expect(await third.runner.waitForExit(timeout: 15) == 0)
 
-        // The operator removes the fleet layer while the device is away: the broker then retains nothing on
-        // the topic, and the device notices at its next connection (the probe after subscribing).
-        try await Self.publishRetained(broker, "motion/fleet/desired", "")
+        // The operator clears the fleet layer while the device is away: the clear is a retained document, which
+        // the broker hands over at the next connection. (An empty payload would change nothing: on a cluster a
+        // node that retains nothing proves nothing.)
+        try await Self.publishRetained(broker, "motion/fleet/desired", #"{"version": 3, "clear": true}"#)
         let fourth = try AgentProcess(
             config: AgentProcess.config(device: "e2e-new", port: broker.port),
             directory: first.directory
@@ -124,8 +126,7 @@ import Testing
         defer { fourth.runner.kill() }
         #expect(
             await fourth.runner.waitForOutput(
-                containing:
-                    "the broker retains no fleet desired document on motion/fleet/desired any more: v2 was cleared while this device was away",
+                containing: "fleet desired state cleared by v3 from motion/fleet/desired",
                 timeout: 20
             ),
             "\(fourth.runner.standardError)"
@@ -133,7 +134,7 @@ import Testing
         let cleared = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-new/status"])
         try await cleared.waitUntil(timeout: 20, "the fleet layer gone from the retained status") { messages in
             let last = messages.last.map(payloadJSON) ?? [:]
-            return last["state"] as? String == "online" && Self.desired(last).isEmpty
+            return last["state"] as? String == "online" && Self.desired(last) == ["fleet": 3]
         }
         #expect(Self.setting(Self.lastBirth(cleared), "streams.accelerometer.rate_hz").source == "config.yaml")
         await cleared.close()
@@ -201,7 +202,7 @@ import Testing
         await status.close()
     }
 
-    @Test func badAndOlderDocumentsAreRefusedAndReportedAndAnEmptyOneRemovesTheLayer() async throws {
+    @Test func badAndOlderDocumentsAreRefusedAndReportedAndOnlyAClearRemovesTheLayer() async throws {
         let broker = try await MosquittoBroker.started()
         let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-refuse/status"])
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-refuse", port: broker.port))
@@ -235,27 +236,35 @@ import Testing
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v3"))
         #expect(Self.desired(birth) == ["device": 3])
 
-        // A cleared retained document removes the layer: config.yaml's value again.
+        // An empty retained payload is not a clear: the layer stays. A clear document removes it: config.yaml's
+        // value again, and the clear's version in force.
         try await Self.publishRetained(broker, topic, "")
+        try await Task.sleep(for: .seconds(1))
+        #expect(Self.setting(Self.lastBirth(status), "streams.gyroscope.rate_hz") == ("25", "device v3"))
+        try await Self.publishRetained(broker, topic, #"{"version": 4, "clear": true}"#)
         try await Self.waitFor(status, "streams.gyroscope.rate_hz", "50")
-        #expect(Self.desired(Self.lastBirth(status)) == [:])
+        #expect(Self.desired(Self.lastBirth(status)) == ["device": 4])
         await status.close()
     }
 
-    /// With control.hmac_key_file set, a desired document must be signed like a command: an unsigned one is
-    /// refused whole and reported, the version in force stays, and `fleet set --hmac-key-file` is applied.
+    /// With control.trusted_keys_file set, a desired document must be signed like a command: an unsigned one is
+    /// refused whole and reported, the version in force stays, and `fleet set --signing-key` is applied — after
+    /// `--replace`, since the retained document it would build on is the refused one.
     @Test func anUnsignedDocumentIsRefusedWhenSigningIsOnAndASignedOneApplies() async throws {
         let broker = try await MosquittoBroker.started()
         let directory = NSTemporaryDirectory() + "motion-agent-e2e-signed-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let keyPath = directory + "/control.key"
-        try Data("desired-test-key-0123456789abcdef".utf8).write(to: URL(fileURLWithPath: keyPath))
+        let keyPath = directory + "/operator.key"
+        let key = try OperatorSigningKey(id: "ops-desired", privateKey: Array(repeating: 3, count: 32))
+        try key.fileText.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        chmod(keyPath, 0o600)
+        try (key.trustLine + "\n").write(toFile: directory + "/trusted.keys", atomically: true, encoding: .utf8)
         let status = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-signed/status"])
         let agent = try AgentProcess(
             config: AgentProcess.config(
                 device: "e2e-signed",
                 port: broker.port,
-                extra: "control:\n  hmac_key_file: control.key\n"
+                extra: "control:\n  trusted_keys_file: trusted.keys\n"
             ),
             directory: directory
         )
@@ -265,7 +274,7 @@ import Testing
         var (code, output) = try await Self.fleet(
             broker,
             [
-                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=25", "--wait",
+                "set", "--device", "e2e-signed", "--signing-key", keyPath, "streams.gyroscope.rate_hz=25", "--wait",
                 "20",
             ]
         )
@@ -285,17 +294,25 @@ import Testing
         #expect(Self.setting(birth, "streams.gyroscope.rate_hz") == ("25", "device v1"))
         #expect(Self.desired(birth) == ["device": 1])
 
-        // The operator's tool signs: the next version applies over the refused one.
+        // The operator's tool will not build on a retained document it cannot verify...
+        (code, output) = try await Self.fleet(
+            broker,
+            ["set", "--device", "e2e-signed", "--signing-key", keyPath, "streams.gyroscope.rate_hz=20", "--wait", "20"]
+        )
+        #expect(code != 0 && output.contains("--replace"), "\(output)")
+        // ...and with --replace signs a fresh one: the next version applies over the refused one.
         (code, output) = try await Self.fleet(
             broker,
             [
-                "set", "--device", "e2e-signed", "--hmac-key-file", keyPath, "streams.gyroscope.rate_hz=20", "--wait",
+                "set", "--device", "e2e-signed", "--signing-key", keyPath, "--replace", "streams.gyroscope.rate_hz=20",
+                "--wait",
                 "20",
             ]
         )
         #expect(code == 0, "\(output)")
         try await Self.waitFor(status, "streams.gyroscope.rate_hz", "20")
-        #expect(Self.desired(Self.lastBirth(status)) == ["device": 3])
+        // One above the version the device reports (the refused document's 2 was never taken as a version).
+        #expect(Self.desired(Self.lastBirth(status)) == ["device": 2])
         await status.close()
     }
 

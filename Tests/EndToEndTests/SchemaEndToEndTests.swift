@@ -20,7 +20,7 @@ import Testing
 ///    refused ones and one that is not JSON — and a clean stop (SIGTERM: the goodbye status);
 /// 2. JSON batches, then single samples (set-batch 1), the device-motion stream in all four reference frames and with a
 ///    captured reference attitude (relativeAttitude);
-///    signing on (control.hmac_key_file): signed commands and an unsigned and a tampered one; SIGKILL (the will).
+///    signing on (control.trusted_keys_file): Ed25519-signed commands, an unsigned one and one signed by a key the device does not trust; SIGKILL (the will).
 ///
 /// The checker needs a Python with jsonschema: MOTION_AGENT_PYTHON, which scripts/test.sh sets to the venv it
 /// creates (.build/python-venv), or that venv itself. Without either the test fails and says so; it never skips.
@@ -241,8 +241,8 @@ import Testing
         // Run 2: JSON batches, then single samples, all four frames; signed commands; the will.
         let directory = NSTemporaryDirectory() + "motion-agent-e2e-schema-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let key = Array("schema-test-key-0123456789abcdef".utf8)
-        try Data(key).write(to: URL(fileURLWithPath: directory + "/control.key"))
+        let operatorKey = try OperatorSigningKey(id: "schema-ops", privateKey: Array(repeating: 7, count: 32))
+        try (operatorKey.trustLine + "\n").write(toFile: directory + "/trusted.keys", atomically: true, encoding: .utf8)
         let jsonAgent = try AgentProcess(
             config: AgentProcess.config(
                 device: Self.jsonDevice,
@@ -256,7 +256,7 @@ import Testing
                       latitude: 48.2
                       longitude: 16.37
                     control:
-                      hmac_key_file: control.key
+                      trusted_keys_file: trusted.keys
                     """
             ),
             directory: directory
@@ -266,15 +266,25 @@ import Testing
             let seen = Set(messages.compactMap { Self.kind($0.topic, device: Self.jsonDevice) })
             return (Self.sampleStreams + ["status"]).allSatisfy(seen.contains)
         }
-        let signature = CommandSignature(key: key)
         let jsonControl = "motion/\(Self.jsonDevice)/control"
+        var counter = Int(Date().timeIntervalSince1970 * 1e6)
+        func members(
+            _ id: String,
+            _ command: String,
+            _ arguments: [String: Any]
+        ) -> [(key: String, value: StrictJSON.Value)] {
+            counter += 1
+            var members: [(key: String, value: StrictJSON.Value)] = [
+                ("target", .string(jsonControl)), ("counter", .number(String(counter))), ("id", .string(id)),
+                ("command", .string(command)),
+            ]
+            for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
+                members.append((name, (value as? String).map { .string($0) } ?? .number("\(value)")))
+            }
+            return members
+        }
         func signed(_ id: String, _ command: String, _ arguments: [String: Any] = [:]) throws -> [UInt8] {
-            var object = arguments
-            object["id"] = id
-            object["command"] = command
-            object["timestamp"] = Date().timeIntervalSince1970
-            object["nonce"] = UUID().uuidString
-            return signature.envelope(for: try Self.json(object))
+            SignedEnvelope.seal(members(id, command, arguments), with: operatorKey)
         }
         var sent = 0
         func send(_ payload: [UInt8], pause: Duration = .milliseconds(100)) async throws {
@@ -297,12 +307,8 @@ import Testing
         }
         // Signing is on: an unsigned command, a tampered one and an envelope with an extra key are refused (401).
         try await send(try Self.json(["id": "refused-unsigned", "command": "ping"]))
-        let other = CommandSignature(key: Array("another-key-that-is-not-the-agents".utf8))
-        let tampered = try Self.json([
-            "id": "refused-tampered", "command": "ping", "timestamp": Date().timeIntervalSince1970,
-            "nonce": UUID().uuidString,
-        ])
-        try await send(other.envelope(for: tampered))
+        let other = try OperatorSigningKey(id: "schema-ops", privateKey: Array(repeating: 9, count: 32))
+        try await send(SignedEnvelope.seal(members("refused-tampered", "ping", [:]), with: other))
         try await send(
             try Self.json(["signed": Data("{}".utf8).base64EncodedString(), "signature": "00", "id": "bad-envelope"])
         )

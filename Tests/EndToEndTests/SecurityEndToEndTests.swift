@@ -27,8 +27,12 @@ import Testing
         var serverKey: String { directory + "/server.key" }
         static let passwords = [
             "sec-dev": "device-secret-1", "sec-other": "device-secret-2", "operator": "operator-secret",
+            "watcher": "watcher-secret",
         ]
-        static let hmacKey = "6d6f74696f6e2d6167656e742d746573742d6b6579"
+        /// The operator's signing key; the devices trust its public key (`trusted.keys`).
+        static let operatorKey = try! OperatorSigningKey(id: "ops-e2e", privateKey: Array(repeating: 42, count: 32))
+        var keyFile: String { directory + "/operator.key" }
+        var trustedKeysFile: String { directory + "/trusted.keys" }
 
         init() async throws {
             directory = NSTemporaryDirectory() + "motion-security-\(UUID().uuidString.prefix(8))"
@@ -39,7 +43,9 @@ import Testing
             for (user, password) in Self.passwords {
                 try (password + "\n").write(toFile: directory + "/\(user).password", atomically: true, encoding: .utf8)
             }
-            try (Self.hmacKey + "\n").write(toFile: directory + "/fleet.key", atomically: true, encoding: .utf8)
+            try Self.operatorKey.fileText.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            chmod(keyFile, 0o600)
+            try (Self.operatorKey.trustLine + "\n").write(toFile: trustedKeysFile, atomically: true, encoding: .utf8)
         }
 
         static func openssl(_ arguments: [String], in directory: String) async throws {
@@ -51,9 +57,16 @@ import Testing
     /// password file, persistence, logging) is the fixture's.
     static func brokerLines(_ secrets: Secrets) throws -> [String] {
         let shipped = try String(contentsOfFile: deployDirectory + "/mosquitto.conf", encoding: .utf8)
+        // The shipped ACL, and a second operator account as its README says to add one ("watcher": with
+        // use_username_as_clientid each account holds one connection, and the tests watch while ctl runs).
+        let acl = try String(contentsOfFile: deployDirectory + "/acl", encoding: .utf8)
+        let operatorBlock = try #require(acl.range(of: "user operator\n")).lowerBound
+        let aclPath = secrets.directory + "/acl"
+        try (acl + "\n" + acl[operatorBlock...].replacingOccurrences(of: "user operator", with: "user watcher"))
+            .write(toFile: aclPath, atomically: true, encoding: .utf8)
         let paths = [
             "certfile": secrets.serverCertificate, "keyfile": secrets.serverKey, "cafile": secrets.caFile,
-            "acl_file": deployDirectory + "/acl",
+            "acl_file": aclPath,
         ]
         var lines: [String] = []
         for line in shipped.split(separator: "\n") where !line.hasPrefix("#") {
@@ -61,14 +74,16 @@ import Testing
             guard let key = words.first else { continue }
             if let path = paths[key] {
                 lines.append("\(key) \(path)")
-            } else if ["tls_version", "require_certificate"].contains(key) {
+            } else if ["tls_version", "require_certificate", "use_username_as_clientid", "max_packet_size"].contains(
+                key
+            ) {
                 lines.append(String(line))
             }
         }
         #expect(shipped.contains("allow_anonymous false"), "the shipped configuration refuses anonymous clients")
         #expect(
-            lines.count == 6,
-            "the shipped configuration has certfile, keyfile, cafile, acl_file, tls_version and require_certificate: \(lines)"
+            lines.count == 8,
+            "the shipped configuration has certfile, keyfile, cafile, acl_file, tls_version, require_certificate, use_username_as_clientid and max_packet_size: \(lines)"
         )
         return lines
     }
@@ -90,7 +105,7 @@ import Testing
             extra: """
                 control:
                   max_age_s: 300
-                \(signed ? "  hmac_key_file: \(secrets.directory)/fleet.key" : "")
+                \(signed ? "  trusted_keys_file: \(secrets.trustedKeysFile)" : "")
                 """
         ).replacingOccurrences(
             of: "  reconnect_max_delay: 1\n",
@@ -235,7 +250,7 @@ import Testing
         defer { agent.runner.kill() }
 
         // Over TLS with its password the agent connects, and its streams reach the operator.
-        let operatorClient = try await Client(broker, secrets, user: "operator")
+        let operatorClient = try await Client(broker, secrets, user: "watcher")
         #expect(operatorClient.isConnected)
         try operatorClient.client.subscribe(["motion/sec-dev/#"], qos: 1)
         try await Self.until("the agent's status and accelerometer stream", timeout: 20) {
@@ -282,10 +297,10 @@ import Testing
             operatorClient.messages(on: "motion/sec-dev/accelerometer").count >= 20
         }
 
-        // Nor can it read this device's streams or control topic, though it reads its own control topic (the
-        // probe it publishes there coming back proves its subscriptions are in effect).
+        // Nor can it read this device's streams or control topic, though it reads its own control topic (an
+        // operator's message arriving there proves its subscriptions are in effect; a device may not write it).
         try intruder.client.subscribe(["motion/sec-dev/#", "motion/sec-other/control"], qos: 1)
-        try intruder.publish("motion/sec-other/control", Array("probe".utf8))
+        try operatorClient.publish("motion/sec-other/control", Array("probe".utf8))
         try await Self.until("the intruder's own control topic", timeout: 10) {
             !intruder.messages(on: "motion/sec-other/control").isEmpty
         }
@@ -330,20 +345,19 @@ import Testing
             config: Self.agentConfig(secrets, device: "sec-dev", port: broker.port, signed: true)
         )
         defer { agent.runner.kill() }
-        let operatorClient = try await Client(broker, secrets, user: "operator")
+        let operatorClient = try await Client(broker, secrets, user: "watcher")
         try operatorClient.client.subscribe(["motion/sec-dev/status", "motion/sec-dev/control/reply"], qos: 1)
         try await Self.until("the agent's status", timeout: 20) {
             Self.accelerometerEnabled(operatorClient, device: "sec-dev") == true
         }
         let replies = "motion/sec-dev/control/reply"
 
-        // The ctl signs with --hmac-key-file: accepted. Without it: 401.
-        let keyFile = secrets.directory + "/fleet.key"
+        // The ctl signs with --signing-key: accepted. Without it: 401.
         let (code, lines) = try await Self.ctl(
             broker,
             secrets,
             user: "operator",
-            ["--hmac-key-file", keyFile, "--device", "sec-dev", "stop", "stream=accelerometer"]
+            ["--signing-key", secrets.keyFile, "--device", "sec-dev", "stop", "stream=accelerometer"]
         )
         #expect(code == 0 && lines.first?.hasPrefix("sec-dev\tok\t200") == true, "\(lines)")
         try await Self.until("the signed stop in the status", timeout: 10) {
@@ -358,24 +372,31 @@ import Testing
         #expect(unsignedCode == 1 && unsignedLines.first?.contains("\t401\t") == true, "\(unsignedLines)")
 
         // Raw envelopes, signed here with the same key.
-        let signer = CommandSignature(key: Array(Secrets.hmacKey.utf8))
-        func envelope(_ id: String, _ command: String, nonce: String) -> [UInt8] {
-            let object: [String: Any] = [
-                "id": id, "command": command, "stream": "accelerometer", "timestamp": Date().timeIntervalSince1970,
-                "nonce": nonce,
-            ]
-            return signer.envelope(
-                for: Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        var counter = Int(Date().timeIntervalSince1970 * 1e6) + 1_000_000
+        func envelope(_ id: String, _ command: String, reusing: Int? = nil) -> [UInt8] {
+            let value: Int
+            if let reusing {
+                value = reusing
+            } else {
+                counter += 1
+                value = counter
+            }
+            return SignedEnvelope.seal(
+                [
+                    ("target", .string("motion/sec-dev/control")), ("counter", .number(String(value))),
+                    ("id", .string(id)), ("command", .string(command)), ("stream", .string("accelerometer")),
+                ],
+                with: Secrets.operatorKey
             )
         }
-        // Tampered: a signed "start" turned into a "stop" with the signature kept.
-        let start = envelope("tamper-1", "start", nonce: "nonce-tamper-0001")
+        // Tampered: a signed "start" turned into a "ping" with the signature kept.
+        let start = envelope("tamper-1", "start")
         let outer = try #require(try JSONSerialization.jsonObject(with: Data(start)) as? [String: String])
         let command = String(decoding: Data(base64Encoded: outer["signed"]!)!, as: UTF8.self)
         let forged = command.replacingOccurrences(of: "\"start\"", with: "\"ping\"")
         #expect(forged != command)
         let tampered = try JSONSerialization.data(withJSONObject: [
-            "signed": Data(forged.utf8).base64EncodedString(), "signature": outer["signature"]!,
+            "key": outer["key"]!, "signed": Data(forged.utf8).base64EncodedString(), "signature": outer["signature"]!,
         ])
         try operatorClient.publish("motion/sec-dev/control", Array(tampered))
         let refused = try await Self.reply(operatorClient, topic: replies, id: "tamper-1")
@@ -396,10 +417,11 @@ import Testing
         }
         let genuine = answers("tamper-1")
         #expect(genuine.map { $0["code"] as? Int } == [401, 200], "\(genuine)")
-        let stop = envelope("replay-stop", "stop", nonce: "nonce-replay-0001")
+        let stop = envelope("replay-stop", "stop")
+        let stopCounter = counter
         try operatorClient.publish("motion/sec-dev/control", stop)
         #expect(try await Self.reply(operatorClient, topic: replies, id: "replay-stop")["code"] as? Int == 200)
-        let restart = envelope("replay-start", "start", nonce: "nonce-replay-0002")
+        let restart = envelope("replay-start", "start")
         try operatorClient.publish("motion/sec-dev/control", restart)
         #expect(try await Self.reply(operatorClient, topic: replies, id: "replay-start")["code"] as? Int == 200)
         try await Self.until("the restart in the status", timeout: 10) {
@@ -407,16 +429,13 @@ import Testing
         }
         try operatorClient.publish("motion/sec-dev/control", stop)  // the captured stop, byte for byte
         #expect(
-            await agent.runner.waitForOutput(containing: "replay-stop arrived again with the same nonce", timeout: 10)
+            await agent.runner.waitForOutput(containing: "replay-stop arrived again with the same counter", timeout: 10)
         )
-        // The same nonce under a new id: 401.
-        try operatorClient.publish(
-            "motion/sec-dev/control",
-            envelope("replay-new-id", "stop", nonce: "nonce-replay-0001")
-        )
+        // The same counter under a new id: 401.
+        try operatorClient.publish("motion/sec-dev/control", envelope("replay-new-id", "stop", reusing: stopCounter))
         let reused = try await Self.reply(operatorClient, topic: replies, id: "replay-new-id")
         #expect(
-            reused["code"] as? Int == 401 && (reused["message"] as? String)?.contains("already used") == true,
+            reused["code"] as? Int == 401 && (reused["message"] as? String)?.contains("was used already") == true,
             "\(reused)"
         )
         #expect(answers("replay-stop").count == 1, "the replay was not answered")
@@ -474,7 +493,7 @@ import Testing
         #expect(config.contains("cert_file"))
         let agent = try AgentProcess(config: config)
         defer { agent.runner.kill() }
-        let operatorClient = try await Client(broker, secrets, user: "operator")
+        let operatorClient = try await Client(broker, secrets, user: "watcher")
         #expect(operatorClient.isConnected == false, "the operator has no client certificate either")
         #expect(
             await agent.runner.waitForOutput(containing: "connected to the broker", timeout: 20),

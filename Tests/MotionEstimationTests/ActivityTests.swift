@@ -146,4 +146,56 @@ struct ActivityTests {
         let walkStart = try #require(changes.last { $0.walking }).startDate
         #expect(walkStart >= 296 && walkStart <= 306)
     }
+
+    @Test("running and cycling, never checked on real data, keep confidence low")
+    func unvalidatedClassesStayLow() throws {
+        // A window of each that the model itself calls with ≥ 0.9 probability, searched over the shapes of
+        // the training script's simulated windows: |a| around g with a spread (a run's impacts reach 3–4 g),
+        // and the rectified sine of a thigh or arm turning once per stride or crank turn (mean 0.64, spread
+        // 0.31 of its peak, down to about 0).
+        func window(_ c: ActivityModel.ActivityClass) throws -> ActivityModel.WindowStatistics {
+            var best: (ActivityModel.WindowStatistics, Double)?
+            for mean in stride(from: 9.0, through: 13.0, by: 0.5) {
+                for std in stride(from: 0.5, through: 9.0, by: 0.5) {
+                    for peak in stride(from: 1.0, through: 6.0, by: 0.5) {
+                        let w = ActivityModel.WindowStatistics(
+                            accelerationMean: mean,
+                            accelerationMin: max(0.5, mean - 2 * std),
+                            accelerationMax: mean + 4 * std,
+                            accelerationStd: std,
+                            rotationMean: 0.64 * peak,
+                            rotationMin: 0.02,
+                            rotationMax: peak,
+                            rotationStd: 0.31 * peak
+                        )
+                        let (predicted, p) = ActivityModel.classify(w)
+                        if predicted == c, p > (best?.1 ?? 0.9) { best = (w, p) }
+                    }
+                }
+            }
+            return try #require(best, "no window the model calls \(c)").0
+        }
+        for c in [ActivityModel.ActivityClass.running, .cycling] {
+            var e = ActivityEstimator()
+            let w = try window(c)
+            for t in 1...30 { _ = e.update(window: w, at: Double(t)) }
+            #expect(c == .running ? e.activity.running : e.activity.cycling, "\(c): \(e.activity)")
+            #expect(e.activity.confidence == .low, "\(c) reported with \(e.activity.confidence)")
+            #expect(!ActivityEstimator.isValidatedOnRealData(c))
+        }
+        for c in [ActivityModel.ActivityClass.stationary, .walking, .automotive] {
+            #expect(ActivityEstimator.isValidatedOnRealData(c))
+        }
+
+        // Running from the step rhythm: low too; walking from it stays high.
+        let classifier = MotionActivity(startDate: 0, stationary: true, confidence: .high)
+        for (period, running) in [(1 / 2.8, true), (1 / 1.8, false)] {
+            var fusion = GaitActivityFusion()
+            let gait = StepDetector.Reading(isWalking: true, stepPeriod: period, lastStepTime: 1)
+            let changed = fusion.update(classifier: classifier, gait: gait)
+            let a = try #require(changed)
+            #expect(a.running == running && a.walking == !running)
+            #expect(a.confidence == (running ? .low : .high), "\(a)")
+        }
+    }
 }

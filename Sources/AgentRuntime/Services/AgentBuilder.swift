@@ -28,7 +28,8 @@ public struct AgentBuilder {
     public var password: String?
     /// The file `reload-config` and SIGHUP re-read; nil when the agent is built without one.
     public var configurationPath: String?
-    public var hmacKey: [UInt8]?
+    /// The operators' public keys (`control.trusted_keys_file`); nil: commands and documents are not signed.
+    public var trustedKeys: OperatorKeys?
     public var host: HostSystem
     public var logger: Logger
     public var options: Options
@@ -40,7 +41,7 @@ public struct AgentBuilder {
         state: any StateDirectory,
         password: String?,
         configurationPath: String? = nil,
-        hmacKey: [UInt8]? = nil,
+        trustedKeys: OperatorKeys? = nil,
         host: HostSystem,
         logger: Logger,
         options: Options = Options()
@@ -51,7 +52,7 @@ public struct AgentBuilder {
         self.state = state
         self.password = password
         self.configurationPath = configurationPath
-        self.hmacKey = hmacKey
+        self.trustedKeys = trustedKeys
         self.host = host
         self.logger = logger
         self.options = options
@@ -60,9 +61,16 @@ public struct AgentBuilder {
     public func build() -> AgentServices {
         // config.yaml under the desired layers and command overrides the state directory kept: what this run
         // starts with, whether or not the broker is reachable.
+        let root = TopicScheme(root: configuration.resolvedTopicRoot)
+        var desiredTopics: [String: ConfigurationLayer] = [
+            root.desired: .device, configuration.control.fleetDesiredTopic: .fleet,
+        ]
+        for group in configuration.control.groups { desiredTopics[TopicScheme.groupDesired(group)] = .group(group) }
         let reconciler = ConfigurationReconciler(
             base: configuration,
             store: configuration.control.persist ? DesiredStateStore(state: state) : nil,
+            opener: DesiredDocumentOpener(keys: trustedKeys),
+            topics: Dictionary(uniqueKeysWithValues: desiredTopics.map { ($0.value, $0.key) }),
             now: WallClock.realtimeNow(),
             logger: logger
         )
@@ -140,11 +148,8 @@ public struct AgentBuilder {
         controlSettings.ratePerSecond = configuration.control.rateLimitPerSecond
         controlSettings.burst = Double(configuration.control.rateLimitBurst)
         controlSettings.maxPayloadBytes = configuration.control.maxPayloadBytes
-        controlSettings.hmacKey = hmacKey
-        var desiredTopics: [String: ConfigurationLayer] = [
-            topics.desired: .device, configuration.control.fleetDesiredTopic: .fleet,
-        ]
-        for group in configuration.control.groups { desiredTopics[TopicScheme.groupDesired(group)] = .group(group) }
+        controlSettings.keys = trustedKeys
+        controlSettings.counterStore = configuration.control.persist ? state : nil
         let control = ControlPlane(
             controller: controller,
             history: history,
@@ -158,12 +163,11 @@ public struct AgentBuilder {
             reloadConfiguration: { [configurationPath] in
                 try ConfigurationReload.apply(path: configurationPath, reconciler: reconciler, controller: controller)
             },
-            inboundDropped: { connections.inboundDropped },
             logger: logger
         )
         // Desired documents are retained: the broker hands every layer over at each subscription, so a device that
         // was offline or is new converges on its first connection.
-        let desiredSubscriptions = desiredTopics.keys.sorted() + [topics.desiredProbe]
+        let desiredSubscriptions = desiredTopics.keys.sorted()
         let subscriptions =
             [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions

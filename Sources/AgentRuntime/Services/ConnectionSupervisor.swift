@@ -35,9 +35,6 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
         /// The retained online status, first after CONNACK.
         case publishBirth
         case subscribeControl
-        /// The probe that marks the end of the retained desired documents (`ControlPlane.beginDesiredSnapshot`);
-        /// after the birth, so the birth shows the state the device ran while it was away.
-        case probeDesiredState
         case setPublisherConnected(Bool)
         /// Count the connection and announce what follows one (Home Assistant discovery).
         case reportConnected
@@ -130,7 +127,6 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
                 // broker handles one client's packets in order).
                 .subscribeControl,
                 .publishBirth,
-                .probeDesiredState,
                 .setPublisherConnected(true),
                 .reportConnected,
             ]

@@ -146,8 +146,6 @@ final class ConnectionSupervisorService: Service {
         }
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
-        /// The current connection's desired-state probe, published after the birth.
-        var barrier: SubscriptionBarrier?
 
         /// Performs `actions`; returns true once the connection has been closed for good.
         func perform(_ actions: [Supervisor.Action]) async -> Bool {
@@ -175,21 +173,11 @@ final class ConnectionSupervisorService: Service {
                 case .publishBirth:
                     status.publish(.online)
                 case .subscribeControl:
-                    // Begun before the SUBSCRIBE, so no retained document can arrive unaccounted.
-                    barrier = control.beginDesiredSnapshot()
                     do {
                         try broker.subscribe(subscriptions, qos: 1)
                     } catch {
                         logger.error(
                             "cannot subscribe to the control topics \(subscriptions): \(error) — commands will not reach this device"
-                        )
-                    }
-                case .probeDesiredState:
-                    do {
-                        try barrier?.publish(on: broker)
-                    } catch {
-                        logger.warning(
-                            "cannot publish the desired-state probe: \(error) — a desired layer cleared while this device was away stays in force until the next connection"
                         )
                     }
                 case .setPublisherConnected(let up):

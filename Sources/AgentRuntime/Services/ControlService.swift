@@ -94,13 +94,8 @@ final class ControlService: Service {
                 "\(dropped - handled) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
             )
             handled = dropped
-            // A fresh snapshot, as at connection: a snapshot spoiled by drops removes nothing, and the dropped
-            // messages may have been a layer's clearing, so a cleared layer is noticed here rather than at the
-            // next reconnection.
-            let barrier = control.beginDesiredSnapshot()
             do {
                 try broker.subscribe(desiredTopics, qos: 1)
-                try barrier.publish(on: broker)
             } catch {
                 logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
             }

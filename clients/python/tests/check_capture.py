@@ -154,7 +154,6 @@ class Checker:
         #: binary device-motion records (layout version 2) with the attitude accuracies / with a relativeAttitude
         self.binary_accuracies = 0
         self.binary_relative_attitudes = 0
-        self.probes = 0
 
     def problem(self, where: str, text: str) -> None:
         self.problems.append(f"{where}: {text}")
@@ -163,12 +162,6 @@ class Checker:
 
     def message(self, index: int, topic: str, payload: bytes) -> None:
         where = f"message {index} on {topic}"
-        if topic.endswith("/desired/probe"):
-            # The agent's own probe after each subscription (docs/fleet.md): an opaque decimal token, not retained.
-            if not payload.isdigit():
-                self.problem(where, f"the desired-state probe should carry a decimal token, got {payload[:40]!r}")
-            self.probes += 1
-            return
         kind = topic_kind(topic)
         if kind is None:
             self.problem(where, "a topic the agent does not use")

@@ -237,14 +237,17 @@ def test_commands_the_agent_refuses_are_refused(command, fragment):
 
 
 def test_signed_envelopes_and_their_inner_command():
-    inner = {"command": "status", "id": "42", "nonce": "0123456789abcdef", "timestamp": 1763700000}
-    envelope = {"signed": base64.b64encode(json.dumps(inner).encode()).decode(), "signature": "ab" * 32}
+    inner = {"target": "motion/imu-17/control", "counter": 1763700000000001, "command": "status", "id": "42"}
+    signature = base64.b64encode(bytes(64)).decode()
+    envelope = {"key": "ops-1", "signature": signature, "signed": base64.b64encode(json.dumps(inner).encode()).decode()}
     valid("control", envelope)
     assert not schemas.signed_command_errors(inner)
     assert schemas.signed_command_errors({"command": "status", "id": "42"})
-    assert schemas.signed_command_errors({**inner, "nonce": "short"})
+    assert schemas.signed_command_errors({**inner, "counter": 0})
+    assert schemas.signed_command_errors({**inner, "counter": 1.5})
     invalid("control", {**envelope, "id": "42"}, "is not valid under any of the given schemas")
-    invalid("control", {**envelope, "signature": "AB" * 32}, "is not valid under any of the given schemas")
+    invalid("control", {k: v for k, v in envelope.items() if k != "key"}, "is not valid under any of the given schemas")
+    invalid("control", {**envelope, "signature": "ab" * 32}, "is not valid under any of the given schemas")
 
 
 def test_the_documented_replies_validate():

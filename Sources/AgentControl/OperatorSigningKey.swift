@@ -1,0 +1,76 @@
+import AgentConfig
+import Crypto
+import Foundation
+
+/// An operator's private signing key (Ed25519), as `motion-agent keys generate` writes it:
+///
+///     # motion-agent operator signing key — keep it secret: whoever holds it steers every device that trusts it
+///     motion-agent-ed25519-private-key <key id> <base64 of the 32-byte private key>
+///
+/// Operators' tools sign with it (`ctl --signing-key`, `fleet set --signing-key`); devices never hold one. The counter that
+/// orders an operator's commands is kept beside it, in `<file>.counter`.
+public struct OperatorSigningKey: Sendable {
+    public let id: String
+    /// The raw 32-byte private key.
+    private let raw: [UInt8]
+
+    public init(id: String, privateKey raw: [UInt8]) throws(SigningKeyError) {
+        if let problem = TrustedKeyFile.idProblem(id) { throw SigningKeyError("the key id \(id) \(problem)") }
+        guard raw.count == 32, (try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)) != nil else {
+            throw SigningKeyError("the private key is not 32 bytes of an Ed25519 key")
+        }
+        self.id = id
+        self.raw = raw
+    }
+
+    /// A new key with a fresh random private key.
+    public static func generate(id: String) throws(SigningKeyError) -> OperatorSigningKey {
+        try OperatorSigningKey(id: id, privateKey: Array(Curve25519.Signing.PrivateKey().rawRepresentation))
+    }
+
+    /// The same key under another id.
+    public func named(_ id: String) throws(SigningKeyError) -> OperatorSigningKey {
+        try OperatorSigningKey(id: id, privateKey: raw)
+    }
+
+    public var publicKey: [UInt8] {
+        // `raw` was checked in init.
+        Array(try! Curve25519.Signing.PrivateKey(rawRepresentation: raw).publicKey.rawRepresentation)
+    }
+
+    /// The line of the devices' trusted keys file for this key.
+    public var trustLine: String { TrustedKeyFile.line(id: id, publicKey: publicKey) }
+
+    /// The Ed25519 signature of `message` (64 bytes).
+    public func signature(of message: [UInt8]) -> [UInt8] {
+        let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+        return Array((try? key.signature(for: message)) ?? Data())
+    }
+
+    static let marker = "motion-agent-ed25519-private-key"
+
+    /// The file's text.
+    public var fileText: String {
+        "# motion-agent operator signing key — keep it secret: whoever holds it steers every device that trusts it\n"
+            + "\(Self.marker) \(id) \(Base64.encode(raw))\n"
+    }
+
+    /// Reads a key file's text.
+    public static func parse(_ text: String) throws(SigningKeyError) -> OperatorSigningKey {
+        for raw in text.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count == 3, words[0] == marker, let key = Base64.decode(words[2]) else {
+                throw SigningKeyError("is not a motion-agent signing key (\"\(marker) <key id> <base64>\")")
+            }
+            return try OperatorSigningKey(id: words[1], privateKey: key)
+        }
+        throw SigningKeyError("holds no key")
+    }
+}
+
+public struct SigningKeyError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

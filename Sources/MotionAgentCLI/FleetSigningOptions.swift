@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// How `fleet set|unset|clear` sign their document and what they build on.
+struct FleetSigningOptions: ParsableArguments {
+    @Option(
+        help:
+            "Sign the document with this operator key (motion-agent keys generate; the devices' control.trusted_keys_file)."
+    )
+    var signingKey: String?
+    @Option(
+        help:
+            "A trusted keys file: the retained document may be signed by any of its keys (besides --signing-key's own)."
+    )
+    var trustedKeys: String?
+    @Flag(
+        help:
+            "Start from an empty document instead of the retained one (for one that does not verify); its version is one above the highest the devices in scope report."
+    )
+    var replace = false
+    @Option(help: "The version to publish (default: the retained document's + 1).") var version: Int?
+}
