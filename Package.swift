@@ -84,6 +84,8 @@ let package = Package(
             name: "AgentPipeline",
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig",
+                // Sparkplug's lane beside the outbox (sparkplug.enabled): the streams feed its device writers.
+                "SparkplugB",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -108,6 +110,8 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig", "MotionHistory",
                 "AgentPipeline", "AgentControl", "Integrations",
+                // The Sparkplug edge node's driver (SparkplugService): its own connection, births, commands.
+                "SparkplugB",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

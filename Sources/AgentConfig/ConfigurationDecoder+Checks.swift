@@ -56,17 +56,15 @@ extension ConfigurationDecoder {
                 allowed: "false while control.trusted_keys_file is set (or remove control.trusted_keys_file)"
             )
         }
-        guard sparkplug.enabled, !refused.contains("sparkplug.enabled") else { return }
-        // The edge node (Sources/SparkplugB) is not wired into the running agent yet: a key that silently did
-        // nothing would leave an operator waiting for births that never come.
-        report(
-            .invalidValue,
-            keyPath: "sparkplug.enabled",
-            value: "true",
-            problem: "is not available in this version: the Sparkplug edge node is not wired into the agent yet "
-                + "(docs/sparkplug.md, \"In the agent\")",
-            allowed: "false"
-        )
+        if sparkplug.enabled, sparkplug.streams.isEmpty, !refused.contains("sparkplug.streams") {
+            report(
+                .invalidValue,
+                keyPath: "sparkplug.streams",
+                value: "[]",
+                problem: "lists no stream while sparkplug.enabled is true: the edge node would have no device",
+                allowed: "one or more of \(SparkplugSettings.streamNames.joined(separator: ", "))"
+            )
+        }
     }
 
     private mutating func checkReplay() {

@@ -52,6 +52,9 @@ struct RunCommand: AsyncParsableCommand {
             configuration: configuration,
             source: source,
             broker: MosquittoClient(logger: logger),
+            // Sparkplug's own connection: its will is the NDEATH (docs/sparkplug.md).
+            sparkplugBroker: configuration.sparkplug.enabled
+                ? MosquittoClient(logger: Logger(label: "motion-agent.sparkplug")) : nil,
             state: state,
             password: password,
             configurationPath: path,

@@ -55,8 +55,13 @@ import Testing
         #expect(error.problem.contains("cannot carry a signature"))
     }
 
-    @Test func enablingItIsRefusedUntilTheAgentPublishesIt() throws {
-        let error = try #require(decodingError("sparkplug:\n  enabled: true\n")?.errors.first)
-        #expect(error.keyPath == "sparkplug.enabled" && error.problem.contains("not wired into the agent yet"))
+    @Test func enablingItDecodes() throws {
+        let configuration = try decode("device:\n  id: imu-7\nsparkplug:\n  enabled: true\n")
+        #expect(configuration.sparkplug.enabled && configuration.sparkplug.streams.count == 4)
+    }
+
+    @Test func enablingItWithoutStreamsIsRefused() throws {
+        let error = try #require(decodingError("sparkplug:\n  enabled: true\n  streams: []\n")?.errors.first)
+        #expect(error.keyPath == "sparkplug.streams" && error.problem.contains("no stream"), "\(error)")
     }
 }
