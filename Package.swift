@@ -283,6 +283,7 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzBinaryBatch", ["MotionWire"]),
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
+        ("FuzzSparkplugCommand", ["SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 all=(FuzzControl FuzzSignedControl FuzzConfigYAML FuzzDesiredDocument FuzzRecordingCSV FuzzBinaryBatch FuzzIIOScan FuzzDurableLog)
+all+=(FuzzSparkplugCommand)  # NCMD/DCMD/STATE bytes into the Sparkplug edge node
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 ensure_swift
