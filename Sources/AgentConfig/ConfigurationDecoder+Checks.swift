@@ -56,6 +56,17 @@ extension ConfigurationDecoder {
                 allowed: "false while control.trusted_keys_file is set (or remove control.trusted_keys_file)"
             )
         }
+        if let passwordFile = sparkplug.passwordFile, !refused.contains("sparkplug.password_file"),
+            case .failure(let problem) = FileAccess.firstLine(of: passwordFile)
+        {
+            report(
+                problem.kind,
+                keyPath: "sparkplug.password_file",
+                value: passwordFile,
+                problem: problem.problem,
+                allowed: "the path of a readable file whose first line is the password"
+            )
+        }
         if sparkplug.enabled, sparkplug.streams.isEmpty, !refused.contains("sparkplug.streams") {
             report(
                 .invalidValue,

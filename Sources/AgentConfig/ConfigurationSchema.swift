@@ -434,6 +434,18 @@ enum ConfigurationSchema {
                         }
                     ),
                     .field("writes", .flag(\.sparkplug.writes)),
+                    .field(
+                        "username",
+                        .optionalText(\.sparkplug.username, allowed: "text; leave empty for mqtt.username")
+                    ),
+                    .field(
+                        "password_file",
+                        .path(
+                            \.sparkplug.passwordFile,
+                            allowed: "the path of a readable file whose first line is the password; empty for "
+                                + "mqtt's password"
+                        )
+                    ),
                 ]
             ),
         ]

@@ -14,6 +14,12 @@ public struct SparkplugSettings: Sendable, Equatable {
     /// Let hosts write `config/enabled` and `config/rateHz` (NCMD/DCMD). Default false; refused while commands
     /// must be signed (`control.trusted_keys_file`), since a Sparkplug command carries no signature.
     public var writes: Bool = false
+    /// The Sparkplug connection's MQTT user name; nil: `mqtt.username`. A broker that binds client ids to
+    /// accounts (mosquitto's `use_username_as_clientid`, the shipped one) needs an account of its own here, or the
+    /// two connections would take each other's place.
+    public var username: String? = nil
+    /// The first line of this file is the Sparkplug account's password; nil: the native connection's password.
+    public var passwordFile: String? = nil
 
     public init() {}
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AgentConfig
@@ -63,5 +64,22 @@ import Testing
     @Test func enablingItWithoutStreamsIsRefused() throws {
         let error = try #require(decodingError("sparkplug:\n  enabled: true\n  streams: []\n")?.errors.first)
         #expect(error.keyPath == "sparkplug.streams" && error.problem.contains("no stream"), "\(error)")
+    }
+
+    @Test func itsOwnAccountDecodesAndAnUnreadablePasswordFileIsRefused() throws {
+        let directory = NSTemporaryDirectory() + "sparkplug-account-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/sparkplug.password"
+        try "s3cret\nignored\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try decode(
+            "sparkplug:\n  enabled: true\n  username: imu-7-sparkplug\n  password_file: \(file)\n"
+        )
+        #expect(configuration.sparkplug.username == "imu-7-sparkplug")
+        #expect(try configuration.sparkplug.readPassword() == "s3cret")
+        let error = try #require(
+            decodingError("sparkplug:\n  password_file: \(directory)/missing\n")?.errors.first
+        )
+        #expect(error.keyPath == "sparkplug.password_file", "\(error)")
     }
 }

@@ -27,6 +27,8 @@ public struct AgentBuilder {
     /// The Sparkplug edge node's own connection (`sparkplug.enabled`): a second client, since its will is the
     /// NDEATH and the native connection's is the offline status. nil: Sparkplug is not started.
     public var sparkplugBroker: BrokerClient?
+    /// The Sparkplug account's password (`sparkplug.password_file`); nil: `password`.
+    public var sparkplugPassword: String?
     /// Where the agent keeps what survives a restart (Platform's `StateFiles` on the device).
     public var state: any StateDirectory
     public var password: String?
@@ -43,6 +45,7 @@ public struct AgentBuilder {
         source: SensorSource,
         broker: BrokerClient,
         sparkplugBroker: BrokerClient? = nil,
+        sparkplugPassword: String? = nil,
         state: any StateDirectory,
         password: String?,
         configurationPath: String? = nil,
@@ -55,6 +58,7 @@ public struct AgentBuilder {
         self.source = source
         self.broker = broker
         self.sparkplugBroker = sparkplugBroker
+        self.sparkplugPassword = sparkplugPassword
         self.state = state
         self.password = password
         self.configurationPath = configurationPath
@@ -234,7 +238,11 @@ public struct AgentBuilder {
                 services.append(
                     try SparkplugService(
                         configuration: configuration,
-                        baseOptions: try connectOptions(0),
+                        baseOptions: try Self.sparkplugOptions(
+                            connectOptions(0),
+                            configuration.sparkplug,
+                            password: sparkplugPassword
+                        ),
                         broker: sparkplugBroker,
                         lane: sparkplugLane,
                         controller: controller,
@@ -309,6 +317,18 @@ public struct AgentBuilder {
                 sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds)
             )
         }
+    }
+
+    /// The native connection's options with the Sparkplug account, when it has one of its own.
+    private static func sparkplugOptions(
+        _ native: BrokerConnectOptions,
+        _ sparkplug: SparkplugSettings,
+        password: String?
+    ) -> BrokerConnectOptions {
+        var options = native
+        if let username = sparkplug.username { options.username = username }
+        if let password { options.password = password }
+        return options
     }
 
     /// Sparkplug's lane when `sparkplug.enabled` and a connection for it was given; nil (after saying why) when
