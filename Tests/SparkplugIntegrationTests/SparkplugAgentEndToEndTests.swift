@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import SparkplugB
 import TestSupport
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
             return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("motion-agent").path
         }
 
-        init(directory: String, port: Int, sparkplug: String) throws {
+        init(directory: String, port: Int, sparkplug: String, mqtt: String = "") throws {
             let config = """
                 device:
                   id: imu-7
@@ -39,6 +40,7 @@ import Testing
                   keepalive: 5
                   reconnect_min_delay: 0.2
                   reconnect_max_delay: 1
+                \(mqtt)
                 streams:
                   accelerometer:
                     enabled: true
@@ -297,6 +299,112 @@ import Testing
             #expect(host.problems.isEmpty, "\(host.problems)")
             agent.runner.terminate()
             _ = await agent.runner.waitForExit(timeout: 15)
+            await host.stop()
+        }
+    }
+
+    /// The shipped ACL (Deploy/mosquitto/acl) with its Sparkplug template filled in for this device, on a broker
+    /// that binds client ids to accounts as the shipped one does: the agent's two connections (two accounts) live
+    /// side by side, its births, data and will pass, the host's commands reach it — and neither of the device's
+    /// accounts can command it (a rebirth published with either changes nothing).
+    @Test func theShippedACLTemplateCarriesSparkplugAndOnlyTheHostCommands() async throws {
+        let dir = try directory()
+        let shipped = try String(
+            contentsOfFile: SparkplugHostProcess.repository + "/Deploy/mosquitto/acl",
+            encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        var acl = shipped.filter { !$0.hasPrefix("#") }
+        for user in ["imu-17-sparkplug", "scada"] {
+            let start = try #require(shipped.firstIndex(of: "# user \(user)"), "the template of \(user)")
+            acl.append(String(shipped[start].dropFirst(2)))
+            acl += shipped[(start + 1)...].prefix { $0.hasPrefix("# topic ") }.map { String($0.dropFirst(2)) }
+        }
+        // A second host account from the same template (a console beside the SCADA host), for the control below.
+        let hostStart = try #require(shipped.firstIndex(of: "# user scada"))
+        acl.append("user console")
+        acl += shipped[(hostStart + 1)...].prefix { $0.hasPrefix("# topic ") }.map { String($0.dropFirst(2)) }
+        let filled = acl.joined(separator: "\n")
+            .replacingOccurrences(of: "imu-17", with: "imu-7")
+            .replacingOccurrences(of: "spBv1.0/motion/", with: "spBv1.0/plant/")
+        try (filled + "\n").write(toFile: dir + "/acl", atomically: true, encoding: .utf8)
+        let passwords = [
+            "imu-7": "device-pw", "imu-7-sparkplug": "sparkplug-pw", "scada": "host-pw", "console": "console-pw",
+        ]
+        for (user, password) in passwords {
+            try (password + "\n").write(toFile: "\(dir)/\(user).password", atomically: true, encoding: .utf8)
+        }
+        let options = MosquittoBroker.Options(
+            allowAnonymous: false,
+            users: passwords,
+            extraConfiguration: ["use_username_as_clientid true", "acl_file \(dir)/acl"]
+        )
+        try await MosquittoBroker.withStarted(options: options) { broker in
+            let host = try SparkplugHostProcess(
+                port: broker.port,
+                group: "plant",
+                primaryHostID: "scada",
+                account: ("scada", "\(dir)/scada.password"),
+                directory: dir
+            )
+            try await host.start()
+            let agent = try Agent(
+                directory: dir,
+                port: broker.port,
+                sparkplug: """
+                      primary_host_id: scada
+                      username: imu-7-sparkplug
+                      password_file: \(dir)/imu-7-sparkplug.password
+                    """,
+                mqtt: "  username: imu-7\n  password_file: \(dir)/imu-7.password"
+            )
+            try await host.waitFor("the births through the ACL") { count($0, "DBIRTH") == 3 && count($0, "DDATA") >= 5 }
+
+            // A rebirth request published with the device's native account, then with its Sparkplug account.
+            var rebirth = SparkplugPayload()
+            var metric = SparkplugPayload.Metric()
+            metric.name = "Node Control/Rebirth"
+            metric.datatype = 11
+            metric.booleanValue = true
+            rebirth.metrics = [metric]
+            rebirth.timestamp = UInt64(Date().timeIntervalSince1970 * 1000)
+            let payload = dir + "/rebirth.bin"
+            try Data(try rebirth.serializedBytes() as [UInt8]).write(to: URL(fileURLWithPath: payload))
+            func publishRebirth(as user: String) async throws {
+                let publish = ProcessRunner(
+                    executable: "/usr/bin/mosquitto_pub",
+                    arguments: [
+                        "-h", "127.0.0.1", "-p", String(broker.port), "-u", user, "-P", passwords[user]!,
+                        "-q", "1", "-t", "spBv1.0/plant/NCMD/imu-7", "-f", payload,
+                    ]
+                )
+                try publish.start()
+                _ = await publish.waitForExit(timeout: 10)
+            }
+            try await publishRebirth(as: "imu-7")
+            try await publishRebirth(as: "imu-7-sparkplug")
+            try await Task.sleep(for: .seconds(2))
+            // Publishing as the Sparkplug account takes its client id (the broker binds it to the account), so the
+            // agent's Sparkplug session ends and a new one is born with the next bdSeq; a rebirth obeyed would
+            // have repeated the bdSeq instead.
+            let births = host.records("NBIRTH").compactMap { $0["bdSeq"] as? Int }
+            #expect(Set(births).count == births.count, "a device account commanded a rebirth: bdSeqs \(births)")
+            // The same bytes from a host's account are obeyed: an NBIRTH with the same bdSeq.
+            try await publishRebirth(as: "console")
+            try await host.waitFor("the host's rebirth") { records in
+                let seqs = records.filter { $0["type"] as? String == "NBIRTH" }.compactMap { $0["bdSeq"] as? Int }
+                return seqs.count >= 2 && seqs.last == seqs.dropLast().last
+            }
+            try host.send(#"{"write": ["imu-7", "accelerometer", "config/rateHz", 5.0]}"#)
+            try await host.waitFor("the refusal in NDATA") {
+                $0.contains { $0["type"] as? String == "NDATA" && $0.metric("Commands/Refused")?["value"] as? Int == 1 }
+            }
+            // The will passes the ACL too.
+            let before = count(host.records, "NDEATH")
+            agent.runner.kill()
+            try await host.waitFor("the NDEATH") { count($0, "NDEATH") == before + 1 }
+            #expect(host.records("NDEATH").last?["matchesBirth"] as? Bool == true)
+            #expect(!agent.log.contains("not authori"), "\(agent.log.suffix(3000))")
+            #expect(host.problems.isEmpty, "\(host.problems)")
             await host.stop()
         }
     }

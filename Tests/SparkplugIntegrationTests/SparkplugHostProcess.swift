@@ -34,7 +34,13 @@ final class SparkplugHostProcess: Sendable {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    init(port: Int, group: String, primaryHostID: String? = nil, directory: String) throws {
+    init(
+        port: Int,
+        group: String,
+        primaryHostID: String? = nil,
+        account: (username: String, passwordFile: String)? = nil,
+        directory: String
+    ) throws {
         commandFile = directory + "/host-commands-\(UUID().uuidString).jsonl"
         FileManager.default.createFile(atPath: commandFile, contents: Data())
         var arguments = [
@@ -42,6 +48,7 @@ final class SparkplugHostProcess: Sendable {
             "--json", "--commands", commandFile,
         ]
         if let primaryHostID { arguments += ["--primary-host-id", primaryHostID] }
+        if let account { arguments += ["--username", account.username, "--password-file", account.passwordFile] }
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = Self.repository + "/clients/python"
         environment["PYTHONUNBUFFERED"] = "1"

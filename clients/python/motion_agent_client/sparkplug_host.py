@@ -108,7 +108,11 @@ class SparkplugHost:
         # A host's birth repeats its will's timestamp (Sparkplug 3.0, 4.2.3): one timestamp per session.
         return json.dumps({"online": online, "timestamp": self._state_timestamp}).encode()
 
-    def connect(self, host: str, port: int, timeout: float = 10.0) -> None:
+    def connect(
+        self, host: str, port: int, timeout: float = 10.0, username: Optional[str] = None, password: Optional[str] = None
+    ) -> None:
+        if username is not None:
+            self._client.username_pw_set(username, password)
         self._client.connect(host, port, keepalive=30)
         self._client.loop_start()
         if not self._connected.wait(timeout):
@@ -306,6 +310,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--port", type=int, default=1883)
     parser.add_argument("--group", default="motion", help="sparkplug.group_id of the agents (default motion)")
     parser.add_argument("--primary-host-id", help="act as this primary host: publish its STATE")
+    parser.add_argument("--username", help="the host application's MQTT account")
+    parser.add_argument("--password-file", help="a file whose first line is the account's password")
     parser.add_argument("--json", action="store_true", help="one JSON object per message")
     parser.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
     parser.add_argument(
@@ -327,7 +333,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                     print(line, flush=True)
 
     host = SparkplugHost(args.group, host_id=args.primary_host_id, on_record=emit)
-    host.connect(args.host, args.port)
+    password = None
+    if args.password_file:
+        with open(args.password_file, encoding="utf-8") as f:
+            password = f.readline().rstrip("\r\n")
+    host.connect(args.host, args.port, username=args.username, password=password)
     emit({"type": "READY"}) if args.json else print(f"listening on {NAMESPACE}/{args.group}/#", file=sys.stderr)
     deadline = time.monotonic() + args.seconds if args.seconds else None
     done = 0
