@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        // The Sparkplug B payload's runtime only: the generated code is committed (scripts/codegen/sparkplug), so
+        // the build never compiles protoc-gen-swift.
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
@@ -54,6 +57,19 @@ let package = Package(
         .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
         // Every payload's encoder and decoder (JSON, binary batches): the agent, sub, watch, the bench, tests.
         .target(name: "MotionWire", dependencies: ["AgentPorts", "MotionModel"], swiftSettings: strict),
+        // Sparkplug B 3.0 edge node, pure: payload schema (generated from Schema/sparkplug_b.proto), topics,
+        // the session state machine (bdSeq, seq, births and deaths, primary host STATE, rebirth, commands) and
+        // the allocation-free DDATA encoder. No MQTT and no clock of its own (docs/sparkplug.md).
+        .target(
+            name: "SparkplugB",
+            dependencies: [
+                "MotionModel",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Schema/sparkplug_b.proto"],
+            swiftSettings: strict
+        ),
         // Step and activity history on the device (SQLite), answering Core Motion's historical queries.
         .target(name: "MotionHistory", dependencies: ["CSQLite", "MotionModel"], swiftSettings: strict),
         // config.yaml ⇄ the ports' types, with validation that names the key, the value and what is allowed.
@@ -68,6 +84,8 @@ let package = Package(
             name: "AgentPipeline",
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig",
+                // Sparkplug's lane beside the outbox (sparkplug.enabled): the streams feed its device writers.
+                "SparkplugB",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -92,6 +110,8 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentConfig", "MotionHistory",
                 "AgentPipeline", "AgentControl", "Integrations",
+                // The Sparkplug edge node's driver (SparkplugService): its own connection, births, commands.
+                "SparkplugB",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -141,6 +161,8 @@ let package = Package(
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentControl",
                 "AgentRuntime", "AgentConfig",
                 "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
+                // Sparkplug's encoding cost beside the native encodings (motion-bench sparkplug).
+                "SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
                 "Harness",
                 .product(name: "Logging", package: "swift-log"),
@@ -188,6 +210,11 @@ let package = Package(
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
         .testTarget(name: "AgentPortsTests", dependencies: ["AgentPorts"], swiftSettings: strict),
         .testTarget(name: "MotionWireTests", dependencies: ["MotionWire"], swiftSettings: strict),
+        .testTarget(
+            name: "SparkplugBTests",
+            dependencies: ["SparkplugB", "MotionModel", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strict),
         .testTarget(
             name: "RecordingTests",
@@ -239,6 +266,13 @@ let package = Package(
         // Three-node broker clusters (NATS, RabbitMQ) with the real motion-agent and its operator tool: desired
         // state on every node, failover, clears (MOTION_AGENT_CLUSTER_TESTS=1; scripts/test.sh runs it alone).
         .testTarget(name: "ClusterTests", dependencies: ["TestSupport", "AgentPorts"], swiftSettings: strict),
+        // The Sparkplug edge node (SparkplugB, driven over MosquittoTransport) against an independent Sparkplug host
+        // (pysparkplug, clients/python) on a real mosquitto.
+        .testTarget(
+            name: "SparkplugIntegrationTests",
+            dependencies: ["SparkplugB", "MosquittoTransport", "AgentPorts", "TestSupport"],
+            swiftSettings: strict
+        ),
         // A Debian VM with the kernel's own IIO drivers (MOTION_AGENT_VM_TESTS=1; scripts/test.sh runs it alone).
         .testTarget(name: "SystemTests", dependencies: ["TestSupport"], swiftSettings: strict),
     ]
@@ -257,9 +291,10 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzConfigYAML", ["AgentConfig"]),
         ("FuzzDesiredDocument", ["AgentConfig"]),
         ("FuzzRecordingCSV", ["Recording"]),
-        ("FuzzBinaryBatch", ["MotionWire"]),
+        ("FuzzBinaryBatch", ["MotionWire", "AgentPorts"]),
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
+        ("FuzzSparkplugCommand", ["SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -2,13 +2,27 @@
 # The main job: installs what is missing, starts a local mosquitto on 127.0.0.1:1883 (unless a broker already
 # listens there), builds motion-agent, runs it with ./config.yaml (IIO hardware when present, otherwise the
 # simulated IMU) and prints the live streams. Ctrl-C stops everything it started.
+#   --sparkplug            the agent as a Sparkplug B edge node too (sparkplug.enabled: true, group "motion"), and
+#                          an independent Sparkplug host (pysparkplug, clients/python/motion_agent_client/
+#                          sparkplug_host.py, in its own venv) printing every metric with its name, unit and time
+#                          instead of the native topics (docs/sparkplug.md).
 #   MOTION_DEMO_SECONDS=N  stop by itself after N seconds (for unattended checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
 
+sparkplug=0
+for argument in "$@"; do
+    case "$argument" in
+        --sparkplug) sparkplug=1 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) die "unknown option $argument: use --sparkplug, or none (see the top of scripts/demo.sh)" ;;
+    esac
+done
+
 ensure_swift
 ensure_debs
+[ "$sparkplug" = 1 ] && ensure_sparkplug_venv
 
 log "building motion-agent (release)"
 mkdir -p .build
@@ -37,8 +51,29 @@ else
     log "started mosquitto on 127.0.0.1:1883"
 fi
 
-"$agent_bin" run --config config.yaml &
+config=config.yaml
+if [ "$sparkplug" = 1 ]; then
+    # config.yaml with sparkplug.enabled: true, beside it so its relative paths (state_dir…) mean the same.
+    config=.build/demo-sparkplug.yaml
+    awk '/^sparkplug:/ { section = 1 } section && /^  enabled: false/ { sub(/false/, "true"); section = 0 } { print }' \
+        config.yaml > "$config"
+    grep -q '^  enabled: true' "$config" || die "could not enable sparkplug in a copy of config.yaml: is its sparkplug section there?"
+    # The host first, so it sees the agent's first birth (a host that comes later asks for a rebirth).
+    host=("$MOTION_AGENT_SPARKPLUG_PYTHON" -m motion_agent_client.sparkplug_host --host 127.0.0.1 --port 1883 --group motion)
+    if [ -n "${MOTION_DEMO_SECONDS:-}" ]; then host+=(--seconds "$MOTION_DEMO_SECONDS"); fi
+    PYTHONPATH="$PWD/clients/python" "${host[@]}" &
+    host_pid=$!
+    pids+=("$host_pid")
+    sleep 1
+fi
+
+"$agent_bin" run --config "$config" &
 pids+=($!)
+if [ "$sparkplug" = 1 ]; then
+    log "motion-agent running (pid ${pids[-1]}) as a Sparkplug edge node (group motion); the Sparkplug host prints every metric: name = value unit @ time. Ctrl-C to stop."
+    wait "$host_pid" || true
+    exit 0
+fi
 log "motion-agent running (pid ${pids[-1]}); live streams follow (topic, then payload). Ctrl-C to stop."
 if [ -n "${MOTION_DEMO_SECONDS:-}" ]; then
     timeout "$MOTION_DEMO_SECONDS" mosquitto_sub -h 127.0.0.1 -p 1883 -v -t 'motion/#' || true

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 ensure_swift
 ensure_debs
 ensure_python_venv  # exports MOTION_AGENT_PYTHON, which the schema end-to-end test runs its checker with
+ensure_sparkplug_venv  # exports MOTION_AGENT_SPARKPLUG_PYTHON, the pysparkplug host of SparkplugIntegrationTests
 
 log "checking the formatting (swift format lint --strict, rules in .swift-format)"
 swift format lint --strict -r Sources Tests Package.swift \
@@ -16,11 +17,14 @@ swift format lint --strict -r Sources Tests Package.swift \
 log "testing the Python reference client and docs/schemas (pytest, clients/python/tests)"
 "$MOTION_AGENT_PYTHON" -m pytest -q clients/python/tests \
     || die "the Python client's tests failed: see above ($MOTION_AGENT_PYTHON -m pytest clients/python/tests)"
+log "testing the Sparkplug host (pytest, clients/python/tests_sparkplug, in the pysparkplug venv)"
+(cd clients/python && "$MOTION_AGENT_SPARKPLUG_PYTHON" -m pytest -q -p no:cacheprovider tests_sparkplug) \
+    || die "the Sparkplug host's tests failed: see above (cd clients/python && $MOTION_AGENT_SPARKPLUG_PYTHON -m pytest tests_sparkplug)"
 log "building (debug) with tests"
 swift build --build-tests
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
 # other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker, about a minute.
-integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SystemTests)\.'
+integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SparkplugIntegrationTests|SystemTests)\.'
 if [ "${1:-}" = "--unit" ]; then
     shift
     log "running the unit tests (the integration targets are left out: $integration)"

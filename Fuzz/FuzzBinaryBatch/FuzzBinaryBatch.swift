@@ -1,3 +1,4 @@
+import AgentPorts
 import CFuzzerDriver
 import MotionWire
 

@@ -95,6 +95,25 @@ extension MQTTSettings {
     }
 }
 
+extension SparkplugSettings {
+    /// The Sparkplug account's password: the first line of `sparkplug.password_file`, or `nil` when none is set
+    /// (the native connection's password is used).
+    public func readPassword() throws(ConfigurationError) -> String? {
+        guard let passwordFile else { return nil }
+        switch FileAccess.firstLine(of: passwordFile) {
+        case .success(let password): return password
+        case .failure(let problem):
+            throw ConfigurationError(
+                kind: problem.kind,
+                keyPath: "sparkplug.password_file",
+                value: passwordFile,
+                problem: problem.problem,
+                allowed: "the path of a readable file whose first line is the password"
+            )
+        }
+    }
+}
+
 extension ControlSettings {
     /// The operators' public keys of `control.trusted_keys_file`; `nil` when none is set (commands and desired
     /// documents are not signed). The loader already read it once, so this fails only if the file changed since.

@@ -31,6 +31,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var submersion = SubmersionSettings()
     public var metrics = MetricsSettings()
     public var homeAssistant = HomeAssistantSettings()
+    public var sparkplug = SparkplugSettings()
 
     public init() {}
 }

@@ -39,6 +39,43 @@ extension ConfigurationDecoder {
         checkDurableStreams()
         checkLocation()
         checkTrustedKeys()
+        checkSparkplug()
+    }
+
+    /// Sparkplug commands carry no signature: writes through them would open a door around the signed one.
+    /// (The edge node id is `device.id`, whose own rules — no / + # { }, at most 64 characters — are stricter.)
+    private mutating func checkSparkplug() {
+        let sparkplug = configuration.sparkplug
+        if sparkplug.writes, configuration.control.trustedKeysFile != nil, !refused.contains("sparkplug.writes") {
+            report(
+                .conflict,
+                keyPath: "sparkplug.writes",
+                value: "true",
+                problem: "is true while control.trusted_keys_file requires signed commands, and a Sparkplug command "
+                    + "cannot carry a signature",
+                allowed: "false while control.trusted_keys_file is set (or remove control.trusted_keys_file)"
+            )
+        }
+        if let passwordFile = sparkplug.passwordFile, !refused.contains("sparkplug.password_file"),
+            case .failure(let problem) = FileAccess.firstLine(of: passwordFile)
+        {
+            report(
+                problem.kind,
+                keyPath: "sparkplug.password_file",
+                value: passwordFile,
+                problem: problem.problem,
+                allowed: "the path of a readable file whose first line is the password"
+            )
+        }
+        if sparkplug.enabled, sparkplug.streams.isEmpty, !refused.contains("sparkplug.streams") {
+            report(
+                .invalidValue,
+                keyPath: "sparkplug.streams",
+                value: "[]",
+                problem: "lists no stream while sparkplug.enabled is true: the edge node would have no device",
+                allowed: "one or more of \(SparkplugSettings.streamNames.joined(separator: ", "))"
+            )
+        }
     }
 
     private mutating func checkReplay() {

@@ -412,7 +412,65 @@ enum ConfigurationSchema {
                     ),
                 ]
             ),
+            .section(
+                "sparkplug",
+                [
+                    .field("enabled", .flag(\.sparkplug.enabled)),
+                    .field(
+                        "group_id",
+                        .text(
+                            \.sparkplug.groupID,
+                            allowed: sparkplugIdentifierAllowed,
+                            check: SparkplugSettings.identifierProblem
+                        )
+                    ),
+                    .field("primary_host_id", sparkplugPrimaryHost),
+                    .field(
+                        "streams",
+                        .textList(
+                            \.sparkplug.streams,
+                            allowed: "a list of stream names: \(SparkplugSettings.streamNames.joined(separator: ", "))"
+                        ) { name in
+                            SparkplugSettings.streamNames.contains(name)
+                                ? nil : .notAChoice(name, among: SparkplugSettings.streamNames)
+                        }
+                    ),
+                    .field("writes", .flag(\.sparkplug.writes)),
+                    .field(
+                        "username",
+                        .optionalText(\.sparkplug.username, allowed: "text; leave empty for mqtt.username")
+                    ),
+                    .field(
+                        "password_file",
+                        .path(
+                            \.sparkplug.passwordFile,
+                            allowed: "the path of a readable file whose first line is the password; empty for "
+                                + "mqtt's password"
+                        )
+                    ),
+                ]
+            ),
         ]
+    }
+
+    static let sparkplugIdentifierAllowed =
+        "a Sparkplug id: not empty, without + / # or control characters, at most 256 bytes"
+
+    /// `sparkplug.primary_host_id`: empty for none, else a Sparkplug id.
+    static var sparkplugPrimaryHost: ConfigurationField {
+        ConfigurationField(
+            allowed: sparkplugIdentifierAllowed + "; empty for no primary host",
+            decode: { text, _, configuration in
+                if text.isEmpty {
+                    configuration.sparkplug.primaryHostID = nil
+                    return nil
+                }
+                if let problem = SparkplugSettings.identifierProblem(text) { return problem }
+                configuration.sparkplug.primaryHostID = text
+                return nil
+            },
+            render: { $0.sparkplug.primaryHostID.map(RenderedScalar.text) ?? .null }
+        )
     }
 
     /// `streams.<name>`: the keys its descriptor lists (`StreamDescriptor.settingKeys`), in that order.

@@ -46,6 +46,8 @@ public final class ControlPlane: Sendable {
     /// The door: admission's state, and held while a command or a reload is applied, so changes never
     /// interleave.
     private let door: Mutex<ControlAdmission>
+    private let settings: Settings
+
     public init(
         controller: AgentController,
         history: (any StepHistory)? = nil,
@@ -73,6 +75,7 @@ public final class ControlPlane: Sendable {
         self.clockSynchronized = clockSynchronized
         self.statusDocument = statusDocument
         self.logger = logger
+        self.settings = settings
         door = Mutex(ControlAdmission(settings: settings, now: clock(), logger: logger))
     }
 
@@ -167,6 +170,26 @@ public final class ControlPlane: Sendable {
                 )
             }
         }
+    }
+
+    /// A command that reached the agent by another protocol than its control topics — a Sparkplug host's
+    /// NCMD/DCMD write (`source` "sparkplug") — through the same door: the same size check, rate limit,
+    /// parsing, redelivery check, command table and configuration layer, with `source` in the log and in the
+    /// command's id (its provenance in the status). There is no reply topic: the caller reports the outcome
+    /// its own way. While commands must be signed (`control.trusted_keys_file`) it is refused, since such a
+    /// command carries no operator's signature.
+    public func handleUnsigned(_ payload: [UInt8], source: String) -> ControlReply? {
+        let topic = "(\(source))"
+        if settings.keys != nil {
+            return refuse(
+                ControlFailure(
+                    .unauthorized,
+                    "commands must be signed (control.trusted_keys_file) and a \(source) command carries no signature: it is refused — send it signed on the device's control topic with motion-agent ctl"
+                ),
+                InboundMessage(topic: topic, payload: payload, qos: 1, retain: false)
+            ).reply
+        }
+        return handle(InboundMessage(topic: topic, payload: payload, qos: 1, retain: false))?.reply
     }
 
     /// The configuration's account for the status document (see `ConfigurationStatus`).

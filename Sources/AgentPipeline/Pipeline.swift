@@ -22,6 +22,8 @@ public struct Pipeline: Sendable {
         public var faults: @Sendable (SourceFault) -> Void = { _ in }
         /// Where the reference attitude's capture time is kept; nil: not kept.
         public var referenceAttitudeStore: ReferenceAttitudeStore?
+        /// Sparkplug's lane (`sparkplug.enabled`); nil: the streams feed only their native topics.
+        public var sparkplug: SparkplugLane?
 
         public init() {}
     }
@@ -57,7 +59,12 @@ public struct Pipeline: Sendable {
         )
         // The hub is made before the controller and reports faults to it through this box.
         let faults = FaultBox()
-        hub = SensorHub(outbox: outbox, clock: options.clock, faults: { faults.forward($0) })
+        hub = SensorHub(
+            outbox: outbox,
+            clock: options.clock,
+            faults: { faults.forward($0) },
+            sparkplug: options.sparkplug
+        )
         controller = AgentController(
             configuration: configuration,
             source: source,

@@ -50,6 +50,9 @@ public struct StateFile: Sendable, Hashable, CustomStringConvertible {
     public static let commandCounters = StateFile("command-counters.json")
     /// The step and activity history (SQLite, managed by MotionHistory).
     public static let history = StateFile("history.sqlite")
+    /// The Sparkplug edge node's bdSeq of its last CONNECT (decimal text), written before that CONNECT, so the
+    /// next start's NBIRTH does not repeat the one its NDEATH will closed.
+    public static let sparkplugBirthDeathSequence = StateFile("sparkplug-bdseq")
     /// The durable outbox's folder: segments and the acknowledgement cursor (`SegmentStorage`).
     public static let durableOutbox = StateFile("outbox")
 

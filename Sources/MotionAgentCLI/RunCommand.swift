@@ -27,6 +27,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let stateDirectory: String
         let password: String?
+        let sparkplugPassword: String?
         let trustedKeys: OperatorKeys?
         let source: SensorSource
         do {
@@ -36,6 +37,7 @@ struct RunCommand: AsyncParsableCommand {
             password =
                 try configuration.mqtt.readPassword()
                 ?? ProcessInfo.processInfo.environment["MOTION_AGENT_MQTT_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+            sparkplugPassword = try configuration.sparkplug.readPassword()
             trustedKeys = try configuration.control.readTrustedKeys().map { try OperatorKeys($0) }
             if let trustedKeys {
                 logger.info(
@@ -55,6 +57,13 @@ struct RunCommand: AsyncParsableCommand {
             configuration: configuration,
             source: source,
             broker: MosquittoClient(logger: logger, eventBacklogBytes: InboundLimits.clientQueueBytes),
+            // Sparkplug's own connection: its will is the NDEATH (docs/sparkplug.md).
+            sparkplugBroker: configuration.sparkplug.enabled
+                ? MosquittoClient(
+                    logger: Logger(label: "motion-agent.sparkplug"),
+                    eventBacklogBytes: InboundLimits.clientQueueBytes
+                ) : nil,
+            sparkplugPassword: sparkplugPassword,
             state: state,
             password: password,
             configurationPath: path,

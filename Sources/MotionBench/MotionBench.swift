@@ -20,6 +20,7 @@ struct MotionBench: AsyncParsableCommand {
             RealisticLoad.self,
             BatchedStreams.self,
             ControlDoorCost.self,
+            SparkplugEncodingCost.self,
             AllBenchmarks.self,
         ]
     )

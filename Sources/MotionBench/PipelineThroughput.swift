@@ -9,6 +9,7 @@ import Logging
 import MotionModel
 import MotionWire
 import Simulation
+import SparkplugB
 import Synchronization
 
 /// Samples per second through SensorHub → the default streams (StreamCatalog, default configuration) →
@@ -39,6 +40,11 @@ struct PipelineThroughput: ParsableCommand {
             "Pack the sample streams' samples N to a message in the binary batch layout (device motion: version 2), instead of one JSON message each (0: unbatched)."
     )
     var binaryBatch = 0
+    @Flag(
+        help:
+            "Sparkplug on (sparkplug.enabled, every stream Sparkplug can carry): the streams also feed the Sparkplug lane, drained by a second null consumer."
+    )
+    var sparkplug = false
 
     func run() throws {
         let rows = try Self.measure(
@@ -47,10 +53,12 @@ struct PipelineThroughput: ParsableCommand {
             rateHz: rate,
             traceAllocations: traceAllocations,
             referenceAttitude: referenceAttitude,
-            binaryBatch: binaryBatch
+            binaryBatch: binaryBatch,
+            sparkplug: sparkplug
         )
         var streams = referenceAttitude ? "default streams, a reference attitude set" : "default streams"
         if binaryBatch > 1 { streams += ", binary batches of \(binaryBatch)" }
+        if sparkplug { streams += ", Sparkplug on" }
         BenchRow.printTable("Pipeline (\(repetitions) × \(samples) samples at \(rate) Hz, \(streams))", rows)
     }
 
@@ -65,7 +73,8 @@ struct PipelineThroughput: ParsableCommand {
         rateHz: Double,
         traceAllocations: Bool = false,
         referenceAttitude: Bool = false,
-        binaryBatch: Int = 0
+        binaryBatch: Int = 0,
+        sparkplug: Bool = false
     ) throws -> [BenchRow] {
         var configuration = AgentConfiguration()
         configuration.device.id = "bench"
@@ -84,6 +93,9 @@ struct PipelineThroughput: ParsableCommand {
         let source = try SimulatedSensorSource(scenario: .walking, rateHz: rateHz, logger: logger)
         var options = Pipeline.Options()
         options.outboxBytes = 4 << 20
+        let lane =
+            sparkplug ? SparkplugLane(catalog: try MotionSparkplug.catalog(streams: MotionSparkplug.streams)) : nil
+        options.sparkplug = lane
         let fixed = configuration
         // The agent's own pipeline, as AgentBuilder wires it.
         let pipeline = Pipeline(configuration: { fixed }, source: source, options: options, logger: logger)
@@ -110,6 +122,13 @@ struct PipelineThroughput: ParsableCommand {
             }
         }
         drain.start()
+        let sparkplugDrain = Thread {
+            while running.value.load(ordering: .relaxed) {
+                guard let lane else { return }
+                _ = lane.outbox.withOldest(timeout: 0.05) { _ in .published }
+            }
+        }
+        sparkplugDrain.start()
 
         var offset = 0.0
         var index = 0
@@ -141,6 +160,7 @@ struct PipelineThroughput: ParsableCommand {
         var rates: [Double] = []
         rates.reserveCapacity(max(1, repetitions))  // the bench's own bookkeeping must not count
         let before = outbox.snapshot
+        let laneBefore = lane?.outbox.snapshot
         let threadAllocationsBefore = bench_alloc_thread()
         let allAllocationsBefore = bench_alloc_total()
         if traceAllocations { bench_alloc_trace(1) }
@@ -153,13 +173,25 @@ struct PipelineThroughput: ParsableCommand {
         let threadAllocations = bench_alloc_thread() - threadAllocationsBefore
         let allAllocations = bench_alloc_total() - allAllocationsBefore
         // Drain what is left before stopping the consumer (the counters below include it).
-        while !outbox.isEmpty { usleep(1000) }
+        while !outbox.isEmpty || !(lane?.outbox.isEmpty ?? true) { usleep(1000) }
         running.value.store(false, ordering: .relaxed)
         outbox.wake()
+        lane?.outbox.wake()
         let after = outbox.snapshot
+        let laneAfter = lane?.outbox.snapshot
         let total = Double(samples * max(1, repetitions))
         let perSample = Double(threadAllocations) / total
         let messages = Double(after.enqueued - before.enqueued)
+        var sparkplugRows: [BenchRow] = []
+        if let laneBefore, let laneAfter {
+            sparkplugRows.append(
+                BenchRow(
+                    name: "Sparkplug DDATA per sample",
+                    value: String(format: "%.3f", Double(laneAfter.enqueued - laneBefore.enqueued) / total),
+                    target: "dropped \(laneAfter.droppedOverflow - laneBefore.droppedOverflow)"
+                )
+            )
+        }
         return [
             BenchRow(name: "pipeline streams (name@Hz)", value: active),
             BenchRow(
@@ -172,6 +204,7 @@ struct PipelineThroughput: ParsableCommand {
                 value: String(format: "%.3f", messages / total),
                 target: "dropped \(after.droppedOverflow - before.droppedOverflow)"
             ),
+        ] + sparkplugRows + [
             BenchRow(
                 name: "allocations per sample (hot thread)",
                 value: String(format: "%.6f", perSample),

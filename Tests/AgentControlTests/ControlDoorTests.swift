@@ -48,7 +48,11 @@ import Testing
         let plane: ControlPlane
     }
 
-    private func fixture(history: (any StepHistory)? = nil, log: RecordingLogHandler? = nil) throws -> Fixture {
+    private func fixture(
+        history: (any StepHistory)? = nil,
+        log: RecordingLogHandler? = nil,
+        keys: OperatorKeys? = nil
+    ) throws -> Fixture {
         let source = PlanRecordingSource()
         let topics = TopicScheme(root: "motion/dev1")
         var logger = log.map { log in Logger(label: "test") { _ in log } } ?? Logger(label: "test")
@@ -58,6 +62,7 @@ import Testing
         var settings = ControlPlane.Settings()
         settings.ratePerSecond = 1e9
         settings.burst = 1e9
+        settings.keys = keys
         let reloads = Atomic<Int>(0)
         let plane = ControlPlane(
             controller: controller,
@@ -111,6 +116,45 @@ import Testing
                 done.resume()
             }
         }
+    }
+
+    /// A Sparkplug host's write enters by the same door: parsed and validated like every command, applied through
+    /// the configuration's layers, its source in its id; refused outright while commands must be signed.
+    @Test func aCommandFromAnotherProtocolGoesThroughTheSameDoor() throws {
+        let f = try fixture()
+        let applied = try #require(
+            f.plane.handleUnsigned(
+                Array(#"{"id": "sparkplug-1", "command": "set-rate", "stream": "gyroscope", "rate_hz": 25}"#.utf8),
+                source: "sparkplug"
+            )
+        )
+        #expect(applied.ok && applied.id == "sparkplug-1", "\(applied)")
+        #expect(f.controller.streamStatus(.gyroscope).requestedRateHz == 25)
+        let invalid = try #require(
+            f.plane.handleUnsigned(
+                Array(#"{"id": "sparkplug-2", "command": "set-rate", "stream": "gyroscope", "rate_hz": -5}"#.utf8),
+                source: "sparkplug"
+            )
+        )
+        #expect(!invalid.ok && invalid.code == 400, "\(invalid)")
+        #expect(f.controller.streamStatus(.gyroscope).requestedRateHz == 25)
+        // A redelivery (same id) is not applied twice.
+        #expect(
+            f.plane.handleUnsigned(
+                Array(#"{"id": "sparkplug-1", "command": "set-rate", "stream": "gyroscope", "rate_hz": 25}"#.utf8),
+                source: "sparkplug"
+            ) == nil
+        )
+
+        let signed = try fixture(keys: TestOperator.trust())
+        let refused = try #require(
+            signed.plane.handleUnsigned(
+                Array(#"{"id": "sparkplug-3", "command": "set-rate", "stream": "gyroscope", "rate_hz": 25}"#.utf8),
+                source: "sparkplug"
+            )
+        )
+        #expect(!refused.ok && refused.code == 401 && refused.message.contains("no signature"), "\(refused)")
+        #expect(signed.controller.streamStatus(.gyroscope).requestedRateHz != 25)
     }
 
     @Test func applyingTheConfigurationInForceAgainReconfiguresNothing() throws {

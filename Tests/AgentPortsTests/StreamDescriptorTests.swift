@@ -65,6 +65,43 @@ import Testing
         #expect(!patterns.contains { $0.contains("#") || $0.hasPrefix("pattern readwrite") })
     }
 
+    /// Sparkplug is off by default: no active line of the shipped ACLs grants an spBv1.0/ topic, and the commented
+    /// per-device template grants the Sparkplug account its own node's topics only — births, deaths and data to
+    /// write, its commands and the primary host's STATE to read — while only the host's account writes commands.
+    @Test(arguments: ["Deploy/mosquitto/acl", "Deploy/mosquitto-bridge/edge.acl"])
+    func theShippedACLGrantsSparkplugOnlyThroughItsTemplate(_ path: String) throws {
+        let lines = try Self.text(path).split(separator: "\n").map(String.init)
+        #expect(!lines.filter { !$0.hasPrefix("#") }.contains { $0.contains("spBv1.0") })
+        let template = try #require(Self.sparkplugTemplate(lines))
+        #expect(
+            template.device == [
+                "topic write spBv1.0/motion/NBIRTH/imu-17", "topic write spBv1.0/motion/NDEATH/imu-17",
+                "topic write spBv1.0/motion/NDATA/imu-17", "topic write spBv1.0/motion/DBIRTH/imu-17/+",
+                "topic write spBv1.0/motion/DDATA/imu-17/+", "topic write spBv1.0/motion/DDEATH/imu-17/+",
+                "topic read spBv1.0/motion/NCMD/imu-17", "topic read spBv1.0/motion/DCMD/imu-17/+",
+                "topic read spBv1.0/STATE/scada",
+            ]
+        )
+        #expect(
+            template.host == [
+                "topic read spBv1.0/#", "topic write spBv1.0/+/NCMD/+", "topic write spBv1.0/+/DCMD/+/+",
+                "topic readwrite spBv1.0/STATE/scada",
+            ]
+        )
+    }
+
+    /// The commented `user imu-17-sparkplug` and `user scada` blocks of an ACL, uncommented.
+    static func sparkplugTemplate(_ lines: [String]) -> (device: [String], host: [String])? {
+        func block(_ user: String) -> [String]? {
+            guard let start = lines.firstIndex(of: "# user \(user)") else { return nil }
+            return Array(
+                lines[(start + 1)...].prefix { $0.hasPrefix("# topic ") }.map { String($0.dropFirst(2)) }
+            )
+        }
+        guard let device = block("imu-17-sparkplug"), let host = block("scada") else { return nil }
+        return (device, host)
+    }
+
     /// The edge broker bridges out exactly what devices publish: the control and desired topics only come in.
     @Test func theEdgeBridgeCarriesOutExactlyWhatDevicesPublish() throws {
         let lines = try Self.text("Deploy/mosquitto-bridge/edge.conf").split(separator: "\n").map(String.init)

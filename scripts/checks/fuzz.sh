@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
 done
 all=(FuzzControl FuzzSignedControl FuzzSignedEnvelope FuzzStrictJSON FuzzTrustedKeyFile FuzzConfigYAML FuzzDesiredDocument
      FuzzRecordingCSV FuzzBinaryBatch FuzzIIOScan FuzzDurableLog)
+all+=(FuzzSparkplugCommand)  # NCMD/DCMD/STATE bytes into the Sparkplug edge node
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 ensure_swift

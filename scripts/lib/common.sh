@@ -84,6 +84,36 @@ ensure_python_venv() {
     export MOTION_AGENT_PYTHON="$venv/bin/python"
 }
 
+# The independent Sparkplug B host the Sparkplug end-to-end tests and the demo run
+# (clients/python/motion_agent_client/sparkplug_host.py): pysparkplug from PyPI, in a venv of its own,
+# .build/sparkplug-venv, because it pins paho-mqtt < 2 and the client's venv has paho-mqtt 2. Exports
+# MOTION_AGENT_SPARKPLUG_PYTHON, which the tests read. The bound is tight: the host reads pysparkplug's
+# generated protobuf module for metric properties, which is not public API.
+MOTION_AGENT_SPARKPLUG_PIP_PACKAGES=("pysparkplug>=0.6.1,<0.7" "pytest>=7")
+
+ensure_sparkplug_venv() {
+    local venv="$PWD/.build/sparkplug-venv"
+    local python=/usr/bin/python3
+    [ -x "$python" ] || python="$(command -v python3)" \
+        || die "python3 is not installed: apt-get install python3 python3-venv (or install Python 3.11+)"
+    if [ -x "$venv/bin/python" ] && ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+        log "the Python venv $venv is broken (was its python3 upgraded?): recreating it"
+        rm -rf "$venv"
+    fi
+    if [ ! -x "$venv/bin/python" ]; then
+        log "creating the Python venv $venv (the Sparkplug host)"
+        mkdir -p "$(dirname "$venv")"
+        "$python" -m venv "$venv" \
+            || die "'$python -m venv $venv' failed: install python3-venv (apt-get install python3-venv)"
+    fi
+    if ! "$venv/bin/python" -c 'import pysparkplug, pytest' 2>/dev/null; then
+        log "installing ${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[*]} from PyPI into $venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[@]}" \
+            || die "pip install ${MOTION_AGENT_SPARKPLUG_PIP_PACKAGES[*]} failed: see the messages above (PyPI must be reachable)"
+    fi
+    export MOTION_AGENT_SPARKPLUG_PYTHON="$venv/bin/python"
+}
+
 # ensure_python_venv, plus numpy (from PyPI) for the calibration scripts (scripts/research/broad_uncertainty.py); the tests
 # do not need it, so it is installed only by the scripts that do.
 ensure_python_numpy() {

@@ -29,12 +29,16 @@ public final class SensorHub: SampleSink {
     /// - Parameters:
     ///   - clock: maps sensor timestamps to wall time in every message (`WallClock`).
     ///   - faults: called (on the acquisition thread) when the source reports a fault or recovery.
+    ///   - sparkplug: Sparkplug's lane, fed from the same per-sample path (nil: Sparkplug is off).
     public init(
         outbox: Outbox,
         clock: WallClock = WallClock(),
-        faults: @escaping @Sendable (SourceFault) -> Void = { _ in }
+        faults: @escaping @Sendable (SourceFault) -> Void = { _ in },
+        sparkplug: SparkplugLane? = nil
     ) {
-        state = Mutex(State(streams: [], context: StreamContext(outbox: outbox, clock: clock)))
+        state = Mutex(
+            State(streams: [], context: StreamContext(outbox: outbox, clock: clock, sparkplug: sparkplug))
+        )
         self.faults = faults
     }
 

@@ -33,16 +33,31 @@ extension MotionStream {
     public var requiredSensors: Set<SensorType> { name.descriptor.requiredSensors }
 }
 
-/// What a stream writes into: the outbox, the shared encoding buffer and the wall clock.
+/// What a stream writes into: the outbox, the shared encoding buffer, the wall clock and, with Sparkplug on,
+/// Sparkplug's lane (which sees every sample the native topics carry, before batching).
 public struct StreamContext: ~Copyable {
     public let outbox: Outbox
     public var buffer: JSONBuffer
     public var clock: WallClock
+    public let sparkplug: SparkplugLane?
 
-    public init(outbox: Outbox, clock: WallClock = WallClock(), bufferCapacity: Int = 16_384) {
+    public init(
+        outbox: Outbox,
+        clock: WallClock = WallClock(),
+        bufferCapacity: Int = 16_384,
+        sparkplug: SparkplugLane? = nil
+    ) {
         self.outbox = outbox
         buffer = JSONBuffer(capacity: bufferCapacity)
         self.clock = clock
+        self.sparkplug = sparkplug
+    }
+
+    /// Hands one sample to Sparkplug's lane, when there is one (measured at `timestamp`, sensor clock).
+    @inline(__always)
+    public mutating func forwardToSparkplug(_ payload: StreamPayload, timestamp: Double) {
+        guard let sparkplug else { return }
+        sparkplug.record(payload, wallTimeMs: UInt64(max(0, clock.wallTime(of: timestamp) * 1000)))
     }
 
     /// Queues what is in the buffer for `topicID`.
@@ -81,6 +96,7 @@ public struct StreamContext: ~Copyable {
         topicID: Int,
         settings: StreamSettings
     ) {
+        forwardToSparkplug(payload, timestamp: timestamp)
         encode(payload, seq: seq, timestamp: timestamp)
         publishBuffer(topicID: topicID, settings: settings)
     }

@@ -46,6 +46,7 @@ public struct SampleBatcher: ~Copyable {
             context.publish(payload, seq: seq, timestamp: timestamp, topicID: topicID, settings: settings)
             return
         }
+        context.forwardToSparkplug(payload, timestamp: timestamp)
         switch encoding {
         case .binary:
             binary.append(context.envelope(seq: seq, timestamp: timestamp), payload)

@@ -8,6 +8,7 @@ import Logging
 import MotionEstimation
 import MotionWire
 import ServiceLifecycle
+import SparkplugB
 
 /// Wires the agent — source → hub → streams → outbox → publisher → broker, the controller, the control door,
 /// the history and the operator's reports — and returns its services in the order of one `ServiceGroup`.
@@ -23,6 +24,11 @@ public struct AgentBuilder {
     public var configuration: AgentConfiguration
     public var source: SensorSource
     public var broker: BrokerClient
+    /// The Sparkplug edge node's own connection (`sparkplug.enabled`): a second client, since its will is the
+    /// NDEATH and the native connection's is the offline status. nil: Sparkplug is not started.
+    public var sparkplugBroker: BrokerClient?
+    /// The Sparkplug account's password (`sparkplug.password_file`); nil: `password`.
+    public var sparkplugPassword: String?
     /// Where the agent keeps what survives a restart (Platform's `StateFiles` on the device).
     public var state: any StateDirectory
     public var password: String?
@@ -38,6 +44,8 @@ public struct AgentBuilder {
         configuration: AgentConfiguration,
         source: SensorSource,
         broker: BrokerClient,
+        sparkplugBroker: BrokerClient? = nil,
+        sparkplugPassword: String? = nil,
         state: any StateDirectory,
         password: String?,
         configurationPath: String? = nil,
@@ -49,6 +57,8 @@ public struct AgentBuilder {
         self.configuration = configuration
         self.source = source
         self.broker = broker
+        self.sparkplugBroker = sparkplugBroker
+        self.sparkplugPassword = sparkplugPassword
         self.state = state
         self.password = password
         self.configurationPath = configurationPath
@@ -80,6 +90,8 @@ public struct AgentBuilder {
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var pipelineOptions = Pipeline.Options()
         pipelineOptions.outboxBytes = options.outboxBytes
+        let sparkplugLane = openSparkplugLane(configuration)
+        pipelineOptions.sparkplug = sparkplugLane
         pipelineOptions.durableStaging = durable?.staging
         pipelineOptions.clock = WallClock(isSynchronized: { host.isClockSynchronized() })
         pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
@@ -229,6 +241,33 @@ public struct AgentBuilder {
                 startup: startup,
                 logger: logger
             ),
+        ]
+        if let sparkplugLane, let sparkplugBroker {
+            do {
+                services.append(
+                    try SparkplugService(
+                        configuration: configuration,
+                        baseOptions: try Self.sparkplugOptions(
+                            connectOptions(0),
+                            configuration.sparkplug,
+                            password: sparkplugPassword
+                        ),
+                        broker: sparkplugBroker,
+                        lane: sparkplugLane,
+                        controller: controller,
+                        control: control,
+                        status: status,
+                        state: state,
+                        startup: startup,
+                        drainTimeout: options.drainTimeout,
+                        logger: logger
+                    )
+                )
+            } catch {
+                logger.error("Sparkplug is not started: \(error)")
+            }
+        }
+        services += [
             OutboxPublisherService(
                 publisher: publisher,
                 controller: controller,
@@ -288,6 +327,34 @@ public struct AgentBuilder {
                 sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
                 maximumPacketSize: maximumPacketSize
             )
+        }
+    }
+
+    /// The native connection's options with the Sparkplug account, when it has one of its own.
+    private static func sparkplugOptions(
+        _ native: BrokerConnectOptions,
+        _ sparkplug: SparkplugSettings,
+        password: String?
+    ) -> BrokerConnectOptions {
+        var options = native
+        if let username = sparkplug.username { options.username = username }
+        if let password { options.password = password }
+        return options
+    }
+
+    /// Sparkplug's lane when `sparkplug.enabled` and a connection for it was given; nil (after saying why) when
+    /// its catalog cannot be built.
+    private func openSparkplugLane(_ configuration: AgentConfiguration) -> SparkplugLane? {
+        guard configuration.sparkplug.enabled else { return nil }
+        guard sparkplugBroker != nil else {
+            logger.error("sparkplug.enabled is true but this agent was built without a Sparkplug connection")
+            return nil
+        }
+        do {
+            return SparkplugLane(catalog: try MotionSparkplug.catalog(streams: configuration.sparkplug.streams))
+        } catch {
+            logger.error("Sparkplug is not started: \(error)")
+            return nil
         }
     }
 

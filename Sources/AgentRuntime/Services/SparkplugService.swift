@@ -1,0 +1,498 @@
+import AgentConfig
+import AgentControl
+import AgentPipeline
+import AgentPorts
+import Foundation
+import Logging
+import MotionWire
+import ServiceLifecycle
+import SparkplugB
+import Synchronization
+
+/// The agent as a Sparkplug B edge node (`sparkplug.enabled`, docs/sparkplug.md): performs what
+/// `SparkplugEdgeNode` decides over a connection of its own — the same servers, credentials, TLS and back-off as
+/// the native one, but its own client id, Clean Start, Session Expiry 0 and the NDEATH as its will (MQTT has one
+/// will per connection, and the native one is the retained offline status).
+///
+/// Data flows one way: the streams record into `SparkplugLane` on the acquisition thread; a drainer thread here
+/// takes the lane's bodies only while the node is born, stamps them (`seq`, payload timestamp; `is_historical`
+/// for what was queued before the current birth) and hands them to MQTT. `seq` advances only when the client
+/// took a message, so an outage leaves no gap. Hosts' writes enter by the control door as commands with source
+/// "sparkplug" (`ControlPlane.handleUnsigned`); their outcome goes back to the node, which reports it in NDATA.
+final class SparkplugService: Service, Sendable {
+    typealias Node = SparkplugEdgeNode<ContinuousClock>
+
+    private struct Session {
+        var node: Node
+        var sequence = SparkplugSequence()
+        var flowing = false
+        /// Lane messages with an outbox sequence up to this one were queued before the current birth: they go
+        /// out `is_historical`.
+        var historicalThrough: UInt64 = 0
+        var will: BrokerWill?
+        var out: [UInt8] = []
+        var stopping = false
+        /// The settings last recorded per carried stream, to notice changes.
+        var settings: [StreamName: AgentStatus.Stream] = [:]
+    }
+
+    /// What the node decided that must happen outside the session's lock.
+    private enum Deferred {
+        case write(SparkplugWrite)
+        case disconnect(moveToNextServer: Bool)
+        case wait(ContinuousClock.Instant)
+    }
+
+    private enum Input {
+        case connect
+        case broker(BrokerEvent)
+        case tick
+        case shutdown
+    }
+
+    private let mqtt: MQTTSettings
+    private let deviceID: String
+    private let baseOptions: BrokerConnectOptions
+    private let broker: BrokerClient
+    private let lane: SparkplugLane
+    private let controller: AgentController
+    private let control: ControlPlane
+    private let status: StatusPublisher
+    private let state: any StateDirectory
+    private let startup: AgentStartup
+    private let drainTimeout: Double
+    private let logger: Logger
+    private let session: Mutex<Session>
+    private let feed: AsyncStream<Input>.Continuation
+    private let inputs: AsyncStream<Input>
+    private let commandCounter = Atomic<UInt64>(0)
+
+    init(
+        configuration: AgentConfiguration,
+        baseOptions: BrokerConnectOptions,
+        broker: BrokerClient,
+        lane: SparkplugLane,
+        controller: AgentController,
+        control: ControlPlane,
+        status: StatusPublisher,
+        state: any StateDirectory,
+        startup: AgentStartup,
+        drainTimeout: Double,
+        logger: Logger
+    ) throws(SparkplugError) {
+        let sparkplug = configuration.sparkplug
+        mqtt = configuration.mqtt
+        deviceID = configuration.device.id
+        var options = baseOptions
+        // Sparkplug 3.0 (4.1.1, 5.x): a clean session that ends with the connection, and a client id of its own
+        // beside the native connection's.
+        options.clientID = baseOptions.clientID + "-sparkplug"
+        options.cleanSession = true
+        options.sessionExpirySeconds = 0
+        options.will = nil
+        self.baseOptions = options
+        self.broker = broker
+        self.lane = lane
+        self.controller = controller
+        self.control = control
+        self.status = status
+        self.state = state
+        self.startup = startup
+        self.drainTimeout = drainTimeout
+        self.logger = logger
+        let last = Self.lastBirthDeathSequence(state, logger: logger)
+        let node = Node(
+            configuration: try .init(
+                groupID: sparkplug.groupID,
+                edgeNodeID: configuration.device.id,
+                primaryHostID: sparkplug.primaryHostID,
+                writes: sparkplug.writes
+                    ? .allowed : .refused(reason: "writes are off on this device (sparkplug.writes: false)")
+            ),
+            catalog: lane.catalog,
+            lastBirthDeathSequence: last,
+            clock: ContinuousClock(),
+            wallClockMs: { Self.nowMs() }
+        )
+        session = Mutex(Session(node: node))
+        (inputs, feed) = AsyncStream<Input>.makeStream()
+    }
+
+    static func nowMs() -> UInt64 { UInt64(max(0, WallClock.realtimeNow() * 1000)) }
+
+    /// The bdSeq the previous run persisted; nil on a first start or when the file is unreadable (said).
+    private static func lastBirthDeathSequence(_ state: any StateDirectory, logger: Logger) -> UInt8? {
+        do {
+            guard let bytes = try state.read(.sparkplugBirthDeathSequence) else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let value = UInt8(text) else {
+                logger.warning(
+                    "\(state.location(of: .sparkplugBirthDeathSequence)) does not hold a bdSeq (0–255): Sparkplug starts again at 0"
+                )
+                return nil
+            }
+            return value
+        } catch {
+            logger.warning("cannot read the Sparkplug bdSeq: \(error) — Sparkplug starts again at 0")
+            return nil
+        }
+    }
+
+    func run() async throws {
+        guard await startup.bootCount() != nil else { return }
+        let endpoints = mqtt.endpoints
+        var backoff = Backoff(
+            base: mqtt.reconnectMinDelay,
+            cap: mqtt.reconnectMaxDelay,
+            seed: UInt64(truncatingIfNeeded: (deviceID + "/sparkplug").hashValue),
+            jitter: mqtt.reconnectJitter == .equal ? .equal : .full
+        )
+        syncStreams()
+        let drainer = Thread { [self] in drain() }
+        drainer.name = "sparkplug-publisher"
+        drainer.start()
+        let forwarder = Task { [broker, feed] in
+            for await event in broker.events { feed.yield(.broker(event)) }
+        }
+        let poller = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                syncStreams()
+            }
+        }
+        var retry: Task<Void, Never>?
+        func scheduleConnect(after seconds: Double) {
+            retry?.cancel()
+            retry = Task { [feed] in
+                try? await Task.sleep(for: .seconds(seconds))
+                if !Task.isCancelled { feed.yield(.connect) }
+            }
+        }
+        var server = 0
+        var connected = false
+        var finished = false
+
+        /// Performs what the node left for outside the lock; returns true once the agent's goodbye is done.
+        func perform(_ deferred: [Deferred]) async -> Bool {
+            for action in deferred {
+                switch action {
+                case .write(let write):
+                    // An outcome is reported, never applied: its follow-ups are NDATA and at most a timer.
+                    startTimers(handle(.writeOutcome(write, refusal: apply(write))))
+                case .disconnect(let moveToNextServer):
+                    if moveToNextServer { server = (server + 1) % endpoints.count }
+                    let goodbye = session.withLock { $0.stopping }
+                    await broker.disconnect(flushTimeout: goodbye ? drainTimeout : 1)
+                    if goodbye { return true }
+                case .wait:
+                    startTimers([action])
+                }
+            }
+            return false
+        }
+
+        await withGracefulShutdownHandler {
+            feed.yield(.connect)
+            for await input in inputs {
+                switch input {
+                case .connect:
+                    guard !session.withLock({ $0.stopping }) else { continue }
+                    let deferred = handle(.connecting(server: server))
+                    var options = baseOptions
+                    let endpoint = endpoints[server]
+                    options.host = endpoint.host
+                    options.port = endpoint.port
+                    options.will = session.withLock { $0.will }
+                    do {
+                        try broker.connect(options)
+                        logger.info(
+                            "Sparkplug: connecting to mqtt://\(endpoint) as \(options.clientID) (group \(session.withLock { $0.node.configuration.groupID }))"
+                        )
+                    } catch {
+                        logger.error("Sparkplug: cannot connect to \(endpoint): \(error)")
+                        scheduleConnect(after: backoff.next())
+                    }
+                    finished = await perform(deferred)
+                case .broker(let event):
+                    switch event {
+                    case .connected:
+                        connected = true
+                        backoff.reset()
+                        finished = await perform(handle(.connected))
+                    case .message(let message):
+                        finished = await perform(handle(.message(topic: message.topic, payload: message.payload)))
+                    case .connectFailed(_, let reason, _):
+                        logger.warning("Sparkplug: the connection to \(endpoints[server]) failed: \(reason)")
+                        connected = false
+                        finished = await perform(handle(.disconnected))
+                        if !session.withLock({ $0.stopping }) {
+                            // A refused or unreachable server: the next one, as the native connection does.
+                            server = (server + 1) % endpoints.count
+                            scheduleConnect(after: backoff.next())
+                        }
+                    case .disconnected(let reason, _):
+                        if connected { logger.warning("Sparkplug: disconnected from \(endpoints[server]): \(reason)") }
+                        connected = false
+                        finished = await perform(handle(.disconnected))
+                        if !session.withLock({ $0.stopping }) { scheduleConnect(after: backoff.next()) }
+                    case .serverReference:
+                        continue
+                    }
+                case .tick:
+                    finished = await perform(handle(.tick))
+                case .shutdown:
+                    let deferred = handle(.shutdown)
+                    session.withLock { $0.stopping = true }
+                    retry?.cancel()
+                    if deferred.isEmpty {
+                        await broker.disconnect(flushTimeout: 0.5)
+                        finished = true
+                    } else {
+                        finished = await perform(deferred)
+                        if !finished {
+                            await broker.disconnect(flushTimeout: drainTimeout)
+                            finished = true
+                        }
+                    }
+                }
+                if finished { break }
+            }
+        } onGracefulShutdown: { [feed] in
+            feed.yield(.shutdown)
+        }
+        if !finished {
+            // Cancelled rather than shut down gracefully: still say goodbye.
+            session.withLock { $0.stopping = true }
+            _ = handle(.shutdown)
+            await broker.disconnect(flushTimeout: 0.5)
+        }
+        retry?.cancel()
+        poller.cancel()
+        feed.finish()
+        lane.outbox.close()
+        forwarder.cancel()
+        await forwarder.value
+    }
+
+    // MARK: The node's actions
+
+    /// Runs one event through the node and performs its actions in order; what may not run under the session's
+    /// lock (the control door, DISCONNECT, timers) comes back.
+    private func handle(_ event: Node.Event) -> [Deferred] {
+        session.withLock { session in
+            var deferred: [Deferred] = []
+            for action in session.node.handle(event) {
+                perform(action, session: &session, deferred: &deferred)
+            }
+            return deferred
+        }
+    }
+
+    private func perform(_ action: Node.Action, session: inout Session, deferred: inout [Deferred]) {
+        switch action {
+        case .persistBirthDeathSequence(let bdSeq):
+            do {
+                try state.replace(.sparkplugBirthDeathSequence, with: Array("\(bdSeq)\n".utf8))
+            } catch {
+                logger.error(
+                    "cannot keep the Sparkplug bdSeq in \(state.location(of: .sparkplugBirthDeathSequence)): \(error) — after a restart the NBIRTH may repeat a bdSeq a host saw die; make agent.state_dir writable"
+                )
+            }
+        case .setWill(let message):
+            session.will = BrokerWill(topic: message.topic.description, payload: message.body, qos: 1, retain: false)
+        case .subscribe(let topic):
+            do {
+                try broker.subscribe([topic], qos: 1)
+            } catch {
+                logger.error("Sparkplug: cannot subscribe to \(topic): \(error)")
+            }
+        case .publishBirthSequence(let birth, let devices):
+            publish(topic: birth.topic.description, body: birth.body, type: .nodeBirth, session: &session)
+            for id in devices { deviceBirth(id, session: &session) }
+        case .publishDeviceBirth(let id):
+            deviceBirth(id, session: &session)
+        case .publish(let message):
+            publish(topic: message.topic.description, body: message.body, type: message.type, session: &session)
+        case .setDataFlowing(let flowing):
+            session.flowing = flowing
+            // What the lane holds now was measured before this birth: it goes out historical.
+            if flowing { session.historicalThrough = lane.outbox.snapshot.enqueued }
+            lane.outbox.wake()
+        case .write(let write):
+            deferred.append(.write(write))
+        case .disconnect(let moveToNextServer):
+            session.flowing = false
+            deferred.append(.disconnect(moveToNextServer: moveToNextServer))
+        case .wait(let deadline):
+            deferred.append(.wait(deadline))
+        case .log(let level, let text):
+            logger.log(level: level, "\(text)")
+        }
+    }
+
+    private func deviceBirth(_ id: String, session: inout Session) {
+        guard let body = lane.deviceBirth(id) else { return }
+        publish(
+            topic: session.node.topic(.deviceBirth, device: id).description,
+            body: body,
+            type: .deviceBirth,
+            session: &session
+        )
+    }
+
+    /// Stamps and hands one message to MQTT; returns whether the client took it (only then does `seq` advance).
+    @discardableResult
+    private func publish(
+        topic: String,
+        body: UnsafeRawBufferPointer,
+        type: SparkplugMessageType,
+        historical: Bool,
+        session: inout Session
+    ) -> Bool {
+        var sequence = session.sequence
+        let seq = sequence.next(for: type)
+        do {
+            try SparkplugStamp.finish(
+                body: body,
+                timestampMs: Self.nowMs(),
+                seq: seq,
+                historical: historical,
+                into: &session.out
+            )
+            _ = try session.out.withUnsafeBytes { bytes in
+                try broker.publish(topic: topic, payload: bytes, qos: type == .nodeDeath ? 1 : 0, retain: false)
+            }
+            session.sequence = sequence
+            return true
+        } catch {
+            logger.debug("Sparkplug: \(type.rawValue) on \(topic) not sent: \(error)")
+            return false
+        }
+    }
+
+    private func publish(topic: String, body: [UInt8], type: SparkplugMessageType, session: inout Session) {
+        body.withUnsafeBytes { _ = publish(topic: topic, body: $0, type: type, historical: false, session: &session) }
+    }
+
+    // MARK: Data
+
+    /// The drainer thread: the lane's DDATA bodies, while the node is born, in order.
+    private func drain() {
+        let outbox = lane.outbox
+        let topics = lane.catalog.devices.map { device in
+            SparkplugTopic(
+                groupID: session.withLock { $0.node.configuration.groupID },
+                messageType: .deviceData,
+                edgeNodeID: deviceID,
+                deviceID: device.id
+            ).description
+        }
+        while true {
+            let (flowing, stopping) = session.withLock { ($0.flowing, $0.stopping) }
+            if stopping { return }
+            guard flowing else {
+                // Held until the next birth: the lane keeps the newest (bounded), the node sends nothing.
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
+            var kept = false
+            let took = outbox.withOldest(timeout: 0.25) { message in
+                session.withLock { session -> Outbox.Disposition in
+                    guard session.flowing, message.topicID < topics.count else {
+                        kept = true
+                        return .keep
+                    }
+                    let sent = publish(
+                        topic: topics[message.topicID],
+                        body: message.payload,
+                        type: .deviceData,
+                        historical: message.sequence <= session.historicalThrough,
+                        session: &session
+                    )
+                    if !sent { kept = true }
+                    return sent ? .published : .keep
+                }
+            }
+            if !took && kept { Thread.sleep(forTimeInterval: 0.05) }
+        }
+    }
+
+    /// Records the carried streams' settings in the lane (their `config/…` metrics) and their sensors'
+    /// presence in the node (DDEATH / DBIRTH).
+    private func syncStreams() {
+        var deferred: [Deferred] = []
+        for device in lane.catalog.devices {
+            guard let name = StreamName(rawValue: device.id) else { continue }
+            let current = controller.streamStatus(name)
+            let previous = session.withLock { session -> AgentStatus.Stream? in
+                defer { session.settings[name] = current }
+                return session.settings[name]
+            }
+            if previous?.enabled != current.enabled || previous?.requestedRateHz != current.requestedRateHz
+                || previous?.rateHz != current.rateHz
+            {
+                lane.recordSettings(
+                    name,
+                    enabled: current.enabled,
+                    rateHz: current.requestedRateHz,
+                    effectiveRateHz: current.rateHz,
+                    wallTimeMs: Self.nowMs()
+                )
+            }
+            if previous?.available != current.available {
+                deferred += handle(.device(id: device.id, available: current.available))
+            }
+        }
+        startTimers(deferred)
+    }
+
+    /// A `.tick` for the node at each deadline among `deferred` (a coalesced rebirth).
+    private func startTimers(_ deferred: [Deferred]) {
+        for case .wait(let deadline) in deferred {
+            Task { [feed] in
+                try? await ContinuousClock().sleep(until: deadline)
+                feed.yield(.tick)
+            }
+        }
+    }
+
+    // MARK: Commands
+
+    /// A host's write the node accepted, as a command through the control door; nil when applied, else why not.
+    private func apply(_ write: SparkplugWrite) -> String? {
+        guard let stream = write.deviceID else {
+            return "the node has no writable metric \"\(write.metricName)\""
+        }
+        let number = commandCounter.add(1, ordering: .relaxed).newValue
+        let id = "sparkplug-\(Self.nowMs())-\(number)"
+        var command: [String: Any] = ["id": id, "stream": stream]
+        switch (write.metricName, write.value) {
+        case (MotionSparkplug.Config.enabled.definition.name, .boolean(let on)):
+            command["command"] = on ? "start" : "stop"
+        case (MotionSparkplug.Config.rateHz.definition.name, let value):
+            let rate: Double
+            switch value {
+            case .double(let r): rate = r
+            case .float(let r): rate = Double(r)
+            case .int64(let r): rate = Double(r)
+            case .uint64(let r): rate = Double(r)
+            default: return "\(write.metricName) takes a number of hertz"
+            }
+            guard rate.isFinite else { return "\(write.metricName) must be a finite number of hertz" }
+            command["command"] = "set-rate"
+            command["rate_hz"] = rate
+        default:
+            return "\"\(write.metricName)\" cannot be written"
+        }
+        guard let payload = try? JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]) else {
+            return "the command could not be encoded"
+        }
+        guard let reply = control.handleUnsigned(Array(payload), source: "sparkplug") else {
+            return "the control door ignored the command"
+        }
+        guard reply.ok else { return "\(reply.message) (\(reply.code))" }
+        status.publishIfConnected()
+        syncStreams()
+        return nil
+    }
+}

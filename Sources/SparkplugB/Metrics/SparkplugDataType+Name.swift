@@ -1,0 +1,42 @@
+extension SparkplugDataType {
+    /// The specification's name of the datatype (6.4.16), for messages: "Double", "UInt64", "DateTime".
+    public var sparkplugName: String {
+        switch self {
+        case .unknown: "Unknown"
+        case .int8: "Int8"
+        case .int16: "Int16"
+        case .int32: "Int32"
+        case .int64: "Int64"
+        case .uint8: "UInt8"
+        case .uint16: "UInt16"
+        case .uint32: "UInt32"
+        case .uint64: "UInt64"
+        case .float: "Float"
+        case .double: "Double"
+        case .boolean: "Boolean"
+        case .string: "String"
+        case .dateTime: "DateTime"
+        case .text: "Text"
+        case .uuid: "UUID"
+        case .dataSet: "DataSet"
+        case .bytes: "Bytes"
+        case .file: "File"
+        case .template: "Template"
+        case .propertySet: "PropertySet"
+        case .propertySetList: "PropertySetList"
+        case .int8Array: "Int8Array"
+        case .int16Array: "Int16Array"
+        case .int32Array: "Int32Array"
+        case .int64Array: "Int64Array"
+        case .uint8Array: "UInt8Array"
+        case .uint16Array: "UInt16Array"
+        case .uint32Array: "UInt32Array"
+        case .uint64Array: "UInt64Array"
+        case .floatArray: "FloatArray"
+        case .doubleArray: "DoubleArray"
+        case .booleanArray: "BooleanArray"
+        case .stringArray: "StringArray"
+        case .dateTimeArray: "DateTimeArray"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// A metric as births declare it (6.4.4): its name (a `/`-separated folder path), datatype, and the properties
+/// hosts show beside it — engineering unit and description (PropertySet keys `engUnit` and `description`, the
+/// names Ignition and Cirrus Link's modules read). The alias is assigned by `SparkplugCatalog`, unique across
+/// the edge node.
+public struct SparkplugMetricDefinition: Sendable, Equatable {
+    public var name: String
+    public var dataType: SparkplugDataType
+    /// Engineering unit, e.g. "g", "rad/s", "µT"; nil for unitless metrics (flags, states, counts of nothing).
+    public var unit: String?
+    public var description: String?
+    /// A host may write it with NCMD/DCMD — only when the operator allows writes (docs/sparkplug.md).
+    public var isWritable: Bool
+
+    public init(
+        _ name: String,
+        _ dataType: SparkplugDataType,
+        unit: String? = nil,
+        description: String? = nil,
+        isWritable: Bool = false
+    ) {
+        self.name = name
+        self.dataType = dataType
+        self.unit = unit
+        self.description = description
+        self.isWritable = isWritable
+    }
+}

@@ -1,0 +1,26 @@
+/// What went wrong at the Sparkplug boundary — a configuration value, an inbound message, our own stored bytes —
+/// in one sentence that names the problem and what is accepted.
+public struct SparkplugError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Equatable {
+        /// A group, edge node, device or host id the topic namespace cannot carry.
+        case invalidIdentifier
+        /// A topic that is not a Sparkplug B topic of the expected form.
+        case invalidTopic
+        /// A payload that does not decode (protobuf, or the STATE JSON).
+        case malformedPayload
+        /// A command that decodes but cannot be applied (unknown metric, wrong type, not writable, refused).
+        case refusedCommand
+        /// Catalog definitions that contradict each other (duplicate names or devices).
+        case invalidCatalog
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
