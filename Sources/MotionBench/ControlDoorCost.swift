@@ -1,5 +1,6 @@
 import AgentConfig
 import AgentControl
+import AgentPorts
 import ArgumentParser
 import CBenchSupport
 import Foundation
