@@ -7,17 +7,27 @@ import MosquittoTransport
 /// `motion-agent fleet status` over all of them (issue 28: under 2 s at 1000 devices).
 extension FleetConvergence {
     /// The retained status and configuration document of every agent, as a fresh subscriber receives them.
+    /// Read by `mosquitto_sub` in its own process: with 1000 agents' output pipes open, a client socket in the
+    /// bench is numbered above FD_SETSIZE, and libmosquitto's loop refuses it (MOSQ_ERR_INVAL).
     func retainedBytesRows(_ broker: MosquittoBroker) async throws -> [BenchRow] {
-        let subscriber = try await CapturingSubscriber(
-            broker: broker,
-            filters: ["motion/+/status", "motion/+/configuration"],
-            timeout: 60,
-            eventBacklogLimit: 1 << 20
+        let runner = ProcessRunner(
+            executable: "/usr/bin/mosquitto_sub",
+            arguments: [
+                "-h", broker.host, "-p", "\(broker.port)", "-t", "motion/+/status", "-t", "motion/+/configuration",
+                "--retained-only", "-C", "\(2 * agents)", "-W", "60", "-F", "%t %l",
+            ]
         )
-        let messages = subscriber.messages
-        await subscriber.close()
+        try runner.start()
+        guard await runner.waitForExit(timeout: 90) != nil else {
+            runner.kill()
+            throw ValidationError("mosquitto_sub did not read the retained statuses within 90 s")
+        }
+        let lines = runner.standardOutput.split(separator: "\n").map { $0.split(separator: " ") }
         func row(_ suffix: String) -> BenchRow {
-            let sizes = messages.filter { $0.topic.hasSuffix("/" + suffix) }.map { Double($0.payload.count) }.sorted()
+            let sizes = lines.compactMap { fields -> Double? in
+                guard fields.count == 2, fields[0].hasSuffix("/" + suffix) else { return nil }
+                return Double(fields[1])
+            }.sorted()
             let mean = sizes.reduce(0, +) / Double(max(1, sizes.count))
             return BenchRow(
                 name: "retained {root}/\(suffix) per agent (bytes)",
