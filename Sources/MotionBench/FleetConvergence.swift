@@ -9,7 +9,9 @@ import MosquittoTransport
 /// one local mosquitto. Measures the time from publishing a fleet desired change to each agent's retained status
 /// reporting the new version; then, with a share of the agents stopped during the publish and started again
 /// later, the time from each restart to converged (issue 15's goal: within 5 s of the publish, and of the
-/// reconnect).
+/// reconnect). Issue 28 added the sweep's other figures: the agents are started paced (`--start-rate`) and each
+/// one's start-up cost read from /proc at its birth; the retained status and configuration bytes per agent; and
+/// the time the real `motion-agent fleet status` takes over all of them.
 struct FleetConvergence: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
@@ -21,6 +23,13 @@ struct FleetConvergence: AsyncParsableCommand {
     @Option(help: "The share of agents stopped during the second publish and started again after it.")
     var stoppedShare = 0.2
     @Option(help: "Seconds to wait for each phase.") var timeout: Double = 120
+    @Option(
+        help: """
+            Agents started a second, at the start and at the restarts: 1000 started at once on 2 cores drove the \
+            load average to ~2700 (a fleet's devices do not start on one host).
+            """
+    )
+    var startRate: Double = 20
 
     func run() async throws {
         try AgentProcess.requireExecutable(agent)
@@ -31,54 +40,103 @@ struct FleetConvergence: AsyncParsableCommand {
     }
 
     private func measure(_ broker: MosquittoBroker) async throws -> [BenchRow] {
+        guard startRate > 0 else { throw ValidationError("--start-rate must be above 0 agents a second") }
         let devices = (0..<agents).map { String(format: "bench-fleet-%04d", $0) }
         let statuses = try await CapturingSubscriber(
             broker: broker,
             filters: ["motion/+/status"],
             eventBacklogLimit: 1 << 20
         )
+        let board = FleetStatusBoard(statuses)
         let directory = broker.directory + "/fleet"
         var processes: [String: AgentProcess] = [:]
-        for device in devices { processes[device] = try start(device, broker: broker, under: directory) }
         defer { for process in processes.values { process.runner.kill() } }
-        try await waitUntil("every agent's birth") { Set(onlineDevices(statuses, version: 0)).count == agents }
+
+        // Start-up, paced: each agent's cost is read from /proc as soon as its birth is heard.
+        let startUpBegan = BenchmarkClock.nanoseconds()
+        var spawned: [String: UInt64] = [:]
+        var costs: [AgentStartUpCost] = []
+        func readBirths() {
+            board.update()
+            let now = BenchmarkClock.nanoseconds()
+            for device in board.newlyOnline() {
+                guard let process = processes[device], let spawn = spawned[device],
+                    let cost = AgentStartUpCost.read(pid: process.pid, spawnedAt: spawn, now: now)
+                else { continue }
+                costs.append(cost)
+            }
+        }
+        try await paced(devices) { device in
+            processes[device] = try start(device, broker: broker, under: directory)
+            spawned[device] = BenchmarkClock.nanoseconds()
+        } between: {
+            readBirths()
+        }
+        try await waitUntil("every agent's birth") {
+            readBirths()
+            return board.onlineCount(version: 0) == agents
+        }
+        let startUpSeconds = Double(BenchmarkClock.nanoseconds() - startUpBegan) / 1e9
+        try await Task.sleep(for: .seconds(2))  // the last births' follow-ups settle before the publish
 
         // Phase 1: every agent online.
-        let first = try await publish(version: 1, rateHz: 2, broker: broker)
-        try await waitUntil("every agent on v1") { onlineDevices(statuses, version: 1).count == agents }
+        let pids = processes.values.map(\.runner.processIdentifier)
+        let brokerPID = broker.processIdentifier ?? -1
+        let ticksBefore = (pids.map(ProcessStatistics.cpuTicks).reduce(0, +), ProcessStatistics.cpuTicks(brokerPID))
+        let first = try await publish(version: 1, rateHz: 3.125, broker: broker)
+        try await waitUntil("every agent on v1") { board.onlineCount(version: 1) == agents }
+        let convergedAt = BenchmarkClock.nanoseconds()
+        let ticksAfter = (pids.map(ProcessStatistics.cpuTicks).reduce(0, +), ProcessStatistics.cpuTicks(brokerPID))
         let online = convergence(statuses, version: 1, since: first)
+        let convergenceCPU = BenchRow(
+            name: "CPU from the publish to all on v1: agents per agent (ms), all agents, mosquitto (s); wall (s)",
+            value: String(
+                format: "%.1f, %.2f, %.2f; %.2f",
+                Double(ticksAfter.0 - ticksBefore.0) / ProcessStatistics.ticksPerSecond * 1000 / Double(agents),
+                Double(ticksAfter.0 - ticksBefore.0) / ProcessStatistics.ticksPerSecond,
+                Double(ticksAfter.1 - ticksBefore.1) / ProcessStatistics.ticksPerSecond,
+                Double(convergedAt - first) / 1e9
+            )
+        )
         let memory = memoryRow(processes.values.map(\.runner.processIdentifier), broker: broker)
         let cpu = try await cpuRow(processes.values.map(\.runner.processIdentifier), broker: broker)
+        let bytes = try await retainedBytesRows(broker)
+        let fleetStatus = try await fleetStatusRow(broker)
 
-        // Phase 2: a share stopped while v2 is published, started again afterwards.
+        // Phase 2: a share stopped while v2 is published, started again afterwards at the same pace.
         let stopped = Array(devices.prefix(Int((Double(agents) * stoppedShare).rounded())))
         for device in stopped {
             processes[device]!.runner.terminate()
         }
         for device in stopped { _ = await processes[device]!.runner.waitForExit(timeout: 15) }
-        let second = try await publish(version: 2, rateHz: 4, broker: broker)
+        let second = try await publish(version: 2, rateHz: 6.25, broker: broker)
         let running = agents - stopped.count
-        try await waitUntil("every running agent on v2") { onlineDevices(statuses, version: 2).count == running }
+        try await waitUntil("every running agent on v2") { board.onlineCount(version: 2) == running }
         let stillOnline = convergence(statuses, version: 2, since: second)
         try await Task.sleep(for: .seconds(1))
         var restarts: [String: UInt64] = [:]
-        for device in stopped {
+        try await paced(stopped) { device in
             restarts[device] = BenchmarkClock.nanoseconds()
             processes[device] = try start(device, broker: broker, under: directory)
+        } between: {
         }
         do {
-            try await waitUntil("every restarted agent on v2") { onlineDevices(statuses, version: 2).count == agents }
+            try await waitUntil("every restarted agent on v2") { board.onlineCount(version: 2) == agents }
         } catch {
-            let behind = Set(devices).subtracting(onlineDevices(statuses, version: 2)).sorted()
+            let behind = Set(devices).subtracting(board.devices(version: 2)).sorted()
             // What the broker retains for it now, read afresh: tells a device that never applied the version
             // from a status this bench's subscriber did not receive.
-            let fresh = try await CapturingSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
-            try? await Task.sleep(for: .milliseconds(500))
-            let retained = fresh.messages.map { "\($0.topic): \(Self.summary($0.payload))" }.joined(separator: "; ")
-            await fresh.close()
+            // (Past ~1000 agents the bench's sockets are numbered above FD_SETSIZE and libmosquitto refuses one.)
+            var retained = "not read"
+            if let fresh = try? await CapturingSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
+            {
+                try? await Task.sleep(for: .milliseconds(500))
+                retained = fresh.messages.prefix(5).map { "\($0.topic): \(Self.summary($0.payload))" }
+                    .joined(separator: "; ")
+                await fresh.close()
+            }
             let last = statuses.messages.last { message in
-                (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])?["device"] as? String
-                    == behind.first
+                FleetStatusBoard.state(message.payload)?.device == behind.first
             }
             throw ValidationError(
                 "\(error): \(behind.count) behind (\(behind.prefix(5).joined(separator: ", "))…); the last status of "
@@ -86,20 +144,35 @@ struct FleetConvergence: AsyncParsableCommand {
                     + "retained now: \(retained); subscriber drops: \(statuses.droppedCount)"
             )
         }
-        let afterRestart = stopped.compactMap { device -> Double? in
-            guard let start = restarts[device],
-                let converged = firstReceipt(statuses, device: device, version: 2, after: start)
-            else { return nil }
-            return Double(converged - start) / 1e6
-        }
+        let afterRestart = restartConvergence(statuses, version: 2, restarts: restarts)
         await statuses.close()
-        return [
+        return AgentStartUpCost.rows(costs, rate: startRate, wallSeconds: startUpSeconds) + [
             row("publish → status on the new version, all online (ms)", online),
+            convergenceCPU,
             row("publish → status, the \(running) left running (ms)", stillOnline),
             row("restart → status on the version published while down (ms)", afterRestart),
             memory,
             cpu,
-        ]
+        ] + bytes + [fleetStatus]
+    }
+
+    /// Calls `start` for each of `items`, `startRate` a second, and `between` every 10 ms meanwhile.
+    private func paced(
+        _ items: [String],
+        _ start: (String) throws -> Void,
+        between: () -> Void
+    ) async throws {
+        let began = BenchmarkClock.nanoseconds()
+        var next = 0
+        while next < items.count {
+            let due = Int(Double(BenchmarkClock.nanoseconds() - began) / 1e9 * startRate) + 1
+            while next < min(due, items.count) {
+                try start(items[next])
+                next += 1
+            }
+            between()
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// A status's state, boot count and configuration account (without the per-key settings), for a report.
@@ -128,7 +201,9 @@ struct FleetConvergence: AsyncParsableCommand {
     }
 
     /// Publishes the fleet document `version` retained; returns CLOCK_MONOTONIC just before, ns.
-    private func publish(version: Int, rateHz: Int, broker: MosquittoBroker) async throws -> UInt64 {
+    /// The rates are ones the simulated IMU at 25 Hz offers (25 / 2ⁿ), so that no agent notes an uneven
+    /// decimation and `fleet status` finds nothing to report.
+    private func publish(version: Int, rateHz: Double, broker: MosquittoBroker) async throws -> UInt64 {
         let document = #"{"version": \#(version), "streams": {"accelerometer": {"rate_hz": \#(rateHz)}}}"#
         let start = BenchmarkClock.nanoseconds()
         let runner = ProcessRunner(
@@ -149,40 +224,33 @@ struct FleetConvergence: AsyncParsableCommand {
         return start
     }
 
-    /// What the bench reads from a status: whose it is, whether online, and the fleet version in force (0: none).
-    private static func fleetState(_ payload: [UInt8]) -> (device: String, online: Bool, fleet: Int)? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-            let device = object["device"] as? String
-        else { return nil }
-        let desired = (object["configuration"] as? [String: Any])?["desired"] as? [String: Int]
-        return (device, object["state"] as? String == "online", desired?["fleet"] ?? 0)
-    }
-
-    /// Devices whose latest retained status is online with the fleet layer at `version` or newer (0: any).
-    private func onlineDevices(_ statuses: CapturingSubscriber, version: Int) -> [String] {
-        var latest: [String: (online: Bool, fleet: Int)] = [:]
-        for message in statuses.messages {
-            if let state = Self.fleetState(message.payload) { latest[state.device] = (state.online, state.fleet) }
-        }
-        return latest.compactMap { device, state in state.online && state.fleet >= version ? device : nil }
-    }
-
     /// Each device's delay from `since` to its first status on `version`, ms.
     private func convergence(_ statuses: CapturingSubscriber, version: Int, since: UInt64) -> [Double] {
         var first: [String: UInt64] = [:]
         for arrival in statuses.arrivals(from: since, to: .max) {
-            guard let state = Self.fleetState(arrival.payload), first[state.device] == nil, state.fleet >= version
+            guard let (device, state) = FleetStatusBoard.state(arrival.payload), first[device] == nil,
+                state.fleet >= version
             else { continue }
-            first[state.device] = arrival.receivedNanoseconds
+            first[device] = arrival.receivedNanoseconds
         }
         return first.values.map { Double($0 - since) / 1e6 }
     }
 
-    private func firstReceipt(_ statuses: CapturingSubscriber, device: String, version: Int, after: UInt64) -> UInt64? {
-        statuses.arrivals(from: after, to: .max).first { arrival in
-            guard let state = Self.fleetState(arrival.payload) else { return false }
-            return state.device == device && state.online && state.fleet >= version
-        }?.receivedNanoseconds
+    /// Each restarted device's delay from its restart to its first online status on `version`, ms: one pass.
+    private func restartConvergence(
+        _ statuses: CapturingSubscriber,
+        version: Int,
+        restarts: [String: UInt64]
+    ) -> [Double] {
+        var converged: [String: Double] = [:]
+        for arrival in statuses.arrivals(from: restarts.values.min() ?? .max, to: .max) {
+            guard let (device, state) = FleetStatusBoard.state(arrival.payload), converged[device] == nil,
+                let restart = restarts[device], arrival.receivedNanoseconds >= restart, state.online,
+                state.fleet >= version
+            else { continue }
+            converged[device] = Double(arrival.receivedNanoseconds - restart) / 1e6
+        }
+        return Array(converged.values)
     }
 
     /// What the agents and the broker occupy once all are converged: the agents' summed PSS (shared pages
