@@ -399,7 +399,15 @@ final class AdversarialFleet: Sendable {
 
     /// The device's latest retained status as JSON (empty before one arrived).
     static func status(_ observer: CapturingSubscriber, _ device: String) -> [String: Any] {
-        observer.messages(on: "motion/\(device)/status").last.map(payloadJSON) ?? [:]
+        var status = observer.messages(on: "motion/\(device)/status").last.map(payloadJSON) ?? [:]
+        // The status carries the configuration's summary; every setting's value and source is the device's
+        // retained {root}/configuration, published right after the status it goes with.
+        if let account = observer.messages(on: "motion/\(device)/configuration").last.map(payloadJSON) {
+            var configuration = status["configuration"] as? [String: Any] ?? [:]
+            configuration["settings"] = account["settings"]
+            status["configuration"] = configuration
+        }
+        return status
     }
 
     /// `configuration.settings` of a status: key → (value, source).

@@ -81,6 +81,10 @@ import Testing
             "live data did not resume; agent log: \(log())"
         )
         let caughtUp = ContinuousClock.now - stopped
+        #expect(
+            await ReliabilityEndToEndTests.wait(timeout: 60) { ReliabilityEndToEndTests.drained(subscriber, device) },
+            "the backlog did not drain; agent log: \(log())"
+        )
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         let appended = try #require(outbox["durableAppended"] as? Int)
         // What a stopped bridge still held arrives after its restart: give the subscriber a moment to see all.

@@ -121,6 +121,15 @@ import Testing
         return Date().timeIntervalSince1970 - time < 0.5
     }
 
+    /// Whether every seq up to the newest received has arrived: the backlog a reconnect replays drains beside the
+    /// live samples, so `caughtUp` can hold while older ones are still on their way. Waited for before a stop, so
+    /// the stop's drain (3 s) is left only what was in flight at that moment — also on a loaded machine.
+    static func drained(_ subscriber: PersistentSubscriber, _ device: String) -> Bool {
+        let seqs = Set(subscriber.seqs(device))
+        guard let newest = seqs.max() else { return false }
+        return seqs.count == newest && seqs.min() == 1
+    }
+
     /// Stops the agent with SIGTERM and waits for its goodbye; returns the goodbye's outbox object.
     static func stop(
         _ agent: AgentProcess,
@@ -162,6 +171,7 @@ import Testing
         // the newest message received is live again.
         #expect(await Self.wait(timeout: 30) { Self.caughtUp(subscriber, device) })
         let recovery = ContinuousClock.now - back
+        #expect(await Self.wait(timeout: 30) { Self.drained(subscriber, device) }, "the backlog did not drain")
         let outbox = try await Self.stop(agent, subscriber, device: device)
 
         let seqs = subscriber.seqs(device)

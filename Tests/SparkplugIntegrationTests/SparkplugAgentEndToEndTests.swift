@@ -332,6 +332,8 @@ import Testing
         ]
         for (user, password) in passwords {
             try (password + "\n").write(toFile: "\(dir)/\(user).password", atomically: true, encoding: .utf8)
+            // The agent refuses a password file others may read (issue 27).
+            chmod("\(dir)/\(user).password", 0o600)
         }
         let options = MosquittoBroker.Options(
             allowAnonymous: false,
