@@ -91,22 +91,7 @@ extension MosquittoClient {
             try check(rc, "user name and password", hint: "check mqtt.username and mqtt.password_file in config.yaml")
         }
 
-        if let will = options.will {
-            let rc = will.topic.withCString { topic in
-                will.payload.withUnsafeBytes { payload in
-                    mosquitto_will_set_v5(
-                        mosq,
-                        topic,
-                        Int32(payload.count),
-                        payload.baseAddress,
-                        Int32(will.qos),
-                        will.retain,
-                        nil
-                    )
-                }
-            }
-            try check(rc, "will on \(will.topic)")
-        }
+        try configureWill(handle, options)
 
         if let tls = options.tls {
             // Without a CA file, trust the system store (Debian: /etc/ssl/certs, hashed by update-ca-certificates).
@@ -138,7 +123,40 @@ extension MosquittoClient {
         previous.host = next.host
         previous.port = next.port
         previous.protocolVersion = next.protocolVersion
+        // The agent makes its will afresh for every connection (its time orders it among the births): a new will
+        // is set on the handle, not a reason for a new one — a new handle would drop the QoS > 0 messages in
+        // flight, which the old one resends on the next connection.
+        previous.will = next.will
         return previous == next
+    }
+
+    /// The will of the next connection (none: cleared); libmosquitto sends it in CONNECT.
+    static func configureWill(_ handle: MosquittoHandle, _ options: BrokerConnectOptions) throws(BrokerError) {
+        let mosq = handle.pointer
+        guard let will = options.will else {
+            _ = mosquitto_will_clear(mosq)
+            return
+        }
+        let rc = will.topic.withCString { topic in
+            will.payload.withUnsafeBytes { payload in
+                mosquitto_will_set_v5(
+                    mosq,
+                    topic,
+                    Int32(payload.count),
+                    payload.baseAddress,
+                    Int32(will.qos),
+                    will.retain,
+                    nil
+                )
+            }
+        }
+        guard rc == MosquittoError.success else {
+            throw BrokerError(
+                operation: "configure MQTT client",
+                code: Int(rc),
+                message: "will on \(will.topic): \(MosquittoLibrary.errorText(rc))"
+            )
+        }
     }
 
     /// The protocol version and the in-flight window that goes with it; libmosquitto reads both at connect.

@@ -98,6 +98,9 @@ public final class MosquittoClient: BrokerClient {
                 if previous.protocolVersion != options.protocolVersion {
                     try Self.configureProtocol(handle, options)
                 }
+                if previous.will != options.will {
+                    try Self.configureWill(handle, options)
+                }
                 state.handleOptions = options
             } else {
                 handle = try MosquittoHandle(
