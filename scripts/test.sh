@@ -46,12 +46,12 @@ if [ $# -eq 0 ]; then
         --filter ClusterTests/onARabbitMQClusterTheToolReachesEveryNodeAndEveryDeviceConverges \
         || die "the cluster test failed: see above (rerun: MOTION_AGENT_CLUSTER_TESTS=1 swift test --skip-build --filter ClusterTests)"
 fi
-# Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 60) from
+# Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 30; 12 targets) from
 # its committed seeds (scripts/checks/fuzz.sh; the long runs are in BENCHMARKS.md, "Fuzzing"). Only for the whole suite,
 # not a filtered run; MOTION_AGENT_FUZZ_SECONDS=0 skips it.
-if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-60}" != 0 ]; then
-    log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-60} s (scripts/checks/fuzz.sh)"
-    bash scripts/checks/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-60}"
+if [ $# -eq 0 ] && [ "${MOTION_AGENT_FUZZ_SECONDS:-30}" != 0 ]; then
+    log "fuzzing every parser for ${MOTION_AGENT_FUZZ_SECONDS:-30} s (scripts/checks/fuzz.sh)"
+    bash scripts/checks/fuzz.sh --seconds "${MOTION_AGENT_FUZZ_SECONDS:-30}"
 fi
 # A real kernel in every run: the short system test boots a Debian 12 VM (image built from Debian packages and
 # cached in .build/vm by recipe), binds the kernel's HID sensor IIO drivers to an emulated sensor hub, installs

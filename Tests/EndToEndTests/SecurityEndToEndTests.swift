@@ -302,9 +302,15 @@ import Testing
         // Nor can it read this device's streams or control topic, though it reads its own control topic (an
         // operator's message arriving there proves its subscriptions are in effect; a device may not write it).
         try intruder.client.subscribe(["motion/sec-dev/#", "motion/sec-other/control"], qos: 1)
-        try operatorClient.publish("motion/sec-other/control", Array("probe".utf8))
-        try await Self.until("the intruder's own control topic", timeout: 10) {
-            !intruder.messages(on: "motion/sec-other/control").isEmpty
+        // The subscription and the operator's publish travel on two connections: the probe is sent again until
+        // one arrives after the subscription took effect (a first one can overtake it).
+        let probeDeadline = ContinuousClock.now + .seconds(10)
+        while intruder.messages(on: "motion/sec-other/control").isEmpty {
+            guard ContinuousClock.now < probeDeadline else {
+                throw Timeout(description: "timed out after 10 s waiting for the intruder's own control topic")
+            }
+            try operatorClient.publish("motion/sec-other/control", Array("probe".utf8))
+            try await Task.sleep(for: .milliseconds(250))
         }
         let seen = operatorClient.messages(on: "motion/sec-dev/accelerometer").count
         try await Self.until("more accelerometer samples", timeout: 10) {
