@@ -69,9 +69,16 @@ import Testing
             #expect(r["rotationMatrix"] != nil && r["roll"] != nil && r["pitch"] != nil && r["yaw"] != nil)
             #expect(r["referenceTime"] is Double)
         }
-        let status = try #require(subscriber.messages(on: "motion/\(device)/status").last.map(payloadJSON))
-        let motionStatus = (status["streams"] as? [String: Any])?["device-motion"] as? [String: Any]
-        #expect(motionStatus?["referenceAttitude"] != nil, "the retained status shows the reference")
+        // The status is republished after the command's reply: wait for it rather than read the last one now.
+        func motionStatus() -> [String: Any]? {
+            let status = subscriber.messages(on: "motion/\(device)/status").last.map(payloadJSON)
+            return (status?["streams"] as? [String: Any])?["device-motion"] as? [String: Any]
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while motionStatus()?["referenceAttitude"] == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(motionStatus()?["referenceAttitude"] != nil, "the retained status shows the reference")
 
         // Capture: the device lies still, so right after the capture the relative attitude is the identity.
         mark = subscriber.messages.count
