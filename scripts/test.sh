@@ -43,7 +43,7 @@ if [ $# -eq 0 ]; then
     # (docs/fleet.md, "Brokers"), not something CI may hide by retrying.
     log "running the RabbitMQ cluster fleet test, short form (3 nodes, 4 devices; both engines: scripts/checks/cluster.sh)"
     MOTION_AGENT_CLUSTER_TESTS=1 MOTION_AGENT_CLUSTER_DEVICES=4 swift test --skip-build \
-        --filter ClusterTests/onARabbitMQClusterTheToolReachesEveryNodeAndEveryDeviceConverges \
+        --filter ClusterFleetTests/onARabbitMQClusterTheToolReachesEveryNodeAndEveryDeviceConverges \
         || die "the cluster test failed: see above (rerun: MOTION_AGENT_CLUSTER_TESTS=1 swift test --skip-build --filter ClusterTests)"
 fi
 # Coverage-guided fuzzing, short: every parser's libFuzzer target for MOTION_AGENT_FUZZ_SECONDS (default 30; 12 targets) from
