@@ -396,8 +396,8 @@ public enum StrictJSON {
 public enum Printable {
     /// JSON text (as JSONEncoder writes it) with every character a terminal would act on that JSON leaves raw —
     /// DEL, C1 (CSI U+009B among them), line and paragraph separators, bidirectional overrides — written as
-    /// a `\u` escape of four hex digits (`\u009b`): the same JSON value, safe to print. (The encoder escapes C0 itself; these can stand only in
-    /// strings, so escaping them changes no value.)
+    /// a `\u` escape of four hex digits (`\u009b`): the same JSON value, safe to print. (The encoder escapes C0
+    /// itself; these can stand only in strings, so escaping them changes no value.)
     public static func json(_ text: String) -> String {
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
