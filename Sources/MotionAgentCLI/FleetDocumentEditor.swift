@@ -13,18 +13,15 @@ import MotionWire
 struct FleetDocumentEditor {
     var broker: BrokerOptions
     var target: FleetTarget
-    var timeout: Double
-    var wait: Double
-    /// Signs the document (`--signing-key`): what devices with control.trusted_keys_file require.
-    var key: String?
-    /// Public keys the retained document may be signed with besides `key`'s own (`--trusted-keys`).
-    var trustedKeys: String?
-    /// Build on nothing: a fresh document (`--replace`), for a retained one that cannot be verified.
-    var replace: Bool = false
-    /// The version to publish (`--version`); by default the retained one's + 1.
-    var version: Int?
-    /// `--devices FILE`: the devices expected to report (a wildcard finds none on RabbitMQ).
-    var devices: String? = nil
+    /// --timeout, --wait, --devices, --signing-key, --trusted-keys, --replace, --version.
+    var options: FleetEditOptions
+    var timeout: Double { options.timeout }
+    var wait: Double { options.wait }
+    var key: String? { options.signingKey }
+    var trustedKeys: String? { options.trustedKeys }
+    var replace: Bool { options.replace }
+    var version: Int? { options.version }
+    var devices: String? { options.devices }
 
     /// Versions `--replace` keeps free above a version it counts from: a device claiming one closer to the last
     /// would freeze the layer after the operator's next edit (the claim of a compromised device, or a planted

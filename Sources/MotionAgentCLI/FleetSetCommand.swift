@@ -16,11 +16,7 @@ struct FleetSetCommand: AsyncParsableCommand {
 
     @OptionGroup var broker: BrokerOptions
     @OptionGroup var target: FleetTarget
-    @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
-    @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
-    @OptionGroup var signing: FleetSigningOptions
-    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
-    var devices: String?
+    @OptionGroup var options: FleetEditOptions
     @Argument(help: "KEY=VALUE pairs, e.g. streams.gyroscope.rate_hz=50.") var assignments: [String]
 
     func run() async throws {
@@ -31,17 +27,7 @@ struct FleetSetCommand: AsyncParsableCommand {
             }
             written[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
         }
-        try await FleetDocumentEditor(
-            broker: broker,
-            target: target,
-            timeout: timeout,
-            wait: wait,
-            key: signing.signingKey,
-            trustedKeys: signing.trustedKeys,
-            replace: signing.replace,
-            version: signing.version,
-            devices: devices
-        )
-        .edit(setting: written, unsetting: [])
+        try await FleetDocumentEditor(broker: broker, target: target, options: options)
+            .edit(setting: written, unsetting: [])
     }
 }

@@ -11,25 +11,11 @@ struct FleetUnsetCommand: AsyncParsableCommand {
 
     @OptionGroup var broker: BrokerOptions
     @OptionGroup var target: FleetTarget
-    @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
-    @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
-    @OptionGroup var signing: FleetSigningOptions
-    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
-    var devices: String?
+    @OptionGroup var options: FleetEditOptions
     @Argument(help: "Keys or sections, e.g. streams.gyroscope.rate_hz or streams.gyroscope.") var keys: [String]
 
     func run() async throws {
-        try await FleetDocumentEditor(
-            broker: broker,
-            target: target,
-            timeout: timeout,
-            wait: wait,
-            key: signing.signingKey,
-            trustedKeys: signing.trustedKeys,
-            replace: signing.replace,
-            version: signing.version,
-            devices: devices
-        )
-        .edit(setting: [:], unsetting: keys)
+        try await FleetDocumentEditor(broker: broker, target: target, options: options)
+            .edit(setting: [:], unsetting: keys)
     }
 }

@@ -1,7 +1,12 @@
 import ArgumentParser
 
-/// How `fleet set|unset|clear` sign their document and what they build on.
-struct FleetSigningOptions: ParsableArguments {
+/// How `fleet set|unset|clear` publish: how long they wait, for which devices, how they sign their document and
+/// what they build on.
+struct FleetEditOptions: ParsableArguments {
+    @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
+    @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
+    @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
+    var devices: String?
     @Option(
         help:
             "Sign the document with this operator key (motion-agent keys generate; the devices' control.trusted_keys_file)."
