@@ -363,7 +363,7 @@ import json, sys
 status = json.load(open(sys.argv[1]))
 sysfs = float(open(sys.argv[2]).read())
 mpu = next(d for d in status["devices"] if d["name"] == "mpu6050")
-note = status["configuration"]["settings"]["streams.accelerometer.rate_hz"].get("note", "")
+note = status["configuration"].get("notes", {}).get("streams.accelerometer.rate_hz", "")  # the status's summary names it
 print(f"  mpu6050 sampling_frequency {sysfs} Hz; status: device {mpu['rateHz']} Hz; accelerometer stream "
       f"{status['streams']['accelerometer']}; note: {note}")
 problems = []
@@ -439,7 +439,7 @@ stamps = sorted(m["timestamp"] for m in (json.loads(l) for l in open(sys.argv[3]
 reply = json.load(open(sys.argv[4]))
 magn = next(d for d in status["devices"] if d["name"] == "magn_3d")
 stream = status["streams"]["magnetometer"]
-note = status["configuration"]["settings"]["streams.magnetometer.rate_hz"].get("note", "")
+note = status["configuration"].get("notes", {}).get("streams.magnetometer.rate_hz", "")  # the status's summary names it
 print(f"  driver in_magn_sampling_frequency {sysfs} Hz; status: device {magn['rateHz']} Hz, stream requested "
       f"{stream['requestedRateHz']} Hz, delivering {stream['rateHz']} Hz; note: {note}")
 if len(stamps) > 2:
