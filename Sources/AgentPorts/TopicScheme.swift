@@ -21,8 +21,29 @@ public struct TopicScheme: Sendable, Hashable {
     /// The placeholder `topics.root` and `mqtt.client_id` templates replace with `device.id`.
     public static let devicePlaceholder = "{device}"
 
+    /// Every `{device}` in `template` replaced by `device`.
+    ///
+    /// Written out rather than `replacing(_:with:)`: that one lives in _StringProcessing, a 387 KiB section of
+    /// the static binary that nothing else on the agent's path touches, and its generic searchers sat scattered
+    /// over it — one call at start-up kept ~270 KiB of it resident (BENCHMARKS.md, "Memory").
     public static func substitute(_ template: String, device: String) -> String {
-        template.replacing(devicePlaceholder, with: device)
+        let text = Array(template.utf8)
+        let placeholder = Array(devicePlaceholder.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(text.count + device.utf8.count)
+        var index = 0
+        while index < text.count {
+            if text.count - index >= placeholder.count,
+                text[index..<index + placeholder.count].elementsEqual(placeholder)
+            {
+                result.append(contentsOf: device.utf8)
+                index += placeholder.count
+            } else {
+                result.append(text[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// What a topic under the root carries.

@@ -20,6 +20,16 @@ import Testing
         #expect(topics.path(of: "motion/imu-7/pedometer/events") == "pedometer/events")
     }
 
+    @Test func theDevicePlaceholderIsReplacedWherever() {
+        #expect(TopicScheme.substitute("motion/{device}", device: "imu-7") == "motion/imu-7")
+        #expect(TopicScheme.substitute("{device}/{device}", device: "é-1") == "é-1/é-1")
+        #expect(TopicScheme.substitute("{device}", device: "") == "")
+        #expect(TopicScheme.substitute("plain/root", device: "imu-7") == "plain/root")
+        #expect(TopicScheme.substitute("{devic}e/{device", device: "x") == "{devic}e/{device")
+        #expect(TopicScheme.substitute("a{{device}}", device: "x") == "a{x}")
+        #expect(TopicScheme.substitute("", device: "x") == "")
+    }
+
     @Test func groupFleetAndOperatorTopics() {
         #expect(TopicScheme.fleetControl == "motion/fleet/control")
         #expect(TopicScheme.groupControl("lab") == "motion/group/lab/control")

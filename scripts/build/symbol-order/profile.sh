@@ -2,6 +2,7 @@
 # Regenerates scripts/build/symbol-order/symbols.txt, the function order scripts/build/build-release.sh links with.
 #
 #   sudo bash scripts/build/symbol-order/profile.sh [SECONDS]      (root: the fake IIO tree needs a mount namespace)
+#   KEEP_PROFILES=DIR keeps the callgrind outputs and the profiled binary there.
 #
 # Runs the release agent under valgrind's callgrind (which records every function executed, however rarely)
 # through three profiles of the realistic load — the 9-axis IMU at 1 kHz on the fake IIO tree (the production
@@ -24,6 +25,8 @@ bin_dir="$(LINK_MAP="$work/motion-agent.map" bash scripts/build/build-release.sh
 broker_pid=""
 cleanup() {
     [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null || true
+    # KEEP_PROFILES=DIR keeps the callgrind outputs, to ask who calls what (callgrind_annotate --tree=caller).
+    if [ -n "${KEEP_PROFILES:-}" ]; then mkdir -p "$KEEP_PROFILES" && cp "$work"/*.callgrind "$work/motion-agent" "$KEEP_PROFILES"/ 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
