@@ -116,7 +116,9 @@ extension FleetConvergence {
 
     /// Runs the real `motion-agent fleet status --json` against the broker `runs` times: wall time from spawn to
     /// exit (ms), and how many device rows it printed, which must be every agent.
-    /// On RabbitMQ with `--devices`: a wildcard brings no retained status there (docs/fleet.md).
+    /// On RabbitMQ with `--devices`: a wildcard brings no retained status there (docs/fleet.md). On a cluster with
+    /// `--timeout 60`: at 300 devices on RabbitMQ the tool's default 5 s ran out before every node had answered its
+    /// subscriptions to each device's topics (27 Nov), which left no time to report.
     func fleetStatusRow(_ brokers: FleetBrokers, devicesFile: String, runs: Int = 3) async throws -> BenchRow {
         var times: [Double] = []
         var rows = 0
@@ -126,6 +128,7 @@ extension FleetConvergence {
                 executable: agent,
                 arguments: ["fleet", "status"] + brokers.operatorArguments + ["--json"]
                     + (brokers.replicatesRetainedMessages ? [] : ["--devices", devicesFile])
+                    + (brokers.nodeCount > 1 ? ["--timeout", "60"] : [])
             )
             let start = BenchmarkClock.nanoseconds()
             try runner.start()
