@@ -139,7 +139,9 @@ struct FleetConvergence: AsyncParsableCommand {
         } catch {
             let behind = Set(devices).subtracting(board.devices(version: 2)).sorted()
             // What each node retains for it now, read afresh (by its topic: RabbitMQ gives no retained message to
-            // a wildcard): tells a device that never applied the version from a status this bench did not receive.
+            // a wildcard): tells a device that never applied the version from a status this bench did not receive;
+            // with the fleet document each node retains, which a restarted device is handed (a node that still
+            // retains the older one explains a device that restarted onto it).
             // (Past ~1000 agents the bench's sockets are numbered above FD_SETSIZE and libmosquitto refuses one.)
             var retained: [String] = []
             for node in 0..<brokers.nodeCount {
@@ -147,14 +149,15 @@ struct FleetConvergence: AsyncParsableCommand {
                 guard
                     let fresh = try? await CapturingSubscriber(
                         options: options,
-                        filters: behind.map { "motion/\($0)/status" }
+                        filters: [TopicScheme.fleetDesired] + behind.prefix(5).map { "motion/\($0)/status" },
+                        timeout: 30
                     )
                 else {
                     retained.append("\(brokers.endpoints[node]) not read")
                     continue
                 }
-                try? await Task.sleep(for: .milliseconds(500))
-                retained += fresh.messages.prefix(5).map {
+                try? await Task.sleep(for: .seconds(2))
+                retained += fresh.messages.prefix(6).map {
                     "\(brokers.endpoints[node]) \($0.topic): \(Self.summary($0.payload))"
                 }
                 await fresh.close()
@@ -199,7 +202,8 @@ struct FleetConvergence: AsyncParsableCommand {
         }
     }
 
-    /// A status's state, boot count and configuration account (without the per-key settings), for a report.
+    /// A status's state, boot count, node and configuration account (without the per-key settings), or a desired
+    /// document's version, for a report.
     static func summary(_ payload: [UInt8]) -> String {
         guard var object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
             return String(decoding: payload.prefix(300), as: UTF8.self)
@@ -208,7 +212,9 @@ struct FleetConvergence: AsyncParsableCommand {
             configuration["settings"] = nil
             object["configuration"] = configuration
         }
-        object = object.filter { ["state", "bootCount", "time", "configuration", "reason"].contains($0.key) }
+        object = object.filter {
+            ["state", "bootCount", "time", "configuration", "reason", "broker", "version"].contains($0.key)
+        }
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
