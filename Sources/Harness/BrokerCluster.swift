@@ -10,6 +10,9 @@ public protocol BrokerCluster: AnyObject, Sendable {
     /// not (RabbitMQ), an operator reaches every node to publish or read desired documents (docs/fleet.md).
     var replicatesRetainedMessages: Bool { get }
     func isRunning(_ node: Int) -> Bool
+    /// The server process of each running node, in node order: the root of the node's process tree (for
+    /// RabbitMQ the `rabbitmq-server` script, whose child is the Erlang VM), for the bench's CPU and memory.
+    var processIdentifiers: [Int32] { get }
     /// Stops one node as an operator would; its clients lose their connection.
     func stop(node: Int) async
     /// Starts a stopped node again with its data, and waits until it takes MQTT clients.

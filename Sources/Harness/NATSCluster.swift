@@ -88,6 +88,12 @@ public final class NATSCluster: BrokerCluster {
 
     public func isRunning(_ index: Int) -> Bool { running.withLock { $0[index]?.isRunning ?? false } }
 
+    public var processIdentifiers: [Int32] {
+        running.withLock { running in
+            running.keys.sorted().compactMap { running[$0] }.filter(\.isRunning).map(\.processIdentifier)
+        }
+    }
+
     public func log(_ index: Int) -> String {
         (try? String(contentsOfFile: nodes[index].directory + "/nats.log", encoding: .utf8)) ?? ""
     }

@@ -112,6 +112,12 @@ public final class RabbitMQCluster: BrokerCluster {
 
     public func isRunning(_ index: Int) -> Bool { running.withLock { $0[index]?.isRunning ?? false } }
 
+    public var processIdentifiers: [Int32] {
+        running.withLock { running in
+            running.keys.sorted().compactMap { running[$0] }.filter(\.isRunning).map(\.processIdentifier)
+        }
+    }
+
     /// The node's log file (RabbitMQ's own; stdout holds only the banner).
     public func log(_ index: Int) -> String {
         let node = nodes[index]

@@ -6,7 +6,8 @@ import Harness
 import MosquittoTransport
 
 /// `motion-bench fleet`: N real agents (simulated IMU, low-rate streams, own state directories and device ids) on
-/// one local mosquitto. Measures the time from publishing a fleet desired change to each agent's retained status
+/// one local mosquitto, or (`--engine`) a three-node NATS or RabbitMQ cluster with the agents spread over its
+/// nodes (`FleetBrokers`). Measures the time from publishing a fleet desired change to each agent's retained status
 /// reporting the new version; then, with a share of the agents stopped during the publish and started again
 /// later, the time from each restart to converged (issue 15's goal: within 5 s of the publish, and of the
 /// reconnect). Issue 28 added the sweep's other figures: the agents are started paced (`--start-rate`) and each
@@ -30,25 +31,34 @@ struct FleetConvergence: AsyncParsableCommand {
             """
     )
     var startRate: Double = 20
+    @Option(
+        help: """
+            The broker: one mosquitto, or a three-node cluster of RabbitMQ 3.10 or NATS 2.9 (Debian's packages) with \
+            the agents spread over its nodes and the fleet document published as an operator does on it.
+            """
+    )
+    var engine: FleetEngine = .mosquitto
 
     func run() async throws {
         try AgentProcess.requireExecutable(agent)
-        let rows = try await MosquittoBroker.withStarted(options: .benchmark(tcpNoDelay: true)) { broker in
-            try await measure(broker)
+        let (title, rows) = try await FleetBrokers.withStarted(engine) { brokers in
+            (brokers.title, try await measure(brokers))
         }
-        BenchRow.printTable("Fleet convergence (\(agents) agents, one mosquitto on loopback)", rows)
+        BenchRow.printTable("Fleet convergence (\(agents) agents, \(title))", rows)
     }
 
-    private func measure(_ broker: MosquittoBroker) async throws -> [BenchRow] {
+    private func measure(_ brokers: FleetBrokers) async throws -> [BenchRow] {
         guard startRate > 0 else { throw ValidationError("--start-rate must be above 0 agents a second") }
         let devices = (0..<agents).map { String(format: "bench-fleet-%04d", $0) }
-        let statuses = try await CapturingSubscriber(
-            broker: broker,
-            filters: ["motion/+/status"],
-            eventBacklogLimit: 1 << 20
-        )
-        let board = FleetStatusBoard(statuses)
-        let directory = broker.directory + "/fleet"
+        let positions = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1, $0) })
+        let board = FleetStatusBoard(try await brokers.statusSubscribers())
+        let directory = brokers.directory + "/fleet"
+        // The operator's list of devices: on RabbitMQ, which serves no retained status to a wildcard, the tool
+        // reads each device's topics by name (docs/fleet.md).
+        let devicesFile = brokers.directory + "/devices.txt"
+        try (devices.joined(separator: "\n") + "\n").write(toFile: devicesFile, atomically: true, encoding: .utf8)
+        var publishes = FleetPublishes(devicesFile: devicesFile)
+        let logMarks = brokers.logMarks
         var processes: [String: AgentProcess] = [:]
         defer { for process in processes.values { process.runner.kill() } }
 
@@ -67,7 +77,7 @@ struct FleetConvergence: AsyncParsableCommand {
             }
         }
         try await paced(devices) { device in
-            processes[device] = try start(device, broker: broker, under: directory)
+            processes[device] = try start(device, index: positions[device]!, brokers: brokers, under: directory)
             spawned[device] = BenchmarkClock.nanoseconds()
         } between: {
             readBirths()
@@ -81,15 +91,18 @@ struct FleetConvergence: AsyncParsableCommand {
 
         // Phase 1: every agent online.
         let pids = processes.values.map(\.runner.processIdentifier)
-        let brokerPID = broker.processIdentifier ?? -1
-        let ticksBefore = (pids.map(ProcessStatistics.cpuTicks).reduce(0, +), ProcessStatistics.cpuTicks(brokerPID))
-        let first = try await publish(version: 1, rateHz: 3.125, broker: broker)
+        let brokerPIDs = brokers.processIdentifiers
+        func ticks() -> (Int, Int) {
+            (pids.map(ProcessStatistics.cpuTicks).reduce(0, +), brokerPIDs.map(ProcessStatistics.cpuTicks).reduce(0, +))
+        }
+        let ticksBefore = ticks()
+        let first = try await publishes.publish(version: 1, rateHz: 3.125, on: brokers, board: board, bench: self)
         try await waitUntil("every agent on v1") { board.onlineCount(version: 1) == agents }
         let convergedAt = BenchmarkClock.nanoseconds()
-        let ticksAfter = (pids.map(ProcessStatistics.cpuTicks).reduce(0, +), ProcessStatistics.cpuTicks(brokerPID))
-        let online = convergence(statuses, version: 1, since: first)
+        let ticksAfter = ticks()
+        let online = convergence(board, version: 1, since: first)
         let convergenceCPU = BenchRow(
-            name: "CPU from the publish to all on v1: agents per agent (ms), all agents, mosquitto (s); wall (s)",
+            name: "CPU from the publish to all on v1: agents per agent (ms), all agents, \(brokers.name) (s); wall (s)",
             value: String(
                 format: "%.1f, %.2f, %.2f; %.2f",
                 Double(ticksAfter.0 - ticksBefore.0) / ProcessStatistics.ticksPerSecond * 1000 / Double(agents),
@@ -98,10 +111,11 @@ struct FleetConvergence: AsyncParsableCommand {
                 Double(convergedAt - first) / 1e9
             )
         )
-        let memory = memoryRow(processes.values.map(\.runner.processIdentifier), broker: broker)
-        let cpu = try await cpuRow(processes.values.map(\.runner.processIdentifier), broker: broker)
-        let bytes = try await retainedBytesRows(broker)
-        let fleetStatus = try await fleetStatusRow(broker)
+        let memory = memoryRow(processes.values.map(\.runner.processIdentifier), brokers: brokers)
+        let cpu = try await cpuRow(processes.values.map(\.runner.processIdentifier), brokers: brokers)
+        let placement = placementRows(board, brokers: brokers)
+        let bytes = try await retainedBytesRows(brokers, board: board)
+        let fleetStatus = try await fleetStatusRow(brokers, devicesFile: devicesFile)
 
         // Phase 2: a share stopped while v2 is published, started again afterwards at the same pace.
         let stopped = Array(devices.prefix(Int((Double(agents) * stoppedShare).rounded())))
@@ -109,43 +123,56 @@ struct FleetConvergence: AsyncParsableCommand {
             processes[device]!.runner.terminate()
         }
         for device in stopped { _ = await processes[device]!.runner.waitForExit(timeout: 15) }
-        let second = try await publish(version: 2, rateHz: 6.25, broker: broker)
+        let second = try await publishes.publish(version: 2, rateHz: 6.25, on: brokers, board: board, bench: self)
         let running = agents - stopped.count
         try await waitUntil("every running agent on v2") { board.onlineCount(version: 2) == running }
-        let stillOnline = convergence(statuses, version: 2, since: second)
+        let stillOnline = convergence(board, version: 2, since: second)
         try await Task.sleep(for: .seconds(1))
         var restarts: [String: UInt64] = [:]
         try await paced(stopped) { device in
             restarts[device] = BenchmarkClock.nanoseconds()
-            processes[device] = try start(device, broker: broker, under: directory)
+            processes[device] = try start(device, index: positions[device]!, brokers: brokers, under: directory)
         } between: {
         }
         do {
             try await waitUntil("every restarted agent on v2") { board.onlineCount(version: 2) == agents }
         } catch {
             let behind = Set(devices).subtracting(board.devices(version: 2)).sorted()
-            // What the broker retains for it now, read afresh: tells a device that never applied the version
-            // from a status this bench's subscriber did not receive.
+            // What each node retains for it now, read afresh (by its topic: RabbitMQ gives no retained message to
+            // a wildcard): tells a device that never applied the version from a status this bench did not receive;
+            // with the fleet document each node retains, which a restarted device is handed (a node that still
+            // retains the older one explains a device that restarted onto it).
             // (Past ~1000 agents the bench's sockets are numbered above FD_SETSIZE and libmosquitto refuses one.)
-            var retained = "not read"
-            if let fresh = try? await CapturingSubscriber(broker: broker, filters: behind.map { "motion/\($0)/status" })
-            {
-                try? await Task.sleep(for: .milliseconds(500))
-                retained = fresh.messages.prefix(5).map { "\($0.topic): \(Self.summary($0.payload))" }
-                    .joined(separator: "; ")
+            var retained: [String] = []
+            for node in 0..<brokers.nodeCount {
+                let options = brokers.connectOptions(node: node, clientID: "bench-fleet-behind-\(node)")
+                guard
+                    let fresh = try? await CapturingSubscriber(
+                        options: options,
+                        filters: [TopicScheme.fleetDesired] + behind.prefix(5).map { "motion/\($0)/status" },
+                        timeout: 30
+                    )
+                else {
+                    retained.append("\(brokers.endpoints[node]) not read")
+                    continue
+                }
+                try? await Task.sleep(for: .seconds(2))
+                retained += fresh.messages.prefix(6).map {
+                    "\(brokers.endpoints[node]) \($0.topic): \(Self.summary($0.payload))"
+                }
                 await fresh.close()
             }
-            let last = statuses.messages.last { message in
+            let last = board.messages.last { message in
                 FleetStatusBoard.state(message.payload)?.device == behind.first
             }
             throw ValidationError(
                 "\(error): \(behind.count) behind (\(behind.prefix(5).joined(separator: ", "))…); the last status of "
                     + "\(behind.first ?? "-"): \(last.map { Self.summary($0.payload) } ?? "none"); "
-                    + "retained now: \(retained); subscriber drops: \(statuses.droppedCount)"
+                    + "retained now: \(retained.joined(separator: "; ")); subscriber drops: \(board.droppedCount)"
             )
         }
-        let afterRestart = restartConvergence(statuses, version: 2, restarts: restarts)
-        await statuses.close()
+        let afterRestart = restartConvergence(board, version: 2, restarts: restarts)
+        await board.close()
         return AgentStartUpCost.rows(costs, rate: startRate, wallSeconds: startUpSeconds) + [
             row("publish → status on the new version, all online (ms)", online),
             convergenceCPU,
@@ -153,7 +180,7 @@ struct FleetConvergence: AsyncParsableCommand {
             row("restart → status on the version published while down (ms)", afterRestart),
             memory,
             cpu,
-        ] + bytes + [fleetStatus]
+        ] + placement + publishes.rows + bytes + [fleetStatus] + [brokers.logRow(since: logMarks)].compactMap { $0 }
     }
 
     /// Calls `start` for each of `items`, `startRate` a second, and `between` every 10 ms meanwhile.
@@ -175,7 +202,8 @@ struct FleetConvergence: AsyncParsableCommand {
         }
     }
 
-    /// A status's state, boot count and configuration account (without the per-key settings), for a report.
+    /// A status's state, boot count, node and configuration account (without the per-key settings), or a desired
+    /// document's version, for a report.
     static func summary(_ payload: [UInt8]) -> String {
         guard var object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
             return String(decoding: payload.prefix(300), as: UTF8.self)
@@ -184,50 +212,26 @@ struct FleetConvergence: AsyncParsableCommand {
             configuration["settings"] = nil
             object["configuration"] = configuration
         }
-        object = object.filter { ["state", "bootCount", "time", "configuration", "reason"].contains($0.key) }
+        object = object.filter {
+            ["state", "bootCount", "time", "configuration", "reason", "broker", "version"].contains($0.key)
+        }
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
 
-    private func start(_ device: String, broker: MosquittoBroker, under directory: String) throws -> AgentProcess {
-        try LowRateBenchAgent.start(
-            device,
-            agent: agent,
-            under: directory,
-            mqtt: [
-                "host: \(broker.host)", "port: \(broker.port)", "reconnect_min_delay: 0.2", "reconnect_max_delay: 2",
-            ]
-        )
-    }
-
-    /// Publishes the fleet document `version` retained; returns CLOCK_MONOTONIC just before, ns.
-    /// The rates are ones the simulated IMU at 25 Hz offers (25 / 2ⁿ), so that no agent notes an uneven
-    /// decimation and `fleet status` finds nothing to report.
-    private func publish(version: Int, rateHz: Double, broker: MosquittoBroker) async throws -> UInt64 {
-        let document = #"{"version": \#(version), "streams": {"accelerometer": {"rate_hz": \#(rateHz)}}}"#
-        let start = BenchmarkClock.nanoseconds()
-        let runner = ProcessRunner(
-            executable: "/usr/bin/mosquitto_pub",
-            arguments: [
-                "-h", broker.host, "-p", "\(broker.port)", "-q", "1", "-r", "-t", "motion/fleet/desired",
-                "-m", document,
-            ]
-        )
-        try runner.start()
-        let code = await runner.waitForExit(timeout: 60)
-        guard code == 0 else {
-            runner.kill()
-            throw ValidationError(
-                "mosquitto_pub \(code.map { "exited with \($0)" } ?? "did not finish within 60 s"): \(runner.standardError)"
-            )
-        }
-        return start
+    private func start(
+        _ device: String,
+        index: Int,
+        brokers: FleetBrokers,
+        under directory: String
+    ) throws -> AgentProcess {
+        try LowRateBenchAgent.start(device, agent: agent, under: directory, mqtt: brokers.mqttLines(agent: index))
     }
 
     /// Each device's delay from `since` to its first status on `version`, ms.
-    private func convergence(_ statuses: CapturingSubscriber, version: Int, since: UInt64) -> [Double] {
+    private func convergence(_ board: FleetStatusBoard, version: Int, since: UInt64) -> [Double] {
         var first: [String: UInt64] = [:]
-        for arrival in statuses.arrivals(from: since, to: .max) {
+        for arrival in board.arrivals(from: since, to: .max) {
             guard let (device, state) = FleetStatusBoard.state(arrival.payload), first[device] == nil,
                 state.fleet >= version
             else { continue }
@@ -238,12 +242,12 @@ struct FleetConvergence: AsyncParsableCommand {
 
     /// Each restarted device's delay from its restart to its first online status on `version`, ms: one pass.
     private func restartConvergence(
-        _ statuses: CapturingSubscriber,
+        _ board: FleetStatusBoard,
         version: Int,
         restarts: [String: UInt64]
     ) -> [Double] {
         var converged: [String: Double] = [:]
-        for arrival in statuses.arrivals(from: restarts.values.min() ?? .max, to: .max) {
+        for arrival in board.arrivals(from: restarts.values.min() ?? .max, to: .max) {
             guard let (device, state) = FleetStatusBoard.state(arrival.payload), converged[device] == nil,
                 let restart = restarts[device], arrival.receivedNanoseconds >= restart, state.online,
                 state.fleet >= version
@@ -253,15 +257,16 @@ struct FleetConvergence: AsyncParsableCommand {
         return Array(converged.values)
     }
 
-    /// What the agents and the broker occupy once all are converged: the agents' summed PSS (shared pages
-    /// split between them), their mean RSS, mosquitto's RSS, and what the machine has left.
-    private func memoryRow(_ pids: [Int32], broker: MosquittoBroker) -> BenchRow {
+    /// What the agents and the brokers occupy once all are converged: the agents' summed PSS (shared pages
+    /// split between them), their mean RSS, the brokers' RSS (a cluster's nodes summed), and what the machine
+    /// has left.
+    private func memoryRow(_ pids: [Int32], brokers: FleetBrokers) -> BenchRow {
         let pss = pids.map(ProcessStatistics.proportionalKiB).reduce(0, +)
         let rss = pids.map(ProcessStatistics.residentKiB).reduce(0, +)
-        let brokerRSS = broker.processIdentifier.map(ProcessStatistics.residentKiB) ?? 0
+        let brokerRSS = brokers.processIdentifiers.map(ProcessStatistics.residentKiB).reduce(0, +)
         let mib = { (kib: Int) in Double(kib) / 1024 }
         return BenchRow(
-            name: "memory after v1: agents' PSS sum, mean RSS; mosquitto RSS; MemAvailable (MiB)",
+            name: "memory after v1: agents' PSS sum, mean RSS; \(brokers.name) RSS; MemAvailable (MiB)",
             value: String(
                 format: "%.0f, %.1f; %.1f; %.0f",
                 mib(pss),
@@ -274,10 +279,10 @@ struct FleetConvergence: AsyncParsableCommand {
 
     /// The agents' and the broker's CPU over 5 s once all are converged and idle but for their streams: what
     /// bounds N on a given machine (N × per-agent CPU must stay well under its cores).
-    private func cpuRow(_ pids: [Int32], broker: MosquittoBroker) async throws -> BenchRow {
-        let brokerPID = broker.processIdentifier ?? -1
+    private func cpuRow(_ pids: [Int32], brokers: FleetBrokers) async throws -> BenchRow {
+        let brokerPIDs = brokers.processIdentifiers
         let before = pids.map(ProcessStatistics.cpuTicks).reduce(0, +)
-        let brokerBefore = ProcessStatistics.cpuTicks(brokerPID)
+        let brokerBefore = brokerPIDs.map(ProcessStatistics.cpuTicks).reduce(0, +)
         let start = BenchmarkClock.nanoseconds()
         try await Task.sleep(for: .seconds(5))
         let seconds = Double(BenchmarkClock.nanoseconds() - start) / 1e9
@@ -285,11 +290,11 @@ struct FleetConvergence: AsyncParsableCommand {
         let agentsPercent = ProcessStatistics.cpuPercent(from: before, to: after, over: seconds)
         let brokerPercent = ProcessStatistics.cpuPercent(
             from: brokerBefore,
-            to: ProcessStatistics.cpuTicks(brokerPID),
+            to: brokerPIDs.map(ProcessStatistics.cpuTicks).reduce(0, +),
             over: seconds
         )
         return BenchRow(
-            name: "CPU over 5 s after v1: all agents, per agent; mosquitto (% of one core)",
+            name: "CPU over 5 s after v1: all agents, per agent; \(brokers.name) (% of one core)",
             value: String(
                 format: "%.1f, %.3f; %.1f",
                 agentsPercent,
