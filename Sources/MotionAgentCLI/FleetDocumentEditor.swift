@@ -13,7 +13,7 @@ import MotionWire
 struct FleetDocumentEditor {
     var broker: BrokerOptions
     var target: FleetTarget
-    /// --timeout, --wait, --devices, --signing-key, --trusted-keys, --replace, --version.
+    /// --timeout, --wait, --devices, --signing-key, --trusted-keys, --replace, --document-version.
     var options: FleetEditOptions
     var timeout: Double { options.timeout }
     var wait: Double { options.wait }
@@ -75,7 +75,7 @@ struct FleetDocumentEditor {
         if !replace {
             if retained.document == nil, let (node, problem) = retained.unreadable.min(by: { $0.key < $1.key }) {
                 throw ValidationError(
-                    "the document retained on \(topic) at \(node) is not one to build on: \(problem) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --version N to choose)"
+                    "the document retained on \(topic) at \(node) is not one to build on: \(problem) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --document-version N to choose)"
                 )
             }
             if let document = retained.document { current = document }
@@ -86,7 +86,7 @@ struct FleetDocumentEditor {
                 highest.version > DesiredDocument.maximumVersion - Self.headroom
             {
                 throw ValidationError(
-                    "\(Printable.text(highest.device, limit: 64)) reports \(layerName) v\(highest.version), which would leave the layer fewer than \(Self.headroom) edits before its last version (\(DesiredDocument.maximumVersion)): a status can be forged, so it is not counted from — check that device, and pass --version N to choose the version"
+                    "\(Printable.text(highest.device, limit: 64)) reports \(layerName) v\(highest.version), which would leave the layer fewer than \(Self.headroom) edits before its last version (\(DesiredDocument.maximumVersion)): a status can be forged, so it is not counted from — check that device, and pass --document-version N to choose the version"
                 )
             }
             current.version = reported.first?.version ?? 0
@@ -94,7 +94,7 @@ struct FleetDocumentEditor {
         if let version {
             guard version > current.version, version <= DesiredDocument.maximumVersion else {
                 throw ValidationError(
-                    "--version \(version) must be above \(current.version) (the retained document's) and at most \(DesiredDocument.maximumVersion)"
+                    "--document-version \(version) must be above \(current.version) (the retained document's) and at most \(DesiredDocument.maximumVersion)"
                 )
             }
             current.version = version - 1
@@ -110,14 +110,14 @@ struct FleetDocumentEditor {
         }
         guard next.version <= DesiredDocument.maximumVersion else {
             throw ValidationError(
-                "v\(next.version) would lie above the highest version a device accepts (\(DesiredDocument.maximumVersion)): pass --replace --version N"
+                "v\(next.version) would lie above the highest version a device accepts (\(DesiredDocument.maximumVersion)): pass --replace --document-version N"
             )
         }
         // A device that runs this version or a newer one would ignore the document as older: say so rather than
         // publish what some devices never apply.
         if version == nil, let ahead = reported.first, ahead.version >= next.version {
             throw ValidationError(
-                "\(Printable.text(ahead.device, limit: 64)) runs \(layerName) v\(ahead.version), at or above v\(next.version): it would ignore this document as older — check its status (it can be forged), and pass --replace (with --version N) to publish above it"
+                "\(Printable.text(ahead.device, limit: 64)) runs \(layerName) v\(ahead.version), at or above v\(next.version): it would ignore this document as older — check its status (it can be forged), and pass --replace (with --document-version N) to publish above it"
             )
         }
         let payload = DesiredDocumentOpener.payload(next, layer: target.layer, topic: topic, key: signingKey?.key)

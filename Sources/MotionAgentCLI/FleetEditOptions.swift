@@ -22,5 +22,9 @@ struct FleetEditOptions: ParsableArguments {
             "Start from an empty document instead of the retained one (for one that does not verify); its version is one above the highest the devices in scope report."
     )
     var replace = false
-    @Option(help: "The version to publish (default: the retained document's + 1).") var version: Int?
+    // Not `--version`: the root command's version flag has that name, and `fleet set --help` listed both.
+    @Option(
+        name: .customLong("document-version"),
+        help: "The version to publish (default: the retained document's + 1)."
+    ) var version: Int?
 }

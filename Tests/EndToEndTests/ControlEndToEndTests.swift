@@ -342,6 +342,18 @@ import Testing
         }
     }
 
+    /// `fleet set|unset|clear` named the version to publish `--version`, which the root command's version flag
+    /// also claims: help listed both. Each edit command now has one `--document-version`.
+    @Test(arguments: ["set", "unset", "clear"])
+    func fleetEditsNameTheDocumentsVersionApartFromTheToolsVersion(_ command: String) async throws {
+        let help = ProcessRunner(executable: AgentProcess.executable, arguments: ["fleet", command, "--help"])
+        try help.start()
+        #expect(await help.waitForExit(timeout: 20) == 0)
+        let lines = help.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.hasPrefix("--document-version <document-version>") }, "\(help.standardOutput)")
+        #expect(lines.filter { $0.hasPrefix("--version") }.count == 1, "\(help.standardOutput)")
+    }
+
     @Test func aBadCommandIsRefusedLocallyWithTheAgentsMessage() async throws {
         let missing = ProcessRunner(
             executable: AgentProcess.executable,
