@@ -215,13 +215,13 @@ public final class NATSCluster: BrokerCluster {
             "  routes: [\(routes)]",
             "}",
             // The MQTT streams (sessions, retained messages, QoS 1 messages) stay replicated on every node (at
-            // most 3, the default). Each QoS 1 subscription is a JetStream consumer: replicated, every agent's
-            // five subscriptions were five Raft groups whose elections, after a node stopped, held a new client's
-            // SUBSCRIBE for seconds (the agent missed its keep-alive) — one replica in memory, on the node the
-            // client uses, is what a clean session needs (Deploy/README.md, "NATS").
+            // most 3, the default), and so does each QoS 1 subscription's JetStream consumer: nats-server places a
+            // consumer of fewer replicas on random nodes of its stream, not on the client's node, so with one
+            // replica the loss of any node silently ends the QoS 1 subscriptions of clients connected to the
+            // others — an agent would stop hearing its desired documents while its own connection stays up
+            // (docs/fleet.md, "NATS"). In memory: a clean session's consumers need no disk.
             "mqtt {",
             "  listen: 127.0.0.1:\(node.mqttPort)",
-            "  consumer_replicas: 1",
             "  consumer_memory_storage: true",
             "}",
         ]

@@ -85,6 +85,20 @@ struct FleetOnCluster {
             qos: 1,
             timeout: 30
         )
+        // More QoS 1 subscribers on the observers' node: each is a broker-side subscription of its own (on NATS a
+        // JetStream consumer, which nats-server may place on another node), and every one must keep hearing once
+        // another node stops. With one-replica consumers, NATS silenced a third of them (docs/fleet.md, "NATS").
+        var listeners: [CapturingSubscriber] = []
+        for index in 0..<6 {
+            listeners.append(
+                try await CapturingSubscriber(
+                    options: options(node: observerNode, clientID: "cluster-listener-\(index)"),
+                    filters: ["motion/+/status"],
+                    qos: 1,
+                    timeout: 30
+                )
+            )
+        }
         var agents: [String: AgentProcess] = [:]
         defer { for agent in agents.values { agent.runner.kill() } }
         func log(_ device: String) -> String { String(agents[device]?.runner.standardError.suffix(3000) ?? "") }
@@ -141,6 +155,16 @@ struct FleetOnCluster {
         print(
             "cluster: \(cluster.engine): \(onStopped.count) devices on \(stoppedServer) failed over in \(ContinuousClock.now - stopped)"
         )
+        for device in onStopped {
+            let deaf = await Self.waitForAll(listeners, timeout: 30) { listener in
+                statuses(listener, device).contains { $0.online && $0.server != stoppedServer }
+            }
+            #expect(
+                deaf.isEmpty,
+                "QoS 1 subscribers on \(cluster.endpoints[observerNode]) that never heard \(device)'s birth after \(stoppedServer) stopped: \(deaf) of \(listeners.count)"
+            )
+        }
+        for listener in listeners { await listener.close() }
 
         // A device that joins on another node than the one the documents went through converges.
         let joinNode = observerNode
@@ -236,7 +260,7 @@ struct FleetOnCluster {
             mqtt:
               servers: [\(list.joined(separator: ", "))]
               protocol: \(device == streaming ? "auto" : "v311")
-              keepalive: 5
+              keepalive: 20
               reconnect_min_delay: 0.2
               reconnect_max_delay: 1
             control:
@@ -352,6 +376,16 @@ struct FleetOnCluster {
 
     func seqs(_ samples: CapturingSubscriber) -> [Int] {
         samples.messages(on: "motion/\(streaming)/accelerometer").compactMap { payloadJSON($0)["seq"] as? Int }
+    }
+
+    /// Waits until `heard` holds for every listener; returns the indices of those it never held for.
+    static func waitForAll(
+        _ listeners: [CapturingSubscriber],
+        timeout: Double,
+        _ heard: (CapturingSubscriber) -> Bool
+    ) async -> [Int] {
+        _ = await wait(timeout: timeout) { listeners.allSatisfy(heard) }
+        return listeners.indices.filter { !heard(listeners[$0]) }
     }
 
     static func wait(timeout: Double, _ condition: () -> Bool) async -> Bool {
