@@ -51,10 +51,12 @@ struct FleetDocumentEditor {
     ) async throws {
         let topic = target.topic(broker)
         let statusFilter = TopicScheme(template: broker.root, device: "+").status
-        try await snapshot.read(
-            [topic, statusFilter] + listed.map { broker.topics(device: $0).status },
-            timeout: timeout
-        )
+        try await snapshot.read([topic, statusFilter], timeout: timeout)
+        // The listed devices' statuses by name where the wildcard brought nothing retained (RabbitMQ).
+        let blind = snapshot.blindToWildcards(named: [topic])
+        if !blind.isEmpty {
+            try await snapshot.read(listed.map { broker.topics(device: $0).status }, timeout: timeout, on: blind)
+        }
         let signingKey = try key.map { try OperatorKeyFile(path: $0) }
         let opener = DesiredDocumentOpener(keys: try verificationKeys(signingKey))
         // What someone else published is built upon only when it verifies as what the devices would apply (signed

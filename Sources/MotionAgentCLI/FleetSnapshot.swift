@@ -57,10 +57,11 @@ final class FleetSnapshot: Sendable {
         return FleetSnapshot(nodes: nodes)
     }
 
-    /// Subscribes to `filters` on every node and returns once each has handed over what it retains.
-    func read(_ filters: [String], timeout: Double) async throws {
+    /// Subscribes to `filters` on every node (or on `chosen`) and returns once each has handed over what it
+    /// retains.
+    func read(_ filters: [String], timeout: Double, on chosen: [RetainedSnapshot]? = nil) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for node in nodes { group.addTask { try await node.read(filters, timeout: timeout) } }
+            for node in chosen ?? nodes { group.addTask { try await node.read(filters, timeout: timeout) } }
             try await group.waitForAll()
         }
         let dropped = self.dropped
@@ -78,6 +79,15 @@ final class FleetSnapshot: Sendable {
     }
 
     var dropped: Int { nodes.map(\.dropped).reduce(0, +) }
+
+    /// The nodes that have handed over no retained message outside `named` so far: after a read of wildcard filters
+    /// (and the `named` topics), the nodes that serve no retained message to a wildcard (RabbitMQ), whose devices'
+    /// topics must be read by name. The others (mosquitto, NATS) brought everything through the wildcards, and a
+    /// read by name there would only cost: on NATS each QoS 1 filter is a replicated JetStream consumer, and a
+    /// few hundred at once time out.
+    func blindToWildcards(named: Set<String>) -> [RetainedSnapshot] {
+        nodes.filter { node in !node.messages.contains { $0.retain && !named.contains($0.topic) } }
+    }
 
     /// The node names, `host:port`.
     var names: [String] { nodes.map(\.node) }

@@ -59,14 +59,18 @@ struct FleetStatusCommand: AsyncParsableCommand {
         let every = TopicScheme(template: broker.root, device: "+")
         var filters = [every.status, every.desired, fleetTopic, TopicScheme.groupDesired("+")]
         if explain { filters.append(every.configuration) }
+        try await snapshot.read(filters, timeout: timeout)
+        // Where the wildcards brought nothing retained (RabbitMQ), the listed devices' topics by name.
+        let blind = snapshot.blindToWildcards(named: [fleetTopic])
+        var named = [String]()
         for device in listed {
             let topics = broker.topics(device: device)
-            filters += [topics.status, topics.desired] + (explain ? [topics.configuration] : [])
+            named += [topics.status, topics.desired] + (explain ? [topics.configuration] : [])
         }
-        try await snapshot.read(filters, timeout: timeout)
+        if !blind.isEmpty { try await snapshot.read(named, timeout: timeout, on: blind) }
         var statuses = snapshot.statuses(root: broker.root)
         if let group { statuses = statuses.filter { $0.value.configuration?.groups.contains(group) == true } }
-        // Named topics for what a wildcard may not have brought (RabbitMQ): the groups' documents, each device's.
+        // There also what the statuses name: the groups' documents, each device's.
         var more = Set<String>()
         for (device, status) in statuses {
             for name in status.configuration?.groups ?? [] { more.insert(TopicScheme.groupDesired(name)) }
@@ -74,8 +78,8 @@ struct FleetStatusCommand: AsyncParsableCommand {
             more.insert(topics.desired)
             if explain { more.insert(topics.configuration) }
         }
-        more.subtract(filters)
-        try await snapshot.read(more.sorted(), timeout: timeout)
+        more.subtract(filters + named)
+        if !blind.isEmpty { try await snapshot.read(more.sorted(), timeout: timeout, on: blind) }
 
         var report = FleetReport()
         var rows = FleetDeviceStatus.collect(statuses)
