@@ -218,6 +218,7 @@ public struct AgentBuilder {
                 inbox: inbox,
                 control: control,
                 subscriptions: subscriptions,
+                subscriptionQoS: Self.subscriptionQoS(configuration.mqtt),
                 status: status,
                 publisher: publisher,
                 operations: operations,
@@ -232,6 +233,7 @@ public struct AgentBuilder {
                 broker: broker,
                 status: status,
                 desiredTopics: desiredSubscriptions,
+                subscriptionQoS: Self.subscriptionQoS(configuration.mqtt),
                 connections: connections,
                 dropReport: InboundDropReport(
                     maximumPacketSize: maximumPacketSize,
@@ -299,6 +301,14 @@ public struct AgentBuilder {
         ]
         return AgentServices(services: services)
     }
+
+    /// The QoS of the agent's own subscriptions (commands and desired documents). In a clean session QoS 1 gains
+    /// nothing on the way in: what the broker sends during a connection comes over TCP, what was sent while the
+    /// agent was away is gone either way, and the desired documents are retained, handed over again at every
+    /// subscription. It costs on clusters: NATS makes each QoS 1 subscription a replicated JetStream consumer (one
+    /// Raft group per topic filter: four or more per agent), which is what overloaded a three-node cluster at 300 agents (BENCHMARKS.md). A
+    /// persistent session (`clean_session: false`) keeps QoS 1: the broker queues commands sent while away.
+    static func subscriptionQoS(_ mqtt: MQTTSettings) -> Int { mqtt.cleanSession ? 0 : 1 }
 
     /// The options of every connection of this start: the broker and credentials of config.yaml, the will —
     /// the offline status with this start's boot count — and the largest packet the agent takes.

@@ -22,6 +22,8 @@ final class ConnectionSupervisorService: Service {
     private let control: ControlPlane
     /// Commands, groups, the desired layers and the probe: subscribed after every CONNACK.
     private let subscriptions: [String]
+    /// The QoS of those subscriptions (`AgentBuilder.subscriptionQoS`).
+    private let subscriptionQoS: Int
     private let status: StatusPublisher
     private let publisher: OutboxPublisher
     private let operations: AgentOperations
@@ -39,6 +41,7 @@ final class ConnectionSupervisorService: Service {
         inbox: ControlInbox,
         control: ControlPlane,
         subscriptions: [String],
+        subscriptionQoS: Int,
         status: StatusPublisher,
         publisher: OutboxPublisher,
         operations: AgentOperations,
@@ -54,6 +57,7 @@ final class ConnectionSupervisorService: Service {
         self.inbox = inbox
         self.control = control
         self.subscriptions = subscriptions
+        self.subscriptionQoS = subscriptionQoS
         self.status = status
         self.publisher = publisher
         self.operations = operations
@@ -174,7 +178,7 @@ final class ConnectionSupervisorService: Service {
                     status.publish(.online, birth: true)
                 case .subscribeControl:
                     do {
-                        try broker.subscribe(subscriptions, qos: 1)
+                        try broker.subscribe(subscriptions, qos: subscriptionQoS)
                     } catch {
                         logger.error(
                             "cannot subscribe to the control topics \(subscriptions): \(error) — commands will not reach this device"

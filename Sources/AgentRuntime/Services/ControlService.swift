@@ -15,6 +15,7 @@ final class ControlService: Service {
     private let status: StatusPublisher
     /// The desired-state topics, subscribed again after a flood made the client or the inbox drop messages.
     private let desiredTopics: [String]
+    private let subscriptionQoS: Int
     private let connections: ConnectionCounters
     /// Says in the log, once per `dropReportSeconds`, what inbound messages were dropped and why.
     private let dropReport: InboundDropReport
@@ -30,6 +31,7 @@ final class ControlService: Service {
         broker: BrokerClient,
         status: StatusPublisher,
         desiredTopics: [String],
+        subscriptionQoS: Int,
         connections: ConnectionCounters,
         dropReport: InboundDropReport,
         deviceFaults: AsyncStream<Void>,
@@ -41,6 +43,7 @@ final class ControlService: Service {
         self.broker = broker
         self.status = status
         self.desiredTopics = desiredTopics
+        self.subscriptionQoS = subscriptionQoS
         self.connections = connections
         self.dropReport = dropReport
         self.deviceFaults = deviceFaults
@@ -112,7 +115,7 @@ final class ControlService: Service {
             )
             handled = dropped
             do {
-                try broker.subscribe(desiredTopics, qos: 1)
+                try broker.subscribe(desiredTopics, qos: subscriptionQoS)
             } catch {
                 logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
             }
