@@ -183,6 +183,52 @@ import Testing
         await births.close()
     }
 
+    /// The agent's subscriptions follow `mqtt.clean_session` (AgentBuilder.subscriptionQoS): in a persistent
+    /// session they are QoS 1, so a command sent while the agent is away waits at the broker and is answered when
+    /// it is back; in a clean session (QoS 0, the default) nothing waits, and the next command is answered.
+    @Test(arguments: [false, true]) func aCommandSentWhileTheAgentIsAwayWaitsOnlyInAPersistentSession(
+        clean: Bool
+    ) async throws {
+        let broker = try await MosquittoBroker.started()
+        let device = clean ? "e2e-away-clean" : "e2e-away-kept"
+        let config = AgentProcess.config(device: device, port: broker.port, mqttProtocol: "v311")
+            .replacingOccurrences(of: "  keepalive: 5\n", with: "  keepalive: 5\n  clean_session: \(clean)\n")
+        #expect(config.contains("clean_session: \(clean)"))
+        let observer = try await CapturingSubscriber(
+            broker: broker,
+            filters: ["motion/\(device)/status", "motion/\(device)/control/reply"],
+            protocolVersion: .v311
+        )
+        let statusTopic = "motion/\(device)/status"
+        let replyTopic = "motion/\(device)/control/reply"
+        @Sendable func births(_ messages: [InboundMessage]) -> Int {
+            messages.filter { $0.topic == statusTopic && payloadJSON($0)["state"] as? String == "online" }.count
+        }
+        @Sendable func replies(_ messages: [InboundMessage]) -> [String] {
+            messages.filter { $0.topic == replyTopic }.compactMap { payloadJSON($0)["id"] as? String }
+        }
+        func send(_ id: String) throws {
+            _ = try Array(#"{"id":"\#(id)","command":"ping"}"#.utf8).withUnsafeBytes {
+                try observer.client.publish(topic: "motion/\(device)/control", payload: $0, qos: 1, retain: false)
+            }
+        }
+        let first = try AgentProcess(config: config)
+        try await observer.waitUntil(timeout: 20, "the first birth") { births($0) >= 1 }
+        first.runner.terminate()
+        #expect(await first.runner.waitForExit(timeout: 15) == 0)
+        try send("sent-while-away")
+        let second = try AgentProcess(config: config, directory: first.directory)
+        defer { second.runner.kill() }
+        try await observer.waitUntil(timeout: 20, "the second birth") { births($0) >= 2 }
+        try send("sent-after")
+        try await observer.waitUntil(timeout: 10, "the reply to the command sent after") {
+            replies($0).contains("sent-after")
+        }
+        let answered = replies(observer.messages)
+        #expect(answered.contains("sent-while-away") == !clean, "replies: \(answered); \(second.runner.standardError)")
+        await observer.close()
+    }
+
     @Test func changesPersistAcrossARestart() async throws {
         let broker = try await MosquittoBroker.started()
         let first = try AgentProcess(config: AgentProcess.config(device: "e2e-persist", port: broker.port))
