@@ -305,8 +305,8 @@ public struct AgentBuilder {
     /// The QoS of the agent's own subscriptions (commands and desired documents). In a clean session QoS 1 gains
     /// nothing on the way in: what the broker sends during a connection comes over TCP, what was sent while the
     /// agent was away is gone either way, and the desired documents are retained, handed over again at every
-    /// subscription. It costs on clusters: NATS makes each QoS 1 subscription a replicated JetStream consumer (one
-    /// Raft group per topic filter: four or more per agent), which is what overloaded a three-node cluster at 300 agents (BENCHMARKS.md). A
+    /// subscription. It costs on clusters: NATS makes each QoS 1 subscription a replicated JetStream consumer, one
+    /// Raft group per topic filter, four or more per agent (BENCHMARKS.md, "Cluster at N = 300, again"). A
     /// persistent session (`clean_session: false`) keeps QoS 1: the broker queues commands sent while away.
     static func subscriptionQoS(_ mqtt: MQTTSettings) -> Int { mqtt.cleanSession ? 0 : 1 }
 
