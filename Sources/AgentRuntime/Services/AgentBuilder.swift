@@ -183,6 +183,7 @@ public struct AgentBuilder {
         let subscriptions =
             [topics.control, configuration.control.fleetTopic]
             + configuration.control.groups.map { TopicScheme.groupControl($0) } + desiredSubscriptions
+        let subscriptionQoS = Self.subscriptionQoS(configuration.mqtt)
         let inbox = ControlInbox(counters: connections)
         let maximumPacketSize = InboundLimits.maximumPacketSize(
             subscriptions: subscriptions,
@@ -218,7 +219,7 @@ public struct AgentBuilder {
                 inbox: inbox,
                 control: control,
                 subscriptions: subscriptions,
-                subscriptionQoS: Self.subscriptionQoS(configuration.mqtt),
+                subscriptionQoS: subscriptionQoS,
                 status: status,
                 publisher: publisher,
                 operations: operations,
@@ -233,7 +234,7 @@ public struct AgentBuilder {
                 broker: broker,
                 status: status,
                 desiredTopics: desiredSubscriptions,
-                subscriptionQoS: Self.subscriptionQoS(configuration.mqtt),
+                subscriptionQoS: subscriptionQoS,
                 connections: connections,
                 dropReport: InboundDropReport(
                     maximumPacketSize: maximumPacketSize,
