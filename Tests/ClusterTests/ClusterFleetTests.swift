@@ -260,7 +260,7 @@ struct FleetOnCluster {
             mqtt:
               servers: [\(list.joined(separator: ", "))]
               protocol: \(device == streaming ? "auto" : "v311")
-              keepalive: 20
+              keepalive: 5
               reconnect_min_delay: 0.2
               reconnect_max_delay: 1
             control:
