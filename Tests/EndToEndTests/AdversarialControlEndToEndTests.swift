@@ -174,7 +174,11 @@ import Testing
         let seen = observer.messages(on: "motion/adv-a/control").count
         let setRate = try await fleet.ctl(["--device", "adv-a", "set-rate", "stream=accelerometer", "rate_hz=5"])
         #expect(setRate.code == 0 && setRate.output.hasPrefix("adv-a\tok\t200"), "\(setRate.output)\(setRate.errors)")
-        // What an operator account reads: the envelope as the ctl published it.
+        // What an operator account reads: the envelope as the ctl published it. The agent's answer can reach the
+        // ctl before the broker hands the same message to this observer.
+        try await Fleet.until("the observer to read the ctl's command", timeout: 10) {
+            observer.messages(on: "motion/adv-a/control").count > seen
+        }
         let captured = try #require(observer.messages(on: "motion/adv-a/control").dropFirst(seen).first?.payload)
         let capturedID = try #require(Fleet.signedObject(captured)?.first { $0.key == "id" }?.value.string)
         try await Fleet.until("adv-a's status at 5 Hz", timeout: 20) {
