@@ -73,8 +73,13 @@ final class MosquittoConnection: @unchecked Sendable {
     func run() {
         let terminal = runUntilClosed()
         mosquitto_user_data_set(handle.pointer, nil)
-        if case .connectFailed(_, let reason, _) = terminal {
+        switch terminal {
+        case .connectFailed(_, let reason, _):
             core.logger.debug("mqtt connect failed", metadata: ["mqtt.reason": "\(reason)"])
+        case .disconnected(let reason, _):
+            core.logger.debug("mqtt connection ended", metadata: ["mqtt.reason": "\(reason)"])
+        default:
+            break
         }
         core.connectionFinished(terminal)
     }
@@ -115,6 +120,9 @@ final class MosquittoConnection: @unchecked Sendable {
 
         let clock = ContinuousClock()
         var disconnectSentAt: ContinuousClock.Instant?
+        // A second descriptor of the connection, taken as DISCONNECT is queued (see `closeAfterTheBroker`).
+        var lingering: Int32 = -1
+        defer { if lingering >= 0 { _ = close(lingering) } }
         while true {
             if core.stopRequested.load(ordering: .acquiring) {
                 if let sentAt = disconnectSentAt {
@@ -129,6 +137,8 @@ final class MosquittoConnection: @unchecked Sendable {
                             : cancelledEvent
                     }
                 } else if shouldSendDisconnect(now: clock.now) {
+                    let socket = mosquitto_socket(mosq)
+                    if socket >= 0 { lingering = dup(socket) }
                     // Reason 0, normal disconnection: the broker discards the will.
                     let rc = mosquitto_disconnect_v5(mosq, 0, nil)
                     if rc != MosquittoError.success {
@@ -139,6 +149,29 @@ final class MosquittoConnection: @unchecked Sendable {
                     }
                     disconnectSentAt = clock.now
                 }
+            }
+            if disconnectSentAt != nil {
+                // libmosquitto marks itself disconnected as soon as DISCONNECT is queued (threaded mode writes
+                // it on the next turn), and from then on takes any packet it reads — an acknowledgement, a
+                // command — for a protocol error that closes the socket with DISCONNECT unwritten: the broker
+                // then sees a lost connection and publishes the will over the goodbye. So write only, until
+                // DISCONNECT is out (libmosquitto then closes the socket and reports the end) or the limit.
+                let writeRC = mosquitto_loop_write(mosq, 1)
+                let writeErrno = errno
+                if let code = disconnectCode {
+                    if code == MosquittoError.success, lingering >= 0 {
+                        closeAfterTheBroker(lingering, limit: Self.disconnectWriteLimit)
+                        lingering = -1
+                    }
+                    return endedEvent(code: code, errno: writeErrno, requested: true)
+                }
+                if writeRC != MosquittoError.success {
+                    core.setPhase(.closing)
+                    closeSocket()
+                    return endedEvent(code: writeRC, errno: writeErrno, requested: true)
+                }
+                waitUntilWritable(milliseconds: Self.stoppingLoopTimeoutMilliseconds)
+                continue
             }
 
             let stopping = core.stopRequested.load(ordering: .acquiring)
@@ -296,6 +329,42 @@ final class MosquittoConnection: @unchecked Sendable {
                 ]
             )
         }
+    }
+
+    /// Closes the connection after DISCONNECT the way the broker needs to see it. libmosquitto closes its
+    /// descriptor right after writing DISCONNECT; with bytes from the broker still unread, the kernel would
+    /// answer with a reset instead of a FIN, and a broker whose write fails on that reset before it reads the
+    /// DISCONNECT takes the connection for lost and publishes the will ("disconnected: Broken pipe" in
+    /// mosquitto's log). `descriptor`, a duplicate, keeps the connection open past libmosquitto's close: send
+    /// the FIN, discard what the broker still sends until it closes its side (it does on DISCONNECT), then close.
+    private func closeAfterTheBroker(_ descriptor: Int32, limit: Duration) {
+        #if canImport(Glibc)
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+        #else
+        _ = shutdown(descriptor, SHUT_WR)
+        #endif
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+            while clock.now < deadline {
+                let left = deadline - clock.now
+                let milliseconds = Int32(
+                    left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+                )
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, max(1, milliseconds)) > 0 else { return }
+                if read(descriptor, buffer.baseAddress, buffer.count) <= 0 { return }
+            }
+        }
+        _ = close(descriptor)
+    }
+
+    /// Blocks until the socket can take more bytes, or `milliseconds` pass.
+    private func waitUntilWritable(milliseconds: Int32) {
+        let socket = mosquitto_socket(handle.pointer)
+        guard socket >= 0 else { return }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&descriptor, 1, milliseconds)
     }
 
     /// Ends the TCP connection without a DISCONNECT. libmosquitto has no call for that, so shut the socket

@@ -12,22 +12,31 @@ final class EventLog: Sendable {
 
     private final class Recorded: Sendable {
         let events = Mutex<[BrokerEvent]>([])
+        let messages = Atomic<Int>(0)
     }
 
     struct Timeout: Error, CustomStringConvertible {
         var description: String
     }
 
-    init(_ client: MosquittoClient) {
+    /// - Parameter keepsMessages: false counts inbound messages without keeping them (floods).
+    init(_ client: MosquittoClient, keepsMessages: Bool = true) {
         let recorded = self.recorded
         let stream = client.events
         client.setAcknowledgementHandler(acknowledgements)
         pump = Task {
             for await event in stream {
+                if case .message = event {
+                    recorded.messages.add(1, ordering: .relaxed)
+                    if !keepsMessages { continue }
+                }
                 recorded.events.withLock { $0.append(event) }
             }
         }
     }
+
+    /// Inbound messages received so far, kept or not.
+    var messageCount: Int { recorded.messages.load(ordering: .relaxed) }
 
     deinit { pump.cancel() }
 

@@ -142,6 +142,63 @@ struct MosquittoClientTests {
         await subscriber.close()
     }
 
+    @Test("a disconnect while messages keep arriving reaches the broker as DISCONNECT, so no will is published")
+    func disconnectDuringInboundTraffic() async throws {
+        // libmosquitto marks itself disconnected when DISCONNECT is queued, and from then on reads any packet
+        // as a protocol error that closes the socket with DISCONNECT still unwritten: the broker saw a lost
+        // connection and published the will over the agent's "shutdown" goodbye (found in CI). A flood of
+        // inbound messages makes a packet arrive in that window nearly every time.
+        let broker = try await MosquittoBroker.started()
+        let flooder = MosquittoClient()
+        let flooderLog = EventLog(flooder, keepsMessages: false)
+        try flooder.connect(broker.connectOptions(clientID: Self.uniqueID("flooder")))
+        try await flooderLog.waitForConnected()
+        let payload = [UInt8](repeating: 0x2A, count: 1024)
+        let flooding = Task {
+            while !Task.isCancelled {
+                for _ in 0..<100 {
+                    _ = try? payload.withUnsafeBytes {
+                        try flooder.publish(topic: "busy/x", payload: $0, qos: 0, retain: false)
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        defer { flooding.cancel() }
+
+        for round in 0..<8 {
+            let clientID = Self.uniqueID("busy\(round)")
+            let client = MosquittoClient()
+            let log = EventLog(client, keepsMessages: false)
+            try client.connect(
+                broker.connectOptions(
+                    clientID: clientID,
+                    will: BrokerWill(topic: "bye/\(clientID)", payload: Array("lost".utf8), qos: 0, retain: false)
+                )
+            )
+            try await log.waitForConnected()
+            try client.subscribe(["busy/#"], qos: 0)
+            while log.messageCount < 200 { try await Task.sleep(for: .milliseconds(5)) }
+            await client.disconnect(flushTimeout: 1)
+            let terminal = try await log.waitForTerminal()
+            guard case .disconnected(_, true) = terminal else {
+                Issue.record("round \(round): expected an expected .disconnected, got \(terminal)")
+                continue
+            }
+            // mosquitto logs "disconnected." for a DISCONNECT, "closed its connection." for an EOF or reset.
+            let deadline = ContinuousClock.now + .seconds(10)
+            var line: String?
+            while line == nil, ContinuousClock.now < deadline {
+                line = broker.log.split(separator: "\n").last { $0.contains("Client \(clientID) ") }.map(String.init)
+                if line?.contains("New client") == true { line = nil }
+                if line == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(line?.hasSuffix("Client \(clientID) disconnected.") == true, "round \(round): \(line ?? "no line")")
+        }
+        flooding.cancel()
+        await flooder.disconnect(flushTimeout: 1)
+    }
+
     @Test("the will is published when the connection dies without DISCONNECT")
     func willOnUncleanDrop() async throws {
         // A relay between client and broker stands in for the network: cutting it closes both TCP

@@ -78,7 +78,13 @@ import Testing
             messages.contains { payloadJSON($0)["state"] as? String == "offline" }
         }
         let goodbye = try #require(Self.statuses(subscriber, "e2e-term").last)
-        #expect(goodbye["reason"] as? String == "shutdown", "a clean stop is not reported as a lost connection")
+        #expect(
+            goodbye["reason"] as? String == "shutdown",
+            """
+            a clean stop is not reported as a lost connection; statuses: \(Self.statuses(subscriber, "e2e-term")); \
+            stderr: \(agent.runner.standardError); the broker's log: \(broker.log)
+            """
+        )
         // After the goodbye nothing more arrives from this device.
         let count = subscriber.messages.count
         try await Task.sleep(for: .milliseconds(500))
