@@ -1,7 +1,6 @@
 import AgentPorts
 import Foundation
 import MosquittoTransport
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +31,7 @@ public final class NATSCluster: BrokerCluster {
     public var engine: String { "NATS 2.9" }
     public var endpoints: [String] { nodes.map(\.endpoint) }
     public var replicatesRetainedMessages: Bool { true }
-    private let running = Mutex<[Int: ProcessRunner]>([:])
+    private let processes = NodeProcesses()
 
     public init(nodeCount: Int = 3) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.server) else {
@@ -82,17 +81,13 @@ public final class NATSCluster: BrokerCluster {
     }
 
     deinit {
-        for process in running.withLock({ Array($0.values) }) where process.isRunning { process.kill() }
+        processes.killAll()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public func isRunning(_ index: Int) -> Bool { running.withLock { $0[index]?.isRunning ?? false } }
+    public func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
 
-    public var processIdentifiers: [Int32] {
-        running.withLock { running in
-            running.keys.sorted().compactMap { running[$0] }.filter(\.isRunning).map(\.processIdentifier)
-        }
-    }
+    public var processIdentifiers: [Int32] { processes.processIdentifiers }
 
     public func log(_ index: Int) -> String {
         (try? String(contentsOfFile: nodes[index].directory + "/nats.log", encoding: .utf8)) ?? ""
@@ -100,7 +95,7 @@ public final class NATSCluster: BrokerCluster {
 
     /// SIGTERM: nats-server closes its clients and leaves the cluster; its JetStream data stays for a restart.
     public func stop(node index: Int) async {
-        guard let process = running.withLock({ $0.removeValue(forKey: index) }) else { return }
+        guard let process = processes.take(node: index) else { return }
         await process.stop(grace: 30)
     }
 
@@ -126,7 +121,7 @@ public final class NATSCluster: BrokerCluster {
             workingDirectory: node.directory
         )
         try process.start()
-        running.withLock { $0[index] = process }
+        processes.started(process, node: index)
     }
 
     /// Until an MQTT 3.1.1 CONNECT is accepted: before the JetStream cluster has a meta leader and the MQTT

@@ -1,7 +1,6 @@
 import AgentPorts
 import Foundation
 import MosquittoTransport
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +36,7 @@ public final class RabbitMQCluster: BrokerCluster {
     /// The private HOME: the Erlang cookie, and each node's configuration, database and logs.
     public let directory: String
     public let epmdPort: Int
-    private let running = Mutex<[Int: ProcessRunner]>([:])
+    private let processes = NodeProcesses()
 
     public init(nodeCount: Int = 3) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.server) else {
@@ -104,19 +103,15 @@ public final class RabbitMQCluster: BrokerCluster {
     }
 
     deinit {
-        for process in running.withLock({ Array($0.values) }) where process.isRunning { process.kill() }
+        processes.killAll()
         for node in nodes { Self.killBeam(of: node) }
         Self.killEPMD(port: epmdPort)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public func isRunning(_ index: Int) -> Bool { running.withLock { $0[index]?.isRunning ?? false } }
+    public func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
 
-    public var processIdentifiers: [Int32] {
-        running.withLock { running in
-            running.keys.sorted().compactMap { running[$0] }.filter(\.isRunning).map(\.processIdentifier)
-        }
-    }
+    public var processIdentifiers: [Int32] { processes.processIdentifiers }
 
     /// The node's log file (RabbitMQ's own; stdout holds only the banner).
     public func log(_ index: Int) -> String {
@@ -128,7 +123,7 @@ public final class RabbitMQCluster: BrokerCluster {
     public func stop(node index: Int) async { await stop(node: index, timeout: 60) }
 
     public func stop(node index: Int, timeout: Double) async {
-        guard let process = running.withLock({ $0.removeValue(forKey: index) }) else { return }
+        guard let process = processes.take(node: index) else { return }
         process.terminate()
         if await process.waitForExit(timeout: timeout) == nil { process.kill() }
         Self.killBeam(of: nodes[index])
@@ -169,7 +164,7 @@ public final class RabbitMQCluster: BrokerCluster {
             "-kernel inet_dist_use_interface {127,0,0,1} +S 1:1 +SDcpu 1:1 +sbwt none +sbwtdcpu none +sbwtdio none"
         let process = ProcessRunner(executable: Self.server, environment: environment, workingDirectory: directory)
         try process.start()
-        running.withLock { $0[index] = process }
+        processes.started(process, node: index)
     }
 
     /// Until an MQTT 3.1.1 CONNECT is accepted: the listener opens before the node takes clients (it answers

@@ -1,6 +1,7 @@
 import AgentPorts
 import Foundation
 import Harness
+import MotionWire
 
 /// Each device's latest status as the fleet bench's subscribers heard it (one per broker node), read
 /// incrementally: every status is decoded once, however often the bench asks (at 2000 agents, re-decoding all
@@ -96,16 +97,13 @@ final class FleetStatusBoard {
 
     /// What the bench reads from a status: whose it is, whether online, the fleet version in force and the node.
     static func state(_ payload: [UInt8]) -> (device: String, state: State)? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-            let device = object["device"] as? String
-        else { return nil }
-        let desired = (object["configuration"] as? [String: Any])?["desired"] as? [String: Int]
+        guard let status = try? JSONDecoder().decode(AgentStatus.self, from: Data(payload)) else { return nil }
         return (
-            device,
+            status.device,
             State(
-                online: object["state"] as? String == "online",
-                fleet: desired?["fleet"] ?? 0,
-                server: (object["broker"] as? [String: Any])?["server"] as? String
+                online: status.state == .online,
+                fleet: status.configuration?.desired["fleet"] ?? 0,
+                server: status.broker?.server
             )
         )
     }

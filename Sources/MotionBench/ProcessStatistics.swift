@@ -34,30 +34,16 @@ enum ProcessStatistics {
         ProcFS.statusKiB(pid: pid, name).map { Int($0) } ?? 0
     }
 
-    /// `roots` and all their descendants now (by /proc/PID/status's PPid): a broker whose server is a script that
-    /// starts its VM as a child (rabbitmq-server) is measured whole.
-    static func tree(_ roots: [Int32]) -> [Int32] {
-        var children: [Int32: [Int32]] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let parent = ProcFS.statusValue(pid: pid, "PPid:") else { continue }
-            children[Int32(parent), default: []].append(pid)
-        }
-        var found: [Int32] = []
-        var pending = roots
-        while let pid = pending.popLast() {
-            found.append(pid)
-            pending += children[pid] ?? []
-        }
-        return found
-    }
+    /// `roots` and all their descendants now: a broker whose server is a script that starts its VM as a child
+    /// (rabbitmq-server) is measured whole.
+    static func tree(_ roots: [Int32]) -> [Int32] { ProcFS.processTree(roots) }
 
     /// The pid of the process whose command line is exactly `arguments`, waiting for it to appear.
     static func findProcess(arguments: [String], timeout: Double) throws -> pid_t {
         let wanted = arguments.joined(separator: "\0") + "\0"
         let deadline = bench_monotonic_ns() + UInt64(timeout * 1e9)
         while bench_monotonic_ns() < deadline {
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry), ProcFS.commandLine(pid: entry) == wanted else { continue }
+            for pid in ProcFS.processIdentifiers() where ProcFS.commandLine(pid: String(pid)) == wanted {
                 return pid
             }
             usleep(50_000)

@@ -46,6 +46,27 @@ public enum ProcFS {
     /// A numeric line of /proc/PID/status (`Threads:`, or a "kB" one in KiB); nil when missing.
     public static func statusValue(pid: Int32, _ name: String) -> UInt64? { statusKiB(pid: pid, name) }
 
+    /// Every process now, by /proc's numeric entries.
+    public static func processIdentifiers() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+    }
+
+    /// `roots` and all their descendants now (by /proc/PID/status's `PPid:`).
+    public static func processTree(_ roots: [Int32]) -> [Int32] {
+        var children: [Int32: [Int32]] = [:]
+        for pid in processIdentifiers() {
+            guard let parent = statusValue(pid: pid, "PPid:") else { continue }
+            children[Int32(parent), default: []].append(pid)
+        }
+        var found: [Int32] = []
+        var pending = roots
+        while let pid = pending.popLast() {
+            found.append(pid)
+            pending += children[pid] ?? []
+        }
+        return found
+    }
+
     /// The command line of process `pid` (NUL-separated arguments), or nil.
     public static func commandLine(pid: String) -> String? { read("/proc/\(pid)/cmdline") }
 

@@ -1,4 +1,5 @@
 import AgentPorts
+import Foundation
 import Platform
 import Testing
 
@@ -21,5 +22,20 @@ struct ProcFSTests {
         #expect(stats.cpuSeconds > 0)
         let later = ProcessStatistics(cpuSeconds: stats.cpuSeconds + 0.5, residentBytes: stats.residentBytes)
         #expect(abs(ProcessStatistics.cpuPercent(from: stats, to: later, seconds: 2) - 25) < 1e-9)
+    }
+
+    @Test func aProcessTreeHoldsTheRootAndItsChildrenButNotItsParent() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["30"]
+        try child.run()
+        defer { child.terminate() }
+        let me = getpid()
+        let tree = ProcFS.processTree([me])
+        #expect(tree.first == me)
+        #expect(tree.contains(child.processIdentifier))
+        #expect(!tree.contains(getppid()))
+        #expect(ProcFS.processIdentifiers().contains(me))
+        #expect(ProcFS.processTree([child.processIdentifier]) == [child.processIdentifier])
     }
 }
