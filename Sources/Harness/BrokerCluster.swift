@@ -9,6 +9,9 @@ public protocol BrokerCluster: AnyObject, Sendable {
     /// Whether the engine serves retained messages stored through one node from every other node. When it does
     /// not (RabbitMQ), an operator reaches every node to publish or read desired documents (docs/fleet.md).
     var replicatesRetainedMessages: Bool { get }
+    /// The QoS operator tools read at (`motion-agent fleet --read-qos`): 0 where a QoS 1 subscription is a
+    /// replicated consumer the engine creates and deletes with each connection (NATS), 1 elsewhere.
+    var operatorReadQoS: Int { get }
     func isRunning(_ node: Int) -> Bool
     /// The server process of each running node, in node order: the root of the node's process tree (for
     /// RabbitMQ the `rabbitmq-server` script, whose child is the Erlang VM), for the bench's CPU and memory.

@@ -31,6 +31,7 @@ public final class NATSCluster: BrokerCluster {
     public var engine: String { "NATS 2.9" }
     public var endpoints: [String] { nodes.map(\.endpoint) }
     public var replicatesRetainedMessages: Bool { true }
+    public var operatorReadQoS: Int { 0 }
     private let processes = NodeProcesses()
 
     public init(nodeCount: Int = 3) throws {

@@ -33,6 +33,7 @@ public final class RabbitMQCluster: BrokerCluster {
     /// The MQTT plugin's retained store is per node (rabbit_mqtt_retainer), and it serves a retained message
     /// only to a subscription of exactly its topic, never to a wildcard.
     public var replicatesRetainedMessages: Bool { false }
+    public var operatorReadQoS: Int { 1 }
     /// The private HOME: the Erlang cookie, and each node's configuration, database and logs.
     public let directory: String
     public let epmdPort: Int

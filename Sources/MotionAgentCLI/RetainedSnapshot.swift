@@ -11,6 +11,8 @@ final class RetainedSnapshot: Sendable {
     let node: String
     /// The operator's own reply topic: the broker ACL lets every client write it (Deploy/mosquitto/acl).
     private let barrierTopic: String
+    /// The QoS of every subscription (`--read-qos`).
+    private let qos: Int
     /// What the connection has heard, shared with the task that reads its events.
     private final class Heard: Sendable {
         let messages = Mutex<[InboundMessage]>([])
@@ -24,7 +26,8 @@ final class RetainedSnapshot: Sendable {
     private let pump: Task<Void, Never>
 
     /// Connects with `options`; returns once the node accepted (or throws after `timeout` seconds).
-    init(options: BrokerConnectOptions, timeout: Double) async throws {
+    init(options: BrokerConnectOptions, timeout: Double, qos: Int = 1) async throws {
+        self.qos = qos
         // Room for every retained status of a large fleet arriving at once, read while they come.
         let client = MosquittoClient(eventBacklogLimit: 1 << 18)
         self.client = client
@@ -78,8 +81,8 @@ final class RetainedSnapshot: Sendable {
 
     /// Connects with `options` and subscribes to `filters`; returns once every retained message is in (or throws
     /// after `timeout` seconds).
-    convenience init(options: BrokerConnectOptions, filters: [String], timeout: Double) async throws {
-        try await self.init(options: options, timeout: timeout)
+    convenience init(options: BrokerConnectOptions, filters: [String], timeout: Double, qos: Int = 1) async throws {
+        try await self.init(options: options, timeout: timeout, qos: qos)
         try await read(filters, timeout: timeout)
     }
 
@@ -91,8 +94,8 @@ final class RetainedSnapshot: Sendable {
         let chunks = stride(from: 0, to: filters.count, by: 500).map {
             Array(filters[$0..<min($0 + 500, filters.count)])
         }
-        for chunk in chunks.dropLast() { try client.subscribe(chunk, qos: 1) }
-        try barrier.subscribe(client, to: chunks.last ?? [], qos: 1)
+        for chunk in chunks.dropLast() { try client.subscribe(chunk, qos: qos) }
+        try barrier.subscribe(client, to: chunks.last ?? [], qos: qos)
         let deadline = ContinuousClock.now + .seconds(timeout)
         while !heard.returned.withLock({ $0.contains(barrier.token) }) {
             guard ContinuousClock.now < deadline else {

@@ -206,7 +206,9 @@ final class FleetBrokers {
             return ["--host", broker.host, "--port", "\(broker.port)"]
         case .cluster(let cluster):
             let nodes = cluster.replicatesRetainedMessages ? [cluster.endpoints[0]] : cluster.endpoints
-            return nodes.flatMap { ["--server", $0] } + ["--protocol", "v311"]
+            return nodes.flatMap { ["--server", $0] } + [
+                "--protocol", "v311", "--read-qos", "\(cluster.operatorReadQoS)",
+            ]
         }
     }
 

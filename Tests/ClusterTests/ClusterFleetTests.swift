@@ -294,7 +294,8 @@ struct FleetOnCluster {
         let servers = publishThrough.flatMap { ["--server", cluster.endpoints[$0]] }
         let runner = ProcessRunner(
             executable: AgentProcess.executable,
-            arguments: ["fleet", arguments[0]] + servers + ["--protocol", "v311", "--timeout", "20"]
+            arguments: ["fleet", arguments[0]] + servers
+                + ["--protocol", "v311", "--timeout", "20", "--read-qos", "\(cluster.operatorReadQoS)"]
                 + arguments.dropFirst()
         )
         try runner.start()

@@ -432,6 +432,12 @@ import Testing
         let lines = statusOutput.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("e2e-fleet-c\tOFFLINE") == true, "\(statusOutput)")
         #expect(lines.contains { $0.hasPrefix("e2e-fleet-a\tonline") && $0.contains("fleet v1") }, "\(statusOutput)")
+        // Read at QoS 0 (`--read-qos 0`, for NATS) the tool sees the same; a QoS it does not offer is refused.
+        let (qos0Code, qos0Output) = try await Self.fleet(broker, ["status", "--read-qos", "0"])
+        let rows = { (output: String) in output.split(separator: "\n").map { $0.split(separator: "\t").prefix(2) } }
+        #expect(qos0Code == 1 && rows(qos0Output) == rows(statusOutput), "\(qos0Output)")
+        let (qos2Code, qos2Output) = try await Self.fleet(broker, ["status", "--read-qos", "2"])
+        #expect(qos2Code != 0 && qos2Output.contains("--read-qos 2 is not 0 or 1"), "\(qos2Output)")
 
         // Back online, it converges on its own, and the fleet has no problem left.
         agents[2] = try AgentProcess(
