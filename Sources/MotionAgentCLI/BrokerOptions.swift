@@ -24,14 +24,6 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "Client certificate file.") var cert: String?
     @Option(help: "Client key file.") var key: String?
     @Option(help: "The agents' topic root template (topics.root).") var root = "motion/{device}"
-    @Option(
-        help: ArgumentHelp(
-            "The QoS of what `fleet` commands subscribe to: 1 (the default) or 0.",
-            discussion:
-                "0 on NATS: there every QoS 1 filter is a replicated JetStream consumer, created at SUBSCRIBE and deleted when the command exits, and a deletion that times out holds the node's traffic for seconds. Keep 1 on mosquitto: it drops QoS 0 messages beyond max_queued_messages, so a large fleet's retained statuses could go missing (docs/fleet.md)."
-        )
-    )
-    var readQos = 1
 
     /// The nodes to reach: every `--server`, or `--host`:`--port`.
     func endpoints() throws -> [MQTTEndpoint] {

@@ -32,7 +32,7 @@ struct FleetDocumentEditor {
     /// a clear, which removes the layer on every device, also those away now, when they next connect.
     func edit(setting written: [String: String], unsetting unset: [String], clearing: Bool = false) async throws {
         let listed = try devices.map(FleetStatusCommand.readDevices) ?? []
-        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        let snapshot = try await FleetSnapshot.open(broker, reading: options.reading, timeout: timeout)
         do {
             try await edit(snapshot, listed: listed, setting: written, unsetting: unset, clearing: clearing)
         } catch {

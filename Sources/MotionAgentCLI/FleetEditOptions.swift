@@ -4,6 +4,7 @@ import ArgumentParser
 /// what they build on.
 struct FleetEditOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
+    @OptionGroup var reading: FleetReadOptions
     @Option(help: "Seconds to wait for the devices to report the new version (0: do not wait).") var wait: Double = 5
     @Option(help: "A file of device ids, one per line: --wait expects each (a wildcard finds no status on RabbitMQ).")
     var devices: String?

@@ -11,12 +11,13 @@ struct FleetGetCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var broker: BrokerOptions
+    @OptionGroup var reading: FleetReadOptions
     @OptionGroup var target: FleetTarget
     @Option(help: "Seconds to wait for the broker.") var timeout: Double = 5
 
     func run() async throws {
         let topic = target.topic(broker)
-        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        let snapshot = try await FleetSnapshot.open(broker, reading: reading, timeout: timeout)
         let retained: FleetSnapshot.Retained
         do {
             try await snapshot.read([topic], timeout: timeout)

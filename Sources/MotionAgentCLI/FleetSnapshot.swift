@@ -18,12 +18,10 @@ final class FleetSnapshot: Sendable {
 
     /// Connects to every node at once; throws, naming each node that did not accept, when one did not (after
     /// closing the others): a desired document must reach every node or none.
-    static func open(_ broker: BrokerOptions, timeout: Double) async throws -> FleetSnapshot {
+    static func open(_ broker: BrokerOptions, reading: FleetReadOptions, timeout: Double) async throws -> FleetSnapshot
+    {
         let endpoints = try broker.endpoints()
-        guard (0...1).contains(broker.readQos) else {
-            throw ValidationError("--read-qos \(broker.readQos) is not 0 or 1: 1 on mosquitto and RabbitMQ, 0 on NATS")
-        }
-        let qos = broker.readQos
+        let qos = reading.readQos
         let clientID = "motion-fleet-\(UUID().uuidString.prefix(8).lowercased())"
         // One client id per node: a cluster that tracks client ids across its nodes (RabbitMQ) closes the older
         // connection of an id that connects again elsewhere.

@@ -20,6 +20,7 @@ struct FleetStatusCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var broker: BrokerOptions
+    @OptionGroup var reading: FleetReadOptions
     @Option(help: "Only the devices in this group.") var group: String?
     @Option(help: "The fleet's desired topic.") var fleetTopic = TopicScheme.fleetDesired
     @Option(
@@ -34,7 +35,7 @@ struct FleetStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let listed = try devices.map(Self.readDevices) ?? []
-        let snapshot = try await FleetSnapshot.open(broker, timeout: timeout)
+        let snapshot = try await FleetSnapshot.open(broker, reading: reading, timeout: timeout)
         let report: FleetReport
         do {
             report = try await read(snapshot, listed: listed)
