@@ -347,10 +347,7 @@ final class MosquittoConnection: @unchecked Sendable {
         let deadline = clock.now + limit
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
             while clock.now < deadline {
-                let left = deadline - clock.now
-                let milliseconds = Int32(
-                    left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-                )
+                let milliseconds = Int32((deadline - clock.now) / .milliseconds(1))
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&entry, 1, max(1, milliseconds)) > 0 else { return }
                 if read(descriptor, buffer.baseAddress, buffer.count) <= 0 { return }
