@@ -221,11 +221,18 @@ package struct ControlAdmission: Sendable {
         return false
     }
 
-    /// Whether a report `reportRefusal` had to hold back is due now: once, when the budget has a token again.
-    package mutating func settleOwedReport(now: Double) -> Bool {
-        guard reportOwed, refusals.take(now: now) else { return false }
+    /// What became of a report `reportRefusal` had to hold back: due now (once, when the budget has a token
+    /// again), still held, or none owed.
+    package mutating func settleOwedReport(now: Double) -> OwedReport {
+        guard reportOwed else { return .none }
+        guard refusals.take(now: now) else { return .held }
         reportOwed = false
-        return true
+        return .due
+    }
+
+    /// See `settleOwedReport`.
+    package enum OwedReport: Sendable {
+        case none, due, held
     }
 
     /// Whole seconds for a message. A timestamp is any finite number the sender wrote, so the age can lie far

@@ -212,8 +212,9 @@ public final class ControlPlane: Sendable {
     }
 
     /// Whether the status must be republished now for a refused or stale desired document whose report the
-    /// refusals' budget held back (`receiveDesired` returned false): true once, when the budget allows.
-    public func owedStatusIsDue() -> Bool {
+    /// refusals' budget held back (`receiveDesired` returned false): `.due` once, when the budget allows;
+    /// `.held` until then; `.none` when no report is owed.
+    package func settleOwedStatus() -> ControlAdmission.OwedReport {
         door.withLock { $0.settleOwedReport(now: clock()) }
     }
 

@@ -49,10 +49,10 @@ import Testing
         #expect(!offer(#"{"version": 3, "streams": {"gyroscope": {"rate_hz": 10}}}"#), "a stale one, beyond the budget")
         #expect(plane.configurationStatus(notes: [:]).settings["streams.gyroscope.rate_hz"]?.value == "25")
         // The held-back report of the stale one is owed: due once, when the budget has a token again.
-        #expect(!plane.owedStatusIsDue(), "no token yet")
+        #expect(plane.settleOwedStatus() == .held, "no token yet")
         now.withLock { $0 += 1 }
-        #expect(plane.owedStatusIsDue(), "the owed status, once the budget refilled")
-        #expect(!plane.owedStatusIsDue(), "and only once")
+        #expect(plane.settleOwedStatus() == .due, "the owed status, once the budget refilled")
+        #expect(plane.settleOwedStatus() == .none, "and only once: nothing is owed after it")
         #expect(plane.configurationStatus(notes: [:]).ignored?.version == 3, "the status it sends tells of v3")
     }
 }

@@ -223,6 +223,34 @@ import Testing
         await status.close()
     }
 
+    /// A burst of refused documents beyond the refusals' budget (a burst of 5, then 2 a second) does not become a
+    /// status each, yet the status ends on the last of them: its report, held back, follows once the budget
+    /// has a token again (the agent waits for that only while a report is owed: no timer while idle).
+    @Test func theLastOfARefusedBurstReachesTheStatusOnceTheBudgetRefills() async throws {
+        let broker = try await MosquittoBroker.started()
+        let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-burst"))
+        let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-burst", port: broker.port))
+        defer { agent.runner.kill() }
+        try await status.waitFor(count: 1, timeout: 20)
+        let topic = "motion/e2e-burst/desired"
+        for index in 1...12 {
+            let document = Array(#"{"version": \#(index), "streams": {"nonsense-\#(index)": {}}}"#.utf8)
+            _ = try document.withUnsafeBytes {
+                try status.client.publish(topic: topic, payload: $0, qos: 1, retain: true)
+            }
+        }
+        @Sendable func lastRefusal(_ messages: [InboundMessage]) -> String? {
+            let last = messages.last { $0.topic.hasSuffix("/status") }.map(payloadJSON) ?? [:]
+            return ((last["configuration"] as? [String: Any])?["refused"] as? [String: Any])?["reason"] as? String
+        }
+        try await status.waitUntil(timeout: 20, "the last document's refusal in the status") { messages in
+            lastRefusal(messages)?.contains("nonsense-12") == true
+        }
+        let reports = status.messages(on: "motion/e2e-burst/status").count
+        #expect(reports < 12, "\(reports) statuses for 12 refused documents: the budget holds reports back")
+        await status.close()
+    }
+
     @Test func badAndOlderDocumentsAreRefusedAndReportedAndOnlyAClearRemovesTheLayer() async throws {
         let broker = try await MosquittoBroker.started()
         let status = try await CapturingSubscriber(broker: broker, filters: Self.topics("e2e-refuse"))

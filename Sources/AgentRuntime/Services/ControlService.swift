@@ -22,6 +22,9 @@ final class ControlService: Service {
     static let dropReportSeconds = 10
     /// One element per device fault or recovery.
     private let deviceFaults: AsyncStream<Void>
+    /// An element when a desired document's report may have been held back by the refusals' budget: only then
+    /// does `republishOwedStatus` poll the budget, so an idle agent has no timer for it.
+    private let maybeOwed = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let startup: AgentStartup
     private let logger: Logger
 
@@ -69,7 +72,11 @@ final class ControlService: Service {
         for await message in inbox.messages {
             if control.carriesDesiredState(message.topic) {
                 // A desired document is not answered: the retained status says what became of it.
-                if control.receiveDesired(message) { status.publishIfConnected() }
+                if control.receiveDesired(message) {
+                    status.publishIfConnected()
+                } else {
+                    maybeOwed.continuation.yield()
+                }
                 continue
             }
             guard let outcome = control.handle(message) else { continue }
@@ -91,8 +98,17 @@ final class ControlService: Service {
     /// report follows as soon as the budget allows, so the status never keeps an older refusal.
     private func republishOwedStatus() async {
         guard !desiredTopics.isEmpty else { return }
-        while (try? await Task.sleep(for: .milliseconds(250))) != nil {
-            if control.owedStatusIsDue() { status.publishIfConnected() }
+        for await _ in maybeOwed.stream {
+            settling: while true {
+                switch control.settleOwedStatus() {
+                case .none: break settling
+                case .due:
+                    status.publishIfConnected()
+                    break settling
+                case .held:
+                    guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return }
+                }
+            }
         }
     }
 
