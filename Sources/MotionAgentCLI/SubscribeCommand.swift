@@ -59,21 +59,9 @@ struct SubscribeCommand: AsyncParsableCommand {
         let e = message.envelope
         var parts = ["seq=\(e.seq)", "timestamp=\(e.timestamp)", "time=\(e.time)"]
         if !e.clockSynchronized { parts.append("clockSynchronized=false") }
-        let value: Any
-        switch message.payload {
-        case .acceleration(let v): value = ["acceleration": v]
-        case .rotationRate(let v): value = ["rotationRate": v]
-        case .magneticField(let v): value = ["magneticField": v]
-        case .deviceMotion(let v): value = v
-        case .pedometer(let v): value = v
-        case .pedometerEvent(let v): value = v
-        case .activity(let v): value = v
-        case .altitude(let v): value = v
-        case .absoluteAltitude(let v): value = v
-        case .submersion(let v): value = v
-        }
-        if let fields = value as? [String: Vector3] {
-            parts += fields.map { "\($0.key)=\(format($0.value))" }
+        let (label, value) = message.payload.labelledValue
+        if let label {
+            parts.append("\(label)=\(format(value))")
         } else {
             // The payload's own fields, in declaration order; its timestamp repeats the envelope's.
             parts += Mirror(reflecting: value).children.compactMap { child in

@@ -103,46 +103,16 @@ struct WatchModel: Sendable {
         return (describe(last.payload), messages.count)
     }
 
+    /// The payload's line (its codec's summary); the acceleration and the attitude also feed the sparklines.
     private mutating func describe(_ payload: StreamPayload) -> String {
-        func triple(_ v: Vector3) -> String {
-            String(format: "x=%+.4f y=%+.4f z=%+.4f", v.x, v.y, v.z)
-        }
         switch payload {
-        case .acceleration(let a):
-            accelerationMagnitude = a.norm
-            return triple(a) + String(format: "  |a|=%.3f g", a.norm)
-        case .rotationRate(let r):
-            return triple(r) + " rad/s"
-        case .magneticField(let m):
-            return triple(m) + " µT"
+        case .acceleration(let a): accelerationMagnitude = a.norm
         case .deviceMotion(let m):
             let degrees = 180 / Double.pi
-            let (roll, pitch, yaw) = (m.roll * degrees, m.pitch * degrees, m.yaw * degrees)
-            attitude = (roll, pitch, yaw)
-            var text = String(format: "roll=%+6.1f° pitch=%+6.1f° yaw=%+6.1f°", roll, pitch, yaw)
-            if m.heading >= 0 { text += String(format: " heading=%.1f°", m.heading) }
-            text += String(format: " |user|=%.3f g", m.userAcceleration.norm)
-            return text
-        case .pedometer(let p):
-            var text = "steps=\(p.numberOfSteps)"
-            if let d = p.distance { text += String(format: " distance=%.1f m", d) }
-            if let c = p.currentCadence { text += String(format: " cadence=%.2f/s", c) }
-            return text
-        case .pedometerEvent(let e):
-            return e.type.rawValue
-        case .activity(let a):
-            let flags = [
-                ("stationary", a.stationary), ("walking", a.walking), ("running", a.running),
-                ("cycling", a.cycling), ("automotive", a.automotive), ("unknown", a.unknown),
-            ].filter(\.1).map(\.0)
-            return (flags.isEmpty ? "none" : flags.joined(separator: "+")) + " (\(a.confidence.rawValue))"
-        case .altitude(let a):
-            return String(format: "relative=%+.2f m pressure=%.3f kPa", a.relativeAltitude, a.pressureKPa)
-        case .absoluteAltitude(let a):
-            return String(format: "altitude=%.1f m", a.altitude)
-        case .submersion(let s):
-            return String(format: "depth=%.2f m state=%@", s.depth, s.state.rawValue)
+            attitude = (m.roll * degrees, m.pitch * degrees, m.yaw * degrees)
+        default: break
         }
+        return payload.summary
     }
 
     private static func describe(_ report: AgentMetrics) -> String {

@@ -54,7 +54,7 @@ public enum BinaryBatchLayout {
             case .gyroscope: self = .gyroscope
             case .magnetometer: self = .magnetometer
             case .deviceMotion: self = .deviceMotion
-            case .pedometer, .pedometerEvents, .activity, .altimeter, .absoluteAltitude, .submersion: return nil
+            default: return nil
             }
         }
     }
