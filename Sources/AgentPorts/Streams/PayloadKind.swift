@@ -1,6 +1,6 @@
 /// The shape of a stream topic's payload (docs/payloads.md): the identity of one codec in MotionWire
-/// (`PayloadEncoder`, `PayloadDecoder`). Which stream publishes which payload on which topic is the stream
-/// descriptor's to say (`StreamDescriptor.topics`); everything here derives from it.
+/// (`Payloads/Codecs/`, chosen by `StreamPayload`). Which stream publishes which payload on which topic is the
+/// stream descriptor's to say (`StreamDescriptor.topics`); everything here derives from it.
 public enum PayloadKind: String, Sendable, Hashable, CaseIterable {
     case accelerometer
     case gyroscope
