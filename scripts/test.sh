@@ -23,7 +23,7 @@ log "testing the Sparkplug host (pytest, clients/python/tests_sparkplug, in the 
 log "building (debug) with tests"
 swift build --build-tests
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
-# other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker, about a minute.
+# other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker; seconds after the build.
 integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SparkplugIntegrationTests|SystemTests)\.'
 if [ "${1:-}" = "--unit" ]; then
     shift
