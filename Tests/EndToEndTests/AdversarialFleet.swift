@@ -236,18 +236,20 @@ final class AdversarialFleet: Sendable {
         return Output(code: code, output: runner.standardOutput, errors: runner.standardError)
     }
 
-    /// `motion-agent ctl` as the operator, signed with the operator's key when `signed`.
-    func ctl(_ arguments: [String], signed: Bool = true, port: Int? = nil) async throws -> Output {
+    /// `motion-agent ctl` as the operator, signed with the operator's key when `signed`. `timeout` is how long the
+    /// tool waits for a reply: short where no reply is the expected outcome, long where one must come (a loaded
+    /// 2-core host running the suite's agents side by side took over 5 s to answer during a flood).
+    func ctl(_ arguments: [String], signed: Bool = true, port: Int? = nil, timeout: Int = 5) async throws -> Output {
         try await cli(
             ["ctl"],
-            ["--timeout", "5"] + (signed ? ["--signing-key", keyFile] : []) + arguments,
+            ["--timeout", String(timeout)] + (signed ? ["--signing-key", keyFile] : []) + arguments,
             port: port
         )
     }
 
     /// A signed `ping` to `device` answered ok: the agent is alive and has read everything queued before it.
     func expectAnswers(_ device: String, signed: Bool = true, port: Int? = nil, _ when: String) async throws {
-        let ping = try await ctl(["--device", device, "ping"], signed: signed, port: port)
+        let ping = try await ctl(["--device", device, "ping"], signed: signed, port: port, timeout: 20)
         #expect(
             ping.code == 0 && ping.output.hasPrefix("\(device)\tok\t200"),
             "\(device) does not answer \(when): \(ping.output)\(ping.errors)"

@@ -78,7 +78,12 @@ import Testing
         }
         await status.close()
 
-        // A subscriber arriving later gets the configs because they are retained.
+        // The configs follow the birth; wait until all are out (a loaded host sends some of them after a subscriber
+        // that came right after the birth subscribed, as live messages), then a subscriber arriving later gets them
+        // because they are retained.
+        let published = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
+        try await published.waitFor(count: 13, timeout: 20)
+        await published.close()
         let discovery = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
         try await discovery.waitFor(count: 13, timeout: 10)
         let configs = discovery.messages
@@ -167,7 +172,12 @@ import Testing
         for _ in 0..<50 {
             try await Task.sleep(for: .milliseconds(200))
             screen = try await tmux(["capture-pane", "-p", "-t", "watch"]).1
-            if screen.contains("device-motion") && screen.contains("metrics: cpu") && screen.contains("▁") { break }
+            // "(q quits)" is the frame's last line: a capture taken mid-redraw (seen on a loaded host) lacks it.
+            if screen.contains("device-motion") && screen.contains("metrics: cpu") && screen.contains("▁")
+                && screen.contains("(q quits)")
+            {
+                break
+            }
         }
         for text in [
             "motion/\(device)", "online", "accelerometer", "gyroscope", "device-motion", "pedometer", "metrics: cpu",
