@@ -73,6 +73,20 @@ package struct ControlAdmission: Sendable {
         guard let keys = settings.keys else {
             return admitUnsigned(payload, now: now, clockSynchronized: clockSynchronized)
         }
+        // A replay costs no signature check: a counter this device has judged already is refused on the envelope's
+        // claim alone. Only refusals can come of an unverified claim — a forged one is refused either way — and a
+        // flood of captured commands then costs a parse each, not an Ed25519 verification.
+        if let claim = SignedEnvelope.claimedCounter(payload, topic: topic, limits: .command),
+            let refusal = refuseUsedCounter(
+                claim.counter,
+                key: claim.keyID,
+                id: claim.id,
+                now: now,
+                clockSynchronized: clockSynchronized
+            )
+        {
+            return refusal
+        }
         let opened: SignedEnvelope.Opened
         switch SignedEnvelope.open(
             payload,
@@ -100,30 +114,14 @@ package struct ControlAdmission: Sendable {
                 now: now
             )
         }
-        switch counters?.check(counter, key: opened.keyID, now: now, clockSynchronized: clockSynchronized) ?? .fresh {
-        case .fresh: break
-        case .seen:
-            let redelivery = id.map { recentSet.contains($0) } ?? false
-            return unverified(
-                ControlFailure(
-                    .unauthorized,
-                    id: id,
-                    "the counter \(counter) of key \(opened.keyID) was used already: a replayed command is refused — sign every command anew"
-                ),
-                now: now,
-                quietly: redelivery
-                    ? "signed control command \(id ?? "-") arrived again with the same counter (a QoS 1 redelivery)"
-                    : nil
-            )
-        case .belowFloor(let floor):
-            return unverified(
-                ControlFailure(
-                    .unauthorized,
-                    id: id,
-                    "the counter \(counter) of key \(opened.keyID) is at or below \(floor), older than what this device remembers: it could be a replay — sign the command anew (the counter rises with every signature)"
-                ),
-                now: now
-            )
+        if let refusal = refuseUsedCounter(
+            counter,
+            key: opened.keyID,
+            id: id,
+            now: now,
+            clockSynchronized: clockSynchronized
+        ) {
+            return refusal
         }
         guard bucket.take(now: now) else { return .refused(rateLimited) }
         // Judged: the counter is used, whatever the verdict on the command inside (a refused one sent again is a
@@ -146,6 +144,41 @@ package struct ControlAdmission: Sendable {
         }
         if let refusal = checkRepeatAndAge(request, now: now, clockSynchronized: clockSynchronized) { return refusal }
         return .admitted(request)
+    }
+
+    /// The refusal of a counter `key` has used already (or one at or below what it remembers), nil for a fresh one.
+    private mutating func refuseUsedCounter(
+        _ counter: Int,
+        key keyID: String,
+        id: String?,
+        now: Double,
+        clockSynchronized: Bool
+    ) -> Verdict? {
+        switch counters?.check(counter, key: keyID, now: now, clockSynchronized: clockSynchronized) ?? .fresh {
+        case .fresh: return nil
+        case .seen:
+            let redelivery = id.map { recentSet.contains($0) } ?? false
+            return unverified(
+                ControlFailure(
+                    .unauthorized,
+                    id: id,
+                    "the counter \(counter) of key \(keyID) was used already: a replayed command is refused — sign every command anew"
+                ),
+                now: now,
+                quietly: redelivery
+                    ? "signed control command \(id ?? "-") arrived again with the same counter (a QoS 1 redelivery)"
+                    : nil
+            )
+        case .belowFloor(let floor):
+            return unverified(
+                ControlFailure(
+                    .unauthorized,
+                    id: id,
+                    "the counter \(counter) of key \(keyID) is at or below \(floor), older than what this device remembers: it could be a replay — sign the command anew (the counter rises with every signature)"
+                ),
+                now: now
+            )
+        }
     }
 
     private mutating func admitUnsigned(_ payload: [UInt8], now: Double, clockSynchronized: Bool) -> Verdict {

@@ -140,6 +140,26 @@ public enum SignedEnvelope {
         )
     }
 
+    /// What an envelope published on `topic` claims before any verification: its key, the signed object's counter
+    /// and (echoable) id. Nil when it is not an envelope of that form or names another target (that refusal says
+    /// so, after the signature check). Good only for refusing — nothing in it is verified.
+    static func claimedCounter(
+        _ payload: [UInt8],
+        topic: String,
+        limits: StrictJSON.Limits
+    ) -> (keyID: String, counter: Int, id: String?)? {
+        guard case .object(let outer)? = try? StrictJSON.parse(payload, limits: .command), outer.count == 3,
+            let keyID = outer.first(where: { $0.key == "key" })?.value.string,
+            let signedText = outer.first(where: { $0.key == "signed" })?.value.string,
+            let signed = Base64.decode(signedText),
+            case .object(let object)? = try? StrictJSON.parse(signed, limits: limits),
+            object.first(where: { $0.key == "target" })?.value.string == topic,
+            let counter = object.first(where: { $0.key == "counter" })?.value.integer,
+            (1...CounterLedger.maximum).contains(counter)
+        else { return nil }
+        return (keyID, counter, object.first { $0.key == "id" }?.value.string.flatMap(echoable))
+    }
+
     /// An id from an unverified or refused message is echoed in the reply only when it is a valid id (at most 128
     /// bytes, printable), so a refusal never carries more than a command would.
     static func echoable(_ id: String) -> String? {

@@ -9,7 +9,7 @@ import Platform
 
 /// What the control door costs per message (issue 27): an unsigned command, a signed one (Ed25519 verify, the
 /// strict parse, the counter ledger written to a real state directory or kept in memory), and the refusals that
-/// junk meets — so the price of signing, and what a flood of junk can make the agent spend, are figures.
+/// junk and replays meet — so the price of signing, and what a flood of junk can make the agent spend, are figures.
 struct ControlDoorCost: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "control",
@@ -74,6 +74,21 @@ struct ControlDoorCost: ParsableCommand {
             }
             return Double(bench_monotonic_ns() - start) / 1000 / Double(max(payloads.count, 1))
         }
+        /// µs per message of `payloads` sent again to the door that just admitted them: replays.
+        func replayCost(_ payloads: [[UInt8]], _ settings: ControlAdmission.Settings) -> Double {
+            var door = ControlAdmission(settings: settings, now: now)
+            for payload in payloads {
+                _ = door.admit(payload, topic: topic, retained: false, now: now, clockSynchronized: true)
+            }
+            let start = bench_monotonic_ns()
+            for payload in payloads {
+                switch door.admit(payload, topic: topic, retained: false, now: now, clockSynchronized: true) {
+                case .admitted: admitted += 1
+                case .refused, .ignored: refused += 1
+                }
+            }
+            return Double(bench_monotonic_ns() - start) / 1000 / Double(max(payloads.count, 1))
+        }
         func median(_ body: (Int) -> Double) -> Double {
             Statistics.median((0..<max(1, repetitions)).map(body))
         }
@@ -92,6 +107,7 @@ struct ControlDoorCost: ParsableCommand {
             try? FileManager.default.removeItem(atPath: stateDirectory + "/command-counters.json")
             return cost(signedRun(run + repetitions), settings(signing: true, store: stateFiles))
         }
+        let replay = median { run in replayCost(signedRun(run), settings(signing: true, store: inMemory)) }
         let badSignature = (0..<messages).map { signed($0, counter: base + $0 + 1, with: stranger) }
         let badSignatureCost = median { _ in cost(badSignature, settings(signing: true, store: inMemory)) }
         let notEnvelopeCost = median { _ in cost(unsigned, settings(signing: true, store: inMemory)) }
@@ -116,6 +132,7 @@ struct ControlDoorCost: ParsableCommand {
                 name: "signed command, counters kept on disk",
                 value: String(format: "%.1f µs", signedDisk)
             ),
+            BenchRow(name: "refused: a replay (counter used already)", value: String(format: "%.1f µs", replay)),
             BenchRow(name: "refused: signature does not match", value: String(format: "%.1f µs", badSignatureCost)),
             BenchRow(name: "refused: key not trusted", value: String(format: "%.1f µs", untrustedCost)),
             BenchRow(name: "refused: not a signed envelope", value: String(format: "%.1f µs", notEnvelopeCost)),

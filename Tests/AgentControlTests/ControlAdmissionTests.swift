@@ -250,4 +250,44 @@ import Testing
         let next = TestOperator.signed(TestOperator.command("next", "ping"), counter: 1_763_700_000_000_003)
         #expect(isAdmitted(judge(next)), "a replay flood kept a signed command out")
     }
+
+    @Test func aUsedCounterIsRefusedBeforeTheSignatureIsCheckedAndAnUnverifiedOneUsesNone() {
+        var settings = ControlAdmission.Settings()
+        settings.keys = TestOperator.trust()
+        var a = ControlAdmission(settings: settings, now: Self.now)
+        func message(_ payload: [UInt8], topic: String = "motion/dev1/control") -> String? {
+            let verdict = a.admit(
+                payload,
+                topic: topic,
+                retained: false,
+                now: Self.now,
+                clockSynchronized: true
+            )
+            if case .refused(let f) = verdict { return f.message }
+            return nil
+        }
+        let used = 1_763_700_000_000_001
+        let admitted = TestOperator.signed(TestOperator.command("c", "ping"), counter: used)
+        #expect(message(admitted) == nil)
+        // Moved to another topic, it is refused for its target (after the signature check), not as a replay.
+        let moved = message(admitted, topic: "motion/fleet/control")
+        #expect(moved?.contains("was signed for motion/dev1/control") == true, "\(moved ?? "admitted")")
+        // An impostor's envelope under the trusted key's id: with a used counter it is refused as a replay, on the
+        // claim alone (the signature check would have said "does not match")…
+        let forgedReplay = TestOperator.signed(
+            TestOperator.command("f1", "ping"),
+            counter: used,
+            with: TestOperator.impostor
+        )
+        #expect(message(forgedReplay)?.contains("was used already") == true, "\(message(forgedReplay) ?? "admitted")")
+        // …and with a fresh counter it reaches the signature check, and is refused there without using the counter.
+        let fresh = used + 1
+        let forged = TestOperator.signed(
+            TestOperator.command("f2", "ping"),
+            counter: fresh,
+            with: TestOperator.impostor
+        )
+        #expect(message(forged)?.contains("signature does not match") == true, "\(message(forged) ?? "admitted")")
+        #expect(message(TestOperator.signed(TestOperator.command("real", "ping"), counter: fresh)) == nil)
+    }
 }

@@ -454,7 +454,20 @@ import Testing
         #expect(recorded.rateHz(of: .gyroscope) == 100)
         let accelRows = recording.samples.filter { $0.acceleration != nil }
         #expect(summary.contains("accelerometer \(accelRows.count),"), "\(summary)")
-        #expect(accelRows.count >= 300, "2 s at 200 Hz, \(accelRows.count) rows")
+        // The 2 s run from the command's start, so a loaded host that takes longer to open and enable the devices
+        // records fewer rows (216 on the CI machine, 400 at most). What must hold is that every row between the
+        // first and the last is there or accounted for: the fake device stamps its records 5 ms apart, and a
+        // sample that arrives more than the writer's reorder window (1 s) behind another device's is left out and
+        // counted in the summary's "late samples left out" (40 busy loops on this 2-core host: 185 of them).
+        #expect(accelRows.count >= 100, "2 s at 200 Hz, \(accelRows.count) rows")
+        let steps = zip(accelRows.dropFirst(), accelRows).map { $0.timestamp - $1.timestamp }
+        let missing = steps.reduce(0) { $0 + Int(($1 / 0.005).rounded()) - 1 }
+        #expect(
+            steps.allSatisfy { abs($0 / 0.005 - ($0 / 0.005).rounded()) < 1e-6 && $0 > 0 },
+            "\(Set(steps).sorted())"
+        )
+        let late = summary.firstMatch(of: /; (\d+) late samples left out/).flatMap { Int($0.1) } ?? 0
+        #expect(missing <= late, "\(missing) accelerometer rows missing, \(late) reported late: \(summary)")
         // The file holds full precision: exact to the last bits of the arithmetic, not the wire's rounding.
         for s in recording.samples {
             if let a = s.acceleration {
@@ -513,7 +526,11 @@ import Testing
                 """
         )
         defer { agent.runner.kill() }
-        try await subscriber.waitFor(count: 200, on: "motion/\(device)/accelerometer", timeout: 30)
+        try await subscriber.waitFor(
+            count: min(200, accelRows.count),
+            on: "motion/\(device)/accelerometer",
+            timeout: 30
+        )
         try await subscriber.waitFor(count: 5, on: "motion/\(device)/magnetometer", timeout: 30)
         let byTime = Dictionary(
             accelRows.map { ($0.timestamp, $0.acceleration!) },
