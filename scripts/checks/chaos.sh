@@ -27,7 +27,7 @@ done
 ensure_swift
 ensure_debs
 log "building (debug) with tests"
-nice -n 10 swift build --build-tests
+nice -n 10 swift build --build-tests "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}"
 log "power-cut loop: $iterations SIGKILLs (seed $seed), then the full state directory and the floods"
 out="$(mktemp)"
 MOTION_AGENT_CHAOS_ITERATIONS="$iterations" MOTION_AGENT_CHAOS_SEED="$seed" \

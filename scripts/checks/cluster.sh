@@ -17,6 +17,6 @@ done
 ensure_swift
 ensure_debs
 log "building (debug) with tests"
-swift build --build-tests
+swift build --build-tests "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}"
 log "cluster tests, long form: $devices devices on each 3-node cluster (NATS, then RabbitMQ)"
 MOTION_AGENT_CLUSTER_TESTS=1 MOTION_AGENT_CLUSTER_DEVICES="$devices" swift test --skip-build --filter ClusterTests

@@ -2,7 +2,7 @@
 # Coverage-guided fuzzing with libFuzzer: builds the targets in Fuzz/ with -sanitize=fuzzer,address (in their own
 # scratch directory, .build-fuzz) and runs each for a set time, one after the other, niced.
 #
-#   bash scripts/checks/fuzz.sh                          # every target, 60 s each (CI's run)
+#   bash scripts/checks/fuzz.sh                          # every target, 60 s each (scripts/checks/long.sh; CI: 30 s)
 #   bash scripts/checks/fuzz.sh --seconds 600            # the long run BENCHMARKS.md ("Fuzzing") reports
 #   bash scripts/checks/fuzz.sh --seconds 30 FuzzControl FuzzDurableLog
 #   bash scripts/checks/fuzz.sh --build-only
@@ -37,7 +37,7 @@ ensure_debs
 scratch=.build-fuzz
 # -parse-as-library: libFuzzer's main is the entry point; -enable-testing: the targets reach internal decoders
 # (@testable import) exactly as the tests do.
-flags=(--scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
+flags=(--scratch-path "$scratch" --disable-index-store -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 for target in "${targets[@]}"; do
     [ -d "Fuzz/$target" ] || die "no fuzz target Fuzz/$target (the targets: ${all[*]})"
     log "building $target (libFuzzer + AddressSanitizer, $scratch)"

@@ -124,3 +124,9 @@ ensure_python_numpy() {
             || die "pip install numpy failed: see the messages above (PyPI must be reachable)"
     fi
 }
+
+# The debug build the test scripts share (test.sh, checks/cluster.sh, checks/chaos.sh, checks/long.sh): the same
+# flags everywhere, so one script's build is the next one's. No index store and no DWARF: nothing reads them in a
+# test run, and on a 2-core host they are a large part of the build (the 2 GB of debug info the linker writes).
+# A developer's plain `swift build` uses its own defaults, and so rebuilds once after these.
+MOTION_AGENT_DEBUG_BUILD_FLAGS=(--disable-index-store -debug-info-format none)

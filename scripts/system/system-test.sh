@@ -2,7 +2,7 @@
 # The system test: the agent on a real Linux system. Boots a Debian 12 VM (scripts/system/vm/), where the kernel's own
 # HID sensor drivers serve an IMU that a uhid emulator replays from a BROAD recording, installs the Debian
 # package (scripts/build/build-deb.sh) and checks the shipped systemd unit live. Prints a table: check, result, time.
-#   bash scripts/system/system-test.sh [--short] [--deb PATH] [--keep]
+#   bash scripts/system/system-test.sh [--short] [--deb PATH | --binary PATH] [--keep]
 # --short (CI): image, boot, real drivers bound, the package installed, the unit ready as its own user, capture
 #   through the drivers checked against the recording (accelerometer, gyroscope, magnetometer, device motion),
 #   one I2C IMU (bmi160, mounted rotated) served by the kernel's own I2C driver on i2c-stub through the register
@@ -13,20 +13,22 @@
 #   mpu6050: values, rates, a rate the driver does not offer, the chip unbound and bound again), reboot, upgrade keeping config, state and the durable outbox
 #   (QoS 1 counted by seq), purge, the Ansible playbook installing the package (twice: the second changes
 #   nothing) and the container under podman (scripts/system/container-test.sh).
-# --deb PATH installs that package instead of building one. --keep leaves the VM running (RUN_DIR printed).
+# --deb PATH installs that package instead of building one; --binary PATH builds the package around that agent
+# binary instead of the release build (CI: its tested debug build, linked with --static-swift-stdlib). --keep leaves the VM running (RUN_DIR printed).
 # Needs root (the image build); installs what it needs from Debian. One VM at a time; QEMU, mmdebstrap, the
 # release build and podman under nice -n 19 (MOTION_AGENT_NICE=N sets another level).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/common.sh
 
-short=0; deb=""; keep=0
+short=0; deb=""; binary=""; keep=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --short) short=1 ;;
         --deb) deb="$2"; shift ;;
+        --binary) binary="$2"; shift ;;
         --keep) keep=1 ;;
-        *) die "unknown option '$1': allowed --short, --deb PATH, --keep" ;;
+        *) die "unknown option '$1': allowed --short, --deb PATH, --binary PATH, --keep" ;;
     esac
     shift
 done
@@ -116,7 +118,9 @@ check "real drivers bound: hid-sensor-hub via /dev/uhid → accel_3d, gyro_3d, m
 
 # ---- 3. the package and the unit -------------------------------------------------------------------------------
 build_deb() {
-    if [ -z "$deb" ]; then deb="$(bash scripts/build/build-deb.sh --output "$run/deb" | tail -1)" || return 1; fi
+    local from=()
+    [ -z "$binary" ] || { from=(--binary "$binary"); echo "  agent binary: $binary" >&2; }
+    if [ -z "$deb" ]; then deb="$(bash scripts/build/build-deb.sh "${from[@]}" --output "$run/deb" | tail -1)" || return 1; fi
     [ -f "$deb" ] || { echo "no package at $deb" >&2; return 1; }
     deb="$(realpath "$deb")"
     echo "  package: $deb" >&2
