@@ -8,8 +8,8 @@ import Testing
 /// The package, the unit and the agent's capture through these drivers: scripts/system/system-test.sh.
 ///
 /// A VM under TCG takes both cores for a minute and starves the suite's timing-sensitive tests beside it, so
-/// scripts/test.sh runs this alone, after the suite and the short system test (which builds the cached image),
-/// with MOTION_AGENT_VM_TESTS=1.
+/// scripts/checks/long.sh runs this alone, after its cluster tests, with MOTION_AGENT_VM_TESTS=1 (CI leaves it out
+/// for time: the short system test checks the same drivers bound).
 @Suite(.serialized) struct SystemVMTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["MOTION_AGENT_VM_TESTS"] == "1"))
     func realHIDSensorDriversBindAndExposeWhatTheAgentReads() async throws {
