@@ -34,7 +34,7 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ] && [ "$(id -u)" -eq
     # mounted on TERM.
     trap '[ -z "$image_pid" ] || { kill -TERM -- "-$image_pid" 2>/dev/null; wait "$image_pid" 2>/dev/null; }' EXIT
 fi
-log "building (debug) with tests (${MOTION_AGENT_DEBUG_BUILD_FLAGS[*]})"
+log "building (debug) with tests (${MOTION_AGENT_DEBUG_BUILD_FLAGS[*]}: no DWARF)"
 build_start=$SECONDS
 swift build --build-tests "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}"
 build_seconds=$((SECONDS - build_start))

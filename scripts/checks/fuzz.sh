@@ -37,7 +37,7 @@ ensure_debs
 scratch=.build-fuzz
 # -parse-as-library: libFuzzer's main is the entry point; -enable-testing: the targets reach internal decoders
 # (@testable import) exactly as the tests do.
-flags=(--scratch-path "$scratch" --disable-index-store -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
+flags=(--scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 for target in "${targets[@]}"; do
     [ -d "Fuzz/$target" ] || die "no fuzz target Fuzz/$target (the targets: ${all[*]})"
     log "building $target (libFuzzer + AddressSanitizer, $scratch)"

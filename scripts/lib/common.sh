@@ -126,7 +126,8 @@ ensure_python_numpy() {
 }
 
 # The debug build the test scripts share (test.sh, checks/cluster.sh, checks/chaos.sh, checks/long.sh): the same
-# flags everywhere, so one script's build is the next one's. No index store and no DWARF: nothing reads them in a
-# test run, and on a 2-core host they are a large part of the build (the 2 GB of debug info the linker writes).
-# A developer's plain `swift build` uses its own defaults, and so rebuilds once after these.
-MOTION_AGENT_DEBUG_BUILD_FLAGS=(--disable-index-store -debug-info-format none)
+# flags everywhere, so one script's build is the next one's. No DWARF: nothing reads it in a test run, and on a
+# 2-core host writing and linking it is a large part of the build. (The index store stays: SwiftPM discovers the
+# tests on Linux from it, and a build without it fails with "index store path does not exist".) A developer's
+# plain `swift build` uses its own defaults, and so rebuilds once after these.
+MOTION_AGENT_DEBUG_BUILD_FLAGS=(-debug-info-format none)
