@@ -85,13 +85,13 @@ fi
 # on i2c-stub, the kernel's own driver, polled by a second agent; ~2 min), and the offline status on stop
 # (scripts/system/system-test.sh --short; what it leaves out of the full run is in Deploy/README.md, "Tested on").
 # The package is build-deb.sh's, from the debug build the suite just tested, linked with the Swift runtime inside
-# (--static-swift-stdlib; the guest has no Swift toolchain): relinking recompiles the agent's own modules (4 min on
-# that host) where the release build would take 15–20. The release package runs in the full system test
+# (--static-swift-stdlib; the guest has no Swift toolchain): relinking recompiles the agent's own modules (114 s in
+# a fresh-clone run on that host) where the release build would take 13–22 min. The release package runs in the full system test
 # (scripts/checks/long.sh) and the demo. MOTION_AGENT_SYSTEM_TEST=0 skips this. Needs root (mmdebstrap) and
 # installs QEMU and the rest from Debian itself; the VM is shut down whatever happens (system-test.sh's exit trap).
 if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ]; then
     if [ -n "$image_pid" ]; then
-        log "waiting for the VM image (building in the background for $((SECONDS - image_start)) s)"
+        log "waiting for the VM image (its build started in the background $((SECONDS - image_start)) s ago)"
         image_rc=0
         wait "$image_pid" || image_rc=$?
         image_pid=""
@@ -99,25 +99,27 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ]; then
         [ "$image_rc" -eq 0 ] || { tail -n 40 .build/vm-image.log >&2; die "building the VM image failed: its output is above (.build/vm-image.log; rerun: bash scripts/system/vm/build-image.sh)"; }
     fi
     log "linking the tested debug build's agent with the Swift runtime inside, for the package (--static-swift-stdlib)"
-    swift build "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}" --static-swift-stdlib --product motion-agent \
+    static=("${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}" --static-swift-stdlib)
+    swift build "${static[@]}" --product motion-agent \
         || die "linking motion-agent with --static-swift-stdlib failed: see the compiler's messages above"
     log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system/system-test.sh --short; MOTION_AGENT_SYSTEM_TEST=0 skips it)"
-    bash scripts/system/system-test.sh --short --binary "$(swift build "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}" --static-swift-stdlib --show-bin-path)/motion-agent" \
+    bash scripts/system/system-test.sh --short --binary "$(swift build "${static[@]}" --show-bin-path)/motion-agent" \
         || die "the short system test failed: its table, the failed check and the guest's console and journal are above (rerun: bash scripts/system/system-test.sh --short)"
 fi
 # Coverage-guided fuzzing, last, in the time the run has left: every parser's libFuzzer target for 30 s from its
 # committed seeds (scripts/checks/fuzz.sh; CI's runs have found three crashes, BENCHMARKS.md "Fuzzing"). The fuzz
 # build is a third build of the package (-sanitize=fuzzer,address), about half the debug build's time. On a slow
-# 2-core host (29 Nov 2026: debug build 22 min, the fuzz build 10, the release build 15–20) a run with fuzzing, the
-# release package and SystemVMTests passed CI's 90 min, 63 min before the system test began; so this run fuzzes
-# only when its time so far, the fuzz build (estimated as 0.8 × this run's debug build) and the 12 runs fit in
+# 2-core host (29 Nov 2026: debug build 22 min, the fuzz build 10, the release build 13–22) a run with fuzzing, the
+# release package and SystemVMTests ran past CI's 90 min, 63 min before the system test began; so this run fuzzes
+# only when its time so far, the fuzz build (estimated as 0.8 × this run's debug build) and a run per target fit in
 # MOTION_AGENT_CI_MINUTES (default 50), and says so when they do not. MOTION_AGENT_FUZZ_SECONDS=N sets the time per
 # target (0: never). The long forms — fuzzing, the full system test with the release package, SystemVMTests, the
 # cluster tests with 12 devices — are scripts/checks/long.sh.
 fuzz_seconds="${MOTION_AGENT_FUZZ_SECONDS:-30}"
 if [ $# -eq 0 ] && [ "$fuzz_seconds" != 0 ]; then
     budget=$((${MOTION_AGENT_CI_MINUTES:-50} * 60))
-    needed=$((SECONDS + build_seconds * 8 / 10 + 12 * (fuzz_seconds + 5)))
+    targets=(Fuzz/Fuzz*/)  # one folder per target, as fuzz.sh builds them
+    needed=$((SECONDS + build_seconds * 8 / 10 + ${#targets[@]} * (fuzz_seconds + 5)))
     if [ "$needed" -le "$budget" ]; then
         log "fuzzing every parser for $fuzz_seconds s (scripts/checks/fuzz.sh; the run so far: $SECONDS s)"
         bash scripts/checks/fuzz.sh --seconds "$fuzz_seconds"

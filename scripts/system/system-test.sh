@@ -32,6 +32,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+[ -z "$deb" ] || [ -z "$binary" ] || die "--deb and --binary both name the agent to install: give one"
 [ "$(id -u)" -eq 0 ] || die "the system test needs root (it builds the VM image with mmdebstrap): run it as root"
 MOTION_AGENT_DEBS=(qemu-system-x86 qemu-utils mmdebstrap e2fsprogs openssh-client gcc libc6-dev python3 lintian dpkg-dev binutils)
 ensure_debs
