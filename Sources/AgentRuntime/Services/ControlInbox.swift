@@ -15,6 +15,8 @@ final class ControlInbox: Sendable {
     let byteBudget: Int
     /// Bytes of the messages offered and not yet taken.
     private let waiting = Mutex(0)
+    /// Messages offered, taken or dropped: whether any arrived lately.
+    private let offers = Atomic<UInt64>(0)
 
     init(
         capacity: Int = ControlInbox.defaultCapacity,
@@ -39,7 +41,11 @@ final class ControlInbox: Sendable {
     /// Bytes waiting now.
     var waitingBytes: Int { waiting.withLock { $0 } }
 
+    /// Every message offered so far, taken or dropped.
+    var offered: UInt64 { offers.load(ordering: .relaxed) }
+
     func offer(_ message: InboundMessage) {
+        offers.add(1, ordering: .relaxed)
         let bytes = message.byteCount
         // One message larger than the whole budget still passes when nothing waits (the client's maximum
         // packet size bounds it); otherwise the budget holds.

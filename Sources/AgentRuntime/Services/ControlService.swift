@@ -112,29 +112,41 @@ final class ControlService: Service {
         }
     }
 
-    /// A flood on a topic the agent listens to makes the client or the inbox drop inbound messages — possibly
-    /// the newest desired document, which would leave the device on an older version until it reconnects.
-    /// Desired documents are retained, so once the drops stop (a second without new ones) the agent subscribes
-    /// to the desired topics again and the broker hands over the newest document of each layer (one it already
-    /// applied changes nothing). The counter is read every 5 s while nothing was dropped and every second once
-    /// something was: an idle agent wakes less (each timer turn wakes two of the runtime's threads).
+    /// A flood on a topic the agent listens to makes the client, the inbox or the broker drop inbound messages —
+    /// possibly the newest desired document, which would leave the device on an older version until it
+    /// reconnects. Desired documents are retained, so the agent subscribes to the desired topics again when
+    /// `DesiredRefetch` says a document may have been lost, and the broker hands over the newest document of
+    /// each layer (one it already applied changes nothing). Ticks are 5 s while idle, 1 s otherwise.
     private func resubscribeDesiredAfterDrops() async {
         guard !desiredTopics.isEmpty else { return }
-        var handled = connections.inboundDropped
-        var previous = handled
-        while (try? await Task.sleep(for: .seconds(previous == handled ? 5 : 1))) != nil {
-            let dropped = connections.inboundDropped
-            defer { previous = dropped }
-            guard dropped != handled, dropped == previous, broker.isConnected else { continue }
-            logger.notice(
-                "\(dropped - handled) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
+        var refetch = DesiredRefetch(dropped: connections.inboundDropped, arrived: inbox.offered)
+        while (try? await Task.sleep(for: .seconds(refetch.idle ? 5 : 1))) != nil {
+            let reason = refetch.tick(
+                dropped: connections.inboundDropped,
+                arrived: inbox.offered,
+                inboxEmpty: inbox.waitingBytes == 0,
+                connected: broker.isConnected
             )
-            handled = dropped
-            do {
-                try broker.subscribe(desiredTopics, qos: subscriptionQoS)
-            } catch {
-                logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
+            switch reason {
+            case nil: continue
+            case .dropped(let count):
+                resubscribe(
+                    "\(count) inbound messages were dropped (a flood): subscribing to the desired-state topics again so the newest retained documents arrive"
+                )
+            case .quietAfter(let messages, let ticks):
+                resubscribe(
+                    "\(messages) inbound messages in one stretch, none for \(ticks) s now: subscribing to the desired-state topics once more, for a document the broker may have dropped while the agent was behind"
+                )
             }
+        }
+    }
+
+    private func resubscribe(_ why: String) {
+        logger.notice("\(why)")
+        do {
+            try broker.subscribe(desiredTopics, qos: subscriptionQoS)
+        } catch {
+            logger.error("cannot subscribe to \(desiredTopics) again: \(error) — the next reconnection will")
         }
     }
 
