@@ -3,7 +3,7 @@ import Testing
 @testable import AgentRuntime
 
 @Suite struct DesiredRefetchTests {
-    /// Counters after `arrivals` messages, `drops` of them dropped by the agent.
+    /// The agent's counters: messages dropped, and messages offered to the inbox.
     struct Counters {
         var dropped: UInt64 = 0
         var arrived: UInt64 = 0

@@ -213,9 +213,7 @@ import Testing
             _ = try last.withUnsafeBytes {
                 try flooder.publish(topic: kind.topic(device: device), payload: $0, qos: 1, retain: true)
             }
-            // As long as the stall's wait above: on a loaded host the flood's tail and the agent's subscription
-            // once more after it (2 s without arrivals) can take a while.
-            converged = await ReliabilityEndToEndTests.wait(timeout: 60) {
+            converged = await ReliabilityEndToEndTests.wait(timeout: 30) {
                 observer.messages(on: topics.status).map(payloadJSON).contains {
                     (($0["configuration"] as? [String: Any])?["desired"] as? [String: Any])?.values.contains {
                         $0 as? Int == 100_000
