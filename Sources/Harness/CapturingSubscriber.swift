@@ -123,6 +123,12 @@ public final class CapturingSubscriber: Sendable {
         collected.withLock { $0.messages.filter { $0.topic == topic } }
     }
 
+    /// The newest message on `topic`, found from the end: cheap enough to poll every few milliseconds while
+    /// thousands arrive, which copying them all with `messages(on:)` is not.
+    public func lastMessage(on topic: String) -> InboundMessage? {
+        collected.withLock { $0.messages.last { $0.topic == topic } }
+    }
+
     /// Messages received in [`start`, `end`) (CLOCK_MONOTONIC ns), in arrival order, with their receipt times.
     public func arrivals(from start: UInt64, to end: UInt64) -> [Arrival] {
         collected.withLock { state in
@@ -172,11 +178,15 @@ public final class CapturingSubscriber: Sendable {
         what: String,
         _ condition: (Collected) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(timeout)
+        // The condition runs under the lock the receiving thread takes, so a costly one (parsing every message)
+        // polled back to back would hold up receipt: sleep 10 ms or 4× what the check took, whichever is longer.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(timeout)
         while true {
+            let checked = clock.now
             if collected.withLock({ condition($0) }) { return }
-            if ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(10))
+            if clock.now >= deadline { break }
+            try await Task.sleep(for: max(.milliseconds(10), (clock.now - checked) * 4))
         }
         let summary = collected.withLock { state in
             "\(state.messages.count) message(s) on \(Set(state.messages.map(\.topic)).sorted()); events \(state.connectionEvents)"
