@@ -178,16 +178,11 @@ public final class CapturingSubscriber: Sendable {
         what: String,
         _ condition: (Collected) -> Bool
     ) async throws {
-        // The condition runs under the lock the receiving thread takes, so a costly one (parsing every message)
-        // polled back to back would hold up receipt: sleep 10 ms or 4× what the check took, whichever is longer.
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(timeout)
-        while true {
-            let checked = clock.now
-            if collected.withLock({ condition($0) }) { return }
-            if clock.now >= deadline { break }
-            try await Task.sleep(for: max(.milliseconds(10), (clock.now - checked) * 4))
+        // The condition runs under the lock the receiving thread takes: `Polling` spaces costly checks out.
+        let held = await Polling.until(timeout: timeout, interval: .milliseconds(10)) {
+            collected.withLock { condition($0) }
         }
+        if held { return }
         let summary = collected.withLock { state in
             "\(state.messages.count) message(s) on \(Set(state.messages.map(\.topic)).sorted()); events \(state.connectionEvents)"
         }

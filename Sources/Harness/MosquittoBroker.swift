@@ -126,12 +126,7 @@ public final class MosquittoBroker: Sendable {
     /// Waits at most `timeout` seconds until the broker's log contains `text` (for example
     /// "New client connected from" with a client id, since `connection_messages` is on).
     public func waitForLog(containing text: String, timeout: Double = 10) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if log.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return log.contains(text)
+        await Polling.until(timeout: timeout, interval: .milliseconds(10)) { log.contains(text) }
     }
 
     /// Connect options for a client of this broker.

@@ -212,12 +212,9 @@ public final class ProcessRunner: Sendable {
 
     /// Waits up to `timeout` seconds until stdout or stderr contains `text`.
     public func waitForOutput(containing text: String, timeout: Double) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if standardOutput.contains(text) || standardError.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+        await Polling.until(timeout: timeout, interval: .milliseconds(10)) {
+            standardOutput.contains(text) || standardError.contains(text)
         }
-        return standardOutput.contains(text) || standardError.contains(text)
     }
 
     private static func drain(_ fd: Int32, _ append: (UnsafeRawBufferPointer) -> Void) {

@@ -390,12 +390,7 @@ struct FleetOnCluster {
     }
 
     static func wait(timeout: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
+        await Polling.until(timeout: timeout, interval: .milliseconds(20), condition)
     }
 
     struct ScenarioStopped: Error, CustomStringConvertible {

@@ -99,19 +99,9 @@ import Testing
         var description: String { "the persistent subscriber did not reconnect within 10 s" }
     }
 
-    /// Waits until `condition` holds or `timeout` seconds pass; returns whether it held. Between checks it sleeps
-    /// 5 ms or 4× what the check took, whichever is longer: a check that parses thousands of received messages
-    /// must not become, polled back to back, the load that keeps the agent under test behind (at most a fifth of
-    /// one core goes to checking).
+    /// Waits until `condition` holds or `timeout` seconds pass; returns whether it held (`Polling.until`).
     static func wait(timeout: Double, _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(timeout)
-        while clock.now < deadline {
-            let checked = clock.now
-            if condition() { return true }
-            try? await Task.sleep(for: max(.milliseconds(5), (clock.now - checked) * 4))
-        }
-        return condition()
+        await Polling.until(timeout: timeout, condition)
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -120,10 +110,17 @@ import Testing
 
     /// Whether the newest accelerometer message received was sampled less than half a second ago.
     static func caughtUp(_ subscriber: PersistentSubscriber, _ device: String) -> Bool {
+        caughtUp(subscriber.subscriber, topic: "motion/\(device)/accelerometer")
+    }
+
+    /// Whether the newest message on `topic` was sampled less than half a second ago. Reads only that one message
+    /// and takes the time first: polled while thousands arrive, parsing them all would be the load that keeps a
+    /// 200 Hz agent behind, and a parse longer than the half second could never pass.
+    static func caughtUp(_ subscriber: CapturingSubscriber, topic: String) -> Bool {
         let now = Date().timeIntervalSince1970
-        guard let last = subscriber.subscriber.lastMessage(on: "motion/\(device)/accelerometer"),
-            let time = payloadJSON(last)["time"] as? Double
-        else { return false }
+        guard let last = subscriber.lastMessage(on: topic), let time = payloadJSON(last)["time"] as? Double else {
+            return false
+        }
         return now - time < 0.5
     }
 
