@@ -145,11 +145,13 @@ public final class BareSubscriber {
 
     private static let timestampKey: StaticString = "\"timestamp\":"
 
-    /// On the network thread: counts the message and records its latency when it carries a timestamp.
+    /// On the network thread: records the message's latency when it carries a timestamp, then counts it — in
+    /// that order, so whoever sees the count (`wait(for:)`) also sees the latency (counted first, a test once read
+    /// 40 messages and 39 latencies).
     private func receive(_ message: mosquitto_message) {
         let now = BenchmarkClock.nanoseconds()
         _ = firstReceipt.compareExchange(expected: 0, desired: now, ordering: .acquiringAndReleasing)
-        received.add(1, ordering: .releasing)
+        defer { received.add(1, ordering: .releasing) }
         guard message.payloadlen > 0, let base = message.payload,
             log.withLock({ $0.recording }),
             let seconds = Self.timestamp(in: UnsafeRawBufferPointer(start: base, count: Int(message.payloadlen))),
