@@ -99,7 +99,14 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ]; then
         [ "$image_rc" -eq 0 ] || { tail -n 40 .build/vm-image.log >&2; die "building the VM image failed: its output is above (.build/vm-image.log; rerun: bash scripts/system/vm/build-image.sh)"; }
     fi
     log "linking the tested debug build's agent with the Swift runtime inside, for the package (--static-swift-stdlib)"
+    # The static Foundation's own libraries, named: the link takes them from the autolink entries of objects
+    # compiled against the static SDK, and SwiftPM does not always recompile any (a fresh-clone CI of cc03b99 here
+    # recompiled nothing and failed on undefined CF and ICU symbols; earlier runs recompiled SwiftProtobuf and
+    # linked). With these the link passed twice here; a run in which nothing was recompiled was not tried with them.
     static=("${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}" --static-swift-stdlib)
+    for library in _FoundationICU CoreFoundation _FoundationCShims _FoundationCollections swiftSynchronization; do
+        static+=(-Xlinker "-l$library")
+    done
     swift build "${static[@]}" --product motion-agent \
         || die "linking motion-agent with --static-swift-stdlib failed: see the compiler's messages above"
     log "system test, short: a Debian 12 VM, real IIO drivers, the package and the unit (scripts/system/system-test.sh --short; MOTION_AGENT_SYSTEM_TEST=0 skips it)"
