@@ -36,6 +36,14 @@ import Testing
         }
     }
 
+    /// Waits until the flooder has written its whole flood to the broker. `flood` returns once the flood is
+    /// queued in the flooder (up to 20 000 QoS 0 messages), so a "stalls nothing" check started then could pass
+    /// before much of the flood had reached the agent (a refused CI run's passed 3.3 s in, and the stop later
+    /// met the durable stream stalled).
+    static func written(_ flooder: MosquittoClient) async -> Bool {
+        await ReliabilityEndToEndTests.wait(timeout: 60) { flooder.queuedMessageCount == 0 }
+    }
+
     @Test func aControlFloodDuringADurableQoS1StreamLosesNothingAndStallsNothing() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "flood"
@@ -65,6 +73,7 @@ import Testing
         let beforeFlood = subscriber.seqs(device).max() ?? 0
         let rssBefore = (agent.runner.residentBytes ?? 0)
         try await Self.flood(flooder, topic: TopicScheme(root: "motion/\(device)").control, count: Self.floodCount)
+        #expect(await Self.written(flooder), "the flooder did not write its flood within 60 s")
         await flooder.disconnect(flushTimeout: 10)
         log.cancel()
 
@@ -92,6 +101,11 @@ import Testing
             }.max() ?? -1
 
         let rssAfter = (agent.runner.residentBytes ?? 0)
+        // Every seq up to the newest has arrived before the stop, so its 3-s drain is left only what is in flight.
+        #expect(
+            await ReliabilityEndToEndTests.wait(timeout: 30) { ReliabilityEndToEndTests.drained(subscriber, device) },
+            "the durable stream's backlog did not drain; agent log: \(agent.runner.standardError.suffix(3000))"
+        )
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         let seqs = subscriber.seqs(device)
         let appended = try #require(outbox["durableAppended"] as? Int)
@@ -197,6 +211,7 @@ import Testing
         let rssBefore = (agent.runner.residentBytes ?? 0)
         let floodStart = ContinuousClock.now
         try await Self.flood(flooder, topic: kind.topic(device: device), count: Self.floodCount, payload: kind.payload)
+        #expect(await Self.written(flooder), "the flooder did not write its flood within 60 s")
         // Stalls nothing: the stream runs on past the flood, live again.
         #expect(
             await ReliabilityEndToEndTests.wait(timeout: 60) {
@@ -238,13 +253,18 @@ import Testing
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? 0
 
-        // Drops on any topic make the agent fetch the retained desired documents again once the flood is over.
+        // Drops on any topic make the agent fetch the retained desired documents again once the flood is over:
+        // its inbox empty and no drops for a second. 60 s, like the stall check: on a command topic the agent
+        // answers what it read (429 beyond the rate limit, each reply a QoS 1 message sharing the connection's
+        // in-flight window with the durable stream), and a refused CI run had answered 15 453 and dropped 10 031
+        // of the 50 000 when 10 s had passed, the stream most likely held behind those replies until the stop.
         if dropped > 0 {
             #expect(
                 await agent.runner.waitForOutput(
                     containing: "subscribing to the desired-state topics again",
-                    timeout: 10
-                )
+                    timeout: 60
+                ),
+                "no resubscription after the flood; agent log: \(agent.runner.standardError.suffix(3000))"
             )
         }
         // mosquitto says when it drops messages for a client that is behind (QoS 0 beyond max_queued_messages):
@@ -252,6 +272,11 @@ import Testing
         let brokerDropped = broker.log.contains("Outgoing messages are being dropped for client")
         let resubscriptions =
             agent.runner.standardError.components(separatedBy: "subscribing to the desired-state topics").count - 1
+        // Every seq up to the newest has arrived before the stop, so its 3-s drain is left only what is in flight.
+        #expect(
+            await ReliabilityEndToEndTests.wait(timeout: 30) { ReliabilityEndToEndTests.drained(subscriber, device) },
+            "the durable stream's backlog did not drain; agent log: \(agent.runner.standardError.suffix(3000))"
+        )
         let outbox = try await ReliabilityEndToEndTests.stop(agent, subscriber, device: device)
         // Every command the agent read was answered before its goodbye: from the flood's start to now bounds
         // the time over which the rate limit refilled.
