@@ -44,11 +44,48 @@ import Testing
         await ReliabilityEndToEndTests.wait(timeout: 60) { flooder.queuedMessageCount == 0 }
     }
 
+    /// Waits until the agent has read through the flood on `topic`: a ping sent after it, with correlation data,
+    /// is answered (applied or refused for the rate limit, the reply carries the data). Sent again every 2 s with
+    /// a new id, for the agent drops what comes while its inbox is full. Until then the agent is still reading
+    /// and answering the flood, each answer a QoS 1 message that shares the connection's in-flight window with
+    /// the durable stream: a stream judged before that point can pass for live and stall later (a refused CI
+    /// run's fleetControl case, stall check passed 3.3 s in: at the stop the agent had answered 15 453 and
+    /// dropped 10 031 of the 50 000, and 1487 records were still in its durable log).
+    static func readThrough(
+        _ flooder: MosquittoClient,
+        topic: String,
+        replies: CapturingSubscriber,
+        replyTopic: String
+    ) async -> Bool {
+        let marker = Array("flood-read-through".utf8)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(90)
+        var attempt = 0
+        while clock.now < deadline {
+            attempt += 1
+            try? flooder.publishRequest(
+                topic: topic,
+                payload: Array(#"{"id":"read-through-\#(attempt)","command":"ping"}"#.utf8),
+                responseTopic: replyTopic,
+                correlationData: marker
+            )
+            let answered = await ReliabilityEndToEndTests.wait(timeout: 2) {
+                replies.messages(on: replyTopic).contains { $0.correlationData == marker }
+            }
+            if answered { return true }
+        }
+        return false
+    }
+
     @Test func aControlFloodDuringADurableQoS1StreamLosesNothingAndStallsNothing() async throws {
         let broker = try await MosquittoBroker.started()
         let device = "flood"
         let subscriber = try await ReliabilityEndToEndTests.PersistentSubscriber(broker, device: device)
-        let metrics = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/metrics"])
+        let control = TopicScheme(root: "motion/\(device)")
+        let observer = try await CapturingSubscriber(
+            broker: broker,
+            filters: ["motion/\(device)/metrics", control.controlReply]
+        )
         let agent = try AgentProcess(
             config: ReliabilityEndToEndTests.config(
                 device: device,
@@ -72,8 +109,17 @@ import Testing
         #expect(await ReliabilityEndToEndTests.wait(timeout: 10) { flooder.isConnected })
         let beforeFlood = subscriber.seqs(device).max() ?? 0
         let rssBefore = (agent.runner.residentBytes ?? 0)
-        try await Self.flood(flooder, topic: TopicScheme(root: "motion/\(device)").control, count: Self.floodCount)
+        try await Self.flood(flooder, topic: control.control, count: Self.floodCount)
         #expect(await Self.written(flooder), "the flooder did not write its flood within 60 s")
+        #expect(
+            await Self.readThrough(
+                flooder,
+                topic: control.control,
+                replies: observer,
+                replyTopic: control.controlReply
+            ),
+            "the agent did not answer a command sent after the flood within 90 s"
+        )
         await flooder.disconnect(flushTimeout: 10)
         log.cancel()
 
@@ -90,13 +136,13 @@ import Testing
         // The flood was counted by the metrics, whatever part of it the agent could not take.
         #expect(
             await ReliabilityEndToEndTests.wait(timeout: 10) {
-                metrics.messages.map(payloadJSON).contains {
+                observer.messages(on: "motion/\(device)/metrics").map(payloadJSON).contains {
                     ($0["connection"] as? [String: Any])?["inboundDropped"] is Int
                 }
             }
         )
         let dropped =
-            metrics.messages.map(payloadJSON).compactMap {
+            observer.messages(on: "motion/\(device)/metrics").map(payloadJSON).compactMap {
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? -1
 
@@ -121,7 +167,7 @@ import Testing
         #expect(outbox["durableDepth"] as? Int == 0)
         #expect(outbox["durableAcknowledged"] as? Int == appended)
         #expect(outbox["durableDropped"] as? Int == 0)
-        await metrics.close()
+        await observer.close()
         await subscriber.subscriber.close()
         await broker.stop()
     }
@@ -212,6 +258,17 @@ import Testing
         let floodStart = ContinuousClock.now
         try await Self.flood(flooder, topic: kind.topic(device: device), count: Self.floodCount, payload: kind.payload)
         #expect(await Self.written(flooder), "the flooder did not write its flood within 60 s")
+        if kind.carriesCommands {
+            #expect(
+                await Self.readThrough(
+                    flooder,
+                    topic: kind.topic(device: device),
+                    replies: observer,
+                    replyTopic: topics.controlReply
+                ),
+                "the agent did not answer a command sent after the flood within 90 s"
+            )
+        }
         // Stalls nothing: the stream runs on past the flood, live again.
         #expect(
             await ReliabilityEndToEndTests.wait(timeout: 60) {
@@ -253,11 +310,9 @@ import Testing
                 ($0["connection"] as? [String: Any])?["inboundDropped"] as? Int
             }.max() ?? 0
 
-        // Drops on any topic make the agent fetch the retained desired documents again once the flood is over:
-        // its inbox empty and no drops for a second. 60 s, like the stall check: on a command topic the agent
-        // answers what it read (429 beyond the rate limit, each reply a QoS 1 message sharing the connection's
-        // in-flight window with the durable stream), and a refused CI run had answered 15 453 and dropped 10 031
-        // of the 50 000 when 10 s had passed, the stream most likely held behind those replies until the stop.
+        // Drops on any topic make the agent fetch the retained desired documents again once the drops stop (its
+        // inbox empty and none dropped for a second). 60 s, like the stall check: a refused CI run saw none within
+        // 10 s, the agent still reading the flood (see `readThrough`).
         if dropped > 0 {
             #expect(
                 await agent.runner.waitForOutput(
