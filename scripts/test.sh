@@ -34,6 +34,19 @@ if [ $# -eq 0 ] && [ "${MOTION_AGENT_SYSTEM_TEST:-1}" != 0 ] && [ "$(id -u)" -eq
     # mounted on TERM.
     trap '[ -z "$image_pid" ] || { kill -TERM -- "-$image_pid" 2>/dev/null; wait "$image_pid" 2>/dev/null; }' EXIT
 fi
+# The system test below relinks this debug build with --static-swift-stdlib, and SwiftPM may then recompile a
+# dependency against the static SDK (SwiftProtobuf, in most runs) but never back: its objects name static-only
+# libraries, and the next debug link fails on "cannot find -lCoreFoundation" (seen here on a second run in one
+# tree). Such a module's objects are removed, so this build compiles them again.
+debug_bin="$(swift build "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}" --show-bin-path)"
+for module in "$debug_bin"/*.build; do
+    objects=("$module"/*.swift.o)
+    [ -e "${objects[0]}" ] || continue
+    if swift-autolink-extract "${objects[0]}" -o - 2>/dev/null | grep -x -- -lCoreFoundation >/dev/null; then
+        log "recompiling $(basename "$module" .build): its objects were compiled for the static relink"
+        rm -f "$module"/*.o
+    fi
+done
 log "building (debug) with tests (${MOTION_AGENT_DEBUG_BUILD_FLAGS[*]}: no DWARF)"
 build_start=$SECONDS
 swift build --build-tests "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}"
