@@ -75,24 +75,31 @@ import Testing
         }
     }
 
-    /// Acknowledges whatever is outstanding until `count` messages were handed over, or until 30 s pass without
-    /// one more: the test is about order and the window, not speed — a loaded CI machine once got 197 of 300
-    /// through window 1 in a fixed 30 s while the publisher was making progress all along.
+    /// How many turns (each at least a 1-ms sleep) a wait below takes before it gives up: a budget of the test's
+    /// own turns, not a wall-clock deadline. The tests are about order and the window, not speed, and on a loaded
+    /// 2-core host the suite's CPU-bound tests hold the cooperative threads for long stretches: in a fresh-clone
+    /// CI run 117 unit tests, trivial ones among them, reported 35.8 s, and two of these loops found their 30-s
+    /// deadline passed having seen none of what the publisher thread had done (50 of 120 published, no batch).
+    static let turns = 30_000
+
+    /// Acknowledges whatever is outstanding until `count` messages were handed over, or until `turns` turns pass
+    /// without one more (a loaded CI machine once got 197 of 300 through window 1 in a fixed 30 s while the
+    /// publisher was making progress all along).
     private func acknowledgeUntil(
         _ count: Int,
         broker: RecordingBroker,
         publisher: OutboxPublisher,
         acknowledgeInReverse: Bool = false
     ) async {
-        var deadline = ContinuousClock.now + .seconds(30)
+        var turnsLeft = Self.turns
         var published = broker.state.withLock { $0.published.count }
-        while published < count, ContinuousClock.now < deadline {
+        while published < count, turnsLeft > 0 {
             // The broker's count drops before the publisher hears of it, so it never exceeds the window.
             let ids = broker.takeUnacknowledged()
             for id in acknowledgeInReverse ? ids.reversed() : ids { publisher.acknowledge(contentsOf: [id]) }
             try? await Task.sleep(for: .milliseconds(1))
             let now = broker.state.withLock { $0.published.count }
-            if now > published { deadline = ContinuousClock.now + .seconds(30) }
+            turnsLeft = now > published ? Self.turns : turnsLeft - 1
             published = now
         }
     }
@@ -131,9 +138,10 @@ import Testing
         let handler = try #require(broker.handler.withLock { $0 }, "start() installs the acknowledgement handler")
         #expect(handler === publisher)
         publisher.setConnected(true)
-        let deadline = ContinuousClock.now + .seconds(30)
         var batches = 0
-        while broker.state.withLock({ $0.published.count }) < 120, ContinuousClock.now < deadline {
+        var turns = 0
+        while broker.state.withLock({ $0.published.count }) < 120, turns < Self.turns {
+            turns += 1
             // As the network thread does: one call per loop turn with every id it settled, in order.
             let ids = broker.takeUnacknowledged()
             if !ids.isEmpty {
@@ -154,8 +162,11 @@ import Testing
         enqueue(outbox, count: 200, qos: 0) { UInt8(truncatingIfNeeded: $0) }
         publisher.start()
         publisher.setConnected(true)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !outbox.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        var turns = 0
+        while !outbox.isEmpty, turns < Self.turns {
+            turns += 1
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         await publisher.stop(drainTimeout: 0)
         #expect(broker.state.withLock { $0.published.count } == 200)
     }
@@ -165,15 +176,18 @@ import Testing
         enqueue(outbox, count: 12, qos: 1) { UInt8($0) }
         publisher.start()
         publisher.setConnected(true)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while broker.state.withLock({ $0.published.count }) < 5, ContinuousClock.now < deadline {
+        var turns = 0
+        while broker.state.withLock({ $0.published.count }) < 5, turns < Self.turns {
+            turns += 1
             try? await Task.sleep(for: .milliseconds(1))
         }
         // No acknowledgement comes; the connection drops and comes back: the publisher, waiting on the full
         // window, continues with a fresh one (libmosquitto resends its own in-flight messages).
         publisher.setConnected(false)
         publisher.setConnected(true)
-        while broker.state.withLock({ $0.published.count }) < 10, ContinuousClock.now < deadline {
+        turns = 0
+        while broker.state.withLock({ $0.published.count }) < 10, turns < Self.turns {
+            turns += 1
             try? await Task.sleep(for: .milliseconds(1))
         }
         await publisher.stop(drainTimeout: 0)
