@@ -82,6 +82,15 @@ import Testing
     /// deadline passed having seen none of what the publisher thread had done (50 of 120 published, no batch).
     static let turns = 30_000
 
+    /// Sleeps a millisecond at a time until `done` holds or `turns` turns have passed.
+    private func waitTurns(until done: () -> Bool) async {
+        var turns = 0
+        while !done(), turns < Self.turns {
+            turns += 1
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Acknowledges whatever is outstanding until `count` messages were handed over, or until `turns` turns pass
     /// without one more (a loaded CI machine once got 197 of 300 through window 1 in a fixed 30 s while the
     /// publisher was making progress all along).
@@ -162,11 +171,7 @@ import Testing
         enqueue(outbox, count: 200, qos: 0) { UInt8(truncatingIfNeeded: $0) }
         publisher.start()
         publisher.setConnected(true)
-        var turns = 0
-        while !outbox.isEmpty, turns < Self.turns {
-            turns += 1
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        await waitTurns { outbox.isEmpty }
         await publisher.stop(drainTimeout: 0)
         #expect(broker.state.withLock { $0.published.count } == 200)
     }
@@ -176,20 +181,12 @@ import Testing
         enqueue(outbox, count: 12, qos: 1) { UInt8($0) }
         publisher.start()
         publisher.setConnected(true)
-        var turns = 0
-        while broker.state.withLock({ $0.published.count }) < 5, turns < Self.turns {
-            turns += 1
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        await waitTurns { broker.state.withLock { $0.published.count } >= 5 }
         // No acknowledgement comes; the connection drops and comes back: the publisher, waiting on the full
         // window, continues with a fresh one (libmosquitto resends its own in-flight messages).
         publisher.setConnected(false)
         publisher.setConnected(true)
-        turns = 0
-        while broker.state.withLock({ $0.published.count }) < 10, turns < Self.turns {
-            turns += 1
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        await waitTurns { broker.state.withLock { $0.published.count } >= 10 }
         await publisher.stop(drainTimeout: 0)
         #expect(broker.state.withLock { $0.published.count } == 10)
     }
