@@ -13,9 +13,9 @@ public struct Pipeline: Sendable {
         public var outboxBytes: Int = 2 << 20
         /// Where durable streams' messages are staged before the durable log (nil: no stream is durable).
         public var durableStaging: Outbox?
-        /// Maps sensor timestamps to wall time in every message.
-        public var clock = WallClock()
-        /// The host's clock synchronization, for the status.
+        /// The agent's time source: sensor timestamps map to wall time through it, and the controller reads it.
+        public var clock: any AgentClock = SystemClock()
+        /// The host's clock synchronization, for the status and every message's wall time.
         public var clockSynchronized: @Sendable () -> Bool = { true }
         /// Called on the acquisition thread when the source reports a fault or a recovery (after the
         /// controller has recorded it).
@@ -48,8 +48,13 @@ public struct Pipeline: Sendable {
         let initial = configuration()
         topics = TopicScheme(root: initial.resolvedTopicRoot)
         topicTable = TopicTable()
-        outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: options.durableStaging)
-        field = Self.geomagneticField(initial.location, logger: logger)
+        let clock = options.clock
+        outbox = Outbox(
+            capacityBytes: options.outboxBytes,
+            durableStaging: options.durableStaging,
+            monotonicNanos: { UInt64(max(0, clock.monotonicSeconds() * 1e9)) }
+        )
+        field = Self.geomagneticField(initial.location, now: clock.realtimeSeconds(), logger: logger)
         let catalog = StreamCatalog(
             configuration: initial,
             topics: topics,
@@ -61,7 +66,7 @@ public struct Pipeline: Sendable {
         let faults = FaultBox()
         hub = SensorHub(
             outbox: outbox,
-            clock: options.clock,
+            clock: WallClock(clock: clock, isSynchronized: options.clockSynchronized),
             faults: { faults.forward($0) },
             sparkplug: options.sparkplug
         )
@@ -75,6 +80,7 @@ public struct Pipeline: Sendable {
             locationConfigured: field != nil,
             headingUnusable: field?.headingUsability == .unusable,
             clockSynchronized: options.clockSynchronized,
+            clock: clock,
             referenceAttitudeStore: options.referenceAttitudeStore,
             logger: logger
         )
@@ -87,11 +93,12 @@ public struct Pipeline: Sendable {
     /// The geomagnetic field at `location` today, or nil (after saying why) when the model cannot answer.
     private static func geomagneticField(
         _ location: LocationSettings,
+        now: Double,
         logger: Logger
     ) -> WorldMagneticModel.GeomagneticField? {
         let found: WorldMagneticModel.GeomagneticField?
         do {
-            found = try StreamCatalog.field(for: location, on: WallClock.realtimeNow())
+            found = try StreamCatalog.field(for: location, on: now)
         } catch {
             logger.error(
                 "no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable"

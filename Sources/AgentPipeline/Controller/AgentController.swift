@@ -48,6 +48,8 @@ public final class AgentController: Sendable {
     private let clockSynchronized: @Sendable () -> Bool
     /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
     private let referenceAttitudeStore: ReferenceAttitudeStore?
+    /// The agent's time source: when a reference attitude was set, the time of a status.
+    private let clock: any AgentClock
 
     public init(
         configuration: @escaping @Sendable () -> AgentConfiguration,
@@ -59,10 +61,12 @@ public final class AgentController: Sendable {
         locationConfigured: Bool = false,
         headingUnusable: Bool = false,
         clockSynchronized: @escaping @Sendable () -> Bool = { true },
+        clock: any AgentClock = SystemClock(),
         referenceAttitudeStore: ReferenceAttitudeStore? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
+        self.clock = clock
         self.clockSynchronized = clockSynchronized
         self.referenceAttitudeStore = referenceAttitudeStore
         self.locationConfigured = locationConfigured
@@ -80,7 +84,7 @@ public final class AgentController: Sendable {
                 referenceAttitude: Self.reference(
                     initial.deviceMotion.referenceAttitude,
                     store: referenceAttitudeStore,
-                    now: WallClock.realtimeNow()
+                    now: clock.realtimeSeconds()
                 ),
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
@@ -147,7 +151,7 @@ public final class AgentController: Sendable {
         case (let c?, let q?) where c.quaternion.isSame(as: q): return false
         default: break
         }
-        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: WallClock.realtimeNow())
+        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: clock.realtimeSeconds())
         state.withLock { $0.referenceAttitude = reference }
         hub.withStreams { streams in
             for case let motion as DeviceMotionStream in streams { motion.referenceAttitude = reference }
@@ -360,7 +364,7 @@ public final class AgentController: Sendable {
             agentVersion: AgentVersion.version,
             schemaVersion: AgentVersion.schemaVersion,
             bootCount: bootCount,
-            time: WallClock.realtimeNow(),
+            time: clock.realtimeSeconds(),
             clockSynchronized: clockSynchronized(),
             reason: reason,
             source: source.summary,

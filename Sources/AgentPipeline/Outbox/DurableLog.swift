@@ -610,6 +610,13 @@ public final class DurableLog: @unchecked Sendable {
         writeCursorLocked()
     }
 
+    /// Whether `maintain` has anything to do: a cursor not yet written, or an older segment that may go.
+    public var needsMaintenance: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cursor != cursorWritten || segments.count > 1
+    }
+
     /// Writes the cursor and closes the files (at shutdown).
     public func close() {
         lock.lock()

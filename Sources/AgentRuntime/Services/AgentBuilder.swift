@@ -18,6 +18,15 @@ public struct AgentBuilder {
         public var drainTimeout: Double = 3
         /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
         public var outboxBytes: Int = 2 << 20
+        /// Who turns the outbox publisher's loops: its own threads (the agent), or whoever runs the agent
+        /// (the simulation, which runs a whole fleet on one thread).
+        public var publisherDrive: OutboxPublisher.Drive = .threads
+        /// Whether SIGHUP reloads config.yaml. The simulation runs many agents in one process, without signals.
+        public var reloadsOnHangup = true
+        /// Seeds the agent's random choices (reconnect jitter, the first of several servers); nil: a new seed
+        /// each start, so a fleet that restarts together spreads its retries. The simulation passes one, so that
+        /// a schedule replays bit for bit.
+        public var randomSeed: UInt64?
         public init() {}
     }
 
@@ -37,6 +46,9 @@ public struct AgentBuilder {
     /// The operators' public keys (`control.trusted_keys_file`); nil: commands and documents are not signed.
     public var trustedKeys: OperatorKeys?
     public var host: HostSystem
+    /// The one time source of everything the builder wires: `SystemClock` on a device, a virtual clock in the
+    /// simulation.
+    public var clock: any AgentClock
     public var logger: Logger
     public var options: Options
 
@@ -51,9 +63,11 @@ public struct AgentBuilder {
         configurationPath: String? = nil,
         trustedKeys: OperatorKeys? = nil,
         host: HostSystem,
+        clock: any AgentClock = SystemClock(),
         logger: Logger,
         options: Options = Options()
     ) {
+        self.clock = clock
         self.configuration = configuration
         self.source = source
         self.broker = broker
@@ -81,11 +95,12 @@ public struct AgentBuilder {
             store: configuration.control.persist ? DesiredStateStore(state: state) : nil,
             opener: DesiredDocumentOpener(keys: trustedKeys),
             topics: Dictionary(uniqueKeysWithValues: desiredTopics.map { ($0.value, $0.key) }),
-            now: WallClock.realtimeNow(),
+            now: clock.realtimeSeconds(),
             logger: logger
         )
         let configuration = reconciler.effective
-        let (host, broker, logger) = (self.host, self.broker, self.logger)
+        let (host, broker, logger, clock) = (self.host, self.broker, self.logger, self.clock)
+        let seed = options.randomSeed ?? UInt64.random(in: .min ... .max)
         let durable = openDurableOutbox()
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var pipelineOptions = Pipeline.Options()
@@ -93,7 +108,7 @@ public struct AgentBuilder {
         let sparkplugLane = openSparkplugLane(configuration)
         pipelineOptions.sparkplug = sparkplugLane
         pipelineOptions.durableStaging = durable?.staging
-        pipelineOptions.clock = WallClock(isSynchronized: { host.isClockSynchronized() })
+        pipelineOptions.clock = clock
         pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
         pipelineOptions.referenceAttitudeStore =
             configuration.control.persist
@@ -120,6 +135,8 @@ public struct AgentBuilder {
             broker: broker,
             window: configuration.mqtt.maxInflight,
             durable: durable,
+            clock: clock,
+            drive: options.publisherDrive,
             logger: logger
         )
         let startup = AgentStartup()
@@ -130,6 +147,7 @@ public struct AgentBuilder {
             broker: broker,
             state: state,
             host: host,
+            clock: clock,
             logger: logger
         )
         let connections = operations.connections
@@ -137,6 +155,7 @@ public struct AgentBuilder {
             state: state,
             retentionDays: configuration.pedometer.historyRetentionDays,
             controller: controller,
+            clock: clock,
             logger: logger
         )
         let composer = StatusComposer(
@@ -153,6 +172,7 @@ public struct AgentBuilder {
             connections: connections,
             publisher: publisher,
             firstServer: configuration.mqtt.endpoints[0].description,
+            clock: clock,
             logger: logger
         )
         var controlSettings = ControlPlane.Settings()
@@ -170,6 +190,7 @@ public struct AgentBuilder {
             topics: topics,
             deviceID: configuration.device.id,
             settings: controlSettings,
+            clock: { clock.realtimeSeconds() },
             clockSynchronized: { host.isClockSynchronized() },
             statusDocument: { composer.status(.online, reason: nil) },
             reloadConfiguration: { [configurationPath] in
@@ -226,6 +247,8 @@ public struct AgentBuilder {
                 health: health,
                 startup: startup,
                 drainTimeout: options.drainTimeout,
+                backoffSeed: seed,
+                clock: clock,
                 logger: logger
             ),
             ControlService(
@@ -242,6 +265,8 @@ public struct AgentBuilder {
                 ),
                 deviceFaults: deviceFaults.stream,
                 startup: startup,
+                clock: clock,
+                reloadsOnHangup: options.reloadsOnHangup,
                 logger: logger
             ),
         ]
@@ -263,6 +288,8 @@ public struct AgentBuilder {
                         state: state,
                         startup: startup,
                         drainTimeout: options.drainTimeout,
+                        backoffSeed: seed &+ 1,
+                        clock: clock,
                         logger: logger
                     )
                 )
@@ -294,13 +321,36 @@ public struct AgentBuilder {
                 startup: startup
             ),
         ]
-        if let history { services.append(HistoryService(history: history, startup: startup)) }
+        if let history { services.append(HistoryService(history: history, startup: startup, clock: clock)) }
         services += [
-            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup),
-            AcquisitionService(source: source, hub: hub, startup: startup, logger: logger),
-            WatchdogService(host: host, hub: hub, controller: controller, startup: startup, logger: logger),
+            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup, clock: clock),
+            AcquisitionService(
+                source: source,
+                hub: hub,
+                startup: startup,
+                backoffSeed: seed &+ 2,
+                clock: clock,
+                logger: logger
+            ),
+            WatchdogService(
+                host: host,
+                hub: hub,
+                controller: controller,
+                startup: startup,
+                clock: clock,
+                logger: logger
+            ),
         ]
-        return AgentServices(services: services)
+        return AgentServices(
+            services: services,
+            parts: AgentServices.Parts(
+                publisher: publisher,
+                controller: controller,
+                reconciler: reconciler,
+                outbox: outbox,
+                hub: hub
+            )
+        )
     }
 
     /// The QoS of the agent's own subscriptions (commands and desired documents). In a clean session QoS 1 gains
