@@ -64,6 +64,12 @@ public final class MemoryBrokerClient: BrokerClient {
     /// Messages handed over and not yet written (QoS 0) or acknowledged (QoS > 0).
     public var queuedMessageCount: Int { network.world.withLock { $0.clients[index].queuedMessageCount } }
 
+    /// Takes every event waiting in `events`, for a test that reads them synchronously between pumps instead of
+    /// iterating the stream (never both).
+    package func takeEvents() -> [BrokerEvent] {
+        queue.drain()
+    }
+
     /// PUBLISH packets read from the connection per pump; lower it to make this client a slow consumer.
     public var readsPerPump: Int {
         get { network.world.withLock { $0.clients[index].readsPerPump } }

@@ -118,6 +118,15 @@ final class MemoryEventQueue: Sendable {
         }
     }
 
+    /// Takes every event waiting (for a test that reads events without iterating the stream).
+    func drain() -> [BrokerEvent] {
+        state.withLock { state in
+            var taken: [BrokerEvent] = []
+            while let event = state.take() { taken.append(event) }
+            return taken
+        }
+    }
+
     /// Ends the stream: what is queued is still taken, then the stream ends; later pushes are ignored.
     func finish() {
         let consumer = state.withLock { state -> UnsafeContinuation<BrokerEvent?, Never>? in

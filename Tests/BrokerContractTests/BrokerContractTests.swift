@@ -138,7 +138,9 @@ struct BrokerContractTests {
             await broker.disconnect(persistent)
             try await broker.waitUntilBrokerEnded(persistent.name, times: 1)
             try publisher.publish("\(base)/kept/x", "while away", qos: 1)
-            try await broker.waitUntil("the publish acknowledged") { publisher.acknowledgements.acknowledged.count >= 1 }
+            try await broker.waitUntil("the publish acknowledged") {
+                publisher.acknowledgements.acknowledged.count >= 1
+            }
             #expect(try await broker.connect(persistent, persistentOptions) == true)
             try await broker.sync(from: publisher, to: persistent)
             #expect(persistent.messages(under: base).texts == ["while away"])
@@ -171,7 +173,9 @@ struct BrokerContractTests {
             try await broker.sync(from: publisher, to: subscriber)
             #expect(subscriber.messages(under: base).texts == (0..<5).map { "q\($0)" })
             if let memory = broker as? MemoryContractBroker {
-                #expect(memory.broker.drops(clientID: subscriber.name) == MemoryBroker.Drops(queueFull: 7, offlineQoS0: 3))
+                #expect(
+                    memory.broker.drops(clientID: subscriber.name) == MemoryBroker.Drops(queueFull: 7, offlineQoS0: 3)
+                )
             }
         }
     }
@@ -494,7 +498,12 @@ struct BrokerContractTests {
             }
             try await broker.connect(
                 client,
-                broker.connectOptions(for: client, protocolVersion: version, username: "agent", password: "correct horse")
+                broker.connectOptions(
+                    for: client,
+                    protocolVersion: version,
+                    username: "agent",
+                    password: "correct horse"
+                )
             )
         }
     }
@@ -504,7 +513,8 @@ struct BrokerContractTests {
     /// "a=2 retained q1": the last topic level, the payload, how it came and its QoS.
     static func describe(_ message: InboundMessage) -> String {
         let level = message.topic.split(separator: "/").last.map(String.init) ?? message.topic
-        return "\(level)=\(String(decoding: message.payload, as: UTF8.self)) \(message.retain ? "retained" : "live") q\(message.qos)"
+        return
+            "\(level)=\(String(decoding: message.payload, as: UTF8.self)) \(message.retain ? "retained" : "live") q\(message.qos)"
     }
 
     static func isLost(_ event: BrokerEvent) -> Bool {

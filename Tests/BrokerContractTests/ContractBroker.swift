@@ -127,7 +127,9 @@ extension ContractBroker {
             }
         }
         guard case .connected(let sessionPresent) = outcome else {
-            throw ContractTimeout(description: "\(client.name): expected .connected, got \(String(describing: outcome))")
+            throw ContractTimeout(
+                description: "\(client.name): expected .connected, got \(String(describing: outcome))"
+            )
         }
         return sessionPresent
     }

@@ -105,7 +105,8 @@ final class MosquittoContractBroker: ContractBroker {
         // connection_messages: "Client X disconnected." after DISCONNECT, "Client X closed its connection." on EOF.
         try await waitUntil("mosquitto's log: connection \(times) of \(clientID) ended") {
             self.broker.log.split(separator: "\n").filter {
-                $0.contains("Client \(clientID) disconnected") || $0.contains("Client \(clientID) closed its connection")
+                $0.contains("Client \(clientID) disconnected")
+                    || $0.contains("Client \(clientID) closed its connection")
             }.count >= times
         }
     }
