@@ -141,6 +141,9 @@ let package = Package(
             dependencies: ["CMosquitto", "AgentPorts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // An MQTT broker and its clients in memory, moved only by a simulation's pump (docs/simulation.md); the
+        // contract suite (BrokerContractTests) holds it to what a real mosquitto does.
+        .target(name: "MemoryBroker", dependencies: ["AgentPorts"], swiftSettings: strict),
 
         .executableTarget(
             name: "MotionAgentCLI",
@@ -241,6 +244,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
+        .testTarget(name: "MemoryBrokerTests", dependencies: ["MemoryBroker", "AgentPorts"], swiftSettings: strict),
 
         // Integration tests: real parts started by the tests. A missing part fails them with what to install.
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
@@ -249,6 +253,13 @@ let package = Package(
             dependencies: [
                 "MosquittoTransport", "AgentPipeline", "AgentRuntime", "Integrations", "Platform", "TestSupport",
             ],
+            swiftSettings: strict
+        ),
+        // The same cases against a real mosquitto (on a free loopback port, through MosquittoClient) and the in-memory
+        // broker (MemoryBrokerClient): the contract that keeps MemoryBroker true to mosquitto.
+        .testTarget(
+            name: "BrokerContractTests",
+            dependencies: ["MemoryBroker", "MosquittoTransport", "AgentPorts", "TestSupport"],
             swiftSettings: strict
         ),
         // Real libiio on the fake IIO sysfs tree in a private mount namespace (root).

@@ -54,7 +54,7 @@ build_seconds=$((SECONDS - build_start))
 log "the debug build took $build_seconds s"
 # The integration targets start real parts (mosquitto, the fake IIO tree as root, the agent binary, a VM); every
 # other test target is pure. `--unit` runs only the pure ones: a clone alone, no root, no broker; seconds after the build.
-integration='^(BrokerIntegrationTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SparkplugIntegrationTests|SystemTests)\.'
+integration='^(BrokerIntegrationTests|BrokerContractTests|IIOIntegrationTests|EndToEndTests|ClusterTests|SparkplugIntegrationTests|SystemTests)\.'
 if [ "${1:-}" = "--unit" ]; then
     shift
     log "running the unit tests (the integration targets are left out: $integration)"
