@@ -144,6 +144,19 @@ let package = Package(
         // An MQTT broker and its clients in memory, moved only by a simulation's pump (docs/simulation.md); the
         // contract suite (BrokerContractTests) holds it to what a real mosquitto does.
         .target(name: "MemoryBroker", dependencies: ["AgentPorts"], swiftSettings: strict),
+        // The whole agent in one process on virtual time (issue 40): the production service graph on one
+        // deterministic executor and clock, with in-memory brokers, virtual IMUs and disks with crash semantics; the
+        // fault explorer and its invariants (docs/simulation.md).
+        .target(
+            name: "AgentSimulation",
+            dependencies: [
+                "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire",
+                "MotionModel", "Simulation", "MemoryBroker",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
 
         .executableTarget(
             name: "MotionAgentCLI",
@@ -245,6 +258,14 @@ let package = Package(
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
         .testTarget(name: "MemoryBrokerTests", dependencies: ["MemoryBroker", "AgentPorts"], swiftSettings: strict),
+        .testTarget(
+            name: "AgentSimulationTests",
+            dependencies: [
+                "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
+                "MotionWire",
+            ],
+            swiftSettings: strict
+        ),
 
         // Integration tests: real parts started by the tests. A missing part fails them with what to install.
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
