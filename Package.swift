@@ -176,7 +176,7 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentControl",
                 "AgentRuntime", "AgentConfig",
-                "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
+                "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport", "AgentSimulation",
                 // Sparkplug's encoding cost beside the native encodings (motion-bench sparkplug).
                 "SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.

@@ -20,7 +20,28 @@ public final class SimulatedDisk: @unchecked Sendable {
         var synced = 0
     }
 
+    /// A record the durable log wrote, as the checker follows it.
+    public struct Record: Sendable {
+        public enum Fate: Sendable, Equatable {
+            /// On disk (or removed after its acknowledgement: see `removedWhileFull`).
+            case written
+            /// Cut off by a power cut before the kernel wrote it back.
+            case lostInPowerCut
+        }
+
+        public var topic: String
+        public var payload: [UInt8]
+        public var fate: Fate
+        /// Its segment was removed while the disk was full (the log makes room that way, counting what it drops).
+        public var removedWhileFull = false
+        var segment: String
+        var offset: Int
+    }
+
     struct Contents {
+        var records: [Record] = []
+        /// Per segment, indices into `records` in file order.
+        var recordsBySegment: [String: [Int]] = [:]
         var files: [String: [UInt8]] = [:]
         var segments: [String: Segment] = [:]
         var cursor: String?
@@ -70,6 +91,13 @@ public final class SimulatedDisk: @unchecked Sendable {
                 if unsynced > 0 {
                     let kept = min(unsynced, max(0, keep(unsynced)))
                     segment.bytes.removeLast(unsynced - kept)
+                    // A record any of whose bytes went is lost (the log cuts a torn tail at its next open).
+                    for index in contents.recordsBySegment[name] ?? [] {
+                        let record = contents.records[index]
+                        if record.offset + Self.recordLength(record) > segment.bytes.count {
+                            contents.records[index].fate = .lostInPowerCut
+                        }
+                    }
                 }
                 segment.synced = segment.bytes.count
                 contents.segments[name] = segment
@@ -86,6 +114,22 @@ public final class SimulatedDisk: @unchecked Sendable {
                 contents.segments[name] = segment
             }
         }
+    }
+
+    /// Every record a durable log on this disk wrote, in order, with what became of it.
+    public var records: [Record] { contents.withLock { $0.records } }
+
+    /// The bytes a record took in its segment: the log's header (length, CRC-32), its fixed fields, topic, payload.
+    static func recordLength(_ record: Record) -> Int { 8 + 20 + record.topic.utf8.count + record.payload.count }
+
+    /// Reads one record as `DurableLog` writes it: u32 body length, u32 CRC, then the body — u64 seq, u64 time,
+    /// u8 qos, u8 retain, u16 topic length, topic, payload (little-endian).
+    static func parseRecord(_ bytes: UnsafeRawBufferPointer) -> (topic: String, payload: [UInt8])? {
+        guard bytes.count >= 28 else { return nil }
+        let topicLength = Int(bytes[26]) | Int(bytes[27]) << 8
+        guard bytes.count >= 28 + topicLength else { return nil }
+        let topic = String(decoding: bytes[28..<(28 + topicLength)], as: UTF8.self)
+        return (topic, Array(bytes[(28 + topicLength)...]))
     }
 
     /// A state file's bytes as on disk now (for the checker).
@@ -184,6 +228,11 @@ final class SimulatedSegmentStorage: SegmentStorage {
         disk.contents.withLock { contents in
             guard contents.generation == directory.generation else { return }
             contents.segments[segment] = nil
+            let full = contents.capacityBytes.map { contents.usedBytes >= $0 - (64 << 10) } ?? false
+            if full {
+                for index in contents.recordsBySegment[segment] ?? [] { contents.records[index].removedWhileFull = true }
+            }
+            contents.recordsBySegment[segment] = nil
         }
         if appending == segment { appending = nil }
     }
@@ -212,6 +261,18 @@ final class SimulatedSegmentStorage: SegmentStorage {
             guard contents.generation == directory.generation else { return .failed("the process is gone") }
             guard var segment = contents.segments[appending] else { return .failed("the segment was removed") }
             if let capacity = contents.capacityBytes, contents.usedBytes + bytes.count > capacity { return .noSpace }
+            if let (topic, payload) = SimulatedDisk.parseRecord(bytes) {
+                contents.recordsBySegment[appending, default: []].append(contents.records.count)
+                contents.records.append(
+                    SimulatedDisk.Record(
+                        topic: topic,
+                        payload: payload,
+                        fate: .written,
+                        segment: appending,
+                        offset: segment.bytes.count
+                    )
+                )
+            }
             segment.bytes.append(contentsOf: bytes)
             contents.segments[appending] = segment
             return .written

@@ -60,10 +60,11 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// Makes this thread the simulation's for the duration of `body`: jobs enqueued from it come here.
     public func run<Result>(_ body: () throws -> Result) rethrows -> Result {
         let previous = pthread_getspecific(Self.key)
+        let previousOwner = owner.load(ordering: .acquiring)
         pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
         owner.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         defer {
-            owner.store(0, ordering: .releasing)
+            owner.store(previousOwner, ordering: .releasing)
             pthread_setspecific(Self.key, previous)
         }
         return try body()

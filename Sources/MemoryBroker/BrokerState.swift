@@ -10,6 +10,7 @@ struct BrokerState: Sendable {
     var drops: [String: MemoryBroker.Drops] = [:]
     var generatedIDs = 0
     var observer: (@Sendable (MemoryBroker.Delivery) -> Void)?
+    var publishObserver: (@Sendable (MemoryBroker.Publication) -> Void)?
 
     init(name: String, options: MemoryBroker.Options) {
         self.name = name

@@ -70,6 +70,19 @@ extension MemoryBroker {
         public var expiresAt: Double?
     }
 
+    /// A PUBLISH the broker took from a client, as it arrived (for invariants: the publisher's client id is not
+    /// in what subscribers receive).
+    public struct Publication: Sendable, Hashable {
+        public var clientID: String
+        public var topic: String
+        public var payload: [UInt8]
+        public var qos: Int
+        public var retain: Bool
+        public var duplicate: Bool
+        public var responseTopic: String?
+        public var correlationData: [UInt8]?
+    }
+
     /// What the broker sent one client, as it left the broker (for invariants and tests: the port's
     /// `InboundMessage` has no message expiry).
     public struct Delivery: Sendable, Hashable {

@@ -87,6 +87,12 @@ public final class MemoryBroker: Sendable {
         start()
     }
 
+    /// `stop()`, keeping the store or losing it whatever `options.persistence` says (a broker whose store file
+    /// went missing, or one killed between autosaves).
+    public func stop(keepingStore: Bool) {
+        stop(keepingStore: Optional(keepingStore))
+    }
+
     private func stop(keepingStore: Bool?) {
         let broker = index
         network.mutate { world, now, effects in
@@ -181,6 +187,13 @@ public final class MemoryBroker: Sendable {
         network.world.withLock { world in
             world.brokers[index].sessions.first { $0.clientID == clientID }.map { $0.inflight.count + $0.queued.count }
         }
+    }
+
+    /// Called (outside the network's lock, during the pump that brought it) for every PUBLISH the broker takes
+    /// from a client — acknowledged, for QoS 1: where a publisher's responsibility for the message ends; nil stops
+    /// the calls.
+    public func setPublishObserver(_ observer: (@Sendable (Publication) -> Void)?) {
+        network.world.withLock { $0.brokers[index].publishObserver = observer }
     }
 
     /// Called (outside the network's lock, during the pump that sent it) for every PUBLISH the broker sends a

@@ -66,6 +66,7 @@ public final class MemoryNetwork: Sendable {
         let clients = world.withLock { world in
             world.clients.map { (queue: $0.queue, handler: $0.handler) }
         }
+        for (observer, publication) in effects.publications { observer(publication) }
         for (observer, delivery) in effects.deliveries { observer(delivery) }
         for (client, event) in effects.events {
             if case .message(let message) = event {

@@ -14,6 +14,19 @@ extension MemoryWorld {
                 clients[connection.client].unwrittenQoS0 = max(0, clients[connection.client].unwrittenQoS0 - 1)
             }
             guard connection.accepted, let broker = connection.broker else { return }
+            if let observer = brokers[broker].publishObserver {
+                let publication = MemoryBroker.Publication(
+                    clientID: connection.sessionClientID ?? connection.options.clientID,
+                    topic: publish.topic,
+                    payload: publish.payload,
+                    qos: publish.qos,
+                    retain: publish.retain,
+                    duplicate: publish.duplicate,
+                    responseTopic: publish.responseTopic,
+                    correlationData: publish.correlationData
+                )
+                effects.publications.append((observer, publication))
+            }
             accept(publish, broker: broker, now: now, effects: &effects)
             if publish.qos > 0 { sendToClient(.puback(publish.messageID), on: id, now: now) }
         case .puback(let messageID):

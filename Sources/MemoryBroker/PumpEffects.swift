@@ -10,8 +10,11 @@ struct PumpEffects: Sendable {
     var waiters: [CheckedContinuation<Void, Never>] = []
     var finished: [Int] = []
     var deliveries: [(observer: @Sendable (MemoryBroker.Delivery) -> Void, delivery: MemoryBroker.Delivery)] = []
+    var publications:
+        [(observer: @Sendable (MemoryBroker.Publication) -> Void, publication: MemoryBroker.Publication)] = []
 
     var isEmpty: Bool {
         events.isEmpty && acknowledgements.isEmpty && waiters.isEmpty && finished.isEmpty && deliveries.isEmpty
+            && publications.isEmpty
     }
 }

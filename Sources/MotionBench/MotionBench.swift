@@ -21,6 +21,7 @@ struct MotionBench: AsyncParsableCommand {
             BatchedStreams.self,
             ControlDoorCost.self,
             SparkplugEncodingCost.self,
+            SimulationExplorer.self,
             AllBenchmarks.self,
         ]
     )
