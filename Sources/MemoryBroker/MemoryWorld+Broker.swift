@@ -118,6 +118,7 @@ extension MemoryWorld {
         brokers[broker].sessions[session].protocolVersion = version
         brokers[broker].sessions[session].maximumPacketSize = version == .v5 ? options.maximumPacketSize : nil
         brokers[broker].sessions[session].will = options.will
+        brokers[broker].sessions[session].leakedWindow = 0
         if let index = connectionIndex(id) {
             connections[index].accepted = true
             connections[index].sessionClientID = clientID
@@ -139,6 +140,8 @@ extension MemoryWorld {
             }
             if send(outgoing, duplicate: true, broker: broker, session: session, now: now, effects: &effects) {
                 brokers[broker].sessions[session].inflight.append(outgoing)
+            } else {
+                brokers[broker].sessions[session].leakedWindow += 1
             }
         }
         fillInflight(broker: broker, session: session, now: now, effects: &effects)
@@ -249,11 +252,11 @@ extension MemoryWorld {
             return
         }
         let queueLimit = Self.limit(brokers[broker].options.maxQueuedMessages)
-        let window = Self.limit(brokers[broker].options.maxInflightMessages)
+        let window = windowLeft(broker: broker, session: session)
         var outgoing = BrokerSession.Outgoing(message: message, qos: qos, retain: retain, messageID: 0)
         if let id = brokers[broker].sessions[session].connection, let index = connectionIndex(id) {
             if qos == 0 {
-                guard connections[index].down.count < queueLimit else {
+                guard unreadPackets(index) < queueLimit else {
                     countDrop(\.queueFull, clientID: clientID, broker: broker)
                     return
                 }
@@ -264,6 +267,8 @@ extension MemoryWorld {
                 outgoing.messageID = brokers[broker].sessions[session].nextMessageID()
                 if send(outgoing, duplicate: false, broker: broker, session: session, now: now, effects: &effects) {
                     brokers[broker].sessions[session].inflight.append(outgoing)
+                } else {
+                    brokers[broker].sessions[session].leakedWindow += 1
                 }
             } else if brokers[broker].sessions[session].queued.count < queueLimit {
                 brokers[broker].sessions[session].queued.append(outgoing)
@@ -287,8 +292,7 @@ extension MemoryWorld {
     /// Moves queued messages into flight while the window has room (after a PUBACK, on reconnection).
     private mutating func fillInflight(broker: Int, session: Int, now: Double, effects: inout PumpEffects) {
         guard brokers[broker].sessions[session].connection != nil else { return }
-        let window = Self.limit(brokers[broker].options.maxInflightMessages)
-        while brokers[broker].sessions[session].inflight.count < window,
+        while brokers[broker].sessions[session].inflight.count < windowLeft(broker: broker, session: session),
             var outgoing = brokers[broker].sessions[session].queued.popFirst()
         {
             if let expiresAt = outgoing.message.expiresAt, now >= expiresAt {
@@ -298,8 +302,19 @@ extension MemoryWorld {
             outgoing.messageID = brokers[broker].sessions[session].nextMessageID()
             if send(outgoing, duplicate: false, broker: broker, session: session, now: now, effects: &effects) {
                 brokers[broker].sessions[session].inflight.append(outgoing)
+            } else {
+                brokers[broker].sessions[session].leakedWindow += 1
             }
         }
+    }
+
+    /// The session's in-flight window: `maxInflightMessages`, less one for every QoS 1 message dropped as too large
+    /// on this connection — mosquitto 2.0.11 removes such a message without giving its send quota back
+    /// (db__message_write_inflight_out_single), so the slot stays taken until the client reconnects.
+    private func windowLeft(broker: Int, session: Int) -> Int {
+        let window = Self.limit(brokers[broker].options.maxInflightMessages)
+        guard window != .max else { return window }
+        return max(0, window - brokers[broker].sessions[session].leakedWindow)
     }
 
     /// Puts a PUBLISH for a connected session on its wire: MQTT 5 clients get the request/response properties and
@@ -375,7 +390,7 @@ extension MemoryWorld {
         if brokers[broker].sessions[session].expirySeconds == 0 {
             brokers[broker].sessions.remove(at: session)
         }
-        if publishWill, let will, brokers[broker].running {
+        if publishWill, let will {
             accept(
                 PublishPacket(
                     topic: will.topic,

@@ -44,6 +44,21 @@ struct MemoryWorld: Sendable {
         guard let index = connectionIndex(id), !connections[index].clientEnded else { return }
         let due = now + latency(of: connections[index])
         connections[index].down.append(Packet(kind: kind, sentAfterPump: pumps, due: due))
+        if connections[index].downPump != pumps {
+            connections[index].downPump = pumps
+            connections[index].downRecent = 0
+        }
+        connections[index].downRecent += 1
+    }
+
+    /// Packets waiting on the broker → client wire beyond what the client reads at its next turn: what mosquitto's
+    /// count of unwritten outgoing packets becomes here. A burst routed within one pump is not held against a client
+    /// that will read it at its next turn (`readsPerPump`); a stalled one reads nothing.
+    func unreadPackets(_ index: Int) -> Int {
+        let connection = connections[index]
+        let recent = connection.downPump == pumps ? connection.downRecent : 0
+        let readable = connection.stalledDown ? 0 : clients[connection.client].readsPerPump
+        return connection.down.count - min(recent, readable)
     }
 
     /// One network turn: every packet sent before it and due by `now` moves one hop — client → broker on every
