@@ -18,7 +18,8 @@ import AgentPorts
 ///   `maxQueuedMessages`; QoS 0 not kept), MQTT 5 session expiry, `sessionPresent`, client id takeover.
 /// - Per-client queue limit as mosquitto 2.0.11's db__message_insert applies `max_queued_messages`: QoS 1 beyond the
 ///   window queues up to the limit, then is dropped; QoS 0 to a connected client is dropped once that many packets
-///   wait unread on its connection after it had a turn to read them; offline, QoS 1 is held up to the limit in all. Every drop is counted (`drops(clientID:)`).
+///   wait on its connection beyond what it reads at its next turn; offline, QoS 1 is held up to the limit in all.
+///   Every drop is counted (`drops(clientID:)`).
 /// - Wills, published (retained when flagged) when a connection ends without DISCONNECT: `dropConnection`,
 ///   `MemoryBrokerClient.kill()`, a takeover, and — as mosquitto does on SIGTERM — `stop()`; never on DISCONNECT,
 ///   never by a killed broker (`kill()`).

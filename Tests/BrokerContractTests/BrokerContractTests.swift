@@ -72,7 +72,8 @@ struct BrokerContractTests {
             try await broker.sync(from: publisher, to: atLeastOnce)
             let acknowledged = publisher.acknowledgements.acknowledged.filter { ids.contains($0) }
             #expect(acknowledged.sorted() == ids.sorted(), "each id once")
-            #expect(publisher.queuedMessageCount == 0)
+            // The probes' own acknowledgements may still be on their way.
+            try await broker.waitUntil("nothing queued at the publisher") { publisher.queuedMessageCount == 0 }
             // The QoS 0 message is not held behind QoS 1 messages waiting for the window: where it lands among
             // them is a race on mosquitto.
             let numbered = (0..<50).map { "m\($0)" }
@@ -409,7 +410,10 @@ struct BrokerContractTests {
             try publisher.publish("\(base)/mark", "m", qos: 0)
             try await broker.waitUntil("the QoS 0 mark") { subscriber.hasMessage(topic: "\(base)/mark") }
             await broker.passTime(seconds: 0.3)
-            #expect(subscriber.messages(under: base).texts == (version == .v5 ? ["1", "m"] : ["1", "2", "m"]))
+            // Sorted: QoS 0 may overtake a QoS 1 message waiting for the window (mosquitto under load does).
+            #expect(
+                subscriber.messages(under: base).texts.sorted() == (version == .v5 ? ["1", "m"] : ["1", "2", "m"])
+            )
             #expect(subscriber.client.inboundDrops.oversize == (version == .v5 ? 0 : 20))
             if let memory = broker as? MemoryContractBroker {
                 #expect(memory.broker.drops(clientID: subscriber.name).oversize == (version == .v5 ? 20 : 0))
