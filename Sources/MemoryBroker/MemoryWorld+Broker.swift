@@ -81,16 +81,12 @@ extension MemoryWorld {
             brokers[broker].generatedIDs += 1
             clientID = "auto-\(brokers[broker].name)-\(brokers[broker].generatedIDs)"
         }
-        // A client id already connected: the older connection is taken over (its will is published).
+        // A client id already connected: the older connection is closed (mosquitto 2.0.11 sends no DISCONNECT
+        // 0x8E: its client sees the connection lost) and its will published.
         if let existing = brokers[broker].sessionIndex(clientID),
-            let older = brokers[broker].sessions[existing].connection, older != id,
-            let olderIndex = connectionIndex(older)
+            let older = brokers[broker].sessions[existing].connection, older != id
         {
-            let olderConnection = connections[olderIndex]
-            let event: BrokerEvent? =
-                olderConnection.options.protocolVersion == .v5 && clients[olderConnection.client].phase == .connected
-                ? .disconnected(reason: MemoryReasons.takenOver(olderConnection.endpoint), expected: false) : nil
-            cut(older, publishWill: true, clientEvent: event, now: now, effects: &effects)
+            cut(older, publishWill: true, now: now, effects: &effects)
         }
         var sessionPresent = false
         if let existing = brokers[broker].sessionIndex(clientID) {

@@ -475,6 +475,73 @@ struct BrokerContractTests {
     }
 
     @Test(
+        "a stopping broker publishes its clients' wills (queued for an offline persistent session); a killed one none",
+        arguments: BrokerKind.allCases,
+        [true, false]
+    )
+    func willsAtBrokerEnd(kind: BrokerKind, graceful: Bool) async throws {
+        try await kind.run(ContractOptions(persistence: true)) { broker in
+            let base = uniqueName("end")
+            let subscriber = try broker.makeClient("sub")
+            let options = broker.connectOptions(for: subscriber, cleanSession: false)
+            try await broker.connect(subscriber, options)
+            try await broker.subscribe(subscriber, ["\(base)/#"])
+            await broker.disconnect(subscriber)
+            try await broker.waitUntilBrokerEnded(subscriber.name, times: 1)
+            let bystander = try broker.makeClient("bystander")
+            let will = BrokerWill(topic: "\(base)/will", payload: Array("lost".utf8), qos: 1, retain: false)
+            try await broker.connect(bystander, broker.connectOptions(for: bystander, will: will))
+            if graceful {
+                await broker.stop()
+            } else {
+                // Only what mosquitto saved survives a kill: save the offline session first.
+                try await broker.saveStore()
+                await broker.kill()
+            }
+            #expect(Self.isLost(try await broker.waitForTerminal(bystander)))
+            try await broker.start()
+
+            #expect(try await broker.connect(subscriber, options) == true)
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(subscriber.messages(under: base).map(Self.describe) == (graceful ? ["will=lost live q1"] : []))
+        }
+    }
+
+    @Test(
+        "a second connection with the same client id takes over: the first is disconnected and its will published",
+        arguments: BrokerKind.allCases
+    )
+    func takeover(kind: BrokerKind) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("takeover")
+            let watcher = try broker.makeClient("watch")
+            try await broker.connect(watcher, broker.connectOptions(for: watcher))
+            try await broker.subscribe(watcher, ["\(base)/#"])
+            let first = try broker.makeClient("same")
+            let will = BrokerWill(topic: "\(base)/will", payload: Array("gone".utf8), qos: 1, retain: false)
+            let options = broker.connectOptions(for: first, will: will)
+            try await broker.connect(first, options)
+            let second = try broker.makeClient("second")
+            var secondOptions = broker.connectOptions(for: second)
+            secondOptions.clientID = first.name
+            try await broker.connect(second, secondOptions)
+            let ended = try await broker.waitForTerminal(first)
+            guard case .disconnected(let reason, false) = ended else {
+                Issue.record("expected an unexpected .disconnected, got \(ended)")
+                return
+            }
+            // mosquitto 2.0.11 closes the older connection; libmosquitto reports it lost.
+            #expect(reason.hasSuffix("lost: The connection was lost"), "\(reason)")
+            try await broker.waitUntil("the will") { watcher.messages(under: base).count >= 1 }
+            try await broker.sync(from: second, to: watcher)
+            #expect(watcher.messages(under: base).map(Self.describe) == ["will=gone live q1"])
+            #expect(second.client.isConnected)
+        }
+    }
+
+    @Test(
         "the client sends its unacknowledged QoS 1 messages again on its next connection",
         arguments: BrokerKind.allCases
     )

@@ -66,6 +66,10 @@ protocol ContractBroker: Sendable {
     /// `disconnect(flushTimeout: 2)`, returning when the client has.
     func disconnect(_ client: ContractClient) async
     func stop() async
+    /// The broker process killed (SIGKILL): no will, no last save.
+    func kill() async
+    /// mosquitto: writes its store to disk now (SIGUSR1) and returns once the file changed; memory: nothing to do.
+    func saveStore() async throws
     func start() async throws
     /// Stop and start, with the retained messages and persistent sessions or without them.
     func restart(keepingStore: Bool) async throws

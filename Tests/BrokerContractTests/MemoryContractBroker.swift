@@ -108,6 +108,12 @@ final class MemoryContractBroker: ContractBroker {
         broker.stop()
     }
 
+    func kill() async {
+        broker.kill()
+    }
+
+    func saveStore() async throws {}
+
     func start() async throws {
         broker.start()
     }
