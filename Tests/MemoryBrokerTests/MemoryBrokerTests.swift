@@ -348,6 +348,44 @@ struct MemoryBrokerTests {
         #expect(reader.inboundDrops.lastBehindTopic == "t")
     }
 
+    @Test("publish refuses past maxQueuedMessages: QoS > 0 awaiting acknowledgement, QoS 0 not yet written")
+    func publishQueueBound() throws {
+        let world = World()
+        let client = world.broker.makeClient(maxQueuedMessages: 3)
+        try client.connect(world.broker.connectOptions(clientID: "c"))
+        world.broker.network.settle()
+        for index in 0..<3 { try client.publish("t", "q\(index)", qos: 1) }
+        let refused = #expect(throws: BrokerError.self) { try client.publish("t", "q3", qos: 1) }
+        #expect(refused?.isPermanent == false)
+        for index in 0..<3 { try client.publish("t", "z\(index)", qos: 0) }
+        #expect(throws: BrokerError.self) { try client.publish("t", "z3", qos: 0) }
+        #expect(client.queuedMessageCount == 6)
+        world.broker.pump()  // the QoS 0 ones are written (they reached the broker)
+        #expect(client.queuedMessageCount == 3)
+        try client.publish("t", "z4", qos: 0)
+        world.broker.pump()  // the PUBACKs come back
+        #expect(client.queuedMessageCount == 0)
+        try client.publish("t", "q4", qos: 1)
+    }
+
+    @Test("events past the backlog's bytes are dropped and counted as over budget")
+    func backlogBytes() throws {
+        let world = World()
+        let reader = world.broker.makeClient(eventBacklogBytes: 100)
+        try reader.connect(world.broker.connectOptions(clientID: "reader"))
+        world.broker.network.settle()
+        try reader.subscribe(["t"], qos: 0)
+        world.broker.pump()
+        let publisher = try world.connected("pub")
+        let payload = String(repeating: "x", count: 40)
+        for _ in 0..<4 { try publisher.publish("t", payload, qos: 0) }
+        world.broker.network.settle()
+        // 41 bytes each (payload and topic): two fit in 100, the others do not.
+        #expect(reader.takeEvents().filter { $0.text.hasPrefix("t=") }.count == 2)
+        #expect(reader.inboundDrops.behind == 2)
+        #expect(reader.inboundDrops.overBudget == 2)
+    }
+
     @Test(
         "topic filters: + one level, # the rest and its parent, no wildcard match for $ topics",
         arguments: [
