@@ -4,20 +4,23 @@ import AgentPorts
 extension MemoryWorld {
     mutating func brokerReceive(_ packet: Packet, on id: Int, now: Double, effects: inout PumpEffects) {
         guard let index = connectionIndex(id) else { return }
-        let connection = connections[index]
+        // Fields, not a copy of the connection (which would share, and so copy on the next append, its wires).
+        let client = connections[index].client
+        let accepted = connections[index].accepted
+        let connectionBroker = connections[index].broker
         switch packet.kind {
         case .connect:
             brokerConnect(id, now: now, effects: &effects)
         case .publish(let publish):
             // The message has left the client: no longer in libmosquitto's unwritten queue.
-            if publish.qos == 0, clients[connection.client].connection == id {
-                clients[connection.client].unwrittenQoS0 = max(0, clients[connection.client].unwrittenQoS0 - 1)
+            if publish.qos == 0, clients[client].connection == id {
+                clients[client].unwrittenQoS0 = max(0, clients[client].unwrittenQoS0 - 1)
             }
-            guard connection.accepted, let broker = connection.broker else { return }
+            guard accepted, let broker = connectionBroker else { return }
             accept(publish, broker: broker, now: now, effects: &effects)
             if publish.qos > 0 { sendToClient(.puback(publish.messageID), on: id, now: now) }
         case .puback(let messageID):
-            guard connection.accepted, let broker = connection.broker,
+            guard accepted, let broker = connectionBroker,
                 let session = brokers[broker].sessions.firstIndex(where: { $0.connection == id })
             else { return }
             if let position = brokers[broker].sessions[session].inflight.firstIndex(where: {
@@ -27,13 +30,13 @@ extension MemoryWorld {
                 fillInflight(broker: broker, session: session, now: now, effects: &effects)
             }
         case .subscribe(let filters, let qos):
-            guard connection.accepted, let broker = connection.broker,
+            guard accepted, let broker = connectionBroker,
                 let session = brokers[broker].sessions.firstIndex(where: { $0.connection == id })
             else { return }
             subscribe(filters, qos: qos, broker: broker, session: session, now: now, effects: &effects)
         case .disconnect:
             // A normal DISCONNECT: the will is discarded.
-            if connection.accepted, let broker = connection.broker {
+            if accepted, let broker = connectionBroker {
                 endSessionConnection(id, broker: broker, publishWill: false, now: now, effects: &effects)
             }
             removeConnection(id)
@@ -44,15 +47,14 @@ extension MemoryWorld {
 
     private mutating func brokerConnect(_ id: Int, now: Double, effects: inout PumpEffects) {
         guard let index = connectionIndex(id) else { return }
-        let connection = connections[index]
-        guard let broker = connection.broker, brokers[broker].running else {
+        guard let broker = connections[index].broker, brokers[broker].running else {
             // Nobody listens there: the TCP connect is refused.
             clientFinished(
-                connection.client,
+                connections[index].client,
                 connection: id,
                 event: .connectFailed(
                     code: MemoryReasons.refusedCode,
-                    reason: MemoryReasons.refused(connection.endpoint),
+                    reason: MemoryReasons.refused(connections[index].endpoint),
                     isAuthorization: false
                 ),
                 effects: &effects
@@ -60,7 +62,7 @@ extension MemoryWorld {
             removeConnection(id)
             return
         }
-        let options = connection.options
+        let options = connections[index].options
         let version = options.protocolVersion
         if let users = brokers[broker].options.users {
             let refusal: Int?
