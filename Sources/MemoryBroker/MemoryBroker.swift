@@ -6,8 +6,8 @@ import AgentPorts
 /// and this broker, so the two cannot drift apart unnoticed.
 ///
 /// What it models:
-/// - Topic filters with `+` and `#` (a leading wildcard does not match `$` topics); one copy per matching
-///   subscription (mosquitto 2.0's allow_duplicate_messages default).
+/// - Topic filters with `+` and `#` (a leading wildcard does not match `$` topics); overlapping subscriptions give an
+///   MQTT 5 client one copy per matching subscription, an MQTT 3.1.1 client one copy (as mosquitto 2.0.11 does).
 /// - Retained messages: set, replaced, deleted by an empty payload, expiring; sent with the retain flag on every
 ///   SUBSCRIBE, a repeated one too; forwarded live without it.
 /// - QoS 0 and 1 with the minimum of the published and the subscribed QoS; PUBACKs; a per-client window of

@@ -165,8 +165,7 @@ extension MemoryWorld {
         route(message, broker: broker, now: now, effects: &effects)
     }
 
-    /// Sends `message` to every session with a matching subscription — one copy per matching subscription, as
-    /// mosquitto 2.0 does (allow_duplicate_messages defaults to true) — in session creation order. Expired offline
+    /// Sends `message` to every session with a matching subscription, in session creation order. Expired offline
     /// sessions are removed on the way.
     private mutating func route(_ message: StoredMessage, broker: Int, now: Double, effects: inout PumpEffects) {
         var expired: [Int] = []
@@ -175,11 +174,30 @@ extension MemoryWorld {
                 expired.append(session)
                 continue
             }
+            // MQTT 5: a copy per matching subscription. MQTT 3.1.1: one copy (mosquitto 2.0.11 keeps
+            // allow_duplicate_messages false for it, whatever its manual says), here at the highest matching QoS.
+            let once = brokers[broker].sessions[session].protocolVersion == .v311
+            var onceQoS: Int?
             for subscription in brokers[broker].sessions[session].subscriptions
             where TopicFilter.matches(filter: subscription.filter, topic: message.topic) {
+                if once {
+                    onceQoS = max(onceQoS ?? 0, subscription.qos)
+                    continue
+                }
                 deliver(
                     message,
                     qos: min(message.qos, subscription.qos),
+                    retain: false,
+                    broker: broker,
+                    session: session,
+                    now: now,
+                    effects: &effects
+                )
+            }
+            if let onceQoS {
+                deliver(
+                    message,
+                    qos: min(message.qos, onceQoS),
                     retain: false,
                     broker: broker,
                     session: session,

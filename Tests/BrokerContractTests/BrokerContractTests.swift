@@ -155,6 +155,58 @@ struct BrokerContractTests {
     }
 
     @Test(
+        "an MQTT 5 session expires its Session Expiry Interval after the disconnect, and its queue with it",
+        arguments: BrokerKind.allCases
+    )
+    func sessionExpiry(kind: BrokerKind) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("expiring")
+            let subscriber = try broker.makeClient("sub")
+            var options = broker.connectOptions(for: subscriber, cleanSession: false)
+            options.sessionExpirySeconds = 1
+            try await broker.connect(subscriber, options)
+            try await broker.subscribe(subscriber, ["\(base)/#"])
+            await broker.disconnect(subscriber)
+            try await broker.waitUntilBrokerEnded(subscriber.name, times: 1)
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try publisher.publish("\(base)/x", "queued", qos: 1)
+            try await broker.waitUntil("the publish acknowledged") {
+                publisher.acknowledgements.acknowledged.count >= 1
+            }
+            // Whole seconds on mosquitto's clock, and a check once a second: 1 s can last up to 3.
+            await broker.passTime(seconds: 3.2)
+            #expect(try await broker.connect(subscriber, options) == false)
+            try await broker.subscribe(subscriber, [])
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(subscriber.messages(under: base).isEmpty)
+        }
+    }
+
+    @Test(
+        "overlapping subscriptions: an MQTT 5 client gets a copy per subscription, an MQTT 3.1.1 client one",
+        arguments: BrokerKind.allCases,
+        MQTTProtocolVersion.allCases
+    )
+    func overlappingSubscriptions(kind: BrokerKind, version: MQTTProtocolVersion) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("overlap")
+            let subscriber = try broker.makeClient("sub")
+            try await broker.connect(subscriber, broker.connectOptions(for: subscriber, protocolVersion: version))
+            try await broker.subscribe(subscriber, ["\(base)/#", "\(base)/+/c"])
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try publisher.publish("\(base)/b/c", "both", qos: 1)
+            try publisher.publish("\(base)/b", "one", qos: 1)
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(
+                subscriber.messages(under: base).texts.sorted()
+                    == (version == .v5 ? ["both", "both", "one"] : ["both", "one"])
+            )
+        }
+    }
+
+    @Test(
         "an offline persistent session holds max_queued_messages QoS 1 messages and drops the rest, and no QoS 0",
         arguments: BrokerKind.allCases
     )
