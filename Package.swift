@@ -244,7 +244,14 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
-        .testTarget(name: "MemoryBrokerTests", dependencies: ["MemoryBroker", "AgentPorts"], swiftSettings: strict),
+        // With the agent's outbox publisher: its lock held across publish, taken again by its acknowledgement handler.
+        .testTarget(
+            name: "MemoryBrokerTests",
+            dependencies: [
+                "MemoryBroker", "AgentPorts", "AgentPipeline", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
 
         // Integration tests: real parts started by the tests. A missing part fails them with what to install.
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
