@@ -257,7 +257,14 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
-        .testTarget(name: "MemoryBrokerTests", dependencies: ["MemoryBroker", "AgentPorts"], swiftSettings: strict),
+        // With the agent's outbox publisher: its lock held across publish, taken again by its acknowledgement handler.
+        .testTarget(
+            name: "MemoryBrokerTests",
+            dependencies: [
+                "MemoryBroker", "AgentPorts", "AgentPipeline", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AgentSimulationTests",
             dependencies: [

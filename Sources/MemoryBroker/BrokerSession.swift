@@ -30,6 +30,8 @@ struct BrokerSession: Sendable {
     /// The client's MQTT 5 Maximum Packet Size (nil: none, and always nil on MQTT 3.1.1).
     var maximumPacketSize: Int?
     var will: BrokerWill?
+    /// In-flight slots lost on this connection to QoS 1 messages dropped as too large (mosquitto 2.0.11).
+    var leakedWindow = 0
 
     /// Whether an offline session has outlived its expiry at `now`.
     func hasExpired(at now: Double) -> Bool {

@@ -6,8 +6,8 @@ import AgentPorts
 /// and this broker, so the two cannot drift apart unnoticed.
 ///
 /// What it models:
-/// - Topic filters with `+` and `#` (a leading wildcard does not match `$` topics); one copy per matching
-///   subscription (mosquitto 2.0's allow_duplicate_messages default).
+/// - Topic filters with `+` and `#` (a leading wildcard does not match `$` topics); overlapping subscriptions give an
+///   MQTT 5 client one copy per matching subscription, an MQTT 3.1.1 client one copy (as mosquitto 2.0.11 does).
 /// - Retained messages: set, replaced, deleted by an empty payload, expiring; sent with the retain flag on every
 ///   SUBSCRIBE, a repeated one too; forwarded live without it.
 /// - QoS 0 and 1 with the minimum of the published and the subscribed QoS; PUBACKs; a per-client window of
@@ -18,12 +18,15 @@ import AgentPorts
 ///   `maxQueuedMessages`; QoS 0 not kept), MQTT 5 session expiry, `sessionPresent`, client id takeover.
 /// - Per-client queue limit as mosquitto 2.0.11's db__message_insert applies `max_queued_messages`: QoS 1 beyond the
 ///   window queues up to the limit, then is dropped; QoS 0 to a connected client is dropped once that many packets
-///   wait to be read; offline, QoS 1 is held up to the limit in all. Every drop is counted (`drops(clientID:)`).
+///   wait on its connection beyond what it reads at its next turn; offline, QoS 1 is held up to the limit in all.
+///   Every drop is counted (`drops(clientID:)`).
 /// - Wills, published (retained when flagged) when a connection ends without DISCONNECT: `dropConnection`,
-///   `MemoryBrokerClient.kill()`, a takeover — never on DISCONNECT, never when the broker itself stops.
+///   `MemoryBrokerClient.kill()`, a takeover, and — as mosquitto does on SIGTERM — `stop()`; never on DISCONNECT,
+///   never by a killed broker (`kill()`).
 /// - MQTT 5 properties the agent uses: response topic and correlation data passed through, message expiry (queued
 ///   and retained messages expire; sent with the remaining interval), Maximum Packet Size (a larger packet is not
-///   sent, and counted). An MQTT 3.1.1 client gets none of them.
+///   sent, and counted; a QoS 1 one keeps its in-flight slot until the client reconnects, as in mosquitto 2.0.11).
+///   An MQTT 3.1.1 client gets none of them.
 /// - Credentials (`users`): a refusal is a CONNACK refusal with isAuthorization.
 /// - Time: every packet moves one hop per pump (client → broker, broker → client), after `latencySeconds`;
 ///   a client reads at most `readsPerPump` PUBLISH packets per pump (a slow consumer); a connection can be cut at
@@ -73,30 +76,59 @@ public final class MemoryBroker: Sendable {
         network.world.withLock { $0.brokers[index].running = true }
     }
 
-    /// The broker goes down: every connection ends (clients get `.disconnected(expected: false)`, or
-    /// `.connectFailed` if not yet accepted), no will is published, and the store — retained messages and persistent
-    /// sessions with what they are owed — is kept only with `options.persistence`.
+    /// The broker shuts down as mosquitto does on SIGTERM: it publishes the wills of its connected clients (into
+    /// the retained store and the queues of offline persistent sessions; the connected clients do not get them),
+    /// then every connection ends (clients get `.disconnected(expected: false)`, or `.connectFailed` if not yet
+    /// accepted), and the store — retained messages and persistent sessions with what they are owed — is kept only
+    /// with `options.persistence`.
     public func stop() {
-        stop(keepingStore: nil)
+        stop(keepingStore: nil, publishingWills: true)
     }
 
-    /// `stop()` then `start()`, keeping the retained messages and persistent sessions or losing them whatever
-    /// `options.persistence` says.
-    public func restart(keepingStore: Bool) {
-        stop(keepingStore: keepingStore)
+    /// The broker process is killed (SIGKILL): as `stop()`, but no will is published.
+    public func kill() {
+        stop(keepingStore: nil, publishingWills: false)
+    }
+
+    /// `stop()` (or `kill()`, when not `graceful`) then `start()`, keeping the retained messages and persistent
+    /// sessions or losing them whatever `options.persistence` says.
+    public func restart(keepingStore: Bool, graceful: Bool = true) {
+        stop(keepingStore: keepingStore, publishingWills: graceful)
         start()
     }
 
-    /// `stop()`, keeping the store or losing it whatever `options.persistence` says (a broker whose store file
-    /// went missing, or one killed between autosaves).
-    public func stop(keepingStore: Bool) {
-        stop(keepingStore: Optional(keepingStore))
+    /// `stop()` (or `kill()`, when not `graceful`), keeping the store or losing it whatever `options.persistence`
+    /// says (a broker whose store file went missing, or one killed between autosaves).
+    public func stop(keepingStore: Bool, graceful: Bool = true) {
+        stop(keepingStore: Optional(keepingStore), publishingWills: graceful)
     }
 
-    private func stop(keepingStore: Bool?) {
+    private func stop(keepingStore: Bool?, publishingWills: Bool) {
         let broker = index
         network.mutate { world, now, effects in
             guard world.brokers[broker].running else { return }
+            if publishingWills {
+                // mosquitto's main() after its loop ends: context__send_will for every client, then the last save.
+                for session in world.brokers[broker].sessions.indices {
+                    guard world.brokers[broker].sessions[session].connection != nil,
+                        let will = world.brokers[broker].sessions[session].will
+                    else { continue }
+                    world.brokers[broker].sessions[session].will = nil
+                    world.accept(
+                        PublishPacket(
+                            topic: will.topic,
+                            payload: will.payload,
+                            qos: will.qos,
+                            retain: will.retain,
+                            messageID: 0,
+                            duplicate: false
+                        ),
+                        broker: broker,
+                        now: now,
+                        effects: &effects
+                    )
+                }
+            }
             world.brokers[broker].running = false
             for id in world.connections.filter({ $0.broker == broker }).map(\.id) {
                 world.cut(id, publishWill: false, now: now, effects: &effects)

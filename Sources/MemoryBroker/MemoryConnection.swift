@@ -13,6 +13,9 @@ struct MemoryConnection: Sendable {
     var up = FIFO<Packet>()
     /// Broker → client.
     var down = FIFO<Packet>()
+    /// Packets put on `down` since pump `downPump` began (the client has not had a turn to read them yet).
+    var downPump: UInt64 = 0
+    var downRecent = 0
     /// The broker accepted the CONNECT and attached the session `sessionClientID`.
     var accepted = false
     var sessionClientID: String?

@@ -63,23 +63,32 @@ public final class MemoryNetwork: Sendable {
     /// killed clients ended.
     private func deliver(_ effects: PumpEffects) {
         guard !effects.isEmpty else { return }
+        // Only the clients this turn touched (a fleet has many idle ones).
+        var touched = Set(effects.events.map(\.client))
+        touched.formUnion(effects.acknowledgements.keys)
+        touched.formUnion(effects.finished)
         let clients = world.withLock { world in
-            world.clients.map { (queue: $0.queue, handler: $0.handler) }
+            Dictionary(
+                uniqueKeysWithValues: touched.map {
+                    ($0, (queue: world.clients[$0].queue, handler: world.clients[$0].handler))
+                }
+            )
         }
         for (observer, publication) in effects.publications { observer(publication) }
         for (observer, delivery) in effects.deliveries { observer(delivery) }
         for (client, event) in effects.events {
+            guard let queue = clients[client]?.queue else { continue }
             if case .message(let message) = event {
-                clients[client].queue.offer(message)
+                queue.offer(message)
             } else {
-                clients[client].queue.pushControl(event)
+                queue.pushControl(event)
             }
         }
         for client in effects.acknowledgements.keys.sorted() {
-            guard let ids = effects.acknowledgements[client], let handler = clients[client].handler else { continue }
+            guard let ids = effects.acknowledgements[client], let handler = clients[client]?.handler else { continue }
             handler.brokerAcknowledged(ids[...])
         }
         for waiter in effects.waiters { waiter.resume() }
-        for client in effects.finished { clients[client].queue.finish() }
+        for client in effects.finished { clients[client]?.queue.finish() }
     }
 }

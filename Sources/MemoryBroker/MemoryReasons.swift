@@ -23,15 +23,11 @@ enum MemoryReasons {
     }
 
     static func lost(_ endpoint: String) -> String {
-        "connection to \(endpoint) lost: The connection was lost."
-    }
-
-    static func takenOver(_ endpoint: String) -> String {
-        "connection to \(endpoint) closed by the broker: Session taken over (reason code 0x8E) — another client connected with the same mqtt.client_id"
+        "connection to \(endpoint) lost: The connection was lost"
     }
 
     static func endedBeforeConnack(_ endpoint: String) -> String {
-        "connect to \(endpoint) failed before the broker answered: The connection was lost. — check that mqtt.port is an MQTT listener, and mqtt.tls.* in config.yaml if that listener uses TLS"
+        "connect to \(endpoint) failed before the broker answered: The connection was lost — check that mqtt.port is an MQTT listener, and mqtt.tls.* in config.yaml if that listener uses TLS"
     }
 
     static func requested(_ endpoint: String) -> String {

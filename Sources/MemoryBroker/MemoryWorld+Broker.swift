@@ -4,19 +4,22 @@ import AgentPorts
 extension MemoryWorld {
     mutating func brokerReceive(_ packet: Packet, on id: Int, now: Double, effects: inout PumpEffects) {
         guard let index = connectionIndex(id) else { return }
-        let connection = connections[index]
+        // Fields, not a copy of the connection (which would share, and so copy on the next append, its wires).
+        let client = connections[index].client
+        let accepted = connections[index].accepted
+        let connectionBroker = connections[index].broker
         switch packet.kind {
         case .connect:
             brokerConnect(id, now: now, effects: &effects)
         case .publish(let publish):
             // The message has left the client: no longer in libmosquitto's unwritten queue.
-            if publish.qos == 0, clients[connection.client].connection == id {
-                clients[connection.client].unwrittenQoS0 = max(0, clients[connection.client].unwrittenQoS0 - 1)
+            if publish.qos == 0, clients[client].connection == id {
+                clients[client].unwrittenQoS0 = max(0, clients[client].unwrittenQoS0 - 1)
             }
-            guard connection.accepted, let broker = connection.broker else { return }
+            guard accepted, let broker = connectionBroker else { return }
             if let observer = brokers[broker].publishObserver {
                 let publication = MemoryBroker.Publication(
-                    clientID: connection.sessionClientID ?? connection.options.clientID,
+                    clientID: connections[index].sessionClientID ?? connections[index].options.clientID,
                     topic: publish.topic,
                     payload: publish.payload,
                     qos: publish.qos,
@@ -30,7 +33,7 @@ extension MemoryWorld {
             accept(publish, broker: broker, now: now, effects: &effects)
             if publish.qos > 0 { sendToClient(.puback(publish.messageID), on: id, now: now) }
         case .puback(let messageID):
-            guard connection.accepted, let broker = connection.broker,
+            guard accepted, let broker = connectionBroker,
                 let session = brokers[broker].sessions.firstIndex(where: { $0.connection == id })
             else { return }
             if let position = brokers[broker].sessions[session].inflight.firstIndex(where: {
@@ -40,13 +43,13 @@ extension MemoryWorld {
                 fillInflight(broker: broker, session: session, now: now, effects: &effects)
             }
         case .subscribe(let filters, let qos):
-            guard connection.accepted, let broker = connection.broker,
+            guard accepted, let broker = connectionBroker,
                 let session = brokers[broker].sessions.firstIndex(where: { $0.connection == id })
             else { return }
             subscribe(filters, qos: qos, broker: broker, session: session, now: now, effects: &effects)
         case .disconnect:
             // A normal DISCONNECT: the will is discarded.
-            if connection.accepted, let broker = connection.broker {
+            if accepted, let broker = connectionBroker {
                 endSessionConnection(id, broker: broker, publishWill: false, now: now, effects: &effects)
             }
             removeConnection(id)
@@ -57,15 +60,14 @@ extension MemoryWorld {
 
     private mutating func brokerConnect(_ id: Int, now: Double, effects: inout PumpEffects) {
         guard let index = connectionIndex(id) else { return }
-        let connection = connections[index]
-        guard let broker = connection.broker, brokers[broker].running else {
+        guard let broker = connections[index].broker, brokers[broker].running else {
             // Nobody listens there: the TCP connect is refused.
             clientFinished(
-                connection.client,
+                connections[index].client,
                 connection: id,
                 event: .connectFailed(
                     code: MemoryReasons.refusedCode,
-                    reason: MemoryReasons.refused(connection.endpoint),
+                    reason: MemoryReasons.refused(connections[index].endpoint),
                     isAuthorization: false
                 ),
                 effects: &effects
@@ -73,7 +75,7 @@ extension MemoryWorld {
             removeConnection(id)
             return
         }
-        let options = connection.options
+        let options = connections[index].options
         let version = options.protocolVersion
         if let users = brokers[broker].options.users {
             let refusal: Int?
@@ -94,16 +96,12 @@ extension MemoryWorld {
             brokers[broker].generatedIDs += 1
             clientID = "auto-\(brokers[broker].name)-\(brokers[broker].generatedIDs)"
         }
-        // A client id already connected: the older connection is taken over (its will is published).
+        // A client id already connected: the older connection is closed (mosquitto 2.0.11 sends no DISCONNECT
+        // 0x8E: its client sees the connection lost) and its will published.
         if let existing = brokers[broker].sessionIndex(clientID),
-            let older = brokers[broker].sessions[existing].connection, older != id,
-            let olderIndex = connectionIndex(older)
+            let older = brokers[broker].sessions[existing].connection, older != id
         {
-            let olderConnection = connections[olderIndex]
-            let event: BrokerEvent? =
-                olderConnection.options.protocolVersion == .v5 && clients[olderConnection.client].phase == .connected
-                ? .disconnected(reason: MemoryReasons.takenOver(olderConnection.endpoint), expected: false) : nil
-            cut(older, publishWill: true, clientEvent: event, now: now, effects: &effects)
+            cut(older, publishWill: true, now: now, effects: &effects)
         }
         var sessionPresent = false
         if let existing = brokers[broker].sessionIndex(clientID) {
@@ -131,6 +129,7 @@ extension MemoryWorld {
         brokers[broker].sessions[session].protocolVersion = version
         brokers[broker].sessions[session].maximumPacketSize = version == .v5 ? options.maximumPacketSize : nil
         brokers[broker].sessions[session].will = options.will
+        brokers[broker].sessions[session].leakedWindow = 0
         if let index = connectionIndex(id) {
             connections[index].accepted = true
             connections[index].sessionClientID = clientID
@@ -152,6 +151,8 @@ extension MemoryWorld {
             }
             if send(outgoing, duplicate: true, broker: broker, session: session, now: now, effects: &effects) {
                 brokers[broker].sessions[session].inflight.append(outgoing)
+            } else {
+                brokers[broker].sessions[session].leakedWindow += 1
             }
         }
         fillInflight(broker: broker, session: session, now: now, effects: &effects)
@@ -177,8 +178,7 @@ extension MemoryWorld {
         route(message, broker: broker, now: now, effects: &effects)
     }
 
-    /// Sends `message` to every session with a matching subscription — one copy per matching subscription, as
-    /// mosquitto 2.0 does (allow_duplicate_messages defaults to true) — in session creation order. Expired offline
+    /// Sends `message` to every session with a matching subscription, in session creation order. Expired offline
     /// sessions are removed on the way.
     private mutating func route(_ message: StoredMessage, broker: Int, now: Double, effects: inout PumpEffects) {
         var expired: [Int] = []
@@ -187,11 +187,30 @@ extension MemoryWorld {
                 expired.append(session)
                 continue
             }
+            // MQTT 5: a copy per matching subscription. MQTT 3.1.1: one copy (mosquitto 2.0.11 keeps
+            // allow_duplicate_messages false for it, whatever its manual says), here at the highest matching QoS.
+            let once = brokers[broker].sessions[session].protocolVersion == .v311
+            var onceQoS: Int?
             for subscription in brokers[broker].sessions[session].subscriptions
             where TopicFilter.matches(filter: subscription.filter, topic: message.topic) {
+                if once {
+                    onceQoS = max(onceQoS ?? 0, subscription.qos)
+                    continue
+                }
                 deliver(
                     message,
                     qos: min(message.qos, subscription.qos),
+                    retain: false,
+                    broker: broker,
+                    session: session,
+                    now: now,
+                    effects: &effects
+                )
+            }
+            if let onceQoS {
+                deliver(
+                    message,
+                    qos: min(message.qos, onceQoS),
                     retain: false,
                     broker: broker,
                     session: session,
@@ -262,11 +281,11 @@ extension MemoryWorld {
             return
         }
         let queueLimit = Self.limit(brokers[broker].options.maxQueuedMessages)
-        let window = Self.limit(brokers[broker].options.maxInflightMessages)
+        let window = windowLeft(broker: broker, session: session)
         var outgoing = BrokerSession.Outgoing(message: message, qos: qos, retain: retain, messageID: 0)
         if let id = brokers[broker].sessions[session].connection, let index = connectionIndex(id) {
             if qos == 0 {
-                guard connections[index].down.count < queueLimit else {
+                guard unreadPackets(index) < queueLimit else {
                     countDrop(\.queueFull, clientID: clientID, broker: broker)
                     return
                 }
@@ -277,6 +296,8 @@ extension MemoryWorld {
                 outgoing.messageID = brokers[broker].sessions[session].nextMessageID()
                 if send(outgoing, duplicate: false, broker: broker, session: session, now: now, effects: &effects) {
                     brokers[broker].sessions[session].inflight.append(outgoing)
+                } else {
+                    brokers[broker].sessions[session].leakedWindow += 1
                 }
             } else if brokers[broker].sessions[session].queued.count < queueLimit {
                 brokers[broker].sessions[session].queued.append(outgoing)
@@ -300,8 +321,7 @@ extension MemoryWorld {
     /// Moves queued messages into flight while the window has room (after a PUBACK, on reconnection).
     private mutating func fillInflight(broker: Int, session: Int, now: Double, effects: inout PumpEffects) {
         guard brokers[broker].sessions[session].connection != nil else { return }
-        let window = Self.limit(brokers[broker].options.maxInflightMessages)
-        while brokers[broker].sessions[session].inflight.count < window,
+        while brokers[broker].sessions[session].inflight.count < windowLeft(broker: broker, session: session),
             var outgoing = brokers[broker].sessions[session].queued.popFirst()
         {
             if let expiresAt = outgoing.message.expiresAt, now >= expiresAt {
@@ -311,8 +331,19 @@ extension MemoryWorld {
             outgoing.messageID = brokers[broker].sessions[session].nextMessageID()
             if send(outgoing, duplicate: false, broker: broker, session: session, now: now, effects: &effects) {
                 brokers[broker].sessions[session].inflight.append(outgoing)
+            } else {
+                brokers[broker].sessions[session].leakedWindow += 1
             }
         }
+    }
+
+    /// The session's in-flight window: `maxInflightMessages`, less one for every QoS 1 message dropped as too large
+    /// on this connection — mosquitto 2.0.11 removes such a message without giving its send quota back
+    /// (db__message_write_inflight_out_single), so the slot stays taken until the client reconnects.
+    private func windowLeft(broker: Int, session: Int) -> Int {
+        let window = Self.limit(brokers[broker].options.maxInflightMessages)
+        guard window != .max else { return window }
+        return max(0, window - brokers[broker].sessions[session].leakedWindow)
     }
 
     /// Puts a PUBLISH for a connected session on its wire: MQTT 5 clients get the request/response properties and
@@ -388,7 +419,7 @@ extension MemoryWorld {
         if brokers[broker].sessions[session].expirySeconds == 0 {
             brokers[broker].sessions.remove(at: session)
         }
-        if publishWill, let will, brokers[broker].running {
+        if publishWill, let will {
             accept(
                 PublishPacket(
                     topic: will.topic,

@@ -4,16 +4,18 @@ import AgentPorts
 extension MemoryWorld {
     mutating func clientReceive(_ packet: Packet, on id: Int, now: Double, effects: inout PumpEffects) {
         guard let index = connectionIndex(id) else { return }
-        let connection = connections[index]
-        let client = connection.client
-        guard clients[client].connection == id, !connection.clientEnded else { return }
+        // Fields, not a copy of the connection (which would share, and so copy on the next append, its wires).
+        let client = connections[index].client
+        let options = connections[index].options
+        let endpoint = connections[index].endpoint
+        guard clients[client].connection == id, !connections[index].clientEnded else { return }
         switch packet.kind {
         case .connack(let code, let sessionPresent, let receiveMaximum):
             guard code == 0 else {
                 let (reason, isAuthorization) = MemoryReasons.connackRefused(
                     code,
-                    protocolVersion: connection.options.protocolVersion,
-                    endpoint: connection.endpoint
+                    protocolVersion: options.protocolVersion,
+                    endpoint: endpoint
                 )
                 clientFinished(
                     client,
@@ -26,15 +28,15 @@ extension MemoryWorld {
             }
             clients[client].phase = .connected
             effects.events.append((client, .connected(sessionPresent: sessionPresent)))
-            let window = connection.options.maxInflightMessages
-            clients[client].window = connection.options.protocolVersion == .v5 ? min(window, receiveMaximum) : window
+            let window = options.maxInflightMessages
+            clients[client].window = options.protocolVersion == .v5 ? min(window, receiveMaximum) : window
             // libmosquitto resends the QoS > 0 messages its handle still holds, whatever the session.
             clients[client].sentCount = 0
             sendOutbound(client, on: id, now: now)
         case .publish(let publish):
             // libmosquitto acknowledges before the message callback runs, whatever the callback then does.
             if publish.qos > 0 { sendToBroker(.puback(publish.messageID), on: id, now: now) }
-            if let limit = connection.options.maximumPacketSize,
+            if let limit = options.maximumPacketSize,
                 publish.payload.count + publish.topic.utf8.count + 4 > limit
             {
                 clients[client].queue.countOversize(payloadBytes: publish.payload.count, topic: publish.topic)

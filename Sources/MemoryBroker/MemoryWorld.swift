@@ -44,6 +44,20 @@ struct MemoryWorld: Sendable {
         guard let index = connectionIndex(id), !connections[index].clientEnded else { return }
         let due = now + latency(of: connections[index])
         connections[index].down.append(Packet(kind: kind, sentAfterPump: pumps, due: due))
+        if connections[index].downPump != pumps {
+            connections[index].downPump = pumps
+            connections[index].downRecent = 0
+        }
+        connections[index].downRecent += 1
+    }
+
+    /// Packets waiting on the broker → client wire beyond what the client reads at its next turn: what mosquitto's
+    /// count of unwritten outgoing packets becomes here. A burst routed within one pump is not held against a client
+    /// that will read it at its next turn (`readsPerPump`); a stalled one reads nothing.
+    func unreadPackets(_ index: Int) -> Int {
+        let recent = connections[index].downPump == pumps ? connections[index].downRecent : 0
+        let readable = connections[index].stalledDown ? 0 : clients[connections[index].client].readsPerPump
+        return connections[index].down.count - min(recent, readable)
     }
 
     /// One network turn: every packet sent before it and due by `now` moves one hop — client → broker on every
@@ -56,10 +70,11 @@ struct MemoryWorld: Sendable {
         var moved = false
         let ids = connections.map(\.id)
         for id in ids {
+            // Fields, not a copy of the connection: a copy would share the wire's storage, and the pop below would
+            // then copy the whole wire.
             while let index = connectionIndex(id) {
-                let connection = connections[index]
-                guard !connection.stalledUp, let packet = connection.up.first, packet.sentAfterPump < current,
-                    packet.due <= now
+                guard !connections[index].stalledUp, let packet = connections[index].up.first,
+                    packet.sentAfterPump < current, packet.due <= now
                 else { break }
                 connections[index].up.popFirst()
                 moved = true
@@ -69,12 +84,11 @@ struct MemoryWorld: Sendable {
         for id in ids {
             var reads = 0
             while let index = connectionIndex(id) {
-                let connection = connections[index]
-                guard !connection.stalledDown, let packet = connection.down.first, packet.sentAfterPump < current,
-                    packet.due <= now
+                guard !connections[index].stalledDown, let packet = connections[index].down.first,
+                    packet.sentAfterPump < current, packet.due <= now
                 else { break }
                 if packet.isPublish {
-                    guard reads < clients[connection.client].readsPerPump else { break }
+                    guard reads < clients[connections[index].client].readsPerPump else { break }
                     reads += 1
                 }
                 connections[index].down.popFirst()

@@ -70,13 +70,20 @@ struct BrokerContractTests {
             try await broker.waitUntil("50 acknowledgements") { publisher.acknowledgements.acknowledged.count >= 50 }
             try await broker.sync(from: publisher, to: atMostOnce)
             try await broker.sync(from: publisher, to: atLeastOnce)
-            #expect(publisher.acknowledgements.acknowledged.sorted() == ids.sorted(), "each id once, QoS 0 never")
-            #expect(publisher.queuedMessageCount == 0)
-            let expected = (0..<50).map { "m\($0)" } + ["z"]
-            #expect(atMostOnce.messages(under: base).texts == expected)
+            let acknowledged = publisher.acknowledgements.acknowledged.filter { ids.contains($0) }
+            #expect(acknowledged.sorted() == ids.sorted(), "each id once")
+            // The probes' own acknowledgements may still be on their way.
+            try await broker.waitUntil("nothing queued at the publisher") { publisher.queuedMessageCount == 0 }
+            // The QoS 0 message is not held behind QoS 1 messages waiting for the window: where it lands among
+            // them is a race on mosquitto.
+            let numbered = (0..<50).map { "m\($0)" }
+            #expect(atMostOnce.messages(under: "\(base)/n").texts == numbered)
             #expect(atMostOnce.messages(under: base).allSatisfy { $0.qos == 0 && !$0.retain })
-            #expect(atLeastOnce.messages(under: base).texts == expected)
-            #expect(atLeastOnce.messages(under: base).map(\.qos) == Array(repeating: 1, count: 50) + [0])
+            #expect(atLeastOnce.messages(under: "\(base)/n").texts == numbered)
+            #expect(atLeastOnce.messages(under: "\(base)/n").allSatisfy { $0.qos == 1 && !$0.retain })
+            for subscriber in [atMostOnce, atLeastOnce] {
+                #expect(subscriber.messages(under: "\(base)/zero").map(Self.describe) == ["zero=z live q0"])
+            }
         }
     }
 
@@ -148,6 +155,58 @@ struct BrokerContractTests {
     }
 
     @Test(
+        "an MQTT 5 session expires its Session Expiry Interval after the disconnect, and its queue with it",
+        arguments: BrokerKind.allCases
+    )
+    func sessionExpiry(kind: BrokerKind) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("expiring")
+            let subscriber = try broker.makeClient("sub")
+            var options = broker.connectOptions(for: subscriber, cleanSession: false)
+            options.sessionExpirySeconds = 1
+            try await broker.connect(subscriber, options)
+            try await broker.subscribe(subscriber, ["\(base)/#"])
+            await broker.disconnect(subscriber)
+            try await broker.waitUntilBrokerEnded(subscriber.name, times: 1)
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try publisher.publish("\(base)/x", "queued", qos: 1)
+            try await broker.waitUntil("the publish acknowledged") {
+                publisher.acknowledgements.acknowledged.count >= 1
+            }
+            // Whole seconds on mosquitto's clock, and a check once a second: 1 s can last up to 3.
+            await broker.passTime(seconds: 3.2)
+            #expect(try await broker.connect(subscriber, options) == false)
+            try await broker.subscribe(subscriber, [])
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(subscriber.messages(under: base).isEmpty)
+        }
+    }
+
+    @Test(
+        "overlapping subscriptions: an MQTT 5 client gets a copy per subscription, an MQTT 3.1.1 client one",
+        arguments: BrokerKind.allCases,
+        MQTTProtocolVersion.allCases
+    )
+    func overlappingSubscriptions(kind: BrokerKind, version: MQTTProtocolVersion) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("overlap")
+            let subscriber = try broker.makeClient("sub")
+            try await broker.connect(subscriber, broker.connectOptions(for: subscriber, protocolVersion: version))
+            try await broker.subscribe(subscriber, ["\(base)/#", "\(base)/+/c"])
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try publisher.publish("\(base)/b/c", "both", qos: 1)
+            try publisher.publish("\(base)/b", "one", qos: 1)
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(
+                subscriber.messages(under: base).texts.sorted()
+                    == (version == .v5 ? ["both", "both", "one"] : ["both", "one"])
+            )
+        }
+    }
+
+    @Test(
         "an offline persistent session holds max_queued_messages QoS 1 messages and drops the rest, and no QoS 0",
         arguments: BrokerKind.allCases
     )
@@ -197,8 +256,13 @@ struct BrokerContractTests {
 
             let publisher = try broker.makeClient("pub")
             try await broker.connect(publisher, broker.connectOptions(for: publisher))
-            for index in 0..<40 { try publisher.publish("\(base)/m", "m\(index)", qos: 1) }
-            try await broker.sync(from: publisher, to: watcher)
+            // In bursts the watcher keeps up with (a burst beyond its window and queue would drop for it too).
+            for burst in 0..<4 {
+                for index in (burst * 10)..<(burst * 10 + 10) {
+                    try publisher.publish("\(base)/m", "m\(index)", qos: 1)
+                }
+                try await broker.sync(from: publisher, to: watcher)
+            }
             // QoS 0 while the subscriber's QoS 1 window and queue are full.
             for index in 0..<3 { try publisher.publish("\(base)/zero", "z\(index)", qos: 0) }
             try await broker.sync(from: publisher, to: watcher)
@@ -230,9 +294,10 @@ struct BrokerContractTests {
             let subscriber = try broker.makeClient("sub")
             try await broker.connect(subscriber, broker.connectOptions(for: subscriber))
             try await broker.subscribe(subscriber, ["\(base)/#"], qos: 0)
-            let watcher = try broker.makeClient("watch", eventBacklogLimit: 1000)
+            // Only a sync point (its QoS 1 probe): once it is back, mosquitto has routed all that came before.
+            let watcher = try broker.makeClient("watch")
             try await broker.connect(watcher, broker.connectOptions(for: watcher))
-            try await broker.subscribe(watcher, ["\(base)/#"], qos: 0)
+            try await broker.subscribe(watcher, [])
             broker.stall(subscriber, towardsBroker: false, towardsClient: true)
 
             // 400 × 64 KiB: more than the sockets between mosquitto and the stalled reader hold.
@@ -241,15 +306,16 @@ struct BrokerContractTests {
             let payload = [UInt8](repeating: 0x2A, count: 64 * 1024)
             for _ in 0..<400 { try publisher.publish("\(base)/z", payload, qos: 0) }
             try await broker.sync(from: publisher, to: watcher)
-            #expect(watcher.messages(under: base).count == 400)
 
             broker.stall(subscriber, towardsBroker: false, towardsClient: false)
-            try await broker.sync(from: publisher, to: subscriber)
+            // While the backlog drains, a QoS 0 probe may be dropped too: probe until one arrives.
+            try await broker.syncRepeating(from: publisher, to: subscriber)
             let received = subscriber.messages(under: base).count
             #expect(received >= 5 && received < 400, "received \(received) of 400")
             if let memory = broker as? MemoryContractBroker {
                 #expect(received == 5)
-                #expect(memory.broker.drops(clientID: subscriber.name).queueFull == 395)
+                // 395, and any probe that met the draining backlog.
+                #expect(memory.broker.drops(clientID: subscriber.name).queueFull >= 395)
             }
         }
     }
@@ -365,7 +431,7 @@ struct BrokerContractTests {
     }
 
     @Test(
-        "a subscriber's maximum packet size: MQTT 5 is never sent a larger message, MQTT 3.1.1 drops it itself",
+        "maximum packet size: MQTT 5 is never sent a larger message (a QoS 1 one keeps its in-flight slot until the next connection); MQTT 3.1.1 drops it itself",
         arguments: BrokerKind.allCases,
         MQTTProtocolVersion.allCases
     )
@@ -373,28 +439,49 @@ struct BrokerContractTests {
         try await kind.run { broker in
             let base = uniqueName("size")
             let subscriber = try broker.makeClient("sub")
-            try await broker.connect(
-                subscriber,
-                broker.connectOptions(for: subscriber, protocolVersion: version, maximumPacketSize: 300)
+            let options = broker.connectOptions(
+                for: subscriber,
+                protocolVersion: version,
+                cleanSession: false,
+                maximumPacketSize: 300
             )
+            try await broker.connect(subscriber, options)
             try await broker.subscribe(subscriber, ["\(base)/#"])
             let publisher = try broker.makeClient("pub")
             try await broker.connect(publisher, broker.connectOptions(for: publisher))
-            // More than the in-flight window: a dropped one must not keep its slot.
             let big = [UInt8](repeating: 0x42, count: 1000)
-            for _ in 0..<25 { try publisher.publish("\(base)/big", big, qos: 1) }
-            try publisher.publish("\(base)/small", "s", qos: 1)
+            for _ in 0..<5 { try publisher.publish("\(base)/big", big, qos: 1) }
+            try publisher.publish("\(base)/small", "1", qos: 1)
             try await broker.sync(from: publisher, to: subscriber)
-            #expect(subscriber.messages(under: base).topics == ["\(base)/small"])
-            #expect(subscriber.client.inboundDrops.oversize == (version == .v5 ? 0 : 25))
+            #expect(subscriber.messages(under: base).texts == ["1"])
+
+            // 20 too large in all: on MQTT 5 the broker's window (20) is used up by them, and the next QoS 1
+            // message waits for a new connection; QoS 0 still passes.
+            for _ in 0..<15 { try publisher.publish("\(base)/big", big, qos: 1) }
+            try publisher.publish("\(base)/small", "2", qos: 1)
+            try publisher.publish("\(base)/mark", "m", qos: 0)
+            try await broker.waitUntil("the QoS 0 mark") { subscriber.hasMessage(topic: "\(base)/mark") }
+            await broker.passTime(seconds: 0.3)
+            // Sorted: QoS 0 may overtake a QoS 1 message waiting for the window (mosquitto under load does).
+            #expect(
+                subscriber.messages(under: base).texts.sorted() == (version == .v5 ? ["1", "m"] : ["1", "2", "m"])
+            )
+            #expect(subscriber.client.inboundDrops.oversize == (version == .v5 ? 0 : 20))
             if let memory = broker as? MemoryContractBroker {
-                #expect(memory.broker.drops(clientID: subscriber.name).oversize == (version == .v5 ? 25 : 0))
+                #expect(memory.broker.drops(clientID: subscriber.name).oversize == (version == .v5 ? 20 : 0))
+            }
+            if version == .v5 {
+                await broker.disconnect(subscriber)
+                try await broker.connect(subscriber, options)
+                try await broker.waitUntil("the held message") { subscriber.messages(under: base).count == 3 }
+                try await broker.sync(from: publisher, to: subscriber)
+                #expect(subscriber.messages(under: base).texts == ["1", "m", "2"])
             }
         }
     }
 
     @Test(
-        "a broker restart keeps retained messages and persistent sessions with persistence, loses them without",
+        "a broker restart keeps retained messages (wills of its clients included) and persistent sessions with persistence, loses them without",
         arguments: BrokerKind.allCases,
         [true, false]
     )
@@ -412,7 +499,7 @@ struct BrokerContractTests {
             await broker.disconnect(subscriber)
             try await broker.waitUntilBrokerEnded(subscriber.name, times: 1)
             try publisher.publish("\(base)/queued/x", "queued", qos: 1)
-            // Connected through the stop, with a will: the broker going down publishes none.
+            // Connected through the stop, with a retained will.
             let bystander = try broker.makeClient("bystander")
             let will = BrokerWill(topic: "\(base)/will", payload: Array("lost".utf8), qos: 1, retain: true)
             try await broker.connect(bystander, broker.connectOptions(for: bystander, will: will))
@@ -431,7 +518,78 @@ struct BrokerContractTests {
             let late = try broker.makeClient("late")
             try await broker.connect(late, broker.connectOptions(for: late))
             try await broker.subscribe(late, ["\(base)/#"])
-            #expect(late.messages(under: base).map(Self.describe) == (persistence ? ["kept=retained retained q1"] : []))
+            // mosquitto publishes the wills of its clients as it shuts down (before its last save).
+            #expect(
+                late.messages(under: base).map(Self.describe)
+                    == (persistence ? ["kept=retained retained q1", "will=lost retained q1"] : [])
+            )
+        }
+    }
+
+    @Test(
+        "a stopping broker publishes its clients' wills (queued for an offline persistent session); a killed one none",
+        arguments: BrokerKind.allCases,
+        [true, false]
+    )
+    func willsAtBrokerEnd(kind: BrokerKind, graceful: Bool) async throws {
+        try await kind.run(ContractOptions(persistence: true)) { broker in
+            let base = uniqueName("end")
+            let subscriber = try broker.makeClient("sub")
+            let options = broker.connectOptions(for: subscriber, cleanSession: false)
+            try await broker.connect(subscriber, options)
+            try await broker.subscribe(subscriber, ["\(base)/#"])
+            await broker.disconnect(subscriber)
+            try await broker.waitUntilBrokerEnded(subscriber.name, times: 1)
+            let bystander = try broker.makeClient("bystander")
+            let will = BrokerWill(topic: "\(base)/will", payload: Array("lost".utf8), qos: 1, retain: false)
+            try await broker.connect(bystander, broker.connectOptions(for: bystander, will: will))
+            if graceful {
+                await broker.stop()
+            } else {
+                // Only what mosquitto saved survives a kill: save the offline session first.
+                try await broker.saveStore()
+                await broker.kill()
+            }
+            #expect(Self.isLost(try await broker.waitForTerminal(bystander)))
+            try await broker.start()
+
+            #expect(try await broker.connect(subscriber, options) == true)
+            let publisher = try broker.makeClient("pub")
+            try await broker.connect(publisher, broker.connectOptions(for: publisher))
+            try await broker.sync(from: publisher, to: subscriber)
+            #expect(subscriber.messages(under: base).map(Self.describe) == (graceful ? ["will=lost live q1"] : []))
+        }
+    }
+
+    @Test(
+        "a second connection with the same client id takes over: the first is disconnected and its will published",
+        arguments: BrokerKind.allCases
+    )
+    func takeover(kind: BrokerKind) async throws {
+        try await kind.run { broker in
+            let base = uniqueName("takeover")
+            let watcher = try broker.makeClient("watch")
+            try await broker.connect(watcher, broker.connectOptions(for: watcher))
+            try await broker.subscribe(watcher, ["\(base)/#"])
+            let first = try broker.makeClient("same")
+            let will = BrokerWill(topic: "\(base)/will", payload: Array("gone".utf8), qos: 1, retain: false)
+            let options = broker.connectOptions(for: first, will: will)
+            try await broker.connect(first, options)
+            let second = try broker.makeClient("second")
+            var secondOptions = broker.connectOptions(for: second)
+            secondOptions.clientID = first.name
+            try await broker.connect(second, secondOptions)
+            let ended = try await broker.waitForTerminal(first)
+            guard case .disconnected(let reason, false) = ended else {
+                Issue.record("expected an unexpected .disconnected, got \(ended)")
+                return
+            }
+            // mosquitto 2.0.11 closes the older connection; libmosquitto reports it lost.
+            #expect(reason.hasSuffix("lost: The connection was lost"), "\(reason)")
+            try await broker.waitUntil("the will") { watcher.messages(under: base).count >= 1 }
+            try await broker.sync(from: second, to: watcher)
+            #expect(watcher.messages(under: base).map(Self.describe) == ["will=gone live q1"])
+            #expect(second.client.isConnected)
         }
     }
 

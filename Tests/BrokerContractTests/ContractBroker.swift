@@ -66,6 +66,10 @@ protocol ContractBroker: Sendable {
     /// `disconnect(flushTimeout: 2)`, returning when the client has.
     func disconnect(_ client: ContractClient) async
     func stop() async
+    /// The broker process killed (SIGKILL): no will, no last save.
+    func kill() async
+    /// mosquitto: writes its store to disk now (SIGUSR1) and returns once the file changed; memory: nothing to do.
+    func saveStore() async throws
     func start() async throws
     /// Stop and start, with the retained messages and persistent sessions or without them.
     func restart(keepingStore: Bool) async throws
@@ -147,6 +151,27 @@ extension ContractBroker {
         let topic = "\(ContractClient.probePrefix)\(subscriber.name)/\(UUID().uuidString.prefix(8))"
         try publisher.publish(topic, "probe", qos: 1)
         try await waitUntil("\(subscriber.name): the probe \(topic)") { subscriber.hasMessage(topic: topic) }
+    }
+
+    /// `sync` for a path that may drop a probe (QoS 0 while a backlog drains): a new probe every half second
+    /// (of broker time) until one arrives, at most 20.
+    func syncRepeating(from publisher: ContractClient, to subscriber: ContractClient) async throws {
+        var topics: [String] = []
+        for _ in 0..<20 {
+            let topic = "\(ContractClient.probePrefix)\(subscriber.name)/\(UUID().uuidString.prefix(8))"
+            topics.append(topic)
+            try publisher.publish(topic, "probe", qos: 1)
+            let sent = topics
+            do {
+                try await waitUntil("\(subscriber.name): one of \(sent.count) probes", timeout: 0.5) {
+                    sent.contains { subscriber.hasMessage(topic: $0) }
+                }
+                return
+            } catch {
+                await passTime(seconds: 0.5)
+            }
+        }
+        throw ContractTimeout(description: "\(subscriber.name): none of 20 probes arrived")
     }
 
     /// Waits for the client's terminal event number `count` and returns it.

@@ -3,6 +3,10 @@ import Foundation
 import MosquittoTransport
 import TestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The contract harness on a real mosquitto started for the case on a free loopback port.
 final class MosquittoContractBroker: ContractBroker {
     let kind = BrokerKind.mosquitto
@@ -77,6 +81,22 @@ final class MosquittoContractBroker: ContractBroker {
 
     func stop() async {
         await broker.stop()
+    }
+
+    func kill() async {
+        await broker.kill()
+    }
+
+    func saveStore() async throws {
+        let path = broker.directory + "/mosquitto.db"
+        @Sendable func modified() -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        }
+        let before = modified()
+        guard let pid = broker.processIdentifier else { throw ContractTimeout(description: "mosquitto is not running") }
+        // mosquitto(8): "Upon receiving the SIGUSR1 signal, mosquitto will write the persistence database to disk."
+        _ = Glibc.kill(pid, SIGUSR1)
+        try await waitUntil("mosquitto's store written") { modified() != nil && modified() != before }
     }
 
     func start() async throws {
