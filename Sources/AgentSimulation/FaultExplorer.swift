@@ -1,8 +1,9 @@
 import Foundation
+import Logging
 
 /// Runs schedules, seed after seed, and reports the first that breaks an invariant with its schedule, which
 /// `motion-bench simulate --seed S` runs again bit for bit.
-public struct FaultExplorer {
+public struct FaultExplorer: Sendable {
     public struct Summary: Sendable {
         public var schedules = 0
         public var simulatedSeconds = 0.0
@@ -45,8 +46,8 @@ public struct FaultExplorer {
     }
 
     /// Runs the schedule of one seed.
-    public func run(seed: UInt64) -> ScheduleRun.Outcome {
-        ScheduleRun(FaultSchedule.draw(seed: seed, minutes: minutes, quietSeconds: quietSeconds)).run()
+    public func run(seed: UInt64, logger: Logger? = nil) -> ScheduleRun.Outcome {
+        ScheduleRun(FaultSchedule.draw(seed: seed, minutes: minutes, quietSeconds: quietSeconds), logger: logger).run()
     }
 
     /// Runs every seed of `seeds`; stops after `maxFailures` failing ones.

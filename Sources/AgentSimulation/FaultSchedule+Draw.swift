@@ -1,6 +1,9 @@
 extension FaultSchedule {
-    /// The streams a schedule draws from: two raw streams and one estimator, at the rates fleets use.
-    static let streamNames = ["accelerometer", "gyroscope", "device-motion"]
+    /// The streams a schedule's documents and commands draw from: raw streams at the rates fleets use. Device
+    /// motion joins them in a tenth of the schedules (`estimator`): its filter runs the hardware at 100 Hz whatever
+    /// the stream's own rate, twenty times the samples of a raw stream — the explorer is after the control and
+    /// delivery paths; the estimators' accuracy and cost are measured on recordings (BENCHMARKS.md).
+    static let rawStreamNames = ["accelerometer", "gyroscope", "magnetometer"]
 
     /// Draws the schedule of `seed`: `minutes` long, the last `quietSeconds` without faults.
     public static func draw(seed: UInt64, minutes: Double = 10, quietSeconds: Double = 90) -> FaultSchedule {
@@ -27,7 +30,8 @@ extension FaultSchedule {
             )
         )
         if setup.chance(0.5) { streams.append(.init("gyroscope", rateHz: setup.pick([1, 2]), qos: setup.int(0...1))) }
-        if setup.chance(0.4) { streams.append(.init("device-motion", rateHz: 1, qos: setup.int(0...1))) }
+        let estimator = setup.chance(0.1)
+        if estimator { streams.append(.init("device-motion", rateHz: 1, qos: setup.int(0...1))) }
         fleet.streams = streams
         let schedule = FaultSchedule(
             seed: seed,
@@ -39,7 +43,8 @@ extension FaultSchedule {
             signing: setup.chance(0.3),
             fleet: fleet,
             steps: [],
-            quietSeconds: quietSeconds
+            quietSeconds: quietSeconds,
+            streamNames: Self.rawStreamNames + (estimator ? ["device-motion"] : [])
         )
         var events = random.fork()
         var steps: [Step] = []
@@ -58,27 +63,31 @@ extension FaultSchedule {
     private func drawEvent(_ random: inout SimulationRandom, until left: Double) -> Event {
         let device = random.pick(devices)
         let longest = max(1, min(60, left))
+        /// A duration between `low` and `high` that ends before the quiet stretch where it can.
+        func duration(_ low: Double, _ high: Double) -> Double {
+            random.double(low...max(low, min(high, longest)))
+        }
         let signing: Signing = signing ? (random.chance(0.85) ? .signed : random.pick([.unsigned, .forged])) : .signed
         switch random.int(0...99) {
         case 0..<8:
             return .brokerOutage(
                 broker: random.pick(brokers),
-                seconds: random.double(1...min(45, longest)),
+                seconds: duration(1, 45),
                 keepStore: brokerPersistence ? random.chance(0.8) : random.chance(0.3)
             )
         case 8..<14: return .dropConnection(device: device)
-        case 14..<20: return .kill(device: device, downSeconds: random.double(0.5...min(30, longest)))
-        case 20..<24: return .terminate(device: device, downSeconds: random.double(0.5...min(10, longest)))
+        case 14..<20: return .kill(device: device, downSeconds: duration(0.5, 30))
+        case 20..<24: return .terminate(device: device, downSeconds: duration(0.5, 10))
         case 24..<29:
             return .powerCut(
                 device: device,
-                downSeconds: random.double(1...min(30, longest)),
+                downSeconds: duration(1, 30),
                 keepFraction: random.pick([0, 0.5, 1])
             )
-        case 29..<33: return .diskFull(device: device, seconds: random.double(2...min(60, longest)))
+        case 29..<33: return .diskFull(device: device, seconds: duration(2, 60))
         case 33..<36: return .clockStep(seconds: random.pick([-3600, -30, 2, 45, 86400]))
-        case 36..<38: return .clockUnsynchronized(device: device, seconds: random.double(5...min(60, longest)))
-        case 38..<42: return .slowConsumer(device: device, seconds: random.double(2...min(30, longest)))
+        case 36..<38: return .clockUnsynchronized(device: device, seconds: duration(5, 60))
+        case 38..<42: return .slowConsumer(device: device, seconds: duration(2, 30))
         case 42..<64:
             let valid = random.chance(0.8)
             return .desired(
@@ -117,7 +126,7 @@ extension FaultSchedule {
         var streams: [String: [String]] = [:]
         var metrics: String?
         for _ in 0..<random.int(1...3) {
-            let stream = random.pick(Self.streamNames)
+            let stream = random.pick(streamNames)
             switch random.int(0...6) {
             case 0, 1: streams[stream, default: []].append("\"rate_hz\": \(random.pick([1, 2, 5, 10]))")
             case 2: streams[stream, default: []].append("\"enabled\": \(random.chance(0.7))")
@@ -156,7 +165,7 @@ extension FaultSchedule {
 
     /// A command's members after its id.
     private func drawCommand(_ random: inout SimulationRandom) -> String {
-        let stream = random.pick(Self.streamNames)
+        let stream = random.pick(streamNames)
         switch random.int(0...9) {
         case 0, 1: return "\"command\": \"set-rate\", \"stream\": \"\(stream)\", \"rate_hz\": \(random.pick([1, 2, 5, 10]))"
         case 2: return "\"command\": \"set-qos\", \"stream\": \"\(stream)\", \"qos\": \(random.int(0...1))"

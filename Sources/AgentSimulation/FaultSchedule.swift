@@ -117,6 +117,8 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
     public var steps: [Step]
     /// The last stretch of the schedule, seconds: no faults, every part healed, then the checks.
     public var quietSeconds: Double
+    /// The streams its documents and commands name.
+    public var streamNames: [String]
 
     public var description: String {
         var lines = [

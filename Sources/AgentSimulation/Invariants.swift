@@ -80,6 +80,13 @@ struct Invariants {
             }
         }
         let topics = TopicScheme(root: "motion/\(device.deviceID)")
+        // The brokers of a failover pair here keep their retained stores apart (no cluster): what the device
+        // says is on the broker it is connected to.
+        let home = world.brokers.first { $0.connectedClientIDs.contains(ScheduleRun.clientID(device.deviceID)) }
+        guard let home else {
+            return violations + ["\(device.deviceID): connected to no broker at the end of the quiet stretch"]
+        }
+        func retainedPayload(_ topic: String) -> [UInt8]? { home.retainedMessage(topic: topic)?.payload }
         if let retained = retainedPayload(topics.status) {
             if let status = try? JSONDecoder().decode(AgentStatus.self, from: Data(retained)) {
                 if status.state != .online {
@@ -144,7 +151,7 @@ struct Invariants {
         let seconds = world.now - start
         guard seconds >= 20 else { return [] }
         let topics = TopicScheme(root: "motion/\(device.deviceID)")
-        for name in FaultSchedule.streamNames {
+        for name in schedule.streamNames {
             guard let stream = StreamName(rawValue: name) else { continue }
             let status = process.controller.streamStatus(stream)
             let settings = process.reconciler.effective[stream: stream]
@@ -172,8 +179,4 @@ struct Invariants {
         return violations
     }
 
-    private func retainedPayload(_ topic: String) -> [UInt8]? {
-        for broker in world.brokers { if let message = broker.retainedMessage(topic: topic) { return message.payload } }
-        return nil
-    }
 }

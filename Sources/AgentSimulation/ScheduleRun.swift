@@ -18,6 +18,8 @@ public struct ScheduleRun {
         public var commands: Int
         /// Process starts over all devices.
         public var starts: Int
+        /// Samples the devices' sensors delivered.
+        public var samples: Int = 0
 
         public var passed: Bool { violations.isEmpty }
     }
@@ -85,7 +87,8 @@ public struct ScheduleRun {
             jobs: world.executor.jobsRun,
             publications: ledger.publications,
             commands: operatorTool.commandsSent,
-            starts: world.devices.reduce(0) { $0 + $1.starts }
+            starts: world.devices.reduce(0) { $0 + $1.starts },
+            samples: world.devices.reduce(0) { $0 + $1.samplesDelivered }
         )
     }
 

@@ -62,6 +62,10 @@ public final class SimulatedAgent: @unchecked Sendable {
 
     public private(set) var process: Process?
     public private(set) var starts = 0
+    private var samplesOfEndedProcesses = 0
+
+    /// Samples the device's sensors delivered over all its processes.
+    public var samplesDelivered: Int { samplesOfEndedProcesses + (process?.source.delivered ?? 0) }
 
     init(
         deviceID: String,
@@ -90,6 +94,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         client: any SimulatedBrokerClient
     ) {
         starts += 1
+        samplesOfEndedProcesses += process?.source.delivered ?? 0
         let directory = disk.directory()
         let host = SimulatedHost(directory: directory)
         let source = VirtualSensorSource(clock: clock, seed: seed &+ UInt64(starts))
@@ -166,6 +171,8 @@ public final class SimulatedAgent: @unchecked Sendable {
     /// time at which a loop asked to be turned again (the replay pace, the log's upkeep).
     func turnPublisher() -> (moved: Bool, wake: Double?) {
         guard let process, process.alive, process.publisher.isRunning else { return (false, nil) }
+        let publisher = process.publisher
+        guard publisher.hasWork || publisher.hasDurableWork else { return (false, nil) }
         var moved = false
         var wake: Double?
         var turns = 0

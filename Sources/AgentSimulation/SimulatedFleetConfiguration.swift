@@ -46,7 +46,6 @@ public struct SimulatedFleetConfiguration: Sendable {
             agent:
               state_dir: /var/lib/motion-agent
             mqtt:
-              host: \(brokers[0])
               port: 1883
               clean_session: \(cleanSession)
               reconnect_min_delay: 0.5
@@ -55,6 +54,8 @@ public struct SimulatedFleetConfiguration: Sendable {
             """
         if brokers.count > 1 {
             text += "  servers: [\(brokers.map { "\($0):1883" }.joined(separator: ", "))]\n"
+        } else {
+            text += "  host: \(brokers[0])\n"
         }
         text += """
             control:

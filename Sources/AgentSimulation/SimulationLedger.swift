@@ -5,13 +5,22 @@ import Synchronization
 /// publisher's responsibility ends), keyed by topic and payload; per stream topic the times messages arrived; and
 /// per device and command id the replies.
 public final class SimulationLedger: @unchecked Sendable {
-    public struct Message: Hashable, Sendable {
-        public var topic: String
-        public var payload: [UInt8]
+    /// A message as the ledger keeps it: 64 bits of FNV-1a over its topic and payload (payloads carry their
+    /// sample's timestamp, so distinct messages do not meet; keeping every payload whole cost more than the agent).
+    struct Fingerprint: Hashable {
+        let value: UInt64
+
+        init(topic: String, payload: [UInt8]) {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in topic.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            hash = (hash ^ 0xFF) &* 0x100_0000_01b3
+            for byte in payload { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            value = hash
+        }
     }
 
     private struct State {
-        var accepted = Set<Message>()
+        var accepted = Set<Fingerprint>()
         var arrivals: [String: [Double]] = [:]
         var replies: [String: Int] = [:]
         var publications = 0
@@ -32,6 +41,7 @@ public final class SimulationLedger: @unchecked Sendable {
     private func record(_ publication: MemoryBroker.Publication) {
         let time = now()
         let topic = publication.topic
+        let fingerprint = Fingerprint(topic: topic, payload: publication.payload)
         var reply: String?
         if topic.hasPrefix(SimulatedOperator.replyTopic + "/") || topic.hasSuffix("/control/reply") {
             reply = Self.replyKey(topic: topic, payload: publication.payload)
@@ -43,7 +53,7 @@ public final class SimulationLedger: @unchecked Sendable {
                 return
             }
             guard !publication.retain else { return }
-            state.accepted.insert(Message(topic: topic, payload: publication.payload))
+            state.accepted.insert(fingerprint)
             state.arrivals[topic, default: []].append(time)
         }
     }
@@ -67,7 +77,8 @@ public final class SimulationLedger: @unchecked Sendable {
 
     /// Whether a broker took this message (not retained) from some client.
     public func accepted(topic: String, payload: [UInt8]) -> Bool {
-        state.withLock { $0.accepted.contains(Message(topic: topic, payload: payload)) }
+        let fingerprint = Fingerprint(topic: topic, payload: payload)
+        return state.withLock { $0.accepted.contains(fingerprint) }
     }
 
     /// Messages that arrived on `topic` at or after `time`.

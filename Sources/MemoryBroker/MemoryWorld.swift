@@ -110,12 +110,14 @@ struct MemoryWorld: Sendable {
             guard let time else { return }
             earliest = min(earliest ?? time, time)
         }
-        for connection in connections {
-            if !connection.stalledUp { consider(connection.up.first?.due) }
-            if !connection.stalledDown { consider(connection.down.first?.due) }
+        // By index: a copy of a client's state (a weak reference inside) or a connection's (its wires) costs
+        // more than the check, and the simulation asks after every step.
+        for index in connections.indices {
+            if !connections[index].stalledUp { consider(connections[index].up.first?.due) }
+            if !connections[index].stalledDown { consider(connections[index].down.first?.due) }
         }
-        for client in clients where client.phase != .idle && client.connection != nil {
-            consider(client.stopDeadline)
+        for index in clients.indices where clients[index].phase != .idle && clients[index].connection != nil {
+            consider(clients[index].stopDeadline)
         }
         return earliest
     }

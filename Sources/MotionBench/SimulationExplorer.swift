@@ -1,6 +1,7 @@
 import AgentSimulation
 import ArgumentParser
 import Foundation
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,6 +25,8 @@ struct SimulationExplorer: ParsableCommand {
     @Option(help: "Schedules run side by side (threads; default: one per core).") var workers: Int?
     @Option(help: "Stop after this many failing schedules.") var maxFailures = 1
     @Flag(help: "Print every schedule's outcome.") var verbose = false
+    @Option(help: "With --seed: print the agents' log at this level and above (trace, debug, info, notice, …).")
+    var log: String?
 
     func run() throws {
         // Swift seeds String hashing per process; a seed must replay the same way in every process.
@@ -36,7 +39,16 @@ struct SimulationExplorer: ParsableCommand {
         }
         let explorer = FaultExplorer(minutes: minutes)
         if let seed {
-            let outcome = explorer.run(seed: seed)
+            var logger: Logger?
+            if let log {
+                guard let level = Logger.Level(rawValue: log) else {
+                    throw ValidationError("--log \(log): use one of trace, debug, info, notice, warning, error, critical")
+                }
+                var printing = Logger(label: "motion-agent.simulation") { StreamLogHandler.standardError(label: $0) }
+                printing.logLevel = level
+                logger = printing
+            }
+            let outcome = explorer.run(seed: seed, logger: logger)
             print(outcome.schedule)
             report(outcome)
             if !outcome.passed { throw ExitCode(1) }
@@ -108,7 +120,7 @@ struct SimulationExplorer: ParsableCommand {
 
     private func report(_ outcome: ScheduleRun.Outcome) {
         print(
-            "seed \(outcome.schedule.seed): \(outcome.passed ? "held" : "FAILED") — \(outcome.starts) starts, \(outcome.commands) commands, \(outcome.publications) messages, \(outcome.jobs) jobs"
+            "seed \(outcome.schedule.seed): \(outcome.passed ? "held" : "FAILED") — \(outcome.starts) starts, \(outcome.samples) samples, \(outcome.commands) commands, \(outcome.publications) messages, \(outcome.jobs) jobs"
         )
         for violation in outcome.violations { print("  violation: \(violation)") }
     }

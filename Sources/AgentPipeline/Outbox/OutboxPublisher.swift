@@ -175,15 +175,15 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     public func stop(drainTimeout timeout: Double) async {
         let deadline = clock.monotonicSeconds() + timeout
         while isConnected && hasUnsent && clock.monotonicSeconds() < deadline {
-            try? await clock.sleep(seconds: 0.01)
+            // Cancelled rather than shut down: no draining (a cancelled sleep returns at once, and this loop
+            // would spin until the deadline). What is left stays in the outbox, or in the durable log.
+            guard (try? await clock.sleep(seconds: 0.01)) != nil else { break }
         }
         running.store(false, ordering: .sequentiallyConsistent)
         outbox.wake()
         wakeWindowWaiter()
         if drive == .turns { finished.withLock { $0 = true } }
-        while !finished.withLock({ $0 }) {
-            try? await clock.sleep(seconds: 0.005)
-        }
+        while !finished.withLock({ $0 }) { await waitForThread() }
         if let durable {
             writing.store(false, ordering: .sequentiallyConsistent)
             durable.staging.wake()
@@ -192,11 +192,26 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                 while writeTurn() == .wrote {}
                 writerFinished.withLock { $0 = true }
             }
-            while !writerFinished.withLock({ $0 }) {
-                try? await clock.sleep(seconds: 0.005)
-            }
+            while !writerFinished.withLock({ $0 }) { await waitForThread() }
             durable.log.close()
         }
+    }
+
+    /// A moment for a thread to finish its turn (threads drive only; turns finish at once). A cancelled task's
+    /// sleep returns at once, so then the calling thread sleeps instead: the thread ends within its current turn.
+    private func waitForThread() async {
+        if (try? await clock.sleep(seconds: 0.005)) == nil { Self.pause() }
+    }
+
+    /// A blocking millisecond, for a cancelled task that must still wait for a thread.
+    private static func pause() { Thread.sleep(forTimeInterval: 0.001) }
+
+    /// Whether a publishing turn could hand anything over: messages queued in memory, staged, or in the durable
+    /// log's backlog.
+    public var hasWork: Bool {
+        if !outbox.isEmpty { return true }
+        guard let durable else { return false }
+        return !durable.staging.isEmpty || durable.log.snapshot.backlog > 0
     }
 
     /// Whether the durable writer has work a turn would do: messages staged, or the log's upkeep.
