@@ -13,6 +13,12 @@ public struct Pipeline: Sendable {
         public var outboxBytes: Int = 2 << 20
         /// Where durable streams' messages are staged before the durable log (nil: no stream is durable).
         public var durableStaging: Outbox?
+        /// Whether they go there from the start; false: only once the durable log is open
+        /// (`Outbox.routeDurableMessages`, which `DurableOutbox` calls).
+        public var durableRoutedAtStart = true
+        /// Called with every configuration the controller is about to run, at start and before each change:
+        /// where resources a setting needs are opened (the durable log, `DurableOutbox.prepare`).
+        public var prepare: @Sendable (AgentConfiguration) -> Void = { _ in }
         /// The agent's time source: sensor timestamps map to wall time through it, and the controller reads it.
         public var clock: any AgentClock = SystemClock()
         /// The host's clock synchronization, for the status and every message's wall time.
@@ -52,6 +58,7 @@ public struct Pipeline: Sendable {
         outbox = Outbox(
             capacityBytes: options.outboxBytes,
             durableStaging: options.durableStaging,
+            routesDurable: options.durableRoutedAtStart,
             monotonicNanos: { UInt64(max(0, clock.monotonicSeconds() * 1e9)) }
         )
         field = Self.geomagneticField(initial.location, now: clock.realtimeSeconds(), logger: logger)
@@ -81,6 +88,7 @@ public struct Pipeline: Sendable {
             headingUnusable: field?.headingUsability == .unusable,
             clockSynchronized: options.clockSynchronized,
             clock: clock,
+            prepare: options.prepare,
             referenceAttitudeStore: options.referenceAttitudeStore,
             logger: logger
         )

@@ -51,7 +51,11 @@ public struct FaultExplorer: Sendable {
     }
 
     /// Runs every seed of `seeds`; stops after `maxFailures` failing ones.
-    public func explore(seeds: some Sequence<UInt64>, maxFailures: Int = 1, progress: (ScheduleRun.Outcome) -> Void = { _ in }) -> Summary {
+    public func explore(
+        seeds: some Sequence<UInt64>,
+        maxFailures: Int = 1,
+        progress: (ScheduleRun.Outcome) -> Void = { _ in }
+    ) -> Summary {
         var summary = Summary()
         let started = Date()
         for seed in seeds {

@@ -130,9 +130,14 @@ extension FaultSchedule {
             switch random.int(0...6) {
             case 0, 1: streams[stream, default: []].append("\"rate_hz\": \(random.pick([1, 2, 5, 10]))")
             case 2: streams[stream, default: []].append("\"enabled\": \(random.chance(0.7))")
-            case 3: streams[stream, default: []].append(random.chance(0.5) ? "\"qos\": 1" : "\"qos\": 0, \"durable\": false")
+            case 3:
+                streams[stream, default: []].append(
+                    random.chance(0.5) ? "\"qos\": 1" : "\"qos\": 0, \"durable\": false"
+                )
             case 4:
-                streams[stream, default: []].append(random.chance(0.6) ? "\"qos\": 1, \"durable\": true" : "\"durable\": false")
+                streams[stream, default: []].append(
+                    random.chance(0.6) ? "\"qos\": 1, \"durable\": true" : "\"durable\": false"
+                )
             case 5: streams[stream, default: []].append("\"batch\": \(random.pick([1, 2, 5]))")
             default: metrics = "\"interval_s\": \(random.pick([0, 10, 30]))"
             }
@@ -167,7 +172,8 @@ extension FaultSchedule {
     private func drawCommand(_ random: inout SimulationRandom) -> String {
         let stream = random.pick(streamNames)
         switch random.int(0...9) {
-        case 0, 1: return "\"command\": \"set-rate\", \"stream\": \"\(stream)\", \"rate_hz\": \(random.pick([1, 2, 5, 10]))"
+        case 0, 1:
+            return "\"command\": \"set-rate\", \"stream\": \"\(stream)\", \"rate_hz\": \(random.pick([1, 2, 5, 10]))"
         case 2: return "\"command\": \"set-qos\", \"stream\": \"\(stream)\", \"qos\": \(random.int(0...1))"
         case 3: return "\"command\": \"\(random.chance(0.7) ? "start" : "stop")\", \"stream\": \"\(stream)\""
         case 4: return "\"command\": \"status\""

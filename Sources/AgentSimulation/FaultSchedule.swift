@@ -131,7 +131,12 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
                 }.joined(separator: ", ") + ", metrics every \(fleet.metricsIntervalS) s",
         ]
         for step in steps { lines.append(String(format: "  %7.2f s  ", step.time) + step.event.description) }
-        lines.append(String(format: "  %7.2f s  quiet: faults healed, invariants checked at the end", minutes * 60 - quietSeconds))
+        lines.append(
+            String(
+                format: "  %7.2f s  quiet: faults healed, invariants checked at the end",
+                minutes * 60 - quietSeconds
+            )
+        )
         return lines.joined(separator: "\n")
     }
 }

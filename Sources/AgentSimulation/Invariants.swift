@@ -37,7 +37,9 @@ struct Invariants {
         for device in world.devices {
             violations += durableDelivery(device)
             guard let process = device.process, process.alive, process.ended == nil else {
-                violations.append("\(device.deviceID): not running at the end of the quiet stretch (\(String(describing: device.process?.ended)))")
+                violations.append(
+                    "\(device.deviceID): not running at the end of the quiet stretch (\(String(describing: device.process?.ended)))"
+                )
                 continue
             }
             violations += inForce(device, process)
@@ -90,7 +92,9 @@ struct Invariants {
         if let retained = retainedPayload(topics.status) {
             if let status = try? JSONDecoder().decode(AgentStatus.self, from: Data(retained)) {
                 if status.state != .online {
-                    violations.append("\(device.deviceID): its retained status says \(status.state), though it runs and is connected")
+                    violations.append(
+                        "\(device.deviceID): its retained status says \(status.state), though it runs and is connected"
+                    )
                 }
                 for name in StreamName.allCases {
                     let now = process.controller.streamStatus(name)
@@ -113,13 +117,16 @@ struct Invariants {
             let said = try? JSONDecoder().decode(ConfigurationStatus.self, from: Data(retained))
         {
             let now = process.reconciler.status()
-            for (key, setting) in now.settings.sorted(by: { $0.key < $1.key }) where said.settings[key]?.value != setting.value {
+            for (key, setting) in now.settings.sorted(by: { $0.key < $1.key })
+            where said.settings[key]?.value != setting.value {
                 violations.append(
                     "\(device.deviceID): retained configuration says \(key) = \(said.settings[key]?.value ?? "nothing"); in force: \(setting.value) (\(setting.source))"
                 )
             }
             if said.desired != now.desired {
-                violations.append("\(device.deviceID): retained configuration names versions \(said.desired); in force: \(now.desired)")
+                violations.append(
+                    "\(device.deviceID): retained configuration names versions \(said.desired); in force: \(now.desired)"
+                )
             }
         } else {
             violations.append("\(device.deviceID): no readable retained configuration at the end")
@@ -131,7 +138,9 @@ struct Invariants {
         var violations: [String] = []
         let applied = process.reconciler.documentVersions
         let newest = operatorTool.newest
-        var layers: [(FaultSchedule.Layer, ConfigurationLayer)] = [(.fleet, .fleet), (.device(device.deviceID), .device)]
+        var layers: [(FaultSchedule.Layer, ConfigurationLayer)] = [
+            (.fleet, .fleet), (.device(device.deviceID), .device),
+        ]
         for group in schedule.groups[device.deviceID] ?? [] { layers.append((.group(group), .group(group))) }
         for (layer, configurationLayer) in layers {
             guard let published = newest[layer] else { continue }
@@ -171,10 +180,14 @@ struct Invariants {
         var violations: [String] = []
         let memory = process.services.parts.outbox.snapshot
         if memory.depth > 0 {
-            violations.append("\(device.deviceID): \(memory.depth) messages still in the memory outbox after the quiet stretch")
+            violations.append(
+                "\(device.deviceID): \(memory.depth) messages still in the memory outbox after the quiet stretch"
+            )
         }
         if let durable = process.publisher.durableCounters, durable.depth > 0 {
-            violations.append("\(device.deviceID): \(durable.depth) records still in the durable log after the quiet stretch")
+            violations.append(
+                "\(device.deviceID): \(durable.depth) records still in the durable log after the quiet stretch"
+            )
         }
         return violations
     }

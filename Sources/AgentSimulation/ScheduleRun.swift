@@ -40,7 +40,8 @@ public struct ScheduleRun {
             let broker = world.addBroker(name: name, options: .init(persistence: schedule.brokerPersistence))
             ledger.observe(broker)
         }
-        let key = schedule.signing ? try? OperatorSigningKey(id: "ops", privateKey: Self.keyBytes(schedule.seed, 1)) : nil
+        let key =
+            schedule.signing ? try? OperatorSigningKey(id: "ops", privateKey: Self.keyBytes(schedule.seed, 1)) : nil
         let impostor = try? OperatorSigningKey(id: "ops", privateKey: Self.keyBytes(schedule.seed, 2))
         let trust = key.flatMap { try? OperatorKeys(TrustedKeyFile(keys: [($0.id, $0.publicKey)])) }
         var violations: [String] = []
@@ -49,7 +50,12 @@ public struct ScheduleRun {
             fleet.groups = schedule.groups[id] ?? []
             do {
                 let configuration = try fleet.configuration(deviceID: id)
-                world.addDevice(id, configuration: configuration, trustedKeys: trust, seed: schedule.seed &+ UInt64(index) &* 7919)
+                world.addDevice(
+                    id,
+                    configuration: configuration,
+                    trustedKeys: trust,
+                    seed: schedule.seed &+ UInt64(index) &* 7919
+                )
             } catch {
                 return Outcome(
                     schedule: schedule,

@@ -103,6 +103,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         options.reloadsOnHangup = false
         options.randomSeed = seed &* 31 &+ UInt64(starts)
         options.outboxBytes = 256 << 10
+        options.taskExecutor = executor
         let builder = AgentBuilder(
             configuration: configuration,
             source: source,
@@ -138,9 +139,9 @@ public final class SimulatedAgent: @unchecked Sendable {
     }
 
     /// SIGTERM: the ordered shutdown.
-    func terminate() {
+    func terminate(executor: SimulationExecutor) {
         guard let process, process.alive else { return }
-        Task(executorPreference: nil) { await process.group.triggerGracefulShutdown() }
+        Task(executorPreference: executor) { await process.group.triggerGracefulShutdown() }
     }
 
     /// SIGKILL or a crash: the process is gone at once; what it wrote stays on disk.

@@ -230,7 +230,9 @@ final class SimulatedSegmentStorage: SegmentStorage {
             contents.segments[segment] = nil
             let full = contents.capacityBytes.map { contents.usedBytes >= $0 - (64 << 10) } ?? false
             if full {
-                for index in contents.recordsBySegment[segment] ?? [] { contents.records[index].removedWhileFull = true }
+                for index in contents.recordsBySegment[segment] ?? [] {
+                    contents.records[index].removedWhileFull = true
+                }
             }
             contents.recordsBySegment[segment] = nil
         }

@@ -39,7 +39,8 @@ public final class SimulatedHost: HostSystem, @unchecked Sendable {
     public func processStatistics() -> ProcessStatistics? { nil }
 
     public func incrementBootCount() throws -> UInt64 {
-        let kept = (try? directory.read(.bootCount)).flatMap { $0 }
+        let kept =
+            (try? directory.read(.bootCount)).flatMap { $0 }
             .flatMap { UInt64(String(decoding: $0, as: UTF8.self).filter { !$0.isWhitespace }) } ?? 0
         let next = kept + 1
         try directory.replace(.bootCount, with: Array("\(next)\n".utf8))

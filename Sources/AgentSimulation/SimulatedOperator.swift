@@ -50,7 +50,7 @@ public final class SimulatedOperator: @unchecked Sendable {
             let options = broker.connectOptions(clientID: Self.clientID)
             let clock = world.clock
             world.executor.run {
-                Task { [self] in
+                Task(executorPreference: world.executor) { [self] in
                     try? client.connect(options)
                     for await event in client.events {
                         switch event {
@@ -88,7 +88,13 @@ public final class SimulatedOperator: @unchecked Sendable {
     public var commandsSent: Int { state.withLock { $0.commandsSent } }
 
     /// Publishes the layer's next version: `settings` (JSON members without the version), or a clear.
-    func publishDesired(_ layer: Layer, settings: String?, clear: Bool = false, valid: Bool, signing: FaultSchedule.Signing) {
+    func publishDesired(
+        _ layer: Layer,
+        settings: String?,
+        clear: Bool = false,
+        valid: Bool,
+        signing: FaultSchedule.Signing
+    ) {
         let (payload, version) = state.withLock { state -> ([UInt8], Int) in
             let version = (state.versions[layer] ?? 0) + 1
             state.versions[layer] = version
@@ -114,7 +120,9 @@ public final class SimulatedOperator: @unchecked Sendable {
         guard let old else { return }
         // Not retained: the newest stays what the broker hands over; the replay reaches who listens now.
         for (_, client) in clients {
-            _ = old.withUnsafeBytes { try? client.publish(topic: Self.topic(layer), payload: $0, qos: 1, retain: false) }
+            _ = old.withUnsafeBytes {
+                try? client.publish(topic: Self.topic(layer), payload: $0, qos: 1, retain: false)
+            }
         }
     }
 

@@ -4,15 +4,18 @@ import MemoryBroker
 import MotionWire
 
 /// A client for scenario tests in the simulation: what a subscriber, `mosquitto_pub` or `motion-agent ctl` does
-/// against a real broker, on the world's network and clock. It keeps every message it receives (read between
-/// pumps, so it never needs a task of its own), and its waits run the world until a condition holds or a
-/// simulated deadline passes — a test on virtual time cannot time out on a loaded host.
+/// against a real broker, on the world's network and clock. A task on the world's executor reads its events:
+/// it keeps every message it receives and, when the connection is lost, connects again half a second later (and
+/// subscribes again, in a clean session), as a subscriber that reconnects does. Its waits run the world until a
+/// condition holds or a simulated deadline passes — a test on virtual time cannot time out on a loaded host.
 public final class SimulatedTool: @unchecked Sendable {
     public let world: SimulationWorld
     public let broker: MemoryBroker
     public let client: MemoryBrokerClient
     public let clientID: String
+    private let options: BrokerConnectOptions
     private var received: [InboundMessage] = []
+    private var filters: [(filters: [String], qos: Int)] = []
     private var connections = 0
     private var commandNumber = 0
 
@@ -30,7 +33,17 @@ public final class SimulatedTool: @unchecked Sendable {
         self.broker = broker
         self.clientID = clientID
         client = broker.makeClient()
-        try client.connect(broker.connectOptions(clientID: clientID, protocolVersion: protocolVersion, cleanSession: cleanSession))
+        options = broker.connectOptions(
+            clientID: clientID,
+            protocolVersion: protocolVersion,
+            cleanSession: cleanSession
+        )
+        try client.connect(options)
+        world.executor.run {
+            Task(executorPreference: world.executor) { [self] in
+                for await event in client.events { await handle(event) }
+            }
+        }
         guard waitUntil(timeout: 10, { self.isConnected }) else {
             throw AgentError("the tool \(clientID) did not connect to \(broker.name) within 10 simulated seconds")
         }
@@ -44,6 +57,7 @@ public final class SimulatedTool: @unchecked Sendable {
 
     /// Subscribes (QoS 1) and lets the retained messages arrive.
     public func subscribe(_ filters: [String], qos: Int = 1) throws {
+        self.filters.append((filters, qos))
         try client.subscribe(filters, qos: qos)
         world.run(for: 0.01)
         drain()
@@ -77,7 +91,8 @@ public final class SimulatedTool: @unchecked Sendable {
     /// Sends `json` (a command object, or an envelope) on `topic` with `motion-agent ctl`'s response topic and
     /// correlation data, and returns the replies that arrive within `timeout` simulated seconds (`expect` of
     /// them: one for a device, one per member for a group or the fleet).
-    public func command(_ topic: String, _ json: String, expect: Int = 1, timeout: Double = 10) throws -> [ControlReply] {
+    public func command(_ topic: String, _ json: String, expect: Int = 1, timeout: Double = 10) throws -> [ControlReply]
+    {
         commandNumber += 1
         let correlation = Array("\(clientID)-\(commandNumber)".utf8)
         let responseTopic = TopicScheme.operatorReply(clientID: clientID)
@@ -120,15 +135,23 @@ public final class SimulatedTool: @unchecked Sendable {
         world.run(until: condition, timeout: timeout)
     }
 
-    private func drain() {
-        for event in client.takeEvents() {
-            switch event {
-            case .message(let message): received.append(message)
-            case .connected: connections += 1
-            default: break
+    private func handle(_ event: BrokerEvent) async {
+        switch event {
+        case .message(let message): received.append(message)
+        case .connected(let sessionPresent):
+            connections += 1
+            if !sessionPresent {
+                for (filters, qos) in filters { try? client.subscribe(filters, qos: qos) }
             }
+        case .disconnected, .connectFailed:
+            try? await world.clock.sleep(seconds: 0.5)
+            try? client.connect(options)
+        case .serverReference: break
         }
     }
+
+    /// The world runs the tool's task; nothing to take here.
+    private func drain() {}
 }
 
 extension SimulationWorld {

@@ -16,9 +16,11 @@ import Darwin
 /// runtime's global-enqueue hook sends every job enqueued *from this thread* here instead. Jobs enqueued from
 /// other threads (other tests in the same process) go to the global pool as before.
 ///
-/// A job that reaches the queue from another thread while a simulation runs means something in the simulated
-/// agent escaped the virtual world (a real timer, a thread of its own): it is still run here, in arrival order,
-/// and counted in `foreignEnqueues`, which the simulation reports as a determinism failure.
+/// Every task the simulation starts has this executor as its preference, so a continuation resumed from outside a
+/// step (a test calling `broker.stop()` between two `run`s) still queues its task's job here, in call order. A job
+/// that reaches the queue from another thread *while the simulation runs* means something in the simulated agent
+/// escaped the virtual world (a real timer, a thread of its own): it is still run here, in arrival order, and
+/// counted in `foreignEnqueues`, which the simulation reports as a determinism failure.
 public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     // The queue is locked because a foreign thread may still enqueue (and is counted); the simulation itself
     // only ever touches it from its own thread.
@@ -41,9 +43,10 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func accept(_ job: UnownedJob) {
-        let fromOwner = owner.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+        let running = owner.load(ordering: .acquiring)
+        let foreign = running != 0 && running != UInt(bitPattern: Int(bitPattern: pthread_self()))
         queue.withLock { queue in
-            if !fromOwner { queue.foreign += 1 }
+            if foreign { queue.foreign += 1 }
             queue.jobs.append(job)
         }
     }

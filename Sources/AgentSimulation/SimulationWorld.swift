@@ -105,7 +105,7 @@ public final class SimulationWorld: @unchecked Sendable {
     public func powerCut(_ device: SimulatedAgent, keep: (Int) -> Int) { executor.run { device.powerCut(keep: keep) } }
 
     /// SIGTERM: the ordered shutdown (it completes as the world runs).
-    public func terminate(_ device: SimulatedAgent) { executor.run { device.terminate() } }
+    public func terminate(_ device: SimulatedAgent) { executor.run { device.terminate(executor: executor) } }
 
     // MARK: Scheduling
 

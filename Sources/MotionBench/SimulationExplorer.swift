@@ -35,14 +35,18 @@ struct SimulationExplorer: ParsableCommand {
             var arguments = CommandLine.arguments.map { strdup($0) }
             arguments.append(nil)
             execv("/proc/self/exe", &arguments)
-            throw ValidationError("could not run again with SWIFT_DETERMINISTIC_HASHING=1: \(String(cString: strerror(errno)))")
+            throw ValidationError(
+                "could not run again with SWIFT_DETERMINISTIC_HASHING=1: \(String(cString: strerror(errno)))"
+            )
         }
         let explorer = FaultExplorer(minutes: minutes)
         if let seed {
             var logger: Logger?
             if let log {
                 guard let level = Logger.Level(rawValue: log) else {
-                    throw ValidationError("--log \(log): use one of trace, debug, info, notice, warning, error, critical")
+                    throw ValidationError(
+                        "--log \(log): use one of trace, debug, info, notice, warning, error, critical"
+                    )
                 }
                 var printing = Logger(label: "motion-agent.simulation") { StreamLogHandler.standardError(label: $0) }
                 printing.logLevel = level
@@ -80,7 +84,8 @@ struct SimulationExplorer: ParsableCommand {
                     }
                     if !outcome.passed {
                         summary.failures.append(outcome)
-                        let failures = results.withLock { $0.reduce(0) { $0 + $1.failures.count } } + summary.failures.count
+                        let failures =
+                            results.withLock { $0.reduce(0) { $0 + $1.failures.count } } + summary.failures.count
                         if failures >= maxFailures { stop.store(true, ordering: .relaxed) }
                     }
                 }

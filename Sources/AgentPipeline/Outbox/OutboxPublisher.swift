@@ -83,7 +83,10 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private let broker: BrokerClient
     private let window: Int
     private let logger: Logger
-    private let durable: Durable?
+    /// The durable half, once there is one: at construction, or attached later (`attachDurable`) when the
+    /// configuration in force first makes a stream durable.
+    private let durableSlot: Mutex<Durable?>
+    private var durable: Durable? { durableSlot.withLock { $0 } }
     private let connected = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
     private let writing = Atomic<Bool>(false)
@@ -137,7 +140,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         self.broker = broker
         self.window = max(1, window)
         resumeAt = self.window - max(1, self.window / 8)
-        self.durable = durable
+        durableSlot = Mutex(durable)
         self.clock = clock
         self.drive = drive
         self.logger = logger
@@ -160,14 +163,36 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         }
         thread.name = "motion-agent.publisher"
         thread.start()
-        if let durable {
-            let writer = Thread { [self] in
-                self.writeLoop(durable)
-                self.writerFinished.withLock { $0 = true }
-            }
-            writer.name = "motion-agent.outbox-writer"
-            writer.start()
+        if let durable { startWriter(durable) }
+    }
+
+    private func startWriter(_ durable: Durable) {
+        let writer = Thread { [self] in
+            self.writeLoop(durable)
+            self.writerFinished.withLock { $0 = true }
         }
+        writer.name = "motion-agent.outbox-writer"
+        writer.start()
+    }
+
+    /// Gives the publisher its durable half after it was made (once; false when it already has one): the log's
+    /// records go out ahead of the memory outbox from the next turn, and the writer starts moving the staging
+    /// ring into the log.
+    @discardableResult
+    public func attachDurable(_ durable: Durable) -> Bool {
+        let attached = durableSlot.withLock { slot -> Bool in
+            guard slot == nil else { return false }
+            slot = durable
+            return true
+        }
+        guard attached else { return false }
+        loopState.withLock { $0.bucket = TokenBucket(pacing: durable.replayRate) }
+        if running.load(ordering: .acquiring) {
+            writing.store(true, ordering: .sequentiallyConsistent)
+            writerFinished.withLock { $0 = false }
+            if drive == .threads { startWriter(durable) }
+        }
+        return true
     }
 
     /// Stops the threads after they have handed over what they can within `timeout` seconds while connected;

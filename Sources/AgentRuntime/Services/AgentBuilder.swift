@@ -27,6 +27,10 @@ public struct AgentBuilder {
         /// each start, so a fleet that restarts together spreads its retries. The simulation passes one, so that
         /// a schedule replays bit for bit.
         public var randomSeed: UInt64?
+        /// Where the services' own unstructured tasks (timers, the connections' event readers) run; nil: the
+        /// global pool. The simulation passes its executor, so that a message delivered from outside a
+        /// simulation step still resumes the agent's task on the simulation's thread, in order.
+        public var taskExecutor: (any TaskExecutor)?
         public init() {}
     }
 
@@ -101,13 +105,20 @@ public struct AgentBuilder {
         let configuration = reconciler.effective
         let (host, broker, logger, clock) = (self.host, self.broker, self.logger, self.clock)
         let seed = options.randomSeed ?? UInt64.random(in: .min ... .max)
-        let durable = openDurableOutbox()
+        // The durable log opens when the configuration in force first makes a stream durable — at start (config.yaml
+        // or a kept desired document) or later (a desired document, a command, a reload) — not when config.yaml
+        // alone says so: the agent reported such streams durable and lost them (issue 40). The staging ring is
+        // reserved, not touched, until then.
+        let staging = Outbox(capacityBytes: options.outboxBytes)
+        let durableOutboxBox = DurableOutboxBox()
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var pipelineOptions = Pipeline.Options()
         pipelineOptions.outboxBytes = options.outboxBytes
         let sparkplugLane = openSparkplugLane(configuration)
         pipelineOptions.sparkplug = sparkplugLane
-        pipelineOptions.durableStaging = durable?.staging
+        pipelineOptions.durableStaging = staging
+        pipelineOptions.durableRoutedAtStart = false
+        pipelineOptions.prepare = { durableOutboxBox.outbox?.prepare(for: $0) }
         pipelineOptions.clock = clock
         pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
         pipelineOptions.referenceAttitudeStore =
@@ -134,11 +145,19 @@ public struct AgentBuilder {
             topics: pipeline.topicTable,
             broker: broker,
             window: configuration.mqtt.maxInflight,
-            durable: durable,
             clock: clock,
             drive: options.publisherDrive,
             logger: logger
         )
+        let durableOutbox = DurableOutbox(
+            state: state,
+            settings: DurableOutbox.Settings(configuration.outbox),
+            staging: staging,
+            memory: outbox,
+            logger: logger
+        )
+        durableOutbox.attach(publisher)
+        durableOutboxBox.outbox = durableOutbox
         let startup = AgentStartup()
         let bootCount = SharedCounter()
         let operations = AgentOperations(
@@ -163,6 +182,7 @@ public struct AgentBuilder {
             outbox: outbox,
             publisher: publisher,
             reconciler: reconciler,
+            durableOutbox: durableOutbox,
             connections: connections,
             bootCount: bootCount
         )
@@ -249,6 +269,7 @@ public struct AgentBuilder {
                 drainTimeout: options.drainTimeout,
                 backoffSeed: seed,
                 clock: clock,
+                taskExecutor: options.taskExecutor,
                 logger: logger
             ),
             ControlService(
@@ -290,6 +311,7 @@ public struct AgentBuilder {
                         drainTimeout: options.drainTimeout,
                         backoffSeed: seed &+ 1,
                         clock: clock,
+                        taskExecutor: options.taskExecutor,
                         logger: logger
                     )
                 )
@@ -418,25 +440,10 @@ public struct AgentBuilder {
             return nil
         }
     }
+}
 
-    /// The durable log when some stream asks for one; nil (after saying why) when it cannot be opened.
-    private func openDurableOutbox() -> OutboxPublisher.Durable? {
-        guard configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) else { return nil }
-        do {
-            let log = try DurableLog(
-                storage: state.segmentStorage(),
-                maxBytes: configuration.outbox.maxBytes,
-                maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
-                logger: logger
-            )
-            return OutboxPublisher.Durable(
-                staging: Outbox(capacityBytes: options.outboxBytes),
-                log: log,
-                replayRate: Double(configuration.outbox.replayRate)
-            )
-        } catch {
-            logger.error("\(error) — durable streams are kept in memory only")
-            return nil
-        }
-    }
+/// Lets the pipeline, built before the durable outbox (which needs its outbox and the publisher), reach it.
+private final class DurableOutboxBox: @unchecked Sendable {
+    // Set once in build(), before the controller starts; read-only afterwards.
+    var outbox: DurableOutbox?
 }

@@ -34,6 +34,8 @@ final class ConnectionSupervisorService: Service {
     /// Seeds the back-off's jitter and the first server (`AgentBuilder.Options.randomSeed`).
     private let backoffSeed: UInt64
     private let clock: any AgentClock
+    /// Where its unstructured tasks run (`AgentBuilder.Options.taskExecutor`).
+    private let taskExecutor: (any TaskExecutor)?
     private let logger: Logger
 
     init(
@@ -53,8 +55,10 @@ final class ConnectionSupervisorService: Service {
         drainTimeout: Double,
         backoffSeed: UInt64,
         clock: any AgentClock,
+        taskExecutor: (any TaskExecutor)?,
         logger: Logger
     ) {
+        self.taskExecutor = taskExecutor
         self.backoffSeed = backoffSeed
         self.clock = clock
         self.mqtt = mqtt
@@ -130,7 +134,7 @@ final class ConnectionSupervisorService: Service {
         publishLink()
         let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
         let defaultPort = mqtt.port
-        let forwarder = Task { [broker, inbox] in
+        let forwarder = Task(executorPreference: taskExecutor) { [broker, inbox] in
             for await event in broker.events {
                 switch event {
                 case .message(let message): inbox.offer(message)
@@ -199,7 +203,7 @@ final class ConnectionSupervisorService: Service {
                     operations.connectFailed()
                 case .wait(let deadline):
                     timer?.cancel()
-                    timer = Task {
+                    timer = Task(executorPreference: taskExecutor) {
                         try? await clock.sleep(until: deadline, tolerance: nil)
                         feed.yield(.tick)
                     }

@@ -63,6 +63,8 @@ final class SparkplugService: Service, Sendable {
     private let drainTimeout: Double
     private let backoffSeed: UInt64
     private let clock: any AgentClock
+    /// Where its unstructured tasks run (`AgentBuilder.Options.taskExecutor`).
+    private let taskExecutor: (any TaskExecutor)?
     private let logger: Logger
     private let session: Mutex<Session>
     private let feed: AsyncStream<Input>.Continuation
@@ -82,8 +84,10 @@ final class SparkplugService: Service, Sendable {
         drainTimeout: Double,
         backoffSeed: UInt64,
         clock: any AgentClock,
+        taskExecutor: (any TaskExecutor)?,
         logger: Logger
     ) throws(SparkplugError) {
+        self.taskExecutor = taskExecutor
         self.backoffSeed = backoffSeed
         self.clock = clock
         let sparkplug = configuration.sparkplug
@@ -157,10 +161,10 @@ final class SparkplugService: Service, Sendable {
         let drainer = Thread { [self] in drain() }
         drainer.name = "sparkplug-publisher"
         drainer.start()
-        let forwarder = Task { [broker, feed] in
+        let forwarder = Task(executorPreference: taskExecutor) { [broker, feed] in
             for await event in broker.events { feed.yield(.broker(event)) }
         }
-        let poller = Task { [self] in
+        let poller = Task(executorPreference: taskExecutor) { [self] in
             while !Task.isCancelled {
                 try? await clock.sleep(seconds: 1)
                 syncStreams()
@@ -169,7 +173,7 @@ final class SparkplugService: Service, Sendable {
         var retry: Task<Void, Never>?
         func scheduleConnect(after seconds: Double) {
             retry?.cancel()
-            retry = Task { [feed] in
+            retry = Task(executorPreference: taskExecutor) { [feed, clock] in
                 try? await clock.sleep(seconds: seconds)
                 if !Task.isCancelled { feed.yield(.connect) }
             }
@@ -455,7 +459,7 @@ final class SparkplugService: Service, Sendable {
     /// A `.tick` for the node at each deadline among `deferred` (a coalesced rebirth).
     private func startTimers(_ deferred: [Deferred]) {
         for case .wait(let deadline) in deferred {
-            Task { [feed, clock] in
+            Task(executorPreference: taskExecutor) { [feed, clock] in
                 try? await clock.sleep(untilMonotonic: deadline.seconds)
                 feed.yield(.tick)
             }
