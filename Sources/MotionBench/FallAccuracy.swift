@@ -20,6 +20,9 @@ struct FallAccuracy: ParsableCommand {
     @Flag(help: "Print every trial: its fall events per configuration and the first one's latency.")
     var trials = false
 
+    @Option(help: "Explain one trial (e.g. F08_SA02_R04): every candidate impact judged, its features and score.")
+    var explain: String?
+
     /// A rate and sensor set the detector is run with.
     struct Configuration {
         var rateHz: Int
@@ -58,6 +61,7 @@ struct FallAccuracy: ParsableCommand {
 
     func run() throws {
         let root = try DataSets.path(data, "falls/sisfall", set: .falls)
+        if let explain { return try Self.explain(explain, root: root) }
         let all = try SisFallTrial.loadAll(root)
         let falls = all.filter(\.isFall).count
         let subjects = Set(all.map(\.subject)).sorted()
@@ -88,6 +92,52 @@ struct FallAccuracy: ParsableCommand {
         }
         codeTable(all, outcomes)
         if trials { trialLines(all, outcomes) }
+    }
+
+    /// Every candidate the detector judges in one trial, per configuration: what decided it.
+    static func explain(_ name: String, root: String) throws {
+        let subject = name.split(separator: "_").dropFirst().first.map(String.init) ?? ""
+        let base = (root as NSString).appendingPathComponent(subject + "/" + name)
+        let path = FileManager.default.fileExists(atPath: base + ".csv.gz") ? base + ".csv.gz" : base + ".csv"
+        let trial = try SisFallTrial.load(path)
+        let settings = MotionEventDetector.Settings.defaults.fall
+        print(
+            "\(name): candidates judged (gates: orientation ≥ \(settings.minimumOrientationChangeDegrees)°, "
+                + "stillness ≤ \(settings.maximumStillnessG) g; a fall when the score ≥ 0)"
+        )
+        for c in Configuration.all {
+            print(c.label)
+            var detector = MotionEventDetector()
+            var last: FallDetector.Features?
+            var n = 0
+            while n < trial.acceleration.count {
+                let t = Double(n) / SisFallTrial.rateHz
+                let events = detector.update(
+                    timestamp: t,
+                    acceleration: trial.acceleration[n],
+                    rotationRate: c.gyroscope ? trial.rotationRate[n] : nil
+                )
+                if let f = detector.fall.lastCandidate, f != last {
+                    last = f
+                    print(
+                        String(
+                            format:
+                                "  impact %.3f s, judged %.3f s: peak %.4f g, orientation %.2f°, stillness %.4f g, energy %.5f g·s, rotation %@, score %.4f%@",
+                            f.peakTime,
+                            t,
+                            f.peakG,
+                            f.orientationChangeDegrees,
+                            f.stillnessG,
+                            f.energyGSeconds,
+                            f.peakRotationRateRadPerS.map { String(format: "%.4f rad/s", $0) } ?? "-",
+                            detector.fall.score(f),
+                            events.fall != nil ? " → FALL" : ""
+                        )
+                    )
+                }
+                n += c.step
+            }
+        }
     }
 
     private func report(_ c: Configuration, _ all: [SisFallTrial], _ outcomes: [Outcome]) {

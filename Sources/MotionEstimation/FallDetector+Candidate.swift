@@ -75,23 +75,28 @@ extension FallDetector {
         )
     }
 
-    /// Whether the candidate in block `k` is a fall, as the detector decides when `k + 19` closes at `t`.
-    func judge(candidate k: Int, at t: Double) -> FallDetectionEvent? {
-        guard let f = features(ofCandidate: k),
-            f.orientationChangeDegrees >= settings.minimumOrientationChangeDegrees,
+    /// Whether a candidate with these features is a fall, as the detector decides when its last window closes at
+    /// `t`.
+    func judge(_ f: Features, at t: Double) -> FallDetectionEvent? {
+        guard f.orientationChangeDegrees >= settings.minimumOrientationChangeDegrees,
             f.stillnessG <= settings.maximumStillnessG,
-            settings.score.value(
-                peakG: f.peakG,
-                energyGSeconds: f.energyGSeconds,
-                stillnessG: f.stillnessG,
-                peakRotationRateRadPerS: f.peakRotationRateRadPerS
-            ) >= 0
+            score(f) >= 0
         else { return nil }
         return FallDetectionEvent(
             date: f.peakTime,
             peakAcceleration: f.peakG,
             orientationChange: f.orientationChangeDegrees * Double.pi / 180,
             detectionDate: t
+        )
+    }
+
+    /// The candidate's score (`FallScore`): a fall when ≥ 0 and through the gates.
+    public func score(_ f: Features) -> Double {
+        settings.score.value(
+            peakG: f.peakG,
+            energyGSeconds: f.energyGSeconds,
+            stillnessG: f.stillnessG,
+            peakRotationRateRadPerS: f.peakRotationRateRadPerS
         )
     }
 

@@ -122,6 +122,8 @@ public struct FallDetector: Sendable {
     public let settings: Settings
     /// The fall reported and not yet resolved.
     public private(set) var unresolvedFall: FallDetectionEvent?
+    /// The last candidate impact judged (fall or not), with its features: what `motion-bench falls --explain` prints.
+    public private(set) var lastCandidate: Features?
 
     var blocks: ContiguousArray<MagnitudeBlock>
     /// The time block 0 starts at (the first sample, or the first after a restart), s.
@@ -220,9 +222,11 @@ public struct FallDetector: Sendable {
             }
         }
         let k = c - (Self.after.upperBound - 1)
-        guard k >= 0, k > lastFallBlock + Self.after.upperBound - 1, let fall = judge(candidate: k, at: t) else {
+        guard k >= 0, k > lastFallBlock + Self.after.upperBound - 1, let candidate = features(ofCandidate: k) else {
             return
         }
+        lastCandidate = candidate
+        guard let fall = judge(candidate, at: t) else { return }
         if let earlier = unresolvedFall {
             // A second fall after the first was reported: the wearer moved in between, so the first is resolved.
             out.resolution = earlier.resolved(.rejected, at: t)

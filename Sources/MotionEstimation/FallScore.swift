@@ -66,7 +66,7 @@ public struct FallScore: Sendable, Equatable {
     /// The shipped coefficients: `scripts/research/falls/run.sh --swift`, the procedure run on all 14 SisFall
     /// subjects (held-out figures of the same procedure in BENCHMARKS.md).
     public static let shipped = FallScore(
-        intercept: 3.227652836431703,
+        intercept: 3.2278934258408194,
         logPeak: 1.855437398982469,
         logEnergy: 3.6029877227642175,
         logStillness: -0.09450625407629538,

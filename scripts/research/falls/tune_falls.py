@@ -17,7 +17,8 @@ on magnitude features:
 and is a fall when score ≥ 0. One parameter set serves 50–200 Hz and both sensor sets: the model is fitted on
 the candidates of every rate (200 Hz, and decimated to 100 and 50 Hz by taking every 2nd / 4th sample, as the
 agent's decimator does) with and without the gyroscope at once, and its threshold (folded into c0) maximises
-min(sensitivity, specificity) over the training trials of all of them.
+min(sensitivity, specificity) + 0.01 (sensitivity + specificity) over the training trials of all of them, placed
+halfway between the two training scores it separates.
 
 The procedure, for each subject held out (leave-one-subject-out, LOSO):
   1. on the 13 other subjects, for each orientation gate in GATES_DEG: fit the logistic model (L2, class-
@@ -151,9 +152,12 @@ def procedure(F, train, fall):
                                  for C in F.values() for gyro in (False, True)])
         f = np.concatenate([fall[train]] * (2 * len(F)))
         cands = np.unique(scores[np.isfinite(scores)])
-        top = max((criterion(scores >= th, f)[0], th) for th in cands)
-        if best is None or top[0] > best[0]:
-            best = (top[0], coef, b - top[1], deg)
+        value, i = max((criterion(scores >= th, f)[0], i) for i, th in enumerate(cands))
+        # the threshold halfway to the next lower training score: no training trial sits on the boundary, where
+        # rounding (Swift against numpy) would decide it
+        th = cands[i] if i == 0 else 0.5 * (cands[i] + cands[i - 1])
+        if best is None or value > best[0]:
+            best = (value, coef, b - th, deg)
     return best[1], best[2], best[3]
 
 
