@@ -15,9 +15,9 @@ public struct ImpactDetector: Sendable {
             self.mergeGapSeconds = mergeGapSeconds
         }
 
-        /// 3 g: above every walking and stair trial of SisFall at the waist (their peaks reach 2.8 g; jogging, fast
-        /// stairs, jumps and falls exceed it — `tune_falls.py` prints the share per activity); 0.1 s merges a
-        /// knock's rebounds.
+        /// 3 g: above every walking and slow-stairs trial of SisFall at the waist (D01, D02, D05: peaks up to
+        /// 2.8 g); jogging, fast stairs, sitting down hard, stumbles, jumps and falls exceed it (`tune_falls.py`
+        /// prints the share per activity). 0.1 s merges a knock's rebounds.
         public static let defaults = Settings(thresholdG: 3, mergeGapSeconds: 0.1)
     }
 

@@ -194,6 +194,37 @@ def simple_event_statistics(trials):
         print(f"  {code}: {n:3d} trials, impact {imp:3d}, free fall {ff:3d} (longest below 0.4 g: {longest:.3f} s)")
 
 
+def activity_statistics(trials):
+    """The resolution's activity, as FallDetector measures it: a 0.1 s block is active when its mean ||a| − b| > 0.05 g
+    (b follows |a|: b ← b + dt/(1 s + dt) (|a| − b), the deviation against b before the sample) or its mean |ω| >
+    0.5 rad/s. Printed: the active seconds after each fall trial's decision (its largest |a| + 2 s) to the trial's end,
+    and the active share of the walking and stair trials."""
+    from scipy.signal import lfilter
+    alpha = 0.005 / 1.005
+    after, observed, shares = [], [], collections.defaultdict(list)
+    for tr in trials:
+        m = np.linalg.norm(tr.acc, axis=1)
+        b, _ = lfilter([alpha], [1, -(1 - alpha)], m[1:], zi=[(1 - alpha) * m[0]])
+        dev = np.abs(m - np.r_[m[0], m[0], b[:-1]])
+        w = np.linalg.norm(tr.gyr, axis=1)
+        nb = len(m) // 20
+        active = (dev[: nb * 20].reshape(nb, 20).mean(1) > 0.05) | (w[: nb * 20].reshape(nb, 20).mean(1) > 0.5)
+        if tr.is_fall:
+            first = (int(np.argmax(m)) + 400) // 20 + 1
+            if first < nb:
+                after.append(active[first:].sum() * 0.1)
+                observed.append((nb - first) * 0.1)
+        elif tr.code in ("D01", "D02", "D05", "D06"):
+            shares[tr.code].append(active.mean())
+    after = np.array(after)
+    print(f"\nResolution activity (blocks active: mean ||a| − baseline| > 0.05 g or mean |ω| > 0.5 rad/s):")
+    print(f"  after {len(after)} falls' decisions, to the trial's end (median {np.median(observed):.1f} s, "
+          f"{min(observed):.1f}–{max(observed):.1f} s): active s median {np.median(after):.1f}, 99th percentile "
+          f"{np.percentile(after, 99):.2f}, largest {after.max():.1f}; ≥ 3 s in {(after >= 3).sum()}")
+    for code, v in sorted(shares.items()):
+        print(f"  {code}: active share median {np.median(v):.2f}, lowest {min(v):.2f} ({len(v)} trials)")
+
+
 def main():
     global GATES_DEG, OC_FEATURE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -272,6 +303,7 @@ def main():
         print(f"                logRotationRate: {float(coef[4])!r}")
         print("            ),")
     simple_event_statistics(trials)
+    activity_statistics(trials)
 
 
 if __name__ == "__main__":
