@@ -125,7 +125,7 @@ struct FallDetectorTests {
         #expect(order.map(\.resolution) == [nil, .unresponsive])
     }
 
-    @Test("walking again within the window: the fall is resolved rejected after 3 s of activity")
+    @Test("walking again within the window: the fall is resolved rejected once 3 s of activity have accumulated")
     func rejected() throws {
         // A splice of two real recordings of one subject: the fall trial, then the first 15 s of a walk, its clock
         // continuing where the fall trial's ends (the wearer got up and walked away).
@@ -141,7 +141,8 @@ struct FallDetectorTests {
         try #require(run.resolutions.count == 1)
         #expect(run.resolutions[0].resolution == .rejected)
         let at = try #require(run.resolutions[0].resolutionDate)
-        #expect(at >= end + 3 && at <= end + 6, "rejected at \(at) s, walking from \(end) s")
+        // 3 s of activity since the report: a few tenths while lying (the subject shifts on the mat), the rest walking.
+        #expect(at > end && at <= end + 5, "rejected at \(at) s, walking from \(end) s")
     }
 
     @Test("an operator's resolution resolves the pending fall once; nothing resolves it again")
@@ -150,17 +151,20 @@ struct FallDetectorTests {
         var settings = MotionEventDetector.Settings.defaults
         settings.fall.responseWindowSeconds = 2
         var detector = MotionEventDetector(settings: settings)
-        #expect(detector.resolveFall(.confirmed, at: 0) == nil, "no fall yet")
+        let early = detector.resolveFall(.confirmed, at: 0)
+        #expect(early == nil, "no fall yet")
         var reported: FallDetectionEvent?
         var later: [FallDetectionEvent] = []
         for s in samples {
             let e = detector.update(s)
             if let f = e.fall {
                 reported = f
-                let confirmed = try #require(detector.resolveFall(.confirmed, at: s.timestamp + 0.5))
+                let resolved = detector.resolveFall(.confirmed, at: s.timestamp + 0.5)
+                let confirmed = try #require(resolved)
                 #expect(confirmed.resolution == .confirmed && confirmed.resolutionDate == s.timestamp + 0.5)
                 #expect(confirmed.date == f.date)
-                #expect(detector.resolveFall(.dismissed, at: s.timestamp + 1) == nil)
+                let again = detector.resolveFall(.dismissed, at: s.timestamp + 1)
+                #expect(again == nil)
             }
             if let r = e.fallResolution { later.append(r) }
         }

@@ -2,6 +2,12 @@ import MotionEstimation
 import MotionModel
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Impact, free fall and tilt on synthetic signals, whose answers are known exactly.
 @Suite("Motion events")
 struct MotionEventTests {
