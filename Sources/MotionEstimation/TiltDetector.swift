@@ -58,9 +58,14 @@ public struct TiltDetector: Sendable {
     public private(set) var gravity = Vector3.zero
     private var start: Double?
     private var lastTimestamp = -Double.infinity
+    /// cos of the cone's half-angle, and of the half-angle minus the hysteresis.
+    private let cosCone: Double
+    private let cosBack: Double
 
     public init(settings: Settings = .defaults) {
         self.settings = settings
+        cosCone = cos(settings.coneHalfAngleDegrees * Double.pi / 180)
+        cosBack = cos(max(settings.coneHalfAngleDegrees - settings.hysteresisDegrees, 0) * Double.pi / 180)
         if let r = settings.referenceGravity, r.isFinite, r.norm > 0 { reference = r.normalized }
     }
 
@@ -98,15 +103,18 @@ public struct TiltDetector: Sendable {
         if reference == nil, let s = start, t - s >= 3 * settings.gravityTimeConstantSeconds, gravity.norm > 0 {
             reference = gravity.normalized
         }
-        guard let angle else { return nil }
-        let degrees = angle * 180 / Double.pi
-        if !isTilted, degrees > settings.coneHalfAngleDegrees {
+        // Compared as cosines, so the per-sample cost is a dot product; the angle is computed only for an event.
+        guard let r = reference else { return nil }
+        let n = gravity.norm
+        guard n > 0 else { return nil }
+        let c = gravity.dot(r) / n
+        if !isTilted, c < cosCone {
             isTilted = true
-            return TiltEvent(date: t, isTilted: true, angle: angle)
+            return TiltEvent(date: t, isTilted: true, angle: acos(min(max(c, -1), 1)))
         }
-        if isTilted, degrees < settings.coneHalfAngleDegrees - settings.hysteresisDegrees {
+        if isTilted, c > cosBack {
             isTilted = false
-            return TiltEvent(date: t, isTilted: false, angle: angle)
+            return TiltEvent(date: t, isTilted: false, angle: acos(min(max(c, -1), 1)))
         }
         return nil
     }
