@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBenchSupport
 import Foundation
 import MotionEstimation
 import MotionModel
@@ -84,12 +85,21 @@ struct FallAccuracy: ParsableCommand {
         )
 
         var outcomes = [[Outcome]](repeating: [], count: Configuration.all.count)
+        var nanoseconds = [Double](repeating: 0, count: Configuration.all.count)
         for (i, c) in Configuration.all.enumerated() {
+            let start = bench_monotonic_ns()
             outcomes[i] = all.map { Self.run($0, c) }
+            let samples = all.map { ($0.acceleration.count + c.step - 1) / c.step }.reduce(0, +)
+            nanoseconds[i] = Double(bench_monotonic_ns() - start) / Double(max(samples, 1))
         }
         for (i, c) in Configuration.all.enumerated() {
             report(c, all, outcomes[i])
         }
+        print(
+            "\ncost, the whole MotionEventDetector per sample over every trial (falls, jogging, jumps: many candidates): "
+                + zip(Configuration.all, nanoseconds).map { String(format: "%@ %.0f ns", $0.short, $1) }
+                .joined(separator: ", ")
+        )
         codeTable(all, outcomes)
         if trials { trialLines(all, outcomes) }
     }
