@@ -21,19 +21,20 @@ min(sensitivity, specificity) + 0.01 (sensitivity + specificity) over the traini
 halfway between the two training scores it separates.
 
 The procedure, for each subject held out (leave-one-subject-out, LOSO):
-  1. on the 13 other subjects, for each orientation gate in GATES_DEG: fit the logistic model (L2, class-
-     balanced) on the gated candidates — per fall trial the one with the largest energy (the fall's impact) is a
-     positive; every gated candidate of a daily-activity trial is a negative; the other candidates of fall trials
-     (before or after the fall) are left out — then choose the threshold;
-  2. keep the gate whose training trials score best (min(sensitivity, specificity), ties to the mean);
+  1. on the 13 other subjects, for each orientation gate in --gates (default: 30° only, fixed): fit the logistic
+     model (L2, class-balanced) on the gated candidates — per fall trial the one with the largest energy (the
+     fall's impact) is a positive; every gated candidate of a daily-activity trial is a negative; the other
+     candidates of fall trials (before or after the fall) are left out — then choose the threshold;
+  2. with several gates (a variant, e.g. --gates 30,35,40,45,50), keep the one whose training trials score best;
   3. score the held-out subject's trials, at each rate, with and without the gyroscope.
 A trial counts as a fall when any of its candidates scores ≥ 0 (per trial, as the issue's targets).
 The shipped set is the same procedure run on all 14 subjects; --swift prints it as Swift.
 
 Also printed: the shipped set on every trial (what `motion-bench falls` must reproduce through the Swift
-detector), the latency from the impact to the decision, and the statistics behind the simple events' defaults.
+detector), the latency from the impact to the decision, the statistics behind the simple events' defaults and
+the resolution's activity threshold.
 
-Usage: scripts/research/falls/run.sh [--data DIR] [--swift] [--trials]
+Usage: scripts/research/falls/run.sh [--data DIR] [--swift] [--trials] [--gates 30,35,…] [--oc-feature]
 Needs numpy and scipy (run.sh installs them into .build/falls-venv).
 """
 import argparse
