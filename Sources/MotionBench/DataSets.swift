@@ -24,7 +24,7 @@ enum DataSets {
     }
 
     enum DataSet {
-        case broad, steps, activity
+        case broad, steps, activity, falls
 
         /// What to fetch for this set, and how to lay it out.
         var fetch: String {
@@ -38,6 +38,9 @@ enum DataSets {
             case .activity:
                 "fetch tmd_dataset_5secondWindow.csv (github.com/deveshsangwan/Transportation-Mode-Detection, CC0) "
                     + "into activity/"
+            case .falls:
+                "fetch SisFall (Sucerquia et al., Sensors 17(1):198, 2017; cite it) and lay its trials out as "
+                    + "falls/sisfall/SUBJECT/CODE_SUBJECT_RNN.csv.gz with the columns adxl345_x..z, itg3200_x..z (raw counts)"
             }
         }
     }

@@ -4,11 +4,14 @@ import MotionEstimation
 import MotionModel
 import Simulation
 
-/// ns per estimator update on simulated walking: 9-axis and 6-axis device motion, pedometer, activity.
+/// ns per estimator update on simulated walking: 9-axis and 6-axis device motion, pedometer, activity, motion
+/// events (falls, impacts, free falls, tilt; with and without the gyroscope) — and the motion events' heap
+/// allocations per sample.
 struct EstimationSpeed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "estimation",
-        abstract: "ns per device-motion (9-axis, 6-axis), pedometer and activity update on simulated walking."
+        abstract:
+            "ns per device-motion (9-axis, 6-axis), pedometer, activity and motion-events update on simulated walking."
     )
 
     @Option(help: "Samples per repetition (at 100 Hz).") var samples = 60_000
@@ -26,6 +29,9 @@ struct EstimationSpeed: ParsableCommand {
         var sixAxis: Double
         var pedometer: Double
         var activity: Double
+        var events = 0.0
+        var eventsAccelerometerOnly = 0.0
+        var eventsAllocations: UInt64 = 0
     }
 
     static func measure(samples: Int, repetitions: Int) -> [BenchRow] {
@@ -68,6 +74,38 @@ struct EstimationSpeed: ParsableCommand {
                 for sample in nine { if activity.update(sample) != nil { checksum += 1 } }
             }
         }
+        // Every kind on (tilt too), the fall detector's whole path; allocations counted on this thread over one
+        // repetition after a warm-up pass (the ring is allocated in init, before the count starts).
+        var eventsSettings = MotionEventDetector.Settings.defaults
+        eventsSettings.tiltEnabled = true
+        r.events = median(repetitions) {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            return time(six.count) {
+                for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            }
+        }
+        let accelerometerOnly = six.map { sample -> IMUSample in
+            var s = sample
+            s.rotationRate = nil
+            return s
+        }
+        r.eventsAccelerometerOnly = median(repetitions) {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            return time(accelerometerOnly.count) {
+                for sample in accelerometerOnly { for _ in detector.update(sample) { checksum += 1 } }
+            }
+        }
+        // The counter must see allocations at all, or a zero would prove nothing.
+        let probeBefore = bench_alloc_thread()
+        let probe = [Int](repeating: samples, count: 1000 + samples % 7)
+        let counterWorks = bench_alloc_thread() - probeBefore > 0 && probe.count > 0
+        do {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            let before = bench_alloc_thread()
+            for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            r.eventsAllocations = bench_alloc_thread() - before
+        }
         return [
             BenchRow(
                 name: "device motion 9-axis update",
@@ -78,6 +116,26 @@ struct EstimationSpeed: ParsableCommand {
             BenchRow(name: "device motion 6-axis update", value: String(format: "%.0f ns", r.sixAxis)),
             BenchRow(name: "pedometer update", value: String(format: "%.0f ns", r.pedometer)),
             BenchRow(name: "activity update", value: String(format: "%.0f ns", r.activity)),
+            BenchRow(
+                name: "motion events update (accel + gyro)",
+                value: String(format: "%.0f ns", r.events),
+                target: "≤ 2000 ns",
+                met: r.events <= 2000
+            ),
+            BenchRow(
+                name: "motion events update (accel only)",
+                value: String(format: "%.0f ns", r.eventsAccelerometerOnly),
+                target: "≤ 2000 ns",
+                met: r.eventsAccelerometerOnly <= 2000
+            ),
+            BenchRow(
+                name: "motion events allocations per sample",
+                value: counterWorks
+                    ? String(format: "%.4f", Double(r.eventsAllocations) / Double(max(six.count, 1)))
+                    : "counter inactive",
+                target: "0",
+                met: counterWorks && r.eventsAllocations == 0
+            ),
             // Printed so the optimiser cannot drop the work.
             BenchRow(name: "estimation checksum", value: String(format: "%.3f", checksum)),
         ]

@@ -11,6 +11,7 @@ struct MotionBench: AsyncParsableCommand {
             BroadAccuracy.self,
             StepAccuracy.self,
             ActivityAccuracy.self,
+            FallAccuracy.self,
             EstimationSpeed.self,
             PipelineThroughput.self,
             PublishThroughput.self,
