@@ -31,7 +31,7 @@ enum ConsoleAssets {
           <table id="fleet">
             <thead><tr>
               <th data-sort="device">Device</th><th data-sort="state">State</th><th data-sort="since">Since</th>
-              <th data-sort="agentVersion">Agent</th><th data-sort="bootCount">Boot</th><th data-sort="desired">Desired applied</th>
+              <th data-sort="agentVersion">Agent</th><th data-sort="bootCount">Boot</th><th data-sort="groups">Groups</th><th data-sort="desired">Desired applied</th>
               <th data-sort="problem">Problems</th><th data-sort="outbox">Outbox</th><th data-sort="cpu">CPU %</th>
               <th data-sort="rss">RSS MiB</th><th data-sort="metricsTime">Metrics</th>
             </tr></thead>
@@ -120,10 +120,10 @@ enum ConsoleAssets {
     static let script = #"""
         // MotionAgent console: the fleet, one device live, and desired-document edits. Plain JavaScript, no library.
         // Every text that came from a device (ids, reasons, versions, settings) goes into the page through textContent
-        // only — never innerHTML — so device text stays text. The server's Content-Security-Policy runs no other script.
+        // only — never parsed as markup — so device text stays text. The server's Content-Security-Policy runs no other script.
         "use strict";
 
-        const probe = {  // read by the browser tests and the benchmarks (scripts/checks/console_browser.py)
+        const probe = {  // read by the browser tests, the screenshots and the figures (Tests/ConsoleBrowserTests)
           hello: false, rows: 0, rowUpdates: [], delays: [], attitude: null, attitudeDraws: 0,
           plots: {}, convergence: null, firstRows: null, messages: 0,
         };
@@ -248,7 +248,7 @@ enum ConsoleAssets {
           link.href = "#/device/" + encodeURIComponent(device);
           const first = el("td", null, "device"); first.appendChild(link); first.title = device;
           tr.appendChild(first);
-          for (const cls of ["state", "since", "agent", "boot", "desired", "problems", "outbox", "cpu", "rss", "metrics"]) tr.appendChild(el("td", "", cls));
+          for (const cls of ["state", "since", "agent", "boot", "groups", "desired", "problems", "outbox", "cpu", "rss", "metrics"]) tr.appendChild(el("td", "", cls));
           return tr;
         }
         function fillTr(tr, row) {
@@ -257,18 +257,20 @@ enum ConsoleAssets {
           c[2].textContent = ago(row.since); c[2].title = fmtTime(row.since);
           c[3].textContent = row.agentVersion ?? "—";
           c[4].textContent = row.bootCount ?? "—";
-          c[5].textContent = desiredText(row);
-          c[6].textContent = problemsText(row);
-          c[7].textContent = row.outboxDepth ?? "—";
-          c[8].textContent = row.metrics ? num(row.metrics.cpuPercent, 1) : "—";
-          c[9].textContent = row.metrics ? num(row.metrics.rssBytes / 1048576, 1) : "—";
-          c[10].textContent = row.metrics ? ago(row.metrics.time) : "—";
+          c[5].textContent = (row.groups || []).join(", ");
+          c[6].textContent = desiredText(row);
+          c[7].textContent = problemsText(row);
+          c[8].textContent = row.outboxDepth ?? "—";
+          c[9].textContent = row.metrics ? num(row.metrics.cpuPercent, 1) : "—";
+          c[10].textContent = row.metrics ? num(row.metrics.rssBytes / 1048576, 1) : "—";
+          c[11].textContent = row.metrics ? ago(row.metrics.time) : "—";
           tr.className = (row.online ? "online" : "offline") + (row.problem ? " problem" : "");
         }
         function sortValue(row, key) {
           switch (key) {
             case "state": return row.online ? 1 : 0;
             case "desired": return desiredText(row);
+            case "groups": return (row.groups || []).join(", ");
             case "problem": return row.problem ? 0 : 1;
             case "outbox": return row.outboxDepth ?? -1;
             case "cpu": return row.metrics ? row.metrics.cpuPercent : -1;

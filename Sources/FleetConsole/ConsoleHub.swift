@@ -26,6 +26,8 @@ public final class ConsoleHub: Sendable {
         /// When the last page stopped watching (monotonic s), or nil while one watches.
         var unwatchedSince: Double?
         var detailDirty = true
+        /// The row as last seen, to tell its changes as events (online, offline, versions applied, refusals).
+        var lastRow: ConsoleDeviceRow?
     }
 
     struct State: Sendable {
@@ -81,7 +83,10 @@ public final class ConsoleHub: Sendable {
             case .none: break
             case .device(let device):
                 state.dirtyRows.insert(device)
-                if state.watches[device] != nil { state.watches[device]!.detailDirty = true }
+                if state.watches[device] != nil {
+                    state.watches[device]!.detailDirty = true
+                    Self.noteChanges(of: device, in: &state)
+                }
                 if FleetDeviceStatus.device(of: message.topic, root: broker.root, \.configuration) == device,
                     let settings = state.board.detail(of: device)?.configuration?.settings
                 {
@@ -95,6 +100,25 @@ public final class ConsoleHub: Sendable {
                 }
             }
         }
+    }
+
+    /// A watched device's row changes as events for its view: online and offline, versions applied, refusals.
+    static func noteChanges(of device: String, in state: inout State) {
+        guard let row = state.board.row(of: device), row.seen, var watch = state.watches[device] else { return }
+        let time = row.since
+        if let last = watch.lastRow {
+            if last.online != row.online || last.bootCount != row.bootCount {
+                watch.live.event(time, "status", row.online ? "online (boot \(row.bootCount ?? 0))" : "offline")
+            }
+            for (layer, version) in row.desired.sorted(by: { $0.key < $1.key }) where last.desired[layer] != version {
+                watch.live.event(time, "desired", "applied \(layer) v\(version)")
+            }
+            if let refused = row.refused, refused != last.refused {
+                watch.live.event(time, "refused", refused)
+            }
+        }
+        watch.lastRow = row
+        state.watches[device] = watch
     }
 
     func connection(node: Int, up: Bool) {
@@ -162,6 +186,7 @@ public final class ConsoleHub: Sendable {
             }
             state.watches[device]!.unwatchedSince = nil
             state.watches[device]!.detailDirty = true
+            if state.watches[device]!.lastRow == nil { state.watches[device]!.lastRow = state.board.row(of: device) }
             session.output.yield(.text(state.watches[device]!.live.snapshot()))
         }
         if let (device, client) = subscribe {

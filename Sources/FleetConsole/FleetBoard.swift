@@ -64,8 +64,14 @@ public struct FleetBoard: Sendable {
         // A device's own documents. An empty retained payload (a removal) changes nothing shown.
         guard !payload.isEmpty, (try? StrictJSON.parse(payload, limits: .document)) != nil else { return .none }
         if let device = FleetDeviceStatus.device(of: topic, root: root, \.status) {
-            guard let status = try? decoder.decode(AgentStatus.self, from: Data(payload)) else { return .none }
+            guard var status = try? decoder.decode(AgentStatus.self, from: Data(payload)) else { return .none }
             var entry = entries[device] ?? Entry()
+            // A will carries no configuration or streams: what the device ran until it went is its last birth's
+            // of the same start, kept so the offline row still says which versions it had applied.
+            if let previous = entry.statuses[node], previous.bootCount == status.bootCount {
+                if status.configuration == nil { status.configuration = previous.configuration }
+                if status.streams == nil { status.streams = previous.streams }
+            }
             entry.statuses[node] = status
             entry.status = entry.statuses.values.max { ($0.bootCount, $0.time) < ($1.bootCount, $1.time) }
             entries[device] = entry

@@ -16,7 +16,9 @@ def main(binary, out):
     try:
         fleet.start_broker()
         fleet.start_agent("imu-turntable", scenario="rotating", streams={
-            "device-motion": "{rate_hz: 50}", "accelerometer": "{rate_hz: 50}", "gyroscope": "{rate_hz: 50}"})
+            "device-motion": "{rate_hz: 50, reference_frame: xMagneticNorthZVertical}", "accelerometer": "{rate_hz: 50}",
+            "gyroscope": "{rate_hz: 50}", "magnetometer": "{rate_hz: 12.5}", "pedometer": "{rate_hz: 1}",
+            "activity": "{rate_hz: 1}", "altimeter": "{rate_hz: 1}"})
         fleet.start_agent("imu-walker", scenario="walking", groups=["lab"], streams={
             "device-motion": "{rate_hz: 25}", "pedometer": "{rate_hz: 1}", "activity": "{rate_hz: 1}"})
         fleet.start_agent("imu-lab-2", groups=["lab"], streams={"accelerometer": "{rate_hz: 1}"})
@@ -35,7 +37,7 @@ def main(binary, out):
         driver.save_screenshot(os.path.join(out, "console-fleet.png"))
         driver.execute_script("location.hash = '#/device/imu-turntable'")
         wait_for("30 s of plots", lambda: (lambda p: p and p.get("rotation") and
-                                           p["rotation"]["end"] - p["rotation"]["first"] > 10)(probe(driver, "window.consoleProbe.plots")),
+                                           p["rotation"]["end"] - p["rotation"]["first"] > 25)(probe(driver, "window.consoleProbe.plots")),
                  timeout=40)
         time.sleep(2)
         driver.set_window_size(1400, 1250)

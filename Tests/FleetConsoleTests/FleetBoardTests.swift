@@ -52,6 +52,23 @@ struct FleetBoardTests {
         #expect(row.since == 100)
     }
 
+    /// A will says nothing of the configuration: the offline row keeps the versions its start had applied.
+    @Test func anOfflineRowKeepsWhatItsStartHadApplied() throws {
+        var board = FleetBoard(root: "motion/{device}")
+        _ = board.receive(topic: "motion/a/status", payload: Self.status("a", boot: 4, time: 105, desired: ["fleet": 6]))
+        let will: [String: Any] = [
+            "state": "offline", "device": "a", "agentVersion": "0.1.0", "schemaVersion": 1, "bootCount": 4,
+            "time": 100, "reason": "connection lost",
+        ]
+        _ = board.receive(topic: "motion/a/status", payload: Array(try JSONSerialization.data(withJSONObject: will)))
+        let row = try #require(board.row(of: "a"))
+        #expect(!row.online)
+        #expect(row.desired == ["fleet": 6])
+        // A will of a later start keeps nothing of the earlier one.
+        _ = board.receive(topic: "motion/a/status", payload: Self.status("a", state: "offline", boot: 5, time: 200))
+        #expect(try #require(board.row(of: "a")).desired.isEmpty)
+    }
+
     /// Across nodes (a cluster whose nodes keep retained messages apart) the highest boot count, then time wins.
     @Test func acrossNodesTheHighestBootCountWins() throws {
         var board = FleetBoard(root: "motion/{device}")
