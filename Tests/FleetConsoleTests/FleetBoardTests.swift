@@ -55,7 +55,10 @@ struct FleetBoardTests {
     /// A will says nothing of the configuration: the offline row keeps the versions its start had applied.
     @Test func anOfflineRowKeepsWhatItsStartHadApplied() throws {
         var board = FleetBoard(root: "motion/{device}")
-        _ = board.receive(topic: "motion/a/status", payload: Self.status("a", boot: 4, time: 105, desired: ["fleet": 6]))
+        _ = board.receive(
+            topic: "motion/a/status",
+            payload: Self.status("a", boot: 4, time: 105, desired: ["fleet": 6])
+        )
         let will: [String: Any] = [
             "state": "offline", "device": "a", "agentVersion": "0.1.0", "schemaVersion": 1, "bootCount": 4,
             "time": 100, "reason": "connection lost",
