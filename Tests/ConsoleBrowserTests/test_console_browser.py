@@ -137,3 +137,34 @@ def test_hostile_device_text_does_not_execute(page, fleet):
     time.sleep(0.5)
     assert page.execute_script("return window.__pwned") is None, "device text ran as code"
     assert page.execute_script("return document.querySelectorAll('main img, main script, main b, main i').length") == 0
+
+
+def test_without_the_token_the_page_is_read_only_and_other_origins_change_nothing(page, fleet):
+    documents = lambda: page.execute_script(
+        "return [...document.querySelectorAll('#documents tbody tr')].map(r => r.textContent)")
+    if not any(row.startswith("motion/fleet/desired") for row in documents()):  # run alone (-k)
+        fleet.publish("motion/fleet/desired", json.dumps({"version": 1, "metrics": {"interval_s": 5}}))
+    before = wait_for("the fleet document listed", lambda: (
+        lambda rows: rows if any(r.startswith("motion/fleet/desired") for r in rows) else None)(documents()))
+    # Another origin (localhost is another site than 127.0.0.1 to the browser: the SameSite=Strict cookie stays
+    # behind) posts a valid edit the way a cross-site form could, without a preflight.
+    other = page.current_url.replace("127.0.0.1", "localhost").split("#")[0]
+    page.get(other)
+    wait_for("the page by its other name", lambda: probe(page, "window.consoleProbe && window.consoleProbe.hello"))
+    assert page.find_element("id", "mode").text == "read-only"
+    assert page.find_element("id", "edit-set").get_attribute("disabled") is not None
+    status = page.execute_script(
+        "return fetch(arguments[0] + '/api/desired', {method: 'POST', credentials: 'include',"
+        " headers: {'Content-Type': 'application/json'}, body: JSON.stringify({layer: 'fleet', set: {'metrics.interval_s': '9'}})})"
+        ".then(r => r.status);", other.rstrip("/"))
+    assert status == 401, f"a change without the token was answered {status}"
+    page.execute_script(
+        "fetch(arguments[0] + '/api/desired', {method: 'POST', mode: 'no-cors', credentials: 'include',"
+        " headers: {'Content-Type': 'text/plain'}, body: JSON.stringify({layer: 'fleet', clear: true})});",
+        fleet.console_url)
+    time.sleep(1)
+    page.get(f"{fleet.console_url}/#/change")
+    wait_for("the page again", lambda: probe(page, "window.consoleProbe && window.consoleProbe.hello"))
+    assert page.find_element("id", "mode").text == "can change"
+    after = wait_for("the documents", documents)
+    assert after == before, f"a cross-origin request changed a document: {before} → {after}"
