@@ -22,8 +22,9 @@ let package = Package(
         // The Sparkplug B payload's runtime only: the generated code is committed (scripts/codegen/sparkplug), so
         // the build never compiles protoc-gen-swift.
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
-        // The console's web server (`motion-agent console`): HTTP/1.1 and WebSocket on its own socket pool, no
-        // SwiftNIO — a smaller build than Hummingbird's (BENCHMARKS.md, "Console").
+        // The console's sockets (`motion-agent console`): FlyingFox's FlyingSocks, non-blocking sockets on its own
+        // poll loop, no SwiftNIO. Not FlyingFox's HTTP server: it imports FoundationNetworking, which would make the
+        // statically linked agent need libcurl (BENCHMARKS.md, "Console").
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     ],
     targets: [
@@ -130,15 +131,15 @@ let package = Package(
             dependencies: ["AgentConfig", "AgentControl", "AgentPorts", "MotionWire"],
             swiftSettings: strict
         ),
-        // `motion-agent console`: the fleet and one device live in a browser. The HTTP and WebSocket server, the
-        // state it aggregates from the broker (through the BrokerClient port: the CLI picks the adapter) and the
+        // `motion-agent console`: the fleet and one device live in a browser. Its HTTP and WebSocket server (on
+        // FlyingSocks; the parsers bounded and fuzzed), the state it aggregates from the broker (through the BrokerClient port: the CLI picks the adapter) and the
         // page's assets, compiled in as strings so the binary stays self-contained.
         .target(
             name: "FleetConsole",
             dependencies: [
                 "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire", "MotionModel",
-                .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The page's files, compiled in by scripts/codegen/console/generate.sh (ConsoleAssets.swift).
@@ -329,6 +330,7 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
         ("FuzzSparkplugCommand", ["SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
+        ("FuzzConsoleHTTP", ["FleetConsole"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -2,7 +2,6 @@ import AgentConfig
 import AgentControl
 import AgentPorts
 import FleetOperations
-import FlyingFox
 import Foundation
 import Logging
 import MotionWire
@@ -14,7 +13,7 @@ import Synchronization
 public final class ConsoleHub: Sendable {
     /// One open page.
     struct Session: Sendable {
-        let output: AsyncStream<WSMessage>.Continuation
+        let output: AsyncStream<String>.Continuation
         var watching: String?
         let canChange: Bool
     }
@@ -139,14 +138,14 @@ public final class ConsoleHub: Sendable {
     // MARK: - Pages
 
     /// Registers a page; returns its id and the stream of messages to send it.
-    func open(canChange: Bool) -> (Int, AsyncStream<WSMessage>) {
+    func open(canChange: Bool) -> (Int, AsyncStream<String>) {
         // A page that does not read its socket loses the oldest frames, not the console's memory.
-        let (stream, output) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let (stream, output) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = state.withLock { state in
             let id = state.nextSession
             state.nextSession += 1
             state.sessions[id] = Session(output: output, watching: nil, canChange: canChange)
-            output.yield(.text(Self.hello(state, canChange: canChange, signing: signingKey != nil)))
+            output.yield(Self.hello(state, canChange: canChange, signing: signingKey != nil))
             return id
         }
         return (id, stream)
@@ -187,7 +186,7 @@ public final class ConsoleHub: Sendable {
             state.watches[device]!.unwatchedSince = nil
             state.watches[device]!.detailDirty = true
             if state.watches[device]!.lastRow == nil { state.watches[device]!.lastRow = state.board.row(of: device) }
-            session.output.yield(.text(state.watches[device]!.live.snapshot()))
+            session.output.yield(state.watches[device]!.live.snapshot())
         }
         if let (device, client) = subscribe {
             broker.follow(device: device, with: client, hub: self)
@@ -224,11 +223,11 @@ public final class ConsoleHub: Sendable {
                 let viewers = state.sessions.values.filter { $0.watching == device }
                 if watch.detailDirty, let detail = state.board.detail(of: device) {
                     let text = "{\"type\":\"detail\",\"detail\":\(ConsoleJSON.encode(detail))}"
-                    for viewer in viewers { viewer.output.yield(.text(text)) }
+                    for viewer in viewers { viewer.output.yield(text) }
                     state.watches[device]!.detailDirty = false
                 }
                 if let frame = state.watches[device]!.live.frame(now: t, withRates: rates) {
-                    for viewer in viewers { viewer.output.yield(.text(frame)) }
+                    for viewer in viewers { viewer.output.yield(frame) }
                 }
             }
             guard rows, !state.sessions.isEmpty || !state.dirtyRows.isEmpty else { return }
@@ -249,7 +248,7 @@ public final class ConsoleHub: Sendable {
                 state.connectionDirty = false
             }
             for session in state.sessions.values {
-                for message in messages { session.output.yield(.text(message)) }
+                for message in messages { session.output.yield(message) }
             }
         }
         for client in ended { Task { await client.disconnect(flushTimeout: 0.2) } }
