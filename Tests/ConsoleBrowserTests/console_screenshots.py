@@ -32,7 +32,7 @@ def main(binary, out):
         time.sleep(3)
         fleet.stop_agent("imu-dock-7")
         wait_for("the offline device", lambda: driver.execute_script(
-            "return document.querySelector('#fleet-rows tr.offline') !== null"), timeout=20)
+            "return document.querySelector('#fleet-rows .row.offline') !== null"), timeout=20)
         time.sleep(6)  # the metrics of the fleet document's 5 s interval
         driver.save_screenshot(os.path.join(out, "console-fleet.png"))
         driver.execute_script("location.hash = '#/device/imu-turntable'")

@@ -48,8 +48,8 @@ def page(fleet):
 
 def row_text(driver, device, cell):
     return driver.execute_script(
-        "const tr = [...document.querySelectorAll('#fleet-rows tr')].find(r => r.dataset.device === arguments[0]);"
-        "return tr ? tr.querySelector('td.' + arguments[1]).textContent : null;", device, cell)
+        "const tr = [...document.querySelectorAll('#fleet-rows .row')].find(r => r.dataset.device === arguments[0]);"
+        "return tr ? tr.querySelector('.' + arguments[1]).textContent : null;", device, cell)
 
 
 def test_devices_appear(page):
@@ -121,7 +121,7 @@ def test_a_device_going_offline_shows(page, fleet):
     fleet.stop_agent("lab-2")
     wait_for("lab-2 offline", lambda: row_text(page, "lab-2", "state") == "offline", timeout=20)
     assert "problem" in page.execute_script(
-        "return [...document.querySelectorAll('#fleet-rows tr')].find(r => r.dataset.device === 'lab-2').className")
+        "return [...document.querySelectorAll('#fleet-rows .row')].find(r => r.dataset.device === 'lab-2').className")
 
 
 def test_hostile_device_text_does_not_execute(page, fleet):
