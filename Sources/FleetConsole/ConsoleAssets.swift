@@ -103,7 +103,7 @@ enum ConsoleAssets {
         /* The fleet is a grid of rows, not a table: a row is laid out on its own (containment does not apply to table
            rows), and rows off screen are not rendered at all — a change of one row of 1000 costs one row. */
         #fleet { background: var(--card); }
-        #fleet .row { display: grid; grid-template-columns: 14% 6% 7% 5% 4% 7% 11% 1fr 5% 5% 6% 7%;
+        #fleet .row { display: grid; grid-template-columns: 13% 6% 7% 5% 4% 7% 11% 1fr 6% 5% 6% 7%;
           border-bottom: 1px solid var(--line); content-visibility: auto; contain-intrinsic-size: auto 1.9rem; }
         #fleet .row > span { padding: .25rem .5rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         #fleet .row > span.problems { white-space: normal; color: var(--bad); overflow-wrap: anywhere; }
