@@ -22,6 +22,10 @@ let package = Package(
         // The Sparkplug B payload's runtime only: the generated code is committed (scripts/codegen/sparkplug), so
         // the build never compiles protoc-gen-swift.
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // The console's sockets (`motion-agent console`): FlyingFox's FlyingSocks, non-blocking sockets on its own
+        // poll loop, no SwiftNIO. Not FlyingFox's HTTP server: it imports FoundationNetworking, which would make the
+        // statically linked agent need libcurl (BENCHMARKS.md, "Console").
+        .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
@@ -119,6 +123,30 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The operator's side of desired state, pure: each device's row from its retained status, the retained
+        // documents read for display, and the next version of a layer's document (`fleet set|unset|clear` and the
+        // console publish the same bytes).
+        .target(
+            name: "FleetOperations",
+            dependencies: ["AgentConfig", "AgentControl", "AgentPorts", "MotionWire"],
+            swiftSettings: strict
+        ),
+        // `motion-agent console`: the fleet and one device live in a browser. Its HTTP and WebSocket server (on
+        // FlyingSocks; the parsers bounded and fuzzed), the state it aggregates from the broker (through the BrokerClient port: the CLI picks the adapter) and the
+        // page's assets, compiled in as strings so the binary stays self-contained.
+        .target(
+            name: "FleetConsole",
+            dependencies: [
+                "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire", "MotionModel",
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // The page's files, compiled in by scripts/codegen/console/generate.sh (ConsoleAssets.swift).
+            exclude: ["Assets"],
+            swiftSettings: strict
+        ),
+
         // Adapters: each depends on AgentPorts, never on the pipeline, control or runtime.
         .target(
             name: "Platform",
@@ -162,7 +190,7 @@ let package = Package(
             name: "MotionAgentCLI",
             dependencies: [
                 "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire", "Platform",
-                "Recording", "Simulation",
+                "Recording", "Simulation", "FleetOperations", "FleetConsole",
                 "IIOSensors", "MosquittoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -273,6 +301,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "FleetConsoleTests",
+            dependencies: [
+                "FleetConsole", "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire",
+            ],
+            swiftSettings: strict
+        ),
 
         // Integration tests: real parts started by the tests. A missing part fails them with what to install.
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
@@ -334,6 +369,7 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
         ("FuzzSparkplugCommand", ["SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
+        ("FuzzConsoleHTTP", ["FleetConsole"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

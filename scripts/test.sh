@@ -76,6 +76,13 @@ else
     log "running the tests"
     swift test --skip-build "$@"
 fi
+# The console in a real browser (headless Chromium from Debian, selenium from PyPI) against a real mosquitto, real
+# agents and the real console, with the debug build just tested (Tests/ConsoleBrowserTests; ~10 s of tests).
+if [ $# -eq 0 ]; then
+    log "testing the console in headless Chromium (scripts/checks/console-browser.sh)"
+    bash scripts/checks/console-browser.sh --binary "$debug_bin/motion-agent" \
+        || die "the console's browser tests failed: see above (rerun: bash scripts/checks/console-browser.sh)"
+fi
 # Alone, after the suite: a 3-node RabbitMQ cluster boots, one node after another, for 30–80 s on 2 cores and starves tests beside it.
 if [ $# -eq 0 ]; then
     log "running the RabbitMQ cluster failover test (starting 3 RabbitMQ nodes in turn takes 30–80 s)"

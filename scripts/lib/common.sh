@@ -131,3 +131,28 @@ ensure_python_numpy() {
 # tests on Linux from it, and a build without it fails with "index store path does not exist".) A developer's
 # plain `swift build` uses its own defaults, and so rebuilds once after these.
 MOTION_AGENT_DEBUG_BUILD_FLAGS=(-debug-info-format none)
+
+# The console's browser tests, screenshots and figures (Tests/ConsoleBrowserTests): Debian's headless Chromium and
+# its driver, and selenium from PyPI in the venv of ensure_python_venv.
+MOTION_AGENT_BROWSER_DEBS=(chromium chromium-driver)
+
+ensure_browser() {
+    ensure_python_venv
+    local missing=()
+    for p in "${MOTION_AGENT_BROWSER_DEBS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing Debian packages: ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq || die "apt-get update failed: check the network and /etc/apt/sources.list"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+            || die "apt-get install ${missing[*]} failed: see the messages above"
+    fi
+    if ! "$MOTION_AGENT_PYTHON" -c 'import selenium' 2>/dev/null; then
+        log "installing selenium from PyPI into $(dirname "$(dirname "$MOTION_AGENT_PYTHON")")"
+        "$MOTION_AGENT_PYTHON" -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \
+            || die "pip install selenium failed: see the messages above (PyPI must be reachable)"
+    fi
+}
