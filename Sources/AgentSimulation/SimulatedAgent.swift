@@ -62,6 +62,9 @@ public final class SimulatedAgent: @unchecked Sendable {
 
     public private(set) var process: Process?
     public private(set) var starts = 0
+    /// config.yaml on the device's real file system, for `reload-config` (nil: the command is refused, as for an
+    /// agent built without a file). Read by each start.
+    public var configurationPath: String?
     private var samplesOfEndedProcesses = 0
 
     /// Samples the device's sensors delivered over all its processes.
@@ -110,6 +113,7 @@ public final class SimulatedAgent: @unchecked Sendable {
             broker: client,
             state: directory,
             password: nil,
+            configurationPath: configurationPath,
             trustedKeys: trustedKeys,
             host: host,
             clock: clock,
