@@ -45,7 +45,10 @@ struct SimulationExplorer: ParsableCommand {
         }
         let explorer = FaultExplorer(minutes: minutes)
         if let schedule {
-            let kept = try JSONDecoder().decode(FaultSchedule.self, from: Data(contentsOf: URL(fileURLWithPath: schedule)))
+            let kept = try JSONDecoder().decode(
+                FaultSchedule.self,
+                from: Data(contentsOf: URL(fileURLWithPath: schedule))
+            )
             let outcome = explorer.run(kept)
             print(outcome.schedule)
             report(outcome)
