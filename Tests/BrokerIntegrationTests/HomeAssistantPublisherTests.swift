@@ -14,7 +14,7 @@ import Testing
 
 /// Home Assistant discovery through a real broker and client: what reaches a subscriber is what Home Assistant
 /// would see.
-@Suite struct HomeAssistantPublisherTests {
+@Suite(.timeLimit(.minutes(5))) struct HomeAssistantPublisherTests {
     @Test func switchingOffRemovesWhatWasPublished() async throws {
         let directory = NSTemporaryDirectory() + "ha-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

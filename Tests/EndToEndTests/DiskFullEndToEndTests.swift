@@ -7,7 +7,7 @@ import Testing
 /// status, keeps its other state files whole, resumes durable logging when space returns, and every message is
 /// either delivered or counted dropped — exactly. Figures are printed with the prefix `faults:` (BENCHMARKS.md,
 /// "Faults").
-@Suite(.serialized) struct DiskFullEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DiskFullEndToEndTests {
     typealias Reliability = ReliabilityEndToEndTests
 
     @Test func aFullStateDirectoryDropsCountsAndResumes() async throws {

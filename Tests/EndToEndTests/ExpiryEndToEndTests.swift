@@ -8,7 +8,7 @@ import Testing
 /// longer than the expiry (the MQTT 5 Message Expiry Interval the agent sends) — and samples within their
 /// expiry are delivered. Counted by `seq`, as the reliability tests do. Figures are printed with the prefix
 /// `expiry:`.
-@Suite(.serialized) struct ExpiryEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ExpiryEndToEndTests {
     /// 200 Hz QoS 1 accelerometer (memory outbox) and gyroscope (durable log), both with a 2 s expiry.
     static func streams(rateHz: Int, expiry: Int) -> String {
         """

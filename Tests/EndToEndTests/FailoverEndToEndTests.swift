@@ -8,7 +8,7 @@ import Testing
 /// server is stopped, the agent fails over to another, and a persistent-session subscriber elsewhere counts
 /// every `seq`. Once on a RabbitMQ cluster (three nodes, MQTT 3.1.1 only: `mqtt.protocol: auto` falls back),
 /// once on two independent mosquittos bridged to a third. Figures are printed with the prefix `failover:`.
-@Suite(.serialized) struct FailoverEndToEndTests {
+@Suite(.timeLimit(.minutes(15)), .serialized) struct FailoverEndToEndTests {
     typealias Subscriber = ReliabilityEndToEndTests.PersistentSubscriber
 
     /// The reliability tests' durable accelerometer config with `servers` in place of host and port.

@@ -13,7 +13,7 @@ import Testing
 ///
 /// They need root (or CAP_SYS_ADMIN) for the fixture's private mount namespace; without it they fail with the
 /// fixture's message saying so.
-@Suite(.serialized) struct IIOEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct IIOEndToEndTests {
     // MARK: The fake board
 
     /// Standard gravity, m/s² per g (CGPM 1901; the kernel reports m/s², Core Motion g).

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// Birth, will, clean shutdown, a broker that is down at start, and a config error — with the real binary.
-@Suite(.serialized) struct LifecycleEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct LifecycleEndToEndTests {
     static func statuses(_ s: CapturingSubscriber, _ device: String) -> [[String: Any]] {
         s.messages(on: "motion/\(device)/status").map(payloadJSON)
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// The operator's side with the real binary and a real mosquitto: the health report on `{root}/metrics` and as
 /// a Prometheus textfile, Home Assistant discovery and its removal, and `motion-agent watch` in a terminal.
-@Suite(.serialized) struct OperationsEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct OperationsEndToEndTests {
     @Test func metricsArriveWithSaneValuesAndThePrometheusFileParses() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The real agent binary, the real mosquitto, a real subscriber: topics, payloads, units, rates, sequence.
-@Suite(.serialized) struct RawStreamEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct RawStreamEndToEndTests {
     static func vector(_ object: [String: Any], _ key: String) -> (Double, Double, Double)? {
         guard let v = object[key] as? [String: Any], let x = v["x"] as? Double, let y = v["y"] as? Double,
             let z = v["z"] as? Double

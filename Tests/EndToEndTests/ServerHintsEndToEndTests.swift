@@ -8,7 +8,7 @@ import Testing
 /// server named by whoever answers on the network never gets the device's credentials (`RedirectingBroker`, since
 /// no broker installable here sends one, in front of real mosquittos); and mosquitto's `max_keepalive` (a Server
 /// Keep Alive in the CONNACK) makes the agent ping at the broker's interval instead of its own.
-@Suite(.serialized) struct ServerHintsEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ServerHintsEndToEndTests {
     @Test func aRefusalNamingAnotherListedServerSendsTheAgentThereCountedAsAFailover() async throws {
         // Listening once fixes the broker's port; stopped, the agent cannot start there and has to meet the
         // redirecting broker whichever of the two it tries first.
