@@ -3,6 +3,7 @@ import AgentSimulation
 import Foundation
 import MemoryBroker
 import MotionWire
+import Testing
 
 /// Whoever received messages in a scenario: a `SimulatedTool`, or a persistent subscriber over its connections.
 protocol DeliveryListener {
@@ -96,7 +97,8 @@ enum DeliveryScenario {
         statuses(tool, device).last { $0.state == .offline && $0.reason == "shutdown" }
     }
 
-    /// SIGTERM, then the goodbye's outbox counters once it has arrived (nil: no goodbye within 30 simulated s).
+    /// SIGTERM, then the goodbye's outbox counters once it has arrived (nil: no goodbye within 30 simulated s). The
+    /// agent must have ended cleanly (the end-to-end tests' exit status 0).
     static func stop(_ world: SimulationWorld, _ device: SimulatedAgent, _ tool: some DeliveryListener) -> OutboxStatus?
     {
         let before = statuses(tool, device.deviceID).count
@@ -108,7 +110,14 @@ enum DeliveryScenario {
             },
             timeout: 30
         )
+        #expect(endedCleanly(device), "the agent did not end cleanly: \(String(describing: device.process?.ended))")
         return goodbye(tool, device.deviceID)?.outbox
+    }
+
+    /// Whether the agent's last run ended without an error (SIGTERM's ordered shutdown: exit status 0).
+    static func endedCleanly(_ device: SimulatedAgent) -> Bool {
+        guard case .success = device.process?.ended else { return false }
+        return true
     }
 
     /// Whether the newest sample received on `topic` was taken within the last `seconds` (the virtual source hands

@@ -196,6 +196,7 @@ import Testing
         #expect(health()?.state == .refused)
         world.terminate(device)
         #expect(world.run(until: { !device.isRunning }, timeout: 10))
+        #expect(Scenario.endedCleanly(device))
         #expect(health()?.state == .stopped)
     }
 }
