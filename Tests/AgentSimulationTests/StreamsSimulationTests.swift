@@ -3,6 +3,7 @@ import AgentPorts
 import AgentSimulation
 import Foundation
 import MemoryBroker
+import MotionEstimation
 import MotionWire
 import Testing
 
@@ -86,11 +87,18 @@ import Testing
             let w = try #require(Self.vector(Scenario.json(m), "rotationRate"))
             #expect(abs(w.x) < 0.1 && abs(w.y) < 0.1 && abs(w.z) < 0.1, "rad/s at rest")
         }
-        // µT: the Earth's field is 25–65 µT everywhere (in tesla, gauss or nT it would be far off).
+        // µT: the field of the configured place (default 48.2 N 16.37 E, 200 m) by the WMM, as on real parts.
+        let expected =
+            try WorldMagneticModel.wmm2025.field(
+                latitude: 48.2,
+                longitude: 16.37,
+                altitudeKm: 0.2,
+                decimalYear: WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: now))
+            ).totalNanotesla / 1000
         for m in mag {
             let b = try #require(Self.vector(Scenario.json(m), "magneticField"))
             let norm = (b.x * b.x + b.y * b.y + b.z * b.z).squareRoot()
-            #expect(norm > 25 && norm < 65, "µT: |B| \(norm)")
+            #expect(abs(norm - expected) < 15, "µT: |B| \(norm) vs WMM \(expected)")
         }
 
         // Messages say when the system clock is not synchronized, consistently with the status.
