@@ -51,13 +51,15 @@ import Testing
         #expect(link.failovers >= 1)
         #expect(tap.attempts.count > referredAt + 1 && tap.attempts[referredAt + 1].host == "broker")
         #expect(tap.referred >= 1)
+        // The refusal's reason is logged as the broker gave it.
+        #expect(log.contains("use another server"), "\(log.lines.suffix(20))")
         #expect(!log.contains("which is not in mqtt.servers"), "\(log.lines.suffix(20))")
         print(
             "server-reference (simulated): refused by referrer:1883 with 0x9C naming broker:1883 (listed) \(tap.referred) time(s); followed, birth there after \(tap.attempts.count) attempts, failovers \(link.failovers)"
         )
         world.terminate(device)
         #expect(world.run(until: { !device.isRunning }, timeout: 15))
-        #expect(device.process?.ended.map { if case .success = $0 { true } else { false } } == true)
+        #expect(Scenario.endedCleanly(device))
     }
 
     @Test func aRefusalNamingAServerConfigYamlDoesNotNameIsIgnoredAndThatServerNeverSeesTheCredentials() throws {
@@ -101,6 +103,7 @@ import Testing
         )
         world.terminate(device)
         #expect(world.run(until: { !device.isRunning }, timeout: 15))
+        #expect(Scenario.endedCleanly(device))
         #expect(tap.attempts.allSatisfy { $0.host == "referrer" })
     }
 }
