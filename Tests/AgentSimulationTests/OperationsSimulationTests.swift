@@ -4,6 +4,7 @@ import AgentSimulation
 import Foundation
 import MemoryBroker
 import MotionWire
+import TestSupport
 import Testing
 
 /// The operator's side on virtual time (moved from OperationsEndToEndTests, issue 40): the health report on
@@ -15,17 +16,10 @@ import Testing
 
     static let prometheus = "/run/motion-agent/metrics.prom"
 
-    /// The samples of the Prometheus text the agent last wrote: (name, labels text, value).
-    static func prometheusSamples(_ device: SimulatedAgent) -> [(name: String, labels: String, value: Double)] {
-        guard let bytes = device.process?.host.replacedFile(atPath: prometheus) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
-            guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "),
-                let value = Double(line[space...].dropFirst())
-            else { return nil }
-            let series = line[..<space]
-            guard let brace = series.firstIndex(of: "{") else { return (String(series), "", value) }
-            return (String(series[..<brace]), String(series[brace...]), value)
-        }
+    /// The Prometheus text the agent last wrote, parsed strictly (nil while it wrote none).
+    static func prometheusFamilies(_ device: SimulatedAgent) throws -> [PrometheusTextParser.Family]? {
+        guard let bytes = device.process?.host.replacedFile(atPath: prometheus) else { return nil }
+        return try PrometheusTextParser.parse(String(decoding: bytes, as: UTF8.self))
     }
 
     @Test func metricsArriveWithSaneValuesAndThePrometheusTextMatches() throws {
@@ -72,12 +66,12 @@ import Testing
         #expect(uptime >= 1 && uptime <= world.now - started, "uptime \(uptime)")
 
         // The textfile: the same counters as the newest report, labelled with the device.
-        let text = Self.prometheusSamples(device)
-        let readTotal = try #require(text.first { $0.name == "motion_agent_samples_read_total" })
-        #expect(readTotal.labels == #"{device="ops"}"#)
+        let families = try #require(try Self.prometheusFamilies(device), "no Prometheus text written")
+        let readTotal = try #require(families.first { $0.name == "motion_agent_samples_read_total" }?.samples.first)
+        #expect(readTotal.labels == ["device": "ops"])
         let newest = try #require(subscriber.messages.last.map(Scenario.json))
         #expect(readTotal.value == Double((newest["samples"] as? [String: Any])?["read"] as? Int ?? -1))
-        #expect(text.contains { $0.name == "motion_agent_resident_memory_bytes" })
+        #expect(families.first { $0.name == "motion_agent_resident_memory_bytes" }?.type == "gauge")
 
         // A broker restart is one reconnect, exactly.
         broker.restart(keepingStore: false)
@@ -94,7 +88,7 @@ import Testing
             (Scenario.json($0)["connection"] as? [String: Any])?["reconnects"] as? Int
         }
         #expect(after.last == 1, "\(after)")
-        #expect(text.count > 10, "\(text.count) samples in the textfile")
+        #expect(families.count > 10, "\(families.count) families in the textfile")
     }
 
     @Test func homeAssistantDiscoveryAppearsAndIsRemovedWhenSwitchedOff() throws {
@@ -129,6 +123,7 @@ import Testing
         // Restarted with the feature off, it removes them.
         world.terminate(device)
         #expect(world.run(until: { !device.isRunning }, timeout: 15))
+        #expect(Scenario.endedCleanly(device))
         let watcher = try SimulatedTool(world, clientID: "watcher", subscribe: ["homeassistant/#"])
         #expect(watcher.messages.count == configs.count)
         let again = world.addDevice(
@@ -150,6 +145,7 @@ import Testing
         // A further restart has nothing left to remove, and says nothing.
         world.terminate(again)
         #expect(world.run(until: { !again.isRunning }, timeout: 15))
+        #expect(Scenario.endedCleanly(again))
         world.start(again)
         world.run(for: 5)
         #expect(watcher.messages.count == configs.count * 2)
