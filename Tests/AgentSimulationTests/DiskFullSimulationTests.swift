@@ -4,29 +4,28 @@ import AgentSimulation
 import Foundation
 import MemoryBroker
 import MotionWire
+import TestSupport
 import Testing
 
 /// The state directory's file system fills up under a 200 Hz QoS 1 durable stream while the broker is away, on
 /// virtual time (moved from DiskFullEndToEndTests, issue 40; the simulated disk refuses what does not fit with the
 /// no-space error the real calls give): the agent keeps running, says so in its log, health.json, the Prometheus
 /// file and the status, resumes durable logging when space returns, and every message is either delivered or
-/// counted dropped — exactly. That state files are replaced whole on a real file system (never torn, no temporary
-/// file left) is Platform's promise, held on real disks by PlatformTests and PowerCutEndToEndTests.
+/// counted dropped — exactly. That state files are replaced whole on a real full file system (never torn, no
+/// temporary file left) needs real parts: DiskFullEndToEndTests keeps that, on a real tmpfs.
 @Suite struct DiskFullSimulationTests {
     typealias Scenario = DeliveryScenario
 
     static let prometheus = "/run/motion-agent/metrics.prom"
 
-    /// One sample's value of a family in the Prometheus text the agent last wrote (nil while absent).
+    /// One sample's value of a family in the Prometheus text the agent last wrote, parsed strictly (nil while the
+    /// text or the family is absent).
     static func gauge(_ device: SimulatedAgent, _ name: String) -> Double? {
-        guard let bytes = device.process?.host.replacedFile(atPath: prometheus) else { return nil }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 2 else { continue }
-            let metric = fields[0].split(separator: "{", maxSplits: 1)[0]
-            if metric == name { return Double(fields[fields.count - 1]) }
-        }
-        return nil
+        guard let bytes = device.process?.host.replacedFile(atPath: prometheus),
+            let families = try? PrometheusTextParser.parse(String(decoding: bytes, as: UTF8.self)),
+            let sample = families.first(where: { $0.name == name })?.samples.first
+        else { return nil }
+        return sample.value
     }
 
     @Test func aFullStateDirectoryDropsCountsAndResumes() throws {
