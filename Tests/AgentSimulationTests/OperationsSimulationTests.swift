@@ -2,6 +2,7 @@ import AgentConfig
 import AgentPorts
 import AgentSimulation
 import Foundation
+import Integrations
 import MemoryBroker
 import MotionWire
 import TestSupport
@@ -150,5 +151,75 @@ import Testing
         world.run(for: 5)
         #expect(watcher.messages.count == configs.count * 2)
         #expect(log.lines(containing: "Home Assistant discovery switched off").count == 1)
+    }
+
+    /// A new discovery prefix moves the configs under it and removes the old ones; switched off, it removes those
+    /// (moved from BrokerIntegrationTests/HomeAssistantPublisherTests, issue 40, which drove the publisher by hand
+    /// over a real broker: here the agent restarts with each config.yaml).
+    @Test func aNewDiscoveryPrefixMovesTheConfigsAndSwitchingOffRemovesThem() throws {
+        let world = SimulationWorld()
+        let broker = world.addBroker(name: "broker")
+        let name = "imu-9"
+        let fleet = SimulatedFleetConfiguration()
+        let watcher = try SimulatedTool(world, clientID: "watcher", subscribe: ["homeassistant/#", "ha/#"])
+        var seen = 0
+        /// Runs the agent with `settings` until it has published what it will, stops it, and returns what it
+        /// published under either prefix.
+        func run(
+            _ settings: [(path: String, value: String)],
+            previous: SimulatedAgent?
+        ) throws -> (
+            SimulatedAgent, [InboundMessage]
+        ) {
+            let configuration = try fleet.configuration(deviceID: name, adding: settings)
+            let device =
+                previous.map { world.addDevice(reconfiguring: $0, configuration: configuration) }
+                ?? world.addDevice(name, configuration: configuration, seed: 73)
+            world.start(device)
+            world.run(for: 5)
+            world.terminate(device)
+            #expect(world.run(until: { !device.isRunning }, timeout: 15))
+            #expect(Scenario.endedCleanly(device))
+            let all = watcher.messages
+            defer { seen = all.count }
+            return (device, Array(all.dropFirst(seen)))
+        }
+        let (first, published) = try run([("home_assistant.enabled", "true")], previous: nil)
+        let expected = HomeAssistantDiscovery(
+            prefix: "homeassistant",
+            deviceID: name,
+            topics: TopicScheme(root: "motion/\(name)")
+        ).messages
+        #expect(published.count == expected.count && expected.count == 13)
+        #expect(Set(published.map(\.topic)) == Set(expected.map(\.topic)))
+        #expect(published.allSatisfy { $0.qos == 1 && !$0.payload.isEmpty })
+
+        // A new prefix: the configs go under it, and the old ones are removed.
+        let (second, moved) = try run(
+            [("home_assistant.enabled", "true"), ("home_assistant.discovery_prefix", "ha")],
+            previous: first
+        )
+        let movedConfigs = moved.filter { !$0.payload.isEmpty }
+        #expect(movedConfigs.count == published.count)
+        #expect(movedConfigs.allSatisfy { $0.topic.hasPrefix("ha/") })
+        #expect(Set(moved.filter { $0.payload.isEmpty }.map(\.topic)) == Set(published.map(\.topic)))
+
+        // Switched off: empty retained payloads delete the configs where they now are.
+        let (third, removed) = try run(
+            [("home_assistant.enabled", "false"), ("home_assistant.discovery_prefix", "ha")],
+            previous: second
+        )
+        #expect(removed.allSatisfy { $0.payload.isEmpty }, "empty retained payloads delete the configs")
+        #expect(Set(removed.map(\.topic)) == Set(movedConfigs.map(\.topic)))
+        let (_, again) = try run(
+            [("home_assistant.enabled", "false"), ("home_assistant.discovery_prefix", "ha")],
+            previous: third
+        )
+        #expect(again.isEmpty, "once removed, a disabled agent publishes nothing")
+        // Nothing is left retained for a Home Assistant that connects now.
+        let late = try SimulatedTool(world, clientID: "late", subscribe: ["homeassistant/#", "ha/#"])
+        world.run(for: 0.5)
+        #expect(late.messages.isEmpty)
+        #expect(broker.retainedTopics.filter { $0.hasPrefix("homeassistant/") || $0.hasPrefix("ha/") }.isEmpty)
     }
 }
