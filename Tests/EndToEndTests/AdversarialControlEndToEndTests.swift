@@ -13,7 +13,7 @@ import Testing
 /// attacker who holds an operator *account* (not the key) and has captured what operators signed. Every attack
 /// must be refused with a clear line in the agent's log, and nothing else disturbed: the streams keep their seq,
 /// the other devices their settings, and every agent keeps answering.
-@Suite(.serialized) struct AdversarialControlEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct AdversarialControlEndToEndTests {
     typealias Fleet = AdversarialFleet
 
     /// Holds the agents (one is restarted) and the observer for the steps below.

@@ -10,7 +10,7 @@ import Testing
 /// Commands over a real broker to the real agent, through the operator CLI (`motion-agent ctl`) and raw MQTT:
 /// each command's effect on the live streams, replies on MQTT 5 and 3.1.1, fleet and group addressing, and
 /// persistence across a restart.
-@Suite(.serialized) struct ControlEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ControlEndToEndTests {
     /// Runs `motion-agent ctl` and returns its exit code and output lines.
     static func ctl(
         _ broker: MosquittoBroker,
@@ -351,7 +351,7 @@ import Testing
 }
 
 /// `motion-agent sub`: a device's streams, decoded, one line per message.
-@Suite struct SubscribeCommandEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct SubscribeCommandEndToEndTests {
     @Test func subPrintsDecodedStreamLines() async throws {
         let broker = try await MosquittoBroker.started()
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-sub", port: broker.port))
@@ -373,7 +373,7 @@ import Testing
 
 /// `motion-agent ctl` reads the agent's command table: its help lists every command, and it refuses a bad
 /// command with the agent's own words before connecting anywhere.
-@Suite struct ControlCommandLineTableTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlCommandLineTableTests {
     @Test func helpListsEveryCommandOfTheTable() async throws {
         let help = ProcessRunner(executable: AgentProcess.executable, arguments: ["ctl", "--help"])
         try help.start()

@@ -6,7 +6,7 @@ import Testing
 
 /// Acknowledgements on their own path: a flood on the control topic cannot starve the durable stream's
 /// QoS 1 window or its log's cursor. Counts and sequence continuity, no timings.
-@Suite(.serialized) struct ControlFloodEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct ControlFloodEndToEndTests {
     static let floodCount = 50_000
 
     /// Publishes `count` commands on `topic` at QoS 0 as fast as the client takes them (waiting when its own

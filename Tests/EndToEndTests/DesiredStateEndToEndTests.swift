@@ -7,7 +7,7 @@ import Testing
 /// Fleet desired state through a real broker and the real agent (docs/fleet.md): retained documents reach a
 /// device whenever it connects, layers and commands combine per key, bad or old documents are refused and
 /// reported, and what a device was told survives restarts without the broker.
-@Suite(.serialized) struct DesiredStateEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DesiredStateEndToEndTests {
     /// Publishes `payload` retained (QoS 1) on `topic` with mosquitto_pub; an empty payload clears the topic.
     static func publishRetained(_ broker: MosquittoBroker, _ topic: String, _ payload: String) async throws {
         let arguments =

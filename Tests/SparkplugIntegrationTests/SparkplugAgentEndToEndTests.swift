@@ -8,7 +8,7 @@ import Testing
 /// independent Sparkplug host (pysparkplug): what `SparkplugHostEndToEndTests` shows for the state machine's
 /// driver, shown again for the agent itself — its streams, its second connection, its state directory and its
 /// control door.
-@Suite(.serialized) struct SparkplugAgentEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugAgentEndToEndTests {
     /// The agent, started on `directory` (kept between runs for the restart test).
     final class Agent: Sendable {
         let runner: ProcessRunner

@@ -8,7 +8,7 @@ import Testing
 /// deaths decode there, aliases resolve against the births, seq has no gap, bdSeq of the death matches the
 /// birth, commands are refused or applied, the primary host's STATE stops and resumes publication, and data
 /// held across an outage arrives flagged historical with the time it was measured.
-@Suite(.serialized) struct SparkplugHostEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugHostEndToEndTests {
     private func directory() throws -> String {
         let path = NSTemporaryDirectory() + "sparkplug-e2e-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
