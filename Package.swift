@@ -297,7 +297,8 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire", "MotionEstimation", "Integrations", "TestSupport",
+                "MotionWire", "MotionEstimation", "Integrations", "TestSupport", "SparkplugB",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
         ),
