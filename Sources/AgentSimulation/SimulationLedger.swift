@@ -23,6 +23,7 @@ public final class SimulationLedger: @unchecked Sendable {
         var accepted = Set<Fingerprint>()
         var arrivals: [String: [Double]] = [:]
         var samples: [String: [SampleArrival]] = [:]
+        var sparkplug: [String: [SparkplugArrival]] = [:]
         var replies: [String: Int] = [:]
         var publications = 0
     }
@@ -47,8 +48,26 @@ public final class SimulationLedger: @unchecked Sendable {
         if topic.hasPrefix(SimulatedOperator.replyTopic + "/") || topic.hasSuffix("/control/reply") {
             reply = Self.replyKey(topic: topic, payload: publication.payload)
         }
+        var sparkplug: (node: String, arrival: SparkplugArrival)?
+        if topic.hasPrefix("spBv1.0/") {
+            let levels = topic.split(separator: "/")
+            if levels.count >= 4 {
+                sparkplug = (
+                    String(levels[3]),
+                    SparkplugArrival(
+                        type: String(levels[2]),
+                        seq: Self.sparkplugSeq(publication.payload),
+                        arrival: time
+                    )
+                )
+            }
+        }
         state.withLock { state in
             state.publications += 1
+            if let sparkplug {
+                state.sparkplug[sparkplug.node, default: []].append(sparkplug.arrival)
+                return
+            }
             if let reply {
                 state.replies[reply, default: 0] += 1
                 return
@@ -105,6 +124,52 @@ public final class SimulationLedger: @unchecked Sendable {
             body(value, time)
             cursor = timestamp.end
         }
+    }
+
+    /// A Sparkplug message of an edge node as a broker took it.
+    public struct SparkplugArrival: Sendable, Equatable {
+        /// NBIRTH, DBIRTH, DDATA, NDATA, DDEATH, NDEATH.
+        public var type: String
+        /// The payload's `seq` (absent from an NDEATH).
+        public var seq: UInt64?
+        public var arrival: Double
+    }
+
+    /// The top-level `seq` (field 3, a varint) of a Sparkplug B payload; nil when absent or malformed.
+    package static func sparkplugSeq(_ payload: [UInt8]) -> UInt64? {
+        var index = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < payload.count, shift < 64 {
+                let byte = payload[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while index < payload.count {
+            guard let key = varint() else { return nil }
+            switch key & 7 {
+            case 0:
+                guard let value = varint() else { return nil }
+                if key >> 3 == 3 { return value }
+            case 1: index += 8
+            case 2:
+                guard let length = varint(), length <= UInt64(payload.count - index) else { return nil }
+                index += Int(length)
+            case 5: index += 4
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// What the edge node `node` published, in the order the brokers took it.
+    public func sparkplug(node: String) -> [SparkplugArrival] {
+        state.withLock { $0.sparkplug[node] ?? [] }
     }
 
     /// The samples that reached a broker on `topic`, in the order they arrived.
