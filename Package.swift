@@ -297,7 +297,7 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire",
+                "MotionWire", "FleetOperations",
             ],
             swiftSettings: strict
         ),
