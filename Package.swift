@@ -297,7 +297,8 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire", "FleetOperations",
+                "MotionWire", "FleetOperations", "SparkplugB",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
         ),

@@ -27,6 +27,9 @@ public final class SimulatedAgent: @unchecked Sendable {
     public final class Process: @unchecked Sendable {
         public let start: Int
         public let client: any SimulatedBrokerClient
+        /// The Sparkplug edge node's own connection (`sparkplug.enabled`), as `motion-agent run` makes a second
+        /// client for it; nil when Sparkplug is off.
+        public let sparkplugClient: (any SimulatedBrokerClient)?
         public let directory: SimulatedStateDirectory
         public let host: SimulatedHost
         public let source: VirtualSensorSource
@@ -40,6 +43,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         init(
             start: Int,
             client: any SimulatedBrokerClient,
+            sparkplugClient: (any SimulatedBrokerClient)?,
             directory: SimulatedStateDirectory,
             host: SimulatedHost,
             source: VirtualSensorSource,
@@ -48,6 +52,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         ) {
             self.start = start
             self.client = client
+            self.sparkplugClient = sparkplugClient
             self.directory = directory
             self.host = host
             self.source = source
@@ -94,7 +99,8 @@ public final class SimulatedAgent: @unchecked Sendable {
     func start(
         clock: VirtualClock,
         executor: SimulationExecutor,
-        client: any SimulatedBrokerClient
+        client: any SimulatedBrokerClient,
+        sparkplugClient: (any SimulatedBrokerClient)? = nil
     ) {
         starts += 1
         samplesOfEndedProcesses += process?.source.delivered ?? 0
@@ -111,6 +117,7 @@ public final class SimulatedAgent: @unchecked Sendable {
             configuration: configuration,
             source: source,
             broker: client,
+            sparkplugBroker: sparkplugClient,
             state: directory,
             password: nil,
             configurationPath: configurationPath,
@@ -125,6 +132,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         let process = Process(
             start: starts,
             client: client,
+            sparkplugClient: sparkplugClient,
             directory: directory,
             host: host,
             source: source,
@@ -153,6 +161,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         guard let process, process.alive else { return }
         process.alive = false
         process.client.kill()
+        process.sparkplugClient?.kill()
         disk.processDied()
         process.task?.cancel()
     }
@@ -167,6 +176,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         if process.alive {
             process.alive = false
             process.client.kill()
+            process.sparkplugClient?.kill()
             process.task?.cancel()
         }
         disk.powerCut(keep: keep)

@@ -95,7 +95,9 @@ public final class SimulationWorld: @unchecked Sendable {
     /// Starts a process of `device` (a first boot, or a restart after `kill`, `powerCut` or `terminate`).
     public func start(_ device: SimulatedAgent) {
         let client = makeClient()
-        executor.run { device.start(clock: clock, executor: executor, client: client) }
+        // Sparkplug's edge node connects on its own client, its will the NDEATH (AgentBuilder.sparkplugBroker).
+        let sparkplug = device.configuration.sparkplug.enabled ? makeClient() : nil
+        executor.run { device.start(clock: clock, executor: executor, client: client, sparkplugClient: sparkplug) }
     }
 
     /// SIGKILL: the process ends at once.

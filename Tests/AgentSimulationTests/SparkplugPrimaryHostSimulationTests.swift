@@ -1,0 +1,199 @@
+import AgentSimulation
+import Foundation
+import MemoryBroker
+import SparkplugB
+import SwiftProtobuf
+import Testing
+
+/// A Sparkplug primary host in the simulation, as the independent host of the end-to-end tests reads the agent:
+/// it publishes its STATE (retained JSON on `spBv1.0/STATE/<host>`), decodes every message of the group, and
+/// notes a seq out of order (from each NBIRTH's 0, one more per message, modulo 256) or a payload that does not
+/// decode.
+final class SimulatedSparkplugHost {
+    struct Record {
+        var type: String
+        var topic: String
+        var payload: SparkplugPayload
+    }
+
+    let tool: SimulatedTool
+    let hostID: String
+    private var read = 0
+    private var decoded: [Record] = []
+    private(set) var problems: [String] = []
+    private var lastSeq: UInt64?
+
+    init(_ world: SimulationWorld, group: String, hostID: String) throws {
+        self.hostID = hostID
+        tool = try SimulatedTool(world, clientID: hostID, subscribe: ["spBv1.0/\(group)/#"])
+    }
+
+    /// Publishes the host's STATE, retained, stamped with the world's real-time clock.
+    func state(online: Bool) throws {
+        let milliseconds = UInt64(tool.world.clock.realtimeSeconds() * 1000)
+        try tool.publish(
+            SparkplugStateTopic(hostID: hostID).description,
+            #"{"online": \#(online), "timestamp": \#(milliseconds)}"#,
+            qos: 1,
+            retain: true
+        )
+    }
+
+    /// Every message of the group so far, decoded.
+    var records: [Record] {
+        for message in tool.messages.dropFirst(read) {
+            let parts = message.topic.split(separator: "/")
+            guard parts.count >= 4, parts[0] == "spBv1.0", parts[1] != "STATE" else { continue }
+            let type = String(parts[2])
+            guard let payload = try? SparkplugPayload(serializedBytes: message.payload) else {
+                problems.append("\(message.topic): does not decode")
+                continue
+            }
+            if type == "NBIRTH" {
+                lastSeq = payload.seq
+                if payload.seq != 0 { problems.append("\(message.topic): NBIRTH with seq \(payload.seq)") }
+            } else if ["DBIRTH", "DDATA", "NDATA", "DDEATH"].contains(type) {
+                if let last = lastSeq, payload.seq != (last + 1) % 256 {
+                    problems.append("\(message.topic): seq \(payload.seq) after \(last)")
+                }
+                lastSeq = payload.seq
+            }
+            decoded.append(Record(type: type, topic: message.topic, payload: payload))
+        }
+        read = tool.messages.count
+        return decoded
+    }
+
+    func count(_ type: String) -> Int { records.filter { $0.type == type }.count }
+
+    /// The `bdSeq` metric of an NBIRTH or NDEATH.
+    static func bdSeq(_ record: Record) -> UInt64? {
+        record.payload.metrics.first { $0.name == "bdSeq" }?.longValue
+    }
+}
+
+/// Sparkplug's primary-host handling (Sparkplug 3.0, 5.8), the whole agent with `sparkplug.primary_host_id` in
+/// the simulation: moved from SparkplugAgentEndToEndTests, whose independent host (pysparkplug) stays for the
+/// encoding's interoperability, the will and the ACL.
+@Suite struct SparkplugPrimaryHostSimulationTests {
+    /// imu-7 streaming accelerometer, device motion and activity through Sparkplug (group `plant`) and waiting for
+    /// the primary host `scada`, not started.
+    static func device(_ world: SimulationWorld, log: ControlLogRecorder) throws -> SimulatedAgent {
+        var fleet = SimulatedFleetConfiguration()
+        fleet.streams = [
+            .init("accelerometer", rateHz: 10), .init("device-motion", rateHz: 10), .init("activity", rateHz: 1),
+        ]
+        fleet.extra = """
+            sparkplug:
+              enabled: true
+              group_id: plant
+              streams: [accelerometer, device-motion, activity]
+              primary_host_id: scada
+
+            """
+        return world.addDevice("imu-7", configuration: try fleet.configuration(deviceID: "imu-7"), seed: 7, log: log)
+    }
+
+    @Test func thePrimaryHostGoingOfflineStopsTheAgentAndItsReturnResumesItWithHistoricalData() throws {
+        let world = SimulationWorld()
+        world.addBroker(name: "broker")
+        let log = ControlLogRecorder()
+        let device = try Self.device(world, log: log)
+        let host = try SimulatedSparkplugHost(world, group: "plant", hostID: "scada")
+        try host.state(online: true)
+        world.start(device)
+        #expect(
+            host.tool.waitUntil(timeout: 30) { host.count("DBIRTH") == 3 && host.count("DDATA") >= 5 },
+            "the birth after the host's STATE: \(host.records.map(\.type).prefix(20))"
+        )
+
+        try host.state(online: false)
+        #expect(host.tool.waitUntil(timeout: 30) { host.count("NDEATH") >= 1 }, "the NDEATH")
+        let birth = try #require(host.records.last { $0.type == "NBIRTH" })
+        #expect(
+            host.records.filter { $0.type == "NDEATH" }.allSatisfy {
+                SimulatedSparkplugHost.bdSeq($0) == SimulatedSparkplugHost.bdSeq(birth)
+            },
+            "the NDEATH's bdSeq matches the birth's"
+        )
+        world.run(for: 2)
+        let records = host.records
+        let afterDeath = records.dropFirst((records.lastIndex { $0.type == "NDEATH" } ?? 0) + 1)
+        #expect(!afterDeath.contains { $0.type == "DDATA" }, "nothing published while the host is offline")
+        #expect(log.contains("waiting for the primary host"), "\(log.lines.suffix(20))")
+
+        let beforeReturn = host.records.count
+        try host.state(online: true)
+        #expect(
+            host.tool.waitUntil(timeout: 30) {
+                let after = host.records.dropFirst(beforeReturn)
+                return after.contains { $0.type == "NBIRTH" }
+                    && after.contains { record in
+                        record.type == "DDATA" && record.payload.metrics.contains { $0.isHistorical }
+                    }
+            },
+            "the rebirth and the held data"
+        )
+        #expect(host.problems.isEmpty, "\(host.problems)")
+        world.terminate(device)
+        #expect(ControlScenario.waitForExit(world, device))
+    }
+
+    /// With a primary host, as a plant runs: the broker restarts (its retained STATE lost, the host publishes it
+    /// again once connected), and the agent births again on the restarted broker with a new bdSeq; the data held
+    /// meanwhile comes back historical, with the times it was measured (before the broker came back), then live
+    /// data again, and the host sees no seq gap.
+    @Test func aBrokerOutageLeavesNoSeqGapAndTheHeldDataComesBackHistorical() throws {
+        let world = SimulationWorld()
+        let broker = world.addBroker(name: "broker")
+        let log = ControlLogRecorder()
+        let device = try Self.device(world, log: log)
+        let host = try SimulatedSparkplugHost(world, group: "plant", hostID: "scada")
+        try host.state(online: true)
+        world.start(device)
+        #expect(
+            host.tool.waitUntil(timeout: 30) { host.count("DBIRTH") == 3 && host.count("DDATA") >= 20 },
+            "the birth and data"
+        )
+        let before = host.records.count
+        broker.stop()
+        world.run(for: 1.5)
+        let outage = UInt64(world.clock.realtimeSeconds() * 1000)
+        broker.start()
+        #expect(host.tool.waitUntil(timeout: 10) { host.tool.isConnected }, "the host reconnected")
+        try host.state(online: true)
+        #expect(
+            host.tool.waitUntil(timeout: 30) {
+                let after = host.records.dropFirst(before)
+                return after.contains { $0.type == "NBIRTH" }
+                    && after.contains { record in
+                        record.type == "DDATA" && record.payload.metrics.contains { $0.isHistorical }
+                    }
+            },
+            "the rebirth and the held data: \(log.lines.suffix(20))"
+        )
+        #expect(
+            host.tool.waitUntil(timeout: 30) {
+                host.records.dropFirst(before).filter { record in
+                    record.type == "DDATA" && record.payload.metrics.contains { !$0.isHistorical }
+                }.count >= 10
+            },
+            "live data again"
+        )
+        // Held data keeps the time it was measured, before the broker came back.
+        let historical = host.records.dropFirst(before).filter { $0.type == "DDATA" }.flatMap(\.payload.metrics)
+            .filter(\.isHistorical)
+        #expect(historical.contains { $0.timestamp < outage })
+        // One more per CONNECT, refused ones included (Sparkplug 3.0, 7.1.1).
+        let births = host.records.filter { $0.type == "NBIRTH" }
+        #expect(births.count >= 2)
+        #expect(
+            (births.last.flatMap(SimulatedSparkplugHost.bdSeq) ?? 0) >= 1
+                && SimulatedSparkplugHost.bdSeq(births.last!) != SimulatedSparkplugHost.bdSeq(births.first!),
+            "a new connection, a new bdSeq"
+        )
+        #expect(host.problems.isEmpty, "the host saw a seq gap or a decoding error: \(host.problems)")
+        world.terminate(device)
+        #expect(ControlScenario.waitForExit(world, device))
+    }
+}
