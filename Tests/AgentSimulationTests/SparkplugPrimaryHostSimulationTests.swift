@@ -73,8 +73,8 @@ final class SimulatedSparkplugHost {
 }
 
 /// Sparkplug's primary-host handling (Sparkplug 3.0, 5.8), the whole agent with `sparkplug.primary_host_id` in
-/// the simulation: moved from SparkplugAgentEndToEndTests, whose independent host (pysparkplug) stays for the
-/// encoding's interoperability, the will and the ACL.
+/// the simulation: moved from SparkplugAgentEndToEndTests and SparkplugHostEndToEndTests, whose independent host
+/// (pysparkplug) stays for the encoding's interoperability, the will and the ACL.
 @Suite struct SparkplugPrimaryHostSimulationTests {
     /// imu-7 streaming accelerometer, device motion and activity through Sparkplug (group `plant`) and waiting for
     /// the primary host `scada`, not started.
@@ -135,6 +135,19 @@ final class SimulatedSparkplugHost {
             "the rebirth and the held data"
         )
         #expect(host.problems.isEmpty, "\(host.problems)")
+        // Every accelerometer sample once, at the time it was measured: live before, held while the host was
+        // away, live after — the 10 Hz grid without a gap or a repeat.
+        world.run(for: 1)
+        let births = host.records.filter { $0.topic.hasSuffix("/accelerometer") && $0.type == "DBIRTH" }
+        let alias = try #require(births.last?.payload.metrics.first { $0.name == "acceleration/x" }?.alias)
+        #expect(births.allSatisfy { $0.payload.metrics.first { $0.name == "acceleration/x" }?.alias == alias })
+        let stamps = host.records.filter { $0.topic.hasSuffix("/accelerometer") && $0.type == "DDATA" }
+            .flatMap(\.payload.metrics).filter { $0.alias == alias }.map(\.timestamp)
+        let steps = zip(stamps.dropFirst(), stamps).map { Int($0) - Int($1) }
+        #expect(!steps.isEmpty && steps.allSatisfy { $0 == 100 }, "the accelerometer's samples, ms apart: \(steps)")
+        let held = host.records.filter { $0.topic.hasSuffix("/accelerometer") && $0.type == "DDATA" }
+            .flatMap(\.payload.metrics).filter { $0.alias == alias && $0.isHistorical }
+        #expect(held.count >= 20, "\(held.count) samples held over the 2 s the host was offline")
         world.terminate(device)
         #expect(ControlScenario.waitForExit(world, device))
     }
