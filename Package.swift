@@ -297,7 +297,7 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire", "FleetOperations", "SparkplugB",
+                "MotionWire", "MotionEstimation", "Integrations", "TestSupport", "FleetOperations", "SparkplugB",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict

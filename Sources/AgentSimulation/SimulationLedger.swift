@@ -22,6 +22,7 @@ public final class SimulationLedger: @unchecked Sendable {
     private struct State {
         var accepted = Set<Fingerprint>()
         var arrivals: [String: [Double]] = [:]
+        var samples: [String: [SampleArrival]] = [:]
         var replies: [String: Int] = [:]
         var publications = 0
     }
@@ -55,7 +56,60 @@ public final class SimulationLedger: @unchecked Sendable {
             guard !publication.retain else { return }
             state.accepted.insert(fingerprint)
             state.arrivals[topic, default: []].append(time)
+            Self.scanSamples(publication.payload) { seq, timestamp in
+                state.samples[topic, default: []].append(SampleArrival(arrival: time, seq: seq, timestamp: timestamp))
+            }
         }
+    }
+
+    /// One sample (or one message of a non-sample stream) as it reached a broker: its `seq` and the `timestamp`
+    /// it was taken at (the agent's monotonic clock, which is the world's).
+    public struct SampleArrival: Sendable, Equatable {
+        public var arrival: Double
+        public var seq: Int
+        public var timestamp: Double
+    }
+
+    /// Calls `body` with each `"seq":N` of a JSON payload and the `"timestamp":T` that follows it (a batch holds
+    /// one pair per sample). Binary payloads and documents without them are skipped.
+    package static func scanSamples(_ payload: [UInt8], _ body: (Int, Double) -> Void) {
+        let seqKey = Array(#""seq":"#.utf8)
+        let timestampKey = Array(#""timestamp":"#.utf8)
+        guard payload.first == UInt8(ascii: "{") || payload.first == UInt8(ascii: "[") else { return }
+        func find(_ key: [UInt8], from start: Int) -> Int? {
+            var index = start
+            while index + key.count <= payload.count {
+                if payload[index] == key[0], payload[index..<(index + key.count)].elementsEqual(key) {
+                    return index + key.count
+                }
+                index += 1
+            }
+            return nil
+        }
+        func number(at start: Int) -> (text: String, end: Int) {
+            var end = start
+            while end < payload.count, let scalar = Optional(payload[end]),
+                (scalar >= UInt8(ascii: "0") && scalar <= UInt8(ascii: "9")) || scalar == UInt8(ascii: ".")
+                    || scalar == UInt8(ascii: "-") || scalar == UInt8(ascii: "e") || scalar == UInt8(ascii: "+")
+            {
+                end += 1
+            }
+            return (String(decoding: payload[start..<end], as: UTF8.self), end)
+        }
+        var cursor = 0
+        while let seqStart = find(seqKey, from: cursor) {
+            let seq = number(at: seqStart)
+            guard let value = Int(seq.text), let timestampStart = find(timestampKey, from: seq.end) else { return }
+            let timestamp = number(at: timestampStart)
+            guard let time = Double(timestamp.text) else { return }
+            body(value, time)
+            cursor = timestamp.end
+        }
+    }
+
+    /// The samples that reached a broker on `topic`, in the order they arrived.
+    public func samples(on topic: String) -> [SampleArrival] {
+        state.withLock { $0.samples[topic] ?? [] }
     }
 
     /// `device/id` of a reply; replies without an id (429: the command was not read) are keyed by nothing.

@@ -9,7 +9,7 @@ import Testing
 
 /// The operator CLI (`motion-agent ctl`) and SIGHUP against real agents over a real broker: what needs the binary
 /// or the process. The commands' logic runs in the simulation (Tests/AgentSimulationTests).
-@Suite(.serialized) struct ControlEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ControlEndToEndTests {
     /// Runs `motion-agent ctl` and returns its exit code and output lines.
     static func ctl(
         _ broker: MosquittoBroker,
@@ -89,7 +89,7 @@ import Testing
 }
 
 /// `motion-agent sub`: a device's streams, decoded, one line per message.
-@Suite struct SubscribeCommandEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct SubscribeCommandEndToEndTests {
     @Test func subPrintsDecodedStreamLines() async throws {
         let broker = try await MosquittoBroker.started()
         let agent = try AgentProcess(config: AgentProcess.config(device: "e2e-sub", port: broker.port))
@@ -111,7 +111,7 @@ import Testing
 
 /// `motion-agent ctl` reads the agent's command table: its help lists every command, and it refuses a bad
 /// command with the agent's own words before connecting anywhere.
-@Suite struct ControlCommandLineTableTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlCommandLineTableTests {
     @Test func helpListsEveryCommandOfTheTable() async throws {
         let help = ProcessRunner(executable: AgentProcess.executable, arguments: ["ctl", "--help"])
         try help.start()

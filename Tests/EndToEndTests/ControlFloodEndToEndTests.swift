@@ -12,7 +12,7 @@ import Testing
 /// The logic — the same case, the floods on the other topics the agent listens to (rate limit, convergence,
 /// the resubscription after inbound drops) and the layer cleared while away with a flood at connection — runs
 /// in the simulation (ControlFloodSimulationTests).
-@Suite(.serialized) struct ControlFloodEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct ControlFloodEndToEndTests {
     static let floodCount = 50_000
 
     /// Publishes `count` commands on `topic` at QoS 0 as fast as the client takes them (waiting when its own

@@ -8,7 +8,7 @@ import Testing
 /// What the agents do with the documents — layers, convergence of new and offline devices, refusals and their
 /// reports, signing, config.yaml edits — is the agent's logic and runs in the simulation
 /// (Tests/AgentSimulationTests/DesiredStateSimulationTests); what stays here is about the tool.
-@Suite(.serialized) struct DesiredStateEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DesiredStateEndToEndTests {
     /// Publishes `payload` retained (QoS 1) on `topic` with mosquitto_pub; an empty payload clears the topic.
     static func publishRetained(_ broker: MosquittoBroker, _ topic: String, _ payload: String) async throws {
         let arguments =

@@ -9,7 +9,7 @@ import Testing
 /// driver, shown again for the agent itself — its streams, its second connection, its state directory and its
 /// control door. The primary host's handling (going offline and back, a broker outage with a primary host) runs in
 /// the simulation (SparkplugPrimaryHostSimulationTests): the logic, with the production agent's Sparkplug service.
-@Suite(.serialized) struct SparkplugAgentEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugAgentEndToEndTests {
     /// The agent, started on `directory` (kept between runs for the restart test).
     final class Agent: Sendable {
         let runner: ProcessRunner

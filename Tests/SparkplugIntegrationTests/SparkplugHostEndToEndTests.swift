@@ -9,7 +9,7 @@ import Testing
 /// birth, commands are refused or applied, and data held across an outage arrives flagged historical with the
 /// time it was measured. How the primary host's STATE stops and resumes publication runs in the simulation, with
 /// the agent's own Sparkplug service (SparkplugPrimaryHostSimulationTests).
-@Suite(.serialized) struct SparkplugHostEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugHostEndToEndTests {
     private func directory() throws -> String {
         let path = NSTemporaryDirectory() + "sparkplug-e2e-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
