@@ -23,8 +23,11 @@ final class SimulatedSparkplugHost {
     private(set) var problems: [String] = []
     private var lastSeq: UInt64?
 
+    let group: String
+
     init(_ world: SimulationWorld, group: String, hostID: String) throws {
         self.hostID = hostID
+        self.group = group
         tool = try SimulatedTool(world, clientID: hostID, subscribe: ["spBv1.0/\(group)/#"])
     }
 
@@ -66,19 +69,70 @@ final class SimulatedSparkplugHost {
 
     func count(_ type: String) -> Int { records.filter { $0.type == type }.count }
 
+    /// The metrics of `record` named as its session's latest birth names them (data carries aliases alone).
+    func named(_ record: Record) -> [(name: String, metric: SparkplugPayload.Metric)] {
+        let birthType = record.type.hasPrefix("N") ? "NBIRTH" : "DBIRTH"
+        let device = record.topic.split(separator: "/").dropFirst(4).first.map(String.init)
+        let all = records
+        let index = all.lastIndex { $0.topic == record.topic && $0.payload == record.payload } ?? all.count
+        let birth = all[..<index].last { candidate in
+            candidate.type == birthType
+                && candidate.topic.split(separator: "/").dropFirst(4).first.map(String.init) == device
+        }
+        var names: [UInt64: String] = [:]
+        for metric in birth?.payload.metrics ?? [] where metric.hasAlias { names[metric.alias] = metric.name }
+        return record.payload.metrics.map { ($0.hasName ? $0.name : names[$0.alias] ?? "alias \($0.alias)", $0) }
+    }
+
+    /// Whether some message of `type` (of `device`, for device messages) carries `name` with a value `matches`.
+    func carries(
+        _ type: String,
+        device: String? = nil,
+        _ name: String,
+        _ matches: (SparkplugPayload.Metric) -> Bool
+    ) -> Bool {
+        records.contains { record in
+            record.type == type && (device == nil || record.topic.hasSuffix("/\(device!)"))
+                && named(record).contains { $0.name == name && matches($0.metric) }
+        }
+    }
+
+    /// A DCMD for `device` of `edgeNode` writing `metric` (by name, as a host may), QoS 0 as hosts send commands.
+    func write(
+        _ edgeNode: String,
+        _ device: String,
+        _ name: String,
+        _ value: SparkplugPayload.Metric.OneOf_Value
+    ) throws {
+        var metric = SparkplugPayload.Metric()
+        metric.name = name
+        switch value {
+        case .doubleValue: metric.datatype = 10
+        case .booleanValue: metric.datatype = 11
+        default: break
+        }
+        metric.value = value
+        var payload = SparkplugPayload()
+        payload.timestamp = UInt64(tool.world.clock.realtimeSeconds() * 1000)
+        payload.metrics = [metric]
+        let topic = "spBv1.0/\(group)/DCMD/\(edgeNode)/\(device)"
+        try tool.publish(topic, try Array(payload.serializedBytes() as Data), qos: 0)
+    }
+
     /// The `bdSeq` metric of an NBIRTH or NDEATH.
     static func bdSeq(_ record: Record) -> UInt64? {
         record.payload.metrics.first { $0.name == "bdSeq" }?.longValue
     }
 }
 
-/// Sparkplug's primary-host handling (Sparkplug 3.0, 5.8), the whole agent with `sparkplug.primary_host_id` in
-/// the simulation: moved from SparkplugAgentEndToEndTests and SparkplugHostEndToEndTests, whose independent host
+/// Sparkplug's primary-host handling (Sparkplug 3.0, 5.8) and a host's DCMD through the control door, the whole
+/// agent with `sparkplug.primary_host_id` in the simulation: moved from SparkplugAgentEndToEndTests and SparkplugHostEndToEndTests, whose independent host
 /// (pysparkplug) stays for the encoding's interoperability, the will and the ACL.
 @Suite struct SparkplugPrimaryHostSimulationTests {
     /// imu-7 streaming accelerometer, device motion and activity through Sparkplug (group `plant`) and waiting for
     /// the primary host `scada`, not started.
-    static func device(_ world: SimulationWorld, log: ControlLogRecorder) throws -> SimulatedAgent {
+    static func device(_ world: SimulationWorld, log: ControlLogRecorder, writes: Bool = false) throws -> SimulatedAgent
+    {
         var fleet = SimulatedFleetConfiguration()
         fleet.streams = [
             .init("accelerometer", rateHz: 10), .init("device-motion", rateHz: 10), .init("activity", rateHz: 1),
@@ -89,6 +143,7 @@ final class SimulatedSparkplugHost {
               group_id: plant
               streams: [accelerometer, device-motion, activity]
               primary_host_id: scada
+              writes: \(writes)
 
             """
         return world.addDevice("imu-7", configuration: try fleet.configuration(deviceID: "imu-7"), seed: 7, log: log)
@@ -206,6 +261,55 @@ final class SimulatedSparkplugHost {
             "a new connection, a new bdSeq"
         )
         #expect(host.problems.isEmpty, "the host saw a seq gap or a decoding error: \(host.problems)")
+        world.terminate(device)
+        #expect(ControlScenario.waitForExit(world, device))
+    }
+
+    /// A DCMD the operator allows (`sparkplug.writes: true`) goes through the control door: a new rate is applied
+    /// and reported back in DDATA with Commands/Applied, the door's own validation refuses an impossible rate
+    /// (Commands/Refused), a stream is stopped, and the door logs the command's source. (Moved from
+    /// SparkplugAgentEndToEndTests; a DCMD written by an independent host stays end to end in
+    /// SparkplugHostEndToEndTests.)
+    @Test func aDCMDTheOperatorAllowsGoesThroughTheControlDoor() throws {
+        let world = SimulationWorld()
+        world.addBroker(name: "broker")
+        let log = ControlLogRecorder()
+        let device = try Self.device(world, log: log, writes: true)
+        let host = try SimulatedSparkplugHost(world, group: "plant", hostID: "scada")
+        try host.state(online: true)
+        world.start(device)
+        #expect(host.tool.waitUntil(timeout: 30) { host.count("DBIRTH") == 3 }, "the agent's births")
+
+        try host.write("imu-7", "accelerometer", "config/rateHz", .doubleValue(5))
+        #expect(
+            host.tool.waitUntil(timeout: 30) {
+                host.carries("DDATA", device: "accelerometer", "config/rateHz") { $0.doubleValue == 5 }
+                    && host.carries("NDATA", "Commands/Applied") { $0.longValue == 1 }
+            },
+            "the new rate and Commands/Applied"
+        )
+        // The control door's own validation refuses what it refuses for every command.
+        try host.write("imu-7", "accelerometer", "config/rateHz", .doubleValue(-5))
+        #expect(
+            host.tool.waitUntil(timeout: 30) { host.carries("NDATA", "Commands/Refused") { $0.longValue == 1 } },
+            "the door's refusal"
+        )
+        try host.write("imu-7", "activity", "config/enabled", .booleanValue(false))
+        #expect(
+            host.tool.waitUntil(timeout: 30) {
+                host.carries("DDATA", device: "activity", "config/enabled") { $0.booleanValue == false }
+            },
+            "activity stopped"
+        )
+        // The door logs the command's source: Sparkplug's ids (sparkplug-<time>-<n>), two applied and one refused.
+        let applied = log.lines(containing: "control command applied")
+        let refused = log.lines(containing: "control command refused")
+        #expect(
+            applied.filter { $0.contains("agent.command_id=sparkplug-") }.count == 2
+                && refused.filter { $0.contains("agent.command_id=sparkplug-") }.count == 1,
+            "the door logs the command's source: \(applied + refused)"
+        )
+        #expect(host.problems.isEmpty, "\(host.problems)")
         world.terminate(device)
         #expect(ControlScenario.waitForExit(world, device))
     }
