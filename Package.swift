@@ -297,7 +297,7 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire", "MotionEstimation", "Integrations", "TestSupport", "SparkplugB",
+                "MotionWire", "MotionEstimation", "Integrations", "TestSupport", "FleetOperations", "SparkplugB",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict

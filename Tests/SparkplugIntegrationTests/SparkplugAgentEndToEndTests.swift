@@ -7,7 +7,9 @@ import Testing
 /// The real `motion-agent` binary with `sparkplug.enabled: true` (simulated IMU) on a real mosquitto, read by the
 /// independent Sparkplug host (pysparkplug): what `SparkplugHostEndToEndTests` shows for the state machine's
 /// driver, shown again for the agent itself — its streams, its second connection, its state directory and its
-/// control door.
+/// control door. The primary host's handling (going offline and back, a broker outage with a primary host) and a
+/// DCMD through the control door run in the simulation (SparkplugPrimaryHostSimulationTests): the logic, with the
+/// production agent's Sparkplug service.
 @Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugAgentEndToEndTests {
     /// The agent, started on `directory` (kept between runs for the restart test).
     final class Agent: Sendable {
@@ -81,14 +83,6 @@ import Testing
         records.filter { $0["type"] as? String == type && (device == nil || $0["device"] as? String == device) }.count
     }
 
-    private func seqs(_ host: SparkplugHostProcess) -> [Int] {
-        host.records.compactMap { record in
-            guard let type = record["type"] as? String, ["NBIRTH", "DBIRTH", "DDATA", "NDATA", "DDEATH"].contains(type)
-            else { return nil }
-            return record["seq"] as? Int
-        }
-    }
-
     @Test func theAgentsBirthsAndDataDecodeWithNamesUnitsAndTimesAndADCMDIsRefusedWhileWritesAreOff() async throws {
         try await MosquittoBroker.withStarted { broker in
             let dir = try directory()
@@ -150,39 +144,6 @@ import Testing
         }
     }
 
-    @Test func aDCMDTheOperatorAllowsGoesThroughTheControlDoor() async throws {
-        try await MosquittoBroker.withStarted { broker in
-            let dir = try directory()
-            let host = try SparkplugHostProcess(port: broker.port, group: "plant", directory: dir)
-            try await host.start()
-            let agent = try Agent(directory: dir, port: broker.port, sparkplug: "  writes: true")
-            try await host.waitFor("the agent's births") { count($0, "DBIRTH") == 3 }
-
-            try host.send(#"{"write": ["imu-7", "accelerometer", "config/rateHz", 5.0]}"#)
-            try await host.waitFor("the new rate and Commands/Applied") { records in
-                records.contains {
-                    $0["device"] as? String == "accelerometer" && $0.metric("config/rateHz")?["value"] as? Double == 5
-                } && records.contains { $0.metric("Commands/Applied")?["value"] as? Int == 1 }
-            }
-            // The control door's own validation refuses what it refuses for every command.
-            try host.send(#"{"write": ["imu-7", "accelerometer", "config/rateHz", -5.0]}"#)
-            try await host.waitFor("the door's refusal") {
-                $0.contains { $0.metric("Commands/Refused")?["value"] as? Int == 1 }
-            }
-            try host.send(#"{"write": ["imu-7", "activity", "config/enabled", false]}"#)
-            try await host.waitFor("activity stopped") { records in
-                records.contains {
-                    $0["device"] as? String == "activity" && $0.metric("config/enabled")?["value"] as? Bool == false
-                }
-            }
-            #expect(agent.log.contains("sparkplug"), "the door logs the command's source")
-            #expect(host.problems.isEmpty, "\(host.problems)")
-            agent.runner.terminate()
-            _ = await agent.runner.waitForExit(timeout: 15)
-            await host.stop()
-        }
-    }
-
     @Test func afterAKillTheDeathMatchesTheBirthAndTheRestartBirthsWithTheNextBdSeq() async throws {
         try await MosquittoBroker.withStarted { broker in
             let dir = try directory()
@@ -208,9 +169,6 @@ import Testing
             await host.stop()
         }
     }
-
-    // The broker outage and the primary host's STATE are the node's logic: `SparkplugSimulationTests` (virtual
-    // time, the same checks); the independent host's decoding of both stays in `SparkplugHostEndToEndTests`.
 
     /// The shipped ACL (Deploy/mosquitto/acl) with its Sparkplug template filled in for this device, on a broker
     /// that binds client ids to accounts as the shipped one does: the agent's two connections (two accounts) live
