@@ -154,44 +154,53 @@ public struct ActivityWindow: Sendable {
         f.tiltMean = tiltSum / Double(n - k + 1)
         f.tiltMax = tiltMax
 
-        // How the magnitudes repeat: the best normalised autocorrelation over lags of 0.32–2 s, and that lag.
-        (f.accelerationPeriodicity, f.accelerationPeriod) = Self.periodicity(accelerationNorm, mean: f.accelerationMean)
-        (f.rotationPeriodicity, f.rotationPeriod) = Self.periodicity(rotationNorm, mean: f.rotationMean)
-        var horizontalMean = 0.0
-        for i in 0..<n { horizontalMean += horizontalRotation[i] }
-        (f.horizontalRotationPeriodicity, f.horizontalRotationPeriod) = Self.periodicity(
-            horizontalRotation,
-            mean: horizontalMean / count
-        )
-
         // Percentiles of |a|.
         for i in 0..<n { sorted[i] = accelerationNorm[i] }
         f.accelerationP10 = Self.select(&sorted, rank: Int((0.1 * Double(n - 1)).rounded(.down)))
         f.accelerationP90 = Self.select(&sorted, rank: Int((0.9 * Double(n - 1)).rounded(.down)))
+
+        // How the magnitudes repeat: the best normalised autocorrelation over lags of 0.32–2 s, and that lag.
+        (f.accelerationPeriodicity, f.accelerationPeriod) = Self.periodicity(
+            &accelerationNorm,
+            mean: f.accelerationMean
+        )
+        (f.rotationPeriodicity, f.rotationPeriod) = Self.periodicity(&rotationNorm, mean: f.rotationMean)
+        var horizontalMean = 0.0
+        for i in 0..<n { horizontalMean += horizontalRotation[i] }
+        (f.horizontalRotationPeriodicity, f.horizontalRotationPeriod) = Self.periodicity(
+            &horizontalRotation,
+            mean: horizontalMean / count
+        )
+
         return f
     }
 
     /// Lags the periodicity looks at, in bins: 0.32–2 s (3 steps/s to a slow crank turn).
     static let lags = 8...50
 
-    /// The largest normalised autocorrelation of `x` − `mean` over `lags`, and its lag in s.
-    private static func periodicity(_ x: ContiguousArray<Double>, mean: Double) -> (Double, Double) {
-        let n = x.count
-        var energy = 0.0
-        for i in 0..<n { energy += (x[i] - mean) * (x[i] - mean) }
-        guard energy > 1e-12 else { return (0, Double(lags.lowerBound) / ActivityResampler.rateHz) }
-        var best = -Double.infinity
-        var bestLag = lags.lowerBound
-        for lag in lags {
-            var s = 0.0
-            for i in 0..<(n - lag) { s += (x[i] - mean) * (x[i + lag] - mean) }
-            let r = s / energy
-            if r > best {
-                best = r
-                bestLag = lag
+    /// The largest normalised autocorrelation of `x` − `mean` over `lags`, and its lag in s. Centres `x` in place.
+    private static func periodicity(_ x: inout ContiguousArray<Double>, mean: Double) -> (Double, Double) {
+        x.withUnsafeMutableBufferPointer { c in
+            let n = c.count
+            var energy = 0.0
+            for i in 0..<n {
+                c[i] -= mean
+                energy += c[i] * c[i]
             }
+            guard energy > 1e-12 else { return (0, Double(lags.lowerBound) / ActivityResampler.rateHz) }
+            var best = -Double.infinity
+            var bestLag = lags.lowerBound
+            for lag in lags {
+                var s = 0.0
+                for i in 0..<(n - lag) { s += c[i] * c[i + lag] }
+                let r = s / energy
+                if r > best {
+                    best = r
+                    bestLag = lag
+                }
+            }
+            return (best, Double(bestLag) / ActivityResampler.rateHz)
         }
-        return (best, Double(bestLag) / ActivityResampler.rateHz)
     }
 
     /// The `rank`-th smallest value (0-based) of `x`, which it reorders (Hoare's selection, no storage).
