@@ -12,9 +12,9 @@ public protocol TreeInput {
 /// A gradient-boosted tree ensemble (scikit-learn's `HistGradientBoostingClassifier`) read from the text
 /// table `scripts/research/activity/train_activity.py` writes, evaluated without allocating.
 ///
-/// The table, one record a line: `ensemble <classes> <inputs>`, `baseline <score>…`, then per tree `tree`
-/// followed by its nodes in sklearn's order — `split <input> <threshold> <left> <right>` (go left when the
-/// input is ≤ the threshold or is NaN; children numbered within the tree) or `leaf <score>`. Tree `i` adds to
+/// The table, one record a line: `ensemble <classes> <inputs>`, `baseline <score>…`, then per tree `t`
+/// followed by its nodes in sklearn's order — `s <input> <threshold> <left> <right>` (a split: go left when the
+/// input is ≤ the threshold or is NaN; children numbered within the tree) or `l <score>` (a leaf). Tree `i` adds to
 /// class `i % classes`; with one class the ensemble is binary and its score is the log-odds of that class.
 public struct ActivityTrees: Sendable {
     public let classCount: Int
@@ -60,10 +60,10 @@ public struct ActivityTrees: Sendable {
             case "baseline":
                 baseline = f.dropFirst().compactMap { Double(String($0)) }
                 guard baseline.count == f.count - 1 else { throw fail() }
-            case "tree":
+            case "t":
                 treeStart = input.count
                 roots.append(Int32(treeStart))
-            case "split":
+            case "s":
                 guard f.count == 5, let i = Int8(f[1]), Int(i) < inputs, i >= 0, let t = Double(String(f[2])),
                     let l = Int32(f[3]), let r = Int32(f[4]), !roots.isEmpty
                 else { throw fail() }
@@ -72,7 +72,7 @@ public struct ActivityTrees: Sendable {
                 left.append(Int32(treeStart) + l)
                 right.append(Int32(treeStart) + r)
                 value.append(0)
-            case "leaf":
+            case "l":
                 guard f.count == 2, let v = Double(String(f[1])), !roots.isEmpty else { throw fail() }
                 input.append(-1)
                 threshold.append(0)

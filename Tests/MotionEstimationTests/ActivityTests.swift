@@ -310,10 +310,10 @@ struct ActivityTests {
     @Test("a malformed model table is refused with the line and the fix")
     func badTable() {
         #expect(throws: ActivityTrees.FormatError.self) {
-            try ActivityTrees(table: "ensemble 5 26\nbaseline 0 0\ntree\nleaf x")
+            try ActivityTrees(table: "ensemble 5 26\nbaseline 0 0\nt\nl x")
         }
         #expect(throws: ActivityTrees.FormatError.self) {
-            try ActivityTrees(table: "ensemble 1 12\nbaseline 0\ntree\nsplit 40 1 1 2")
+            try ActivityTrees(table: "ensemble 1 12\nbaseline 0\nt\ns 40 1 1 2")
         }
         #expect(throws: ActivityTrees.FormatError.self) { try ActivityTrees(table: "ensemble 1 12\nbaseline 0") }
     }

@@ -123,19 +123,21 @@ def table(clf, n_inputs):
              "baseline " + " ".join(repr(float(v)) for v in np.ravel(clf._baseline_prediction))]
     for iteration in clf._predictors:
         for predictor in iteration:
-            lines.append("tree")
+            lines.append("t")
             for node in predictor.nodes:
+                # 12 significant digits for thresholds (a feature that close to one is as likely either
+                # side), 9 for leaf scores (the probabilities move by less than 1e-8): half the size of repr.
                 if node["is_leaf"]:
-                    lines.append(f"leaf {float(node['value'])!r}")
+                    lines.append(f"l {float(node['value']):.9g}")
                 else:
-                    lines.append(f"split {int(node['feature_idx'])} {float(node['num_threshold'])!r} "
+                    lines.append(f"s {int(node['feature_idx'])} {float(node['num_threshold']):.12g} "
                                  f"{int(node['left'])} {int(node['right'])}")
     return "\n".join(lines)
 
 
 def swift_string(name, text, indent="    "):
-    body = "\n".join(indent + "    " + line for line in text.split("\n"))
-    return f'{indent}static let {name} = """\n{body}\n{indent}    """\n'
+    """A Swift multi-line string literal whose closing delimiter sits in column 0, so its lines need no indent."""
+    return f'{indent}static let {name} = """\n{text}\n"""\n'
 
 
 def combined(motion_p, vehicle_p):
@@ -151,7 +153,8 @@ def main():
     ap.add_argument("--features", help="motion-bench activity --features-output FILE (else --bench makes it)")
     ap.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "motion-bench"))
     ap.add_argument("--no-export", action="store_true", help="print the figures only")
-    ap.add_argument("--stride", type=int, default=1, help="train on every n-th window of a recording (they overlap)")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="train on every n-th window of a recording (they overlap by 4 s); the shipped tables use 1")
     args = ap.parse_args()
 
     features = args.features
