@@ -22,6 +22,10 @@ let package = Package(
         // The Sparkplug B payload's runtime only: the generated code is committed (scripts/codegen/sparkplug), so
         // the build never compiles protoc-gen-swift.
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // The console's sockets (`motion-agent console`): FlyingFox's FlyingSocks, non-blocking sockets on its own
+        // poll loop, no SwiftNIO. Not FlyingFox's HTTP server: it imports FoundationNetworking, which would make the
+        // statically linked agent need libcurl (BENCHMARKS.md, "Console").
+        .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
@@ -119,6 +123,30 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The operator's side of desired state, pure: each device's row from its retained status, the retained
+        // documents read for display, and the next version of a layer's document (`fleet set|unset|clear` and the
+        // console publish the same bytes).
+        .target(
+            name: "FleetOperations",
+            dependencies: ["AgentConfig", "AgentControl", "AgentPorts", "MotionWire"],
+            swiftSettings: strict
+        ),
+        // `motion-agent console`: the fleet and one device live in a browser. Its HTTP and WebSocket server (on
+        // FlyingSocks; the parsers bounded and fuzzed), the state it aggregates from the broker (through the BrokerClient port: the CLI picks the adapter) and the
+        // page's assets, compiled in as strings so the binary stays self-contained.
+        .target(
+            name: "FleetConsole",
+            dependencies: [
+                "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire", "MotionModel",
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // The page's files, compiled in by scripts/codegen/console/generate.sh (ConsoleAssets.swift).
+            exclude: ["Assets"],
+            swiftSettings: strict
+        ),
+
         // Adapters: each depends on AgentPorts, never on the pipeline, control or runtime.
         .target(
             name: "Platform",
@@ -141,12 +169,28 @@ let package = Package(
             dependencies: ["CMosquitto", "AgentPorts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // An MQTT broker and its clients in memory, moved only by a simulation's pump (docs/simulation.md); the
+        // contract suite (BrokerContractTests) holds it to what a real mosquitto does.
+        .target(name: "MemoryBroker", dependencies: ["AgentPorts"], swiftSettings: strict),
+        // The whole agent in one process on virtual time (issue 40): the production service graph on one
+        // deterministic executor and clock, with in-memory brokers, virtual IMUs and disks with crash semantics; the
+        // fault explorer and its invariants (docs/simulation.md).
+        .target(
+            name: "AgentSimulation",
+            dependencies: [
+                "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire",
+                "MotionModel", "Simulation", "MemoryBroker",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
 
         .executableTarget(
             name: "MotionAgentCLI",
             dependencies: [
                 "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire", "Platform",
-                "Recording", "Simulation",
+                "Recording", "Simulation", "FleetOperations", "FleetConsole",
                 "IIOSensors", "MosquittoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -160,7 +204,7 @@ let package = Package(
             dependencies: [
                 "MotionModel", "MotionEstimation", "AgentPorts", "MotionWire", "AgentPipeline", "AgentControl",
                 "AgentRuntime", "AgentConfig",
-                "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport",
+                "Platform", "Recording", "Simulation", "MosquittoTransport", "CBenchSupport", "AgentSimulation",
                 // Sparkplug's encoding cost beside the native encodings (motion-bench sparkplug).
                 "SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 // Real local services shared with the integration tests: mosquitto, processes, the fake IIO tree.
@@ -241,6 +285,29 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOSensorsTests", dependencies: ["IIOSensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MosquittoTransportTests", dependencies: ["MosquittoTransport"], swiftSettings: strict),
+        // With the agent's outbox publisher: its lock held across publish, taken again by its acknowledgement handler.
+        .testTarget(
+            name: "MemoryBrokerTests",
+            dependencies: [
+                "MemoryBroker", "AgentPorts", "AgentPipeline", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AgentSimulationTests",
+            dependencies: [
+                "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
+                "MotionWire",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FleetConsoleTests",
+            dependencies: [
+                "FleetConsole", "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire",
+            ],
+            swiftSettings: strict
+        ),
 
         // Integration tests: real parts started by the tests. A missing part fails them with what to install.
         // A real mosquitto on a free loopback port, in process (the transport, the durable publisher).
@@ -249,6 +316,13 @@ let package = Package(
             dependencies: [
                 "MosquittoTransport", "AgentPipeline", "AgentRuntime", "Integrations", "Platform", "TestSupport",
             ],
+            swiftSettings: strict
+        ),
+        // The same cases against a real mosquitto (on a free loopback port, through MosquittoClient) and the in-memory
+        // broker (MemoryBrokerClient): the contract that keeps MemoryBroker true to mosquitto.
+        .testTarget(
+            name: "BrokerContractTests",
+            dependencies: ["MemoryBroker", "MosquittoTransport", "AgentPorts", "TestSupport"],
             swiftSettings: strict
         ),
         // Real libiio on the fake IIO sysfs tree in a private mount namespace (root).
@@ -295,6 +369,7 @@ if Context.environment["MOTION_AGENT_FUZZ"] != nil {
         ("FuzzIIOScan", ["IIOSensors", "AgentPorts"]),
         ("FuzzDurableLog", ["AgentPipeline", "Platform", .product(name: "Logging", package: "swift-log")]),
         ("FuzzSparkplugCommand", ["SparkplugB", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
+        ("FuzzConsoleHTTP", ["FleetConsole"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -274,3 +274,20 @@ put("FuzzDurableLog", "torn-tail", b"\x00" + segment[:-7])
 put("FuzzDurableLog", "corrupt-middle", b"\x00" + segment[:60] + b"\xff" + segment[61:])
 put("FuzzDurableLog", "reseal", b"\x01" + record(1, b"t", b"x")[:8] + b"\x00" * 30)
 put("FuzzDurableLog", "empty", b"\x00")
+
+# The console's HTTP requests (byte 0 even) and WebSocket frames (odd); byte 1 is where the bytes are split into two
+# reads.
+put("FuzzConsoleHTTP", "get-page", b"\x00\x14" + b"GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nCookie: motion_console=x\r\n\r\n")
+put("FuzzConsoleHTTP", "post-edit", b"\x00\x3c" + b'POST /api/desired HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: http://127.0.0.1:8080\r\nContent-Type: application/json\r\nContent-Length: 47\r\n\r\n{"layer":"fleet","set":{"metrics.interval_s":"5"}}')
+put("FuzzConsoleHTTP", "websocket-upgrade", b"\x00\x05" + b"GET /ws HTTP/1.1\r\nHost: localhost:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: http://localhost:8080\r\n\r\n")
+put("FuzzConsoleHTTP", "chunked", b"\x00\x0a" + b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+
+def ws_masked(opcode, payload, fin=True):
+    mask = b"\x01\x02\x03\x04"
+    head = bytes([(0x80 if fin else 0) | opcode])
+    head += bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+    return head + mask + bytes(b ^ mask[i & 3] for i, b in enumerate(payload))
+
+put("FuzzConsoleHTTP", "ws-watch", b"\x01\x03" + ws_masked(1, b'{"watch":"imu-1"}'))
+put("FuzzConsoleHTTP", "ws-fragments-and-ping", b"\x01\x09" + ws_masked(1, b'{"wat', False) + ws_masked(9, b"\x07") + ws_masked(0, b'ch":null}'))
+put("FuzzConsoleHTTP", "ws-close", b"\x01\x02" + ws_masked(8, b"\x03\xe8"))

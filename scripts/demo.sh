@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, starts a local mosquitto on 127.0.0.1:1883 (unless a broker already
 # listens there), builds motion-agent, runs it with ./config.yaml (IIO hardware when present, otherwise the
-# simulated IMU) and prints the live streams. Ctrl-C stops everything it started.
+# simulated IMU) and the fleet console beside it (`motion-agent console`), and prints the console's address —
+# open it in a browser. Ctrl-C stops everything it started.
+#   --firehose             also print the live streams (topic, then payload) in the terminal.
 #   --sparkplug            the agent as a Sparkplug B edge node too (sparkplug.enabled: true, group "motion"), and
 #                          an independent Sparkplug host (pysparkplug, clients/python/motion_agent_client/
 #                          sparkplug_host.py, in its own venv) printing every metric with its name, unit and time
 #                          instead of the native topics (docs/sparkplug.md).
 #   MOTION_DEMO_SECONDS=N  stop by itself after N seconds (for unattended checks).
+#   MOTION_DEMO_CONSOLE=HOST:PORT  where the console listens (default 127.0.0.1:8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/common.sh
 
 sparkplug=0
+firehose=0
 for argument in "$@"; do
     case "$argument" in
         --sparkplug) sparkplug=1 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-        *) die "unknown option $argument: use --sparkplug, or none (see the top of scripts/demo.sh)" ;;
+        --firehose) firehose=1 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) die "unknown option $argument: use --sparkplug, --firehose, or none (see the top of scripts/demo.sh)" ;;
     esac
 done
 
@@ -74,9 +79,27 @@ if [ "$sparkplug" = 1 ]; then
     wait "$host_pid" || true
     exit 0
 fi
-log "motion-agent running (pid ${pids[-1]}); live streams follow (topic, then payload). Ctrl-C to stop."
-if [ -n "${MOTION_DEMO_SECONDS:-}" ]; then
-    timeout "$MOTION_DEMO_SECONDS" mosquitto_sub -h 127.0.0.1 -p 1883 -v -t 'motion/#' || true
+agent_pid=${pids[-1]}
+# The console beside the agent: it prints its address (with the token that lets this browser change settings).
+"$agent_bin" console --host 127.0.0.1 --port 1883 --listen "${MOTION_DEMO_CONSOLE:-127.0.0.1:8080}" >"$work/console.out" 2>"$work/console.log" &
+pids+=($!)
+for _ in $(seq 100); do grep -q '^motion-agent console: ' "$work/console.out" && break; sleep 0.1; done
+grep -q '^motion-agent console: ' "$work/console.out" \
+    || die "the console did not start: $(tail -n 3 "$work/console.log") (is ${MOTION_DEMO_CONSOLE:-127.0.0.1:8080} taken? set MOTION_DEMO_CONSOLE=127.0.0.1:PORT)"
+address="$(sed -n 's/^motion-agent console: //p' "$work/console.out")"
+log "motion-agent running (pid $agent_pid). The fleet console: open $address"
+if [ "$firehose" = 1 ]; then
+    log "live streams follow (topic, then payload). Ctrl-C to stop."
+    if [ -n "${MOTION_DEMO_SECONDS:-}" ]; then
+        timeout "$MOTION_DEMO_SECONDS" mosquitto_sub -h 127.0.0.1 -p 1883 -v -t 'motion/#' || true
+    else
+        mosquitto_sub -h 127.0.0.1 -p 1883 -v -t 'motion/#'
+    fi
 else
-    mosquitto_sub -h 127.0.0.1 -p 1883 -v -t 'motion/#'
+    log "Ctrl-C to stop (--firehose also prints the live streams here)."
+    if [ -n "${MOTION_DEMO_SECONDS:-}" ]; then
+        sleep "$MOTION_DEMO_SECONDS"
+    else
+        wait "$agent_pid" || true
+    fi
 fi

@@ -13,9 +13,15 @@ public struct Pipeline: Sendable {
         public var outboxBytes: Int = 2 << 20
         /// Where durable streams' messages are staged before the durable log (nil: no stream is durable).
         public var durableStaging: Outbox?
-        /// Maps sensor timestamps to wall time in every message.
-        public var clock = WallClock()
-        /// The host's clock synchronization, for the status.
+        /// Whether they go there from the start; false: only once the durable log is open
+        /// (`Outbox.routeDurableMessages`, which `DurableOutbox` calls).
+        public var durableRoutedAtStart = true
+        /// Called with every configuration the controller is about to run, at start and before each change:
+        /// where resources a setting needs are opened (the durable log, `DurableOutbox.prepare`).
+        public var prepare: @Sendable (AgentConfiguration) -> Void = { _ in }
+        /// The agent's time source: sensor timestamps map to wall time through it, and the controller reads it.
+        public var clock: any AgentClock = SystemClock()
+        /// The host's clock synchronization, for the status and every message's wall time.
         public var clockSynchronized: @Sendable () -> Bool = { true }
         /// Called on the acquisition thread when the source reports a fault or a recovery (after the
         /// controller has recorded it).
@@ -48,8 +54,14 @@ public struct Pipeline: Sendable {
         let initial = configuration()
         topics = TopicScheme(root: initial.resolvedTopicRoot)
         topicTable = TopicTable()
-        outbox = Outbox(capacityBytes: options.outboxBytes, durableStaging: options.durableStaging)
-        field = Self.geomagneticField(initial.location, logger: logger)
+        let clock = options.clock
+        outbox = Outbox(
+            capacityBytes: options.outboxBytes,
+            durableStaging: options.durableStaging,
+            routesDurable: options.durableRoutedAtStart,
+            monotonicNanos: { UInt64(max(0, clock.monotonicSeconds() * 1e9)) }
+        )
+        field = Self.geomagneticField(initial.location, now: clock.realtimeSeconds(), logger: logger)
         let catalog = StreamCatalog(
             configuration: initial,
             topics: topics,
@@ -61,7 +73,7 @@ public struct Pipeline: Sendable {
         let faults = FaultBox()
         hub = SensorHub(
             outbox: outbox,
-            clock: options.clock,
+            clock: WallClock(clock: clock, isSynchronized: options.clockSynchronized),
             faults: { faults.forward($0) },
             sparkplug: options.sparkplug
         )
@@ -75,6 +87,8 @@ public struct Pipeline: Sendable {
             locationConfigured: field != nil,
             headingUnusable: field?.headingUsability == .unusable,
             clockSynchronized: options.clockSynchronized,
+            clock: clock,
+            prepare: options.prepare,
             referenceAttitudeStore: options.referenceAttitudeStore,
             logger: logger
         )
@@ -87,11 +101,12 @@ public struct Pipeline: Sendable {
     /// The geomagnetic field at `location` today, or nil (after saying why) when the model cannot answer.
     private static func geomagneticField(
         _ location: LocationSettings,
+        now: Double,
         logger: Logger
     ) -> WorldMagneticModel.GeomagneticField? {
         let found: WorldMagneticModel.GeomagneticField?
         do {
-            found = try StreamCatalog.field(for: location, on: WallClock.realtimeNow())
+            found = try StreamCatalog.field(for: location, on: now)
         } catch {
             logger.error(
                 "no magnetic declination for the configured location: \(error) — xTrueNorthZVertical is unavailable"

@@ -17,10 +17,15 @@ public struct WallClock: Sendable {
     /// Asks the host (`HostSystem.isClockSynchronized`, adjtimex on Linux); stored once, so the per-sample
     /// path calls it at most once a second and allocates nothing.
     private let synchronization: @Sendable () -> Bool
+    /// The agent's time source (`SystemClock` outside the simulation).
+    private let clock: any AgentClock
 
-    /// - Parameter isSynchronized: the host's answer to "is the system clock disciplined by a time daemon?".
-    ///   Processing a recording offline has no live clock to ask, hence the default.
-    public init(isSynchronized: @escaping @Sendable () -> Bool = { true }) {
+    /// - Parameters:
+    ///   - clock: the agent's time source.
+    ///   - isSynchronized: the host's answer to "is the system clock disciplined by a time daemon?".
+    ///     Processing a recording offline has no live clock to ask, hence the default.
+    public init(clock: any AgentClock = SystemClock(), isSynchronized: @escaping @Sendable () -> Bool = { true }) {
+        self.clock = clock
         synchronization = isSynchronized
     }
 
@@ -38,9 +43,9 @@ public struct WallClock: Sendable {
 
     /// Wall-clock Unix seconds of the sample taken at `timestamp`.
     public mutating func wallTime(of timestamp: Double) -> Double {
-        let now = Self.monotonicNow()
+        let now = clock.monotonicSeconds()
         if now - lastRefresh > 1 {
-            offset = Self.realtimeNow() - now
+            offset = clock.realtimeSeconds() - now
             lastRefresh = now
             isSynchronized = synchronization()
         }

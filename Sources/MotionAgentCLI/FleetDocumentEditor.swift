@@ -4,6 +4,7 @@ import AgentPipeline
 import AgentPorts
 import AgentRuntime
 import ArgumentParser
+import FleetOperations
 import Foundation
 import MotionWire
 
@@ -22,11 +23,6 @@ struct FleetDocumentEditor {
     var replace: Bool { options.replace }
     var version: Int? { options.version }
     var devices: String? { options.devices }
-
-    /// Versions `--replace` keeps free above a version it counts from: a device claiming one closer to the last
-    /// would freeze the layer after the operator's next edit (the claim of a compromised device, or a planted
-    /// document's), so it is refused instead of counted from.
-    static let headroom = 1 << 20
 
     /// Publishes the next version of the layer's document: `written` set and `unset` removed, or (`clearing`)
     /// a clear, which removes the layer on every device, also those away now, when they next connect.
@@ -59,70 +55,37 @@ struct FleetDocumentEditor {
         }
         let signingKey = try key.map { try OperatorKeyFile(path: $0) }
         let opener = DesiredDocumentOpener(keys: try verificationKeys(signingKey))
-        // What someone else published is built upon only when it verifies as what the devices would apply (signed
-        // by a trusted key for this topic and layer, when signing): a document planted by anyone who could write
-        // the topic is never signed by the operator's next edit.
         let retained = snapshot.retained(on: topic) { payload in
             opener.open(payload, layer: target.layer, topic: topic).mapError {
                 FleetSnapshot.Unreadable(reason: $0.reason)
             }
         }
-        var current = DesiredDocument(version: 0, settings: ConfigurationOverlay())
-        // What the devices in scope report running for this layer, highest first. A status is the device's own
-        // word (a compromised device can claim any version), so it is checked before it is counted from.
+        // What the devices in scope report running for this layer.
         let layerName = "\(target.layer)"
-        let reported = FleetDeviceStatus.collect(snapshot.statuses(root: broker.root)).filter { inScope($0) }
-            .compactMap { row in row.desired[layerName].map { (device: row.device, version: $0) } }
-            .sorted { $0.version > $1.version }
-        if !replace {
-            if retained.document == nil, let (node, problem) = retained.unreadable.min(by: { $0.key < $1.key }) {
-                throw ValidationError(
-                    "the document retained on \(topic) at \(node) is not one to build on: \(problem) — if it was planted, publish a fresh document with --replace (its version is one above the highest the devices report; --document-version N to choose)"
-                )
-            }
-            if let document = retained.document { current = document }
-        } else {
-            // Nothing verified to count from: start above every version the devices in scope report running, so
-            // the fresh document is newer wherever it lands — unless a claim leaves no room above it.
-            if let highest = reported.first, version == nil,
-                highest.version > DesiredDocument.maximumVersion - Self.headroom
-            {
-                throw ValidationError(
-                    "\(Printable.text(highest.device, limit: 64)) reports \(layerName) v\(highest.version), which would leave the layer fewer than \(Self.headroom) edits before its last version (\(DesiredDocument.maximumVersion)): a status can be forged, so it is not counted from — check that device, and pass --document-version N to choose the version"
-                )
-            }
-            current.version = reported.first?.version ?? 0
+        var reported: [String: Int] = [:]
+        for row in FleetDeviceStatus.collect(snapshot.statuses(root: broker.root)) where inScope(row) {
+            if let version = row.desired[layerName] { reported[row.device] = version }
         }
-        if let version {
-            guard version > current.version, version <= DesiredDocument.maximumVersion else {
-                throw ValidationError(
-                    "--document-version \(version) must be above \(current.version) (the retained document's) and at most \(DesiredDocument.maximumVersion)"
-                )
-            }
-            current.version = version - 1
-        }
-        let next: DesiredDocument
+        let planner = DesiredEditPlanner(
+            layer: target.layer,
+            topic: topic,
+            signingKey: signingKey?.key,
+            replace: replace,
+            version: version
+        )
+        let edit: DesiredEditPlanner.Edit
         do {
-            next =
-                clearing
-                ? .clearing(version: current.version + 1)
-                : try current.updating(setting: written, unsetting: unset, source: "fleet set")
+            edit = try planner.plan(
+                clearing ? .clear : .set(written, unset: unset),
+                retained: retained.document,
+                unreadable: retained.unreadable,
+                reported: reported
+            )
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError(error.description)
         }
-        guard next.version <= DesiredDocument.maximumVersion else {
-            throw ValidationError(
-                "v\(next.version) would lie above the highest version a device accepts (\(DesiredDocument.maximumVersion)): pass --replace --document-version N"
-            )
-        }
-        // A device that runs this version or a newer one would ignore the document as older: say so rather than
-        // publish what some devices never apply.
-        if version == nil, let ahead = reported.first, ahead.version >= next.version {
-            throw ValidationError(
-                "\(Printable.text(ahead.device, limit: 64)) runs \(layerName) v\(ahead.version), at or above v\(next.version): it would ignore this document as older — check its status (it can be forged), and pass --replace (with --document-version N) to publish above it"
-            )
-        }
-        let payload = DesiredDocumentOpener.payload(next, layer: target.layer, topic: topic, key: signingKey?.key)
+        let next = edit.document
+        let payload = edit.payload
         let before = snapshot.nodes.map(\.count)
         let published = ContinuousClock.now
         // The same bytes to every node: where nodes keep retained messages apart (RabbitMQ) each needs its copy;
@@ -227,14 +190,13 @@ struct FleetDocumentEditor {
     /// The keys a retained document must be signed with to be built upon: the signing key's own and those of
     /// `--trusted-keys`; nil (unsigned documents) when neither is given.
     private func verificationKeys(_ signing: OperatorKeyFile?) throws -> OperatorKeys? {
-        var keys: [(id: String, publicKey: [UInt8])] = signing.map { [($0.key.id, $0.key.publicKey)] } ?? []
+        var trusted: TrustedKeyFile?
         if let trustedKeys {
             guard let data = FileManager.default.contents(atPath: trustedKeys),
                 case .success(let file) = TrustedKeyFile.parse(String(decoding: data, as: UTF8.self))
             else { throw ValidationError("--trusted-keys \(trustedKeys) is not a readable trusted keys file") }
-            keys += file.keys.filter { key in !keys.contains { $0.id == key.id } }
+            trusted = file
         }
-        guard !keys.isEmpty else { return nil }
-        return try OperatorKeys(TrustedKeyFile(keys: keys))
+        return try DesiredEditPlanner.verificationKeys(signing: signing?.key, trusted: trusted)
     }
 }

@@ -1,6 +1,7 @@
 import AgentConfig
 import AgentPorts
 import ArgumentParser
+import FleetOperations
 import Foundation
 import MotionWire
 
@@ -35,7 +36,7 @@ struct FleetGetCommand: AsyncParsableCommand {
             printError("no desired document is retained on \(topic)")
             throw ExitCode(1)
         }
-        guard let members = retainedDocumentMembers(payload) else {
+        guard let members = RetainedDesiredDocument.members(payload) else {
             printError("the payload retained on \(topic) is not a JSON object")
             throw ExitCode(1)
         }

@@ -1,6 +1,7 @@
 import AgentConfig
 import AgentPorts
 import ArgumentParser
+import FleetOperations
 import Foundation
 import MotionWire
 
@@ -152,9 +153,9 @@ final class FleetSnapshot: Sendable {
         var reason: String
     }
 
-    /// A retained payload as a document, unverified (see `retainedDocumentMembers`).
+    /// A retained payload as a document, unverified (see `RetainedDesiredDocument`).
     static func unverified(_ payload: [UInt8], topic: String) -> Result<DesiredDocument, Unreadable> {
-        guard let members = retainedDocumentMembers(payload) else {
+        guard let members = RetainedDesiredDocument.members(payload) else {
             return .failure(Unreadable(reason: "not a JSON object within the document limits"))
         }
         do {

@@ -1,6 +1,7 @@
 import AgentConfig
 import AgentPorts
 import ArgumentParser
+import FleetOperations
 import Foundation
 import MotionWire
 

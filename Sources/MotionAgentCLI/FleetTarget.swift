@@ -30,20 +30,3 @@ struct FleetTarget: ParsableArguments {
         return .fleet
     }
 }
-
-/// The JSON of a retained desired document, unverified, for display and comparison (`fleet get`,
-/// `fleet status`): a signed envelope's signed object without its `target` and `layer`, or the payload itself.
-/// Never applied to anything: what devices apply they verify themselves.
-func retainedDocumentMembers(_ payload: [UInt8]) -> [(key: String, value: StrictJSON.Value)]? {
-    guard case .object(let outer)? = try? StrictJSON.parse(payload, limits: .desiredDocument) else { return nil }
-    guard outer.count == 3, let signed = outer.first(where: { $0.key == "signed" })?.value.string,
-        outer.contains(where: { $0.key == "key" }), let bytes = Base64.decode(signed),
-        case .object(let inner)? = try? StrictJSON.parse(bytes, limits: .desiredDocument)
-    else { return outer }
-    return inner.filter { $0.key != "target" && $0.key != "layer" }
-}
-
-/// The retained desired document on `topic`, unverified (see `retainedDocumentMembers`).
-func retainedDocument(_ payload: [UInt8], topic: String) -> DesiredDocument? {
-    retainedDocumentMembers(payload).flatMap { try? DesiredDocument.decode(members: $0, source: topic) }
-}

@@ -9,7 +9,7 @@ struct MotionAgentCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, ListSensorsCommand.self, ProcessCommand.self,
             ControlCommandLine.self, FleetCommand.self, KeysCommand.self,
-            SubscribeCommand.self, RecordCommand.self, WatchCommand.self,
+            SubscribeCommand.self, RecordCommand.self, WatchCommand.self, ConsoleCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

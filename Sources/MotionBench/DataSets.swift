@@ -24,7 +24,7 @@ enum DataSets {
     }
 
     enum DataSet {
-        case broad, steps, activity
+        case broad, steps, activity, falls
 
         /// What to fetch for this set, and how to lay it out.
         var fetch: String {
@@ -40,6 +40,9 @@ enum DataSets {
                     + "into activity/, and DSADS (UCI Daily and Sports Activities, CC BY 4.0) into activity/dsads/ as "
                     + "aNN_pM.csv.gz, one per activity and subject: segment, t_s, then T_, RA_ and RL_ acc_x..z "
                     + "and gyro_x..z (Tests/Fixtures/data/README.md)"
+            case .falls:
+                "fetch SisFall (Sucerquia et al., Sensors 17(1):198, 2017; cite it) and lay its trials out as "
+                    + "falls/sisfall/SUBJECT/CODE_SUBJECT_RNN.csv.gz with the columns adxl345_x..z, itg3200_x..z (raw counts)"
             }
         }
     }

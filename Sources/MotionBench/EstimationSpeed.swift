@@ -5,13 +5,15 @@ import MotionModel
 import Simulation
 
 /// ns per estimator update on simulated walking: 9-axis and 6-axis device motion, pedometer, activity (at 100 Hz,
-/// and at 25 Hz, where the classifier's once-a-second work is shared by the fewest samples), and the heap
-/// allocations the activity's updates make.
+/// and at 25 Hz, where the classifier's once-a-second work is shared by the fewest samples), motion events (falls,
+/// impacts, free falls, tilt; with and without the gyroscope) — and the heap allocations per sample of the
+/// activity's and the motion events' updates.
 struct EstimationSpeed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "estimation",
         abstract:
-            "ns per device-motion (9-axis, 6-axis), pedometer and activity update on simulated walking; activity allocations."
+            "ns per device-motion (9-axis, 6-axis), pedometer, activity and motion-events update on simulated walking; "
+            + "activity and motion-events allocations."
     )
 
     @Option(help: "Samples per repetition (at 100 Hz).") var samples = 60_000
@@ -31,6 +33,9 @@ struct EstimationSpeed: ParsableCommand {
         var activity: Double
         var activity25 = 0.0
         var activityAllocations = 0.0
+        var events = 0.0
+        var eventsAccelerometerOnly = 0.0
+        var eventsAllocations: UInt64 = 0
     }
 
     static func measure(samples: Int, repetitions: Int) -> [BenchRow] {
@@ -94,6 +99,34 @@ struct EstimationSpeed: ParsableCommand {
         for sample in nine.dropFirst(1000) { if activity.update(sample) != nil { checksum += 1 } }
         r.activityAllocations =
             counterWorks ? Double(bench_alloc_thread() - before) / Double(max(nine.count - 1000, 1)) : .nan
+        // Every kind on (tilt too), the fall detector's whole path; allocations counted on this thread over one
+        // repetition after a warm-up pass (the ring is allocated in init, before the count starts).
+        var eventsSettings = MotionEventDetector.Settings.defaults
+        eventsSettings.tiltEnabled = true
+        r.events = median(repetitions) {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            return time(six.count) {
+                for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            }
+        }
+        let accelerometerOnly = six.map { sample -> IMUSample in
+            var s = sample
+            s.rotationRate = nil
+            return s
+        }
+        r.eventsAccelerometerOnly = median(repetitions) {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            return time(accelerometerOnly.count) {
+                for sample in accelerometerOnly { for _ in detector.update(sample) { checksum += 1 } }
+            }
+        }
+        do {
+            var detector = MotionEventDetector(settings: eventsSettings)
+            for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            let before = bench_alloc_thread()
+            for sample in six { for _ in detector.update(sample) { checksum += 1 } }
+            r.eventsAllocations = bench_alloc_thread() - before
+        }
         return [
             BenchRow(
                 name: "device motion 9-axis update",
@@ -121,6 +154,26 @@ struct EstimationSpeed: ParsableCommand {
                     ? "counter inactive" : String(format: "%.4f", r.activityAllocations),
                 target: "0",
                 met: r.activityAllocations == 0
+            ),
+            BenchRow(
+                name: "motion events update (accel + gyro)",
+                value: String(format: "%.0f ns", r.events),
+                target: "≤ 2000 ns",
+                met: r.events <= 2000
+            ),
+            BenchRow(
+                name: "motion events update (accel only)",
+                value: String(format: "%.0f ns", r.eventsAccelerometerOnly),
+                target: "≤ 2000 ns",
+                met: r.eventsAccelerometerOnly <= 2000
+            ),
+            BenchRow(
+                name: "motion events allocations per sample",
+                value: counterWorks
+                    ? String(format: "%.4f", Double(r.eventsAllocations) / Double(max(six.count, 1)))
+                    : "counter inactive",
+                target: "0",
+                met: counterWorks && r.eventsAllocations == 0
             ),
             // Printed so the optimiser cannot drop the work.
             BenchRow(name: "estimation checksum", value: String(format: "%.3f", checksum)),

@@ -11,6 +11,7 @@ struct MotionBench: AsyncParsableCommand {
             BroadAccuracy.self,
             StepAccuracy.self,
             ActivityAccuracy.self,
+            FallAccuracy.self,
             EstimationSpeed.self,
             PipelineThroughput.self,
             PublishThroughput.self,
@@ -21,6 +22,7 @@ struct MotionBench: AsyncParsableCommand {
             BatchedStreams.self,
             ControlDoorCost.self,
             SparkplugEncodingCost.self,
+            SimulationExplorer.self,
             AllBenchmarks.self,
         ]
     )

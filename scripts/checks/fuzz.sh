@@ -29,6 +29,7 @@ done
 all=(FuzzControl FuzzSignedControl FuzzSignedEnvelope FuzzStrictJSON FuzzTrustedKeyFile FuzzConfigYAML FuzzDesiredDocument
      FuzzRecordingCSV FuzzBinaryBatch FuzzIIOScan FuzzDurableLog)
 all+=(FuzzSparkplugCommand)  # NCMD/DCMD/STATE bytes into the Sparkplug edge node
+all+=(FuzzConsoleHTTP)  # the console's HTTP requests and WebSocket frames
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 ensure_swift

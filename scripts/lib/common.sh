@@ -2,7 +2,9 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv rabbitmq-server nats-server)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
+# The broker clusters of the long checks (scripts/checks/cluster.sh, long.sh): installed by ensure_cluster_debs only.
+MOTION_AGENT_CLUSTER_DEBS=(rabbitmq-server nats-server)
 
 log() { printf '\033[1m[motion-agent]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[motion-agent] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -29,6 +31,12 @@ ensure_debs() {
         case " ${missing[*]} " in *" rabbitmq-server "*) quiet_system_rabbitmq "$sudo" ;; esac
         case " ${missing[*]} " in *" nats-server "*) quiet_system_nats "$sudo" ;; esac
     fi
+}
+
+# ensure_debs plus the RabbitMQ and NATS servers of the cluster tests.
+ensure_cluster_debs() {
+    MOTION_AGENT_DEBS+=("${MOTION_AGENT_CLUSTER_DEBS[@]}")
+    ensure_debs
 }
 
 # The tests start their own RabbitMQ nodes on 127.0.0.1 (Tests/TestSupport/RabbitMQCluster.swift). The package
@@ -131,3 +139,28 @@ ensure_python_numpy() {
 # tests on Linux from it, and a build without it fails with "index store path does not exist".) A developer's
 # plain `swift build` uses its own defaults, and so rebuilds once after these.
 MOTION_AGENT_DEBUG_BUILD_FLAGS=(-debug-info-format none)
+
+# The console's browser tests, screenshots and figures (Tests/ConsoleBrowserTests): Debian's headless Chromium and
+# its driver, and selenium from PyPI in the venv of ensure_python_venv.
+MOTION_AGENT_BROWSER_DEBS=(chromium chromium-driver)
+
+ensure_browser() {
+    ensure_python_venv
+    local missing=()
+    for p in "${MOTION_AGENT_BROWSER_DEBS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing Debian packages: ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq || die "apt-get update failed: check the network and /etc/apt/sources.list"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+            || die "apt-get install ${missing[*]} failed: see the messages above"
+    fi
+    if ! "$MOTION_AGENT_PYTHON" -c 'import selenium' 2>/dev/null; then
+        log "installing selenium from PyPI into $(dirname "$(dirname "$MOTION_AGENT_PYTHON")")"
+        "$MOTION_AGENT_PYTHON" -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \
+            || die "pip install selenium failed: see the messages above (PyPI must be reachable)"
+    fi
+}

@@ -48,6 +48,10 @@ public final class AgentController: Sendable {
     private let clockSynchronized: @Sendable () -> Bool
     /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
     private let referenceAttitudeStore: ReferenceAttitudeStore?
+    /// The agent's time source: when a reference attitude was set, the time of a status.
+    private let clock: any AgentClock
+    /// Opens what a configuration needs before it runs (the durable log); see `Pipeline.Options.prepare`.
+    private let prepare: @Sendable (AgentConfiguration) -> Void
 
     public init(
         configuration: @escaping @Sendable () -> AgentConfiguration,
@@ -59,10 +63,14 @@ public final class AgentController: Sendable {
         locationConfigured: Bool = false,
         headingUnusable: Bool = false,
         clockSynchronized: @escaping @Sendable () -> Bool = { true },
+        clock: any AgentClock = SystemClock(),
+        prepare: @escaping @Sendable (AgentConfiguration) -> Void = { _ in },
         referenceAttitudeStore: ReferenceAttitudeStore? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
+        self.clock = clock
+        self.prepare = prepare
         self.clockSynchronized = clockSynchronized
         self.referenceAttitudeStore = referenceAttitudeStore
         self.locationConfigured = locationConfigured
@@ -80,7 +88,7 @@ public final class AgentController: Sendable {
                 referenceAttitude: Self.reference(
                     initial.deviceMotion.referenceAttitude,
                     store: referenceAttitudeStore,
-                    now: WallClock.realtimeNow()
+                    now: clock.realtimeSeconds()
                 ),
                 planned: RatePlanner.Result(plan: AcquisitionPlan(), sensorRatesHz: [:], sensorDevices: [:])
             )
@@ -91,6 +99,7 @@ public final class AgentController: Sendable {
     public func start() throws {
         try changes.withLock { _ in
             let configuration = configuration()
+            prepare(configuration)
             let streams = StreamName.allCases.map { streamFactory($0, configuration[stream: $0]) }
             let reference = state.withLock { $0.referenceAttitude }
             for case let motion as DeviceMotionStream in streams {
@@ -121,6 +130,8 @@ public final class AgentController: Sendable {
 
     /// Only with `changes` held.
     private func apply(_ candidate: AgentConfiguration, replacing current: AgentConfiguration) throws -> [String] {
+        // Before the streams change: a stream made durable finds the durable log open.
+        prepare(candidate)
         var changed = StreamName.allCases.filter { candidate[stream: $0] != current[stream: $0] }.map(\.rawValue)
         let motion = StreamName.deviceMotion.rawValue
         if setReferenceAttitudeLocked(candidate.deviceMotion.referenceAttitude), !changed.contains(motion) {
@@ -147,7 +158,7 @@ public final class AgentController: Sendable {
         case (let c?, let q?) where c.quaternion.isSame(as: q): return false
         default: break
         }
-        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: WallClock.realtimeNow())
+        let reference = Self.reference(quaternion, store: referenceAttitudeStore, now: clock.realtimeSeconds())
         state.withLock { $0.referenceAttitude = reference }
         hub.withStreams { streams in
             for case let motion as DeviceMotionStream in streams { motion.referenceAttitude = reference }
@@ -360,7 +371,7 @@ public final class AgentController: Sendable {
             agentVersion: AgentVersion.version,
             schemaVersion: AgentVersion.schemaVersion,
             bootCount: bootCount,
-            time: WallClock.realtimeNow(),
+            time: clock.realtimeSeconds(),
             clockSynchronized: clockSynchronized(),
             reason: reason,
             source: source.summary,

@@ -1,5 +1,6 @@
 import AgentPorts
 import Foundation
+import Synchronization
 
 /// The one bounded queue between the streams and the MQTT client.
 ///
@@ -74,6 +75,9 @@ public final class Outbox: @unchecked Sendable {
     /// Where messages of durable streams go instead: a second ring that a writer thread empties into the
     /// durable log whether the broker is connected or not, so they never wait behind memory-only messages.
     public let durableStaging: Outbox?
+    /// Whether durable streams' messages go to `durableStaging`: only once the durable log is open
+    /// (`routeDurableMessages()`), so a staged message always has a log to go to; until then they stay in memory.
+    private let routesDurable: Atomic<Bool>
 
     private let lock = NSCondition()
     /// Monotonic nanoseconds; a test passes its own clock.
@@ -95,9 +99,11 @@ public final class Outbox: @unchecked Sendable {
         capacityBytes: Int = 4 << 20,
         capacityMessages: Int = 65_536,
         durableStaging: Outbox? = nil,
+        routesDurable: Bool = true,
         monotonicNanos: @escaping @Sendable () -> UInt64 = Outbox.monotonicNanos
     ) {
         self.durableStaging = durableStaging
+        self.routesDurable = Atomic(routesDurable)
         self.monotonicNanos = monotonicNanos
         self.capacityBytes = max(1024, capacityBytes)
         self.capacityMessages = max(16, capacityMessages)
@@ -131,6 +137,14 @@ public final class Outbox: @unchecked Sendable {
         return c
     }
 
+    /// From now on durable streams' messages go to `durableStaging` (the durable log was opened).
+    public func routeDurableMessages() {
+        routesDurable.store(true, ordering: .releasing)
+    }
+
+    /// Whether durable streams' messages go to `durableStaging`.
+    public var routesDurableMessages: Bool { durableStaging != nil && routesDurable.load(ordering: .acquiring) }
+
     /// CLOCK_MONOTONIC in nanoseconds.
     public static func monotonicNanos() -> UInt64 {
         var ts = timespec()
@@ -151,7 +165,7 @@ public final class Outbox: @unchecked Sendable {
         durable: Bool = false,
         expirySeconds: UInt32 = 0
     ) -> Bool {
-        if durable, let durableStaging {
+        if durable, let durableStaging, routesDurable.load(ordering: .acquiring) {
             return durableStaging.enqueue(
                 topicID: topicID,
                 qos: qos,

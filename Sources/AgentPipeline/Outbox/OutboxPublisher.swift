@@ -14,7 +14,41 @@ import Synchronization
 ///
 /// `start` makes it the broker's acknowledgement handler: acknowledgements arrive straight from the client's
 /// network thread, batched per loop turn, on a path no inbound message can block or drop.
+///
+/// Both loops are written as turns (`publishTurn`, `writeTurn`) that never block: with `Drive.threads` (the
+/// agent) two threads turn them and sleep between turns; with `Drive.turns` (the simulation) nothing is started
+/// and whoever runs the agent turns them, so a whole agent runs on one thread, on virtual time.
 public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
+    /// Who turns the two loops.
+    public enum Drive: Sendable {
+        /// Two threads of the publisher's own: the agent.
+        case threads
+        /// The caller, through `publishTurn()` and `writeTurn()`: the simulation, one loop for everything.
+        case turns
+    }
+
+    /// What one turn of the publishing loop did, and so when the next can do more.
+    public enum PublishTurn: Sendable, Equatable {
+        /// Handed messages to the client: turn again at once.
+        case sent
+        /// Not connected, or the client refused for now: nothing moves until the connection changes.
+        case waitingForConnection
+        /// The window of unacknowledged messages is full: nothing moves until acknowledgements come.
+        case windowFull
+        /// The durable log's backlog waits for the replay pace: turn again at this monotonic time.
+        case paced(untilMonotonic: Double)
+        /// Nothing to send.
+        case idle
+    }
+
+    /// What one turn of the durable writer did.
+    public enum WriteTurn: Sendable, Equatable {
+        /// Moved a staged message into the log: turn again at once.
+        case wrote
+        /// Nothing staged; the log's upkeep (cursor file, old segments) is next due at this monotonic time.
+        case idle(maintenanceDueMonotonic: Double)
+    }
+
     /// The durable half: the staging ring the streams fill, the log, and the replay rate (messages/s).
     public struct Durable: Sendable {
         public var staging: Outbox
@@ -49,7 +83,10 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private let broker: BrokerClient
     private let window: Int
     private let logger: Logger
-    private let durable: Durable?
+    /// The durable half, once there is one: at construction, or attached later (`attachDurable`) when the
+    /// configuration in force first makes a stream durable.
+    private let durableSlot: Mutex<Durable?>
+    private var durable: Durable? { durableSlot.withLock { $0 } }
     private let connected = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
     private let writing = Atomic<Bool>(false)
@@ -66,6 +103,27 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private let acknowledgedSeqs = Mutex<[UInt64]>([])
     private let finished = Mutex<Bool>(false)
     private let writerFinished = Mutex<Bool>(true)
+    /// The agent's time source: the replay pace, the drain deadline, the log's record times.
+    private let clock: any AgentClock
+    private let drive: Drive
+
+    /// What the publishing loop keeps between turns. Only the loop's turns touch it (one thread at a time).
+    private struct LoopState {
+        var lastErrorLog = -Double.infinity
+        var invalidTopicsLogged = Set<Int>()
+        var bucket: TokenBucket
+        var knownTopics: [KnownTopic?] = []
+    }
+
+    /// What the durable writer keeps between turns.
+    private struct WriterState {
+        var lastMaintenance: Double
+        var invalidTopicsLogged = Set<Int>()
+        var lastErrorLog = -Double.infinity
+    }
+
+    private let loopState: Mutex<LoopState>
+    private let writerState: Mutex<WriterState>
 
     public init(
         outbox: Outbox,
@@ -73,6 +131,8 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         broker: BrokerClient,
         window: Int,
         durable: Durable? = nil,
+        clock: any AgentClock = SystemClock(),
+        drive: Drive = .threads,
         logger: Logger
     ) {
         self.outbox = outbox
@@ -80,54 +140,113 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         self.broker = broker
         self.window = max(1, window)
         resumeAt = self.window - max(1, self.window / 8)
-        self.durable = durable
+        durableSlot = Mutex(durable)
+        self.clock = clock
+        self.drive = drive
         self.logger = logger
+        loopState = Mutex(LoopState(bucket: TokenBucket(pacing: durable?.replayRate ?? 1)))
+        writerState = Mutex(WriterState(lastMaintenance: clock.monotonicSeconds()))
         acknowledgedSeqs.withLock { $0.reserveCapacity(self.window) }
     }
 
     public func start() {
         broker.setAcknowledgementHandler(self)
         running.store(true, ordering: .sequentiallyConsistent)
+        if durable != nil {
+            writing.store(true, ordering: .sequentiallyConsistent)
+            writerFinished.withLock { $0 = false }
+        }
+        guard drive == .threads else { return }
         let thread = Thread { [self] in
             self.loop()
             self.finished.withLock { $0 = true }
         }
         thread.name = "motion-agent.publisher"
         thread.start()
-        if let durable {
+        if let durable { startWriter(durable) }
+    }
+
+    private func startWriter(_ durable: Durable) {
+        let writer = Thread { [self] in
+            self.writeLoop(durable)
+            self.writerFinished.withLock { $0 = true }
+        }
+        writer.name = "motion-agent.outbox-writer"
+        writer.start()
+    }
+
+    /// Gives the publisher its durable half after it was made (once; false when it already has one): the log's
+    /// records go out ahead of the memory outbox from the next turn, and the writer starts moving the staging
+    /// ring into the log.
+    @discardableResult
+    public func attachDurable(_ durable: Durable) -> Bool {
+        let attached = durableSlot.withLock { slot -> Bool in
+            guard slot == nil else { return false }
+            slot = durable
+            return true
+        }
+        guard attached else { return false }
+        loopState.withLock { $0.bucket = TokenBucket(pacing: durable.replayRate) }
+        if running.load(ordering: .acquiring) {
             writing.store(true, ordering: .sequentiallyConsistent)
             writerFinished.withLock { $0 = false }
-            let writer = Thread { [self] in
-                self.writeLoop(durable)
-                self.writerFinished.withLock { $0 = true }
-            }
-            writer.name = "motion-agent.outbox-writer"
-            writer.start()
+            if drive == .threads { startWriter(durable) }
         }
+        return true
     }
 
     /// Stops the threads after they have handed over what they can within `timeout` seconds while connected;
     /// everything staged for the durable log is written to it, and its cursor saved.
     public func stop(drainTimeout timeout: Double) async {
-        let deadline = WallClock.monotonicNow() + timeout
-        while isConnected && hasUnsent && WallClock.monotonicNow() < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        let deadline = clock.monotonicSeconds() + timeout
+        while isConnected && hasUnsent && clock.monotonicSeconds() < deadline {
+            // Cancelled rather than shut down: no draining (a cancelled sleep returns at once, and this loop
+            // would spin until the deadline). What is left stays in the outbox, or in the durable log.
+            guard (try? await clock.sleep(seconds: 0.01)) != nil else { break }
         }
         running.store(false, ordering: .sequentiallyConsistent)
         outbox.wake()
         wakeWindowWaiter()
-        while !finished.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        if drive == .turns { finished.withLock { $0 = true } }
+        while !finished.withLock({ $0 }) { await waitForThread() }
         if let durable {
             writing.store(false, ordering: .sequentiallyConsistent)
             durable.staging.wake()
-            while !writerFinished.withLock({ $0 }) {
-                try? await Task.sleep(for: .milliseconds(5))
+            if drive == .turns {
+                // The writer's last turns, here: everything staged goes into the log.
+                while writeTurn() == .wrote {}
+                writerFinished.withLock { $0 = true }
             }
+            while !writerFinished.withLock({ $0 }) { await waitForThread() }
             durable.log.close()
         }
     }
+
+    /// A moment for a thread to finish its turn (threads drive only; turns finish at once). A cancelled task's
+    /// sleep returns at once, so then the calling thread sleeps instead: the thread ends within its current turn.
+    private func waitForThread() async {
+        if (try? await clock.sleep(seconds: 0.005)) == nil { Self.pause() }
+    }
+
+    /// A blocking millisecond, for a cancelled task that must still wait for a thread.
+    private static func pause() { Thread.sleep(forTimeInterval: 0.001) }
+
+    /// Whether a publishing turn could hand anything over: messages queued in memory, staged, or in the durable
+    /// log's backlog.
+    public var hasWork: Bool {
+        if !outbox.isEmpty { return true }
+        guard let durable else { return false }
+        return !durable.staging.isEmpty || durable.log.snapshot.backlog > 0
+    }
+
+    /// Whether the durable writer has work a turn would do: messages staged, or the log's upkeep.
+    public var hasDurableWork: Bool {
+        guard let durable else { return false }
+        return !durable.staging.isEmpty || durable.log.needsMaintenance
+    }
+
+    /// Whether the publishing loop still runs (between `start` and `stop`).
+    public var isRunning: Bool { running.load(ordering: .acquiring) }
 
     private var hasUnsent: Bool {
         if !outbox.isEmpty { return true }
@@ -238,39 +357,53 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
 
     private var windowFull: Bool { inFlight.withLock { $0.window } >= window }
 
+    /// The publisher thread: turns until `stop`, sleeping as each turn's outcome says. Without a durable log,
+    /// enqueue, a connection change and stop all wake the outbox's wait: its timeout is only a safety net (it
+    /// was 0.2 s, 5 of an idle agent's ~42 wake-ups a second). The durable log's writer does not signal, so its
+    /// records are polled every 20 ms.
     private func loop() {
-        var lastErrorLog = -Double.infinity
-        var invalidTopicsLogged = Set<Int>()
-        var bucket = TokenBucket(pacing: durable?.replayRate ?? 1)
-        var knownTopics: [KnownTopic?] = []
         while running.load(ordering: .acquiring) {
-            var idle = false
+            let blocking = durable == nil ? 2 : 0.02
+            switch publishTurn(waitingUpTo: blocking) {
+            case .sent: continue
+            case .waitingForConnection: Thread.sleep(forTimeInterval: 0.002)
+            case .windowFull: waitForWindow()
+            case .paced, .idle: Thread.sleep(forTimeInterval: 0)
+            }
+        }
+    }
+
+    /// One turn of the publishing loop, without blocking: the durable log's records first (in seq order, at the
+    /// replay pace), then the oldest message of the memory outbox.
+    public func publishTurn() -> PublishTurn { publishTurn(waitingUpTo: 0) }
+
+    /// One turn; the memory outbox may be waited on for up to `timeout` seconds when nothing else was sent.
+    private func publishTurn(waitingUpTo timeout: Double) -> PublishTurn {
+        loopState.withLock { state in
+            var disconnected = false
             var sentDurable = false
             var windowBlocked = false
+            var pacedUntil: Double?
             if let durable, connected.load(ordering: .acquiring) {
-                (sentDurable, windowBlocked) = publishDurable(durable, bucket: &bucket, lastErrorLog: &lastErrorLog)
+                (sentDurable, windowBlocked, pacedUntil) = publishDurable(durable, state: &state)
             }
-            // Without a durable log, enqueue, a connection change and stop all wake the wait: the timeout is
-            // only a safety net (it was 0.2 s, 5 of an idle agent's ~42 wake-ups a second). The durable log's
-            // writer does not signal, so its records are polled every 20 ms.
-            let timeout = durable == nil ? 2 : (sentDurable || windowBlocked ? 0 : 0.02)
-            let got = outbox.withOldest(timeout: timeout) { message in
+            let got = outbox.withOldest(timeout: sentDurable || windowBlocked ? 0 : timeout) { message in
                 guard connected.load(ordering: .acquiring) else {
-                    idle = true
+                    disconnected = true
                     return .keep
                 }
                 if message.qos > 0 && windowFull {
                     windowBlocked = true
                     return .keep
                 }
-                guard let known = knownTopic(message.topicID, in: &knownTopics) else { return .failed }
+                guard let known = knownTopic(message.topicID, in: &state.knownTopics) else { return .failed }
                 let topic = known.topic
                 let problem =
                     known.problem
                     ?? (message.payload.count > DurableLog.maxPayloadBytes
                         ? DurableLog.problem(topic: topic, payloadCount: message.payload.count) : nil)
                 if let problem {
-                    if invalidTopicsLogged.insert(message.topicID).inserted {
+                    if state.invalidTopicsLogged.insert(message.topicID).inserted {
                         logger.error("refusing messages for \(topic): \(problem) (logged once per topic)")
                     }
                     return .failed
@@ -286,24 +419,22 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                     )
                     return .published
                 } catch {
-                    let now = WallClock.monotonicNow()
-                    if now - lastErrorLog > 5 {
-                        lastErrorLog = now
+                    let now = clock.monotonicSeconds()
+                    if now - state.lastErrorLog > 5 {
+                        state.lastErrorLog = now
                         logger.warning("publish to \(topic) failed: \(error)")
                     }
                     // Invalid messages are dropped (counted); anything else waits for the connection.
                     if error.isPermanent { return .failed }
-                    idle = true
+                    disconnected = true
                     return .keep
                 }
             }
-            if idle {
-                Thread.sleep(forTimeInterval: 0.002)
-            } else if windowBlocked && !got {
-                waitForWindow()
-            } else if !got && !sentDurable {
-                Thread.sleep(forTimeInterval: 0)
-            }
+            if got || sentDurable { return .sent }
+            if disconnected { return .waitingForConnection }
+            if windowBlocked { return .windowFull }
+            if let pacedUntil { return .paced(untilMonotonic: pacedUntil) }
+            return .idle
         }
     }
 
@@ -325,19 +456,23 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     }
 
     /// Sends up to 64 records of the durable log in order while the window and the replay rate allow;
-    /// returns whether it sent any, and whether it stopped at a full window.
+    /// returns whether it sent any, whether it stopped at a full window, and when the replay pace allows the
+    /// next record when it stopped for the pace.
     private func publishDurable(
         _ durable: Durable,
-        bucket: inout TokenBucket,
-        lastErrorLog: inout Double
-    ) -> (sent: Bool, windowFull: Bool) {
+        state: inout LoopState
+    ) -> (sent: Bool, windowFull: Bool, pacedUntil: Double?) {
         var sent = 0
         while sent < 64, connected.load(ordering: .acquiring) {
-            if windowFull { return (sent > 0, durable.log.snapshot.backlog > 0) }
-            guard bucket.take(now: WallClock.monotonicNow()) else { break }
-            let now = Self.nowMillis()
+            if windowFull { return (sent > 0, durable.log.snapshot.backlog > 0, nil) }
+            let monotonic = clock.monotonicSeconds()
+            guard state.bucket.take(now: monotonic) else {
+                let paced = durable.log.snapshot.backlog > 0 ? monotonic + 1 / state.bucket.rate : nil
+                return (sent > 0, false, paced)
+            }
+            let now = clock.realtimeMilliseconds()
             guard let record = durable.log.next(nowMillis: now) else {
-                bucket.refund()
+                state.bucket.refund()
                 break
             }
             guard
@@ -349,7 +484,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
             else {
                 // Past its stream's expiry_s: stale data is not replayed, and costs no replay token.
                 durable.log.discardExpired(record.seq)
-                bucket.refund()
+                state.bucket.refund()
                 continue
             }
             let outcome: Result<Void, BrokerError> = record.payload.withUnsafeBytes { raw in
@@ -372,10 +507,10 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                 durable.log.markPublished(record.seq)
                 sent += 1
             } catch {
-                bucket.refund()
-                let now = WallClock.monotonicNow()
-                if now - lastErrorLog > 5 {
-                    lastErrorLog = now
+                state.bucket.refund()
+                let now = clock.monotonicSeconds()
+                if now - state.lastErrorLog > 5 {
+                    state.lastErrorLog = now
                     logger.warning("publish to \(record.topic) failed: \(error)")
                 }
                 if error.isPermanent {
@@ -387,18 +522,27 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                 break
             }
         }
-        return (sent > 0, false)
+        return (sent > 0, false, nil)
     }
 
-    /// Moves staged durable messages into the log as soon as they arrive, and keeps the cursor file current
-    /// (at most every 100 ms). Runs until `stop`, then empties the staging ring.
+    /// The writer thread: moves staged durable messages into the log as soon as they arrive and keeps the
+    /// cursor file current (at most every 100 ms). Runs until `stop`, then empties the staging ring.
     private func writeLoop(_ durable: Durable) {
-        var lastMaintenance = WallClock.monotonicNow()
-        var invalidTopicsLogged = Set<Int>()
-        var lastErrorLog = -Double.infinity
         while true {
             let keepGoing = writing.load(ordering: .acquiring)
-            let got = durable.staging.withOldest(timeout: keepGoing ? 0.1 : 0) { message in
+            if writeTurn(waitingUpTo: keepGoing ? 0.1 : 0) == .wrote { continue }
+            if !keepGoing { return }
+        }
+    }
+
+    /// One turn of the durable writer, without blocking: the oldest staged message into the log, and the log's
+    /// upkeep when it is due. Without a durable log there is nothing to do.
+    public func writeTurn() -> WriteTurn { writeTurn(waitingUpTo: 0) }
+
+    private func writeTurn(waitingUpTo timeout: Double) -> WriteTurn {
+        guard let durable else { return .idle(maintenanceDueMonotonic: .infinity) }
+        return writerState.withLock { state in
+            let got = durable.staging.withOldest(timeout: timeout) { message in
                 guard let topic = topics.topic(message.topicID) else { return .failed }
                 do throws(DurableLog.Failure) {
                     try durable.log.append(
@@ -406,19 +550,19 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                         qos: message.qos,
                         retain: message.retain,
                         payload: message.payload,
-                        nowMillis: Self.nowMillis()
+                        nowMillis: clock.realtimeMilliseconds()
                     )
                 } catch {
                     if DurableLog.problem(topic: topic, payloadCount: message.payload.count) != nil {
-                        if invalidTopicsLogged.insert(message.topicID).inserted {
+                        if state.invalidTopicsLogged.insert(message.topicID).inserted {
                             logger.error(
                                 "durable outbox: refusing messages for \(topic): \(error) (logged once per topic)"
                             )
                         }
                     } else {
-                        let now = WallClock.monotonicNow()
-                        if now - lastErrorLog > 5 {
-                            lastErrorLog = now
+                        let now = clock.monotonicSeconds()
+                        if now - state.lastErrorLog > 5 {
+                            state.lastErrorLog = now
                             logger.error("durable outbox: \(error)")
                         }
                     }
@@ -427,14 +571,13 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                 return .published
             }
             if got { outbox.wake() }
-            let now = WallClock.monotonicNow()
-            if now - lastMaintenance >= 0.1 {
-                lastMaintenance = now
-                durable.log.maintain(nowMillis: Self.nowMillis())
+            let now = clock.monotonicSeconds()
+            if now - state.lastMaintenance >= 0.1 {
+                state.lastMaintenance = now
+                durable.log.maintain(nowMillis: clock.realtimeMilliseconds())
             }
-            if !keepGoing && !got { return }
+            return got ? .wrote : .idle(maintenanceDueMonotonic: state.lastMaintenance + 0.1)
         }
     }
 
-    static func nowMillis() -> UInt64 { UInt64(max(0, WallClock.realtimeNow() * 1000)) }
 }

@@ -16,6 +16,7 @@ final class AgentOperations: Sendable {
         broker: BrokerClient,
         state: any StateDirectory,
         host: HostSystem,
+        clock: any AgentClock,
         logger: Logger
     ) {
         connections = ConnectionCounters(droppedByClient: { [broker] in broker.inboundDrops })
@@ -25,7 +26,7 @@ final class AgentOperations: Sendable {
             broker: broker,
             connections: connections,
             host: host,
-            started: .now,
+            clock: clock,
             logger: logger
         )
         homeAssistant = HomeAssistantPublisher(

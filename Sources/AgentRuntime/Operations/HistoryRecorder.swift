@@ -26,6 +26,7 @@ public final class HistoryRecorder: StepHistory {
 
     private let store: HistoryStore
     private let controller: AgentController
+    private let clock: any AgentClock
     private let logger: Logger
     private let state = Mutex(State())
     public static let snapshotInterval = 10.0
@@ -35,6 +36,7 @@ public final class HistoryRecorder: StepHistory {
         state: any StateDirectory,
         retentionDays: Int,
         controller: AgentController,
+        clock: any AgentClock = SystemClock(),
         logger: Logger
     ) -> HistoryRecorder? {
         do {
@@ -43,16 +45,17 @@ public final class HistoryRecorder: StepHistory {
                 retentionDays: retentionDays,
                 report: { message in logger.warning("history: \(message)") }
             )
-            return HistoryRecorder(store: store, controller: controller, logger: logger)
+            return HistoryRecorder(store: store, controller: controller, clock: clock, logger: logger)
         } catch {
             logger.error("no step and activity history: \(error) — queries will be refused until this is fixed")
             return nil
         }
     }
 
-    init(store: HistoryStore, controller: AgentController, logger: Logger) {
+    init(store: HistoryStore, controller: AgentController, clock: any AgentClock = SystemClock(), logger: Logger) {
         self.store = store
         self.controller = controller
+        self.clock = clock
         self.logger = logger
     }
 
@@ -63,7 +66,9 @@ public final class HistoryRecorder: StepHistory {
             || controller.withStream(ActivityStream.self, { $0.settings.enabled }) == true
     }
 
-    public func poll(now: Double = WallClock.realtimeNow(), force: Bool = false) {
+    /// - Parameter now: Unix seconds; nil: the agent's clock.
+    public func poll(now: Double? = nil, force: Bool = false) {
+        let now = now ?? clock.realtimeSeconds()
         let pedometer = controller.withStream(PedometerStream.self) {
             stream -> (Int, Double, Int?, Int?, Double, Bool) in
             let p = stream.pedometer
@@ -104,7 +109,7 @@ public final class HistoryRecorder: StepHistory {
             }
             if changed {
                 // The stream's startDate is on the sensor clock; history keeps wall time.
-                let age = max(0, WallClock.monotonicNow() - activity.startDate)
+                let age = max(0, clock.monotonicSeconds() - activity.startDate)
                 store.recordActivity(activity, at: age < 86400 ? now - age : now)
             }
         }
@@ -112,7 +117,7 @@ public final class HistoryRecorder: StepHistory {
     }
 
     /// After `reset-pedometer`: the counters restart, so history starts a new session at zero.
-    public func pedometerWasReset(now: Double = WallClock.realtimeNow()) {
+    public func pedometerWasReset(now: Double) {
         let session = state.withLock { s -> String in
             s.sessionID = UUID().uuidString
             s.lastSnapshot = now

@@ -19,7 +19,9 @@ struct MetricsReporter: Sendable {
     private let connections: ConnectionCounters
     private let host: HostSystem
     private let logger: Logger
-    private let started: ContinuousClock.Instant
+    private let clock: any AgentClock
+    /// When the agent started, on the monotonic clock: the uptime's origin.
+    private let started: Double
 
     init(
         configuration: AgentConfiguration,
@@ -27,16 +29,17 @@ struct MetricsReporter: Sendable {
         broker: BrokerClient,
         connections: ConnectionCounters,
         host: HostSystem,
-        started: ContinuousClock.Instant,
+        clock: any AgentClock,
         logger: Logger
     ) {
+        self.clock = clock
+        started = clock.monotonicSeconds()
         settings = configuration.metrics
         device = configuration.device.id
         topic = topics.metrics
         self.broker = broker
         self.connections = connections
         self.host = host
-        self.started = started
         self.logger = logger
     }
 
@@ -49,15 +52,15 @@ struct MetricsReporter: Sendable {
         counters: @Sendable () -> HealthCounters
     ) async {
         var previous = host.processStatistics()
-        var previousInstant = ContinuousClock.now
+        var previousInstant = clock.monotonicSeconds()
         var lastFileError: String?
         while true {
             let seconds = interval()
-            guard (try? await Task.sleep(for: .seconds(seconds > 0 ? seconds : 5))) != nil else { return }
+            guard (try? await clock.sleep(seconds: Double(seconds > 0 ? seconds : 5))) != nil else { return }
             guard seconds > 0 else { continue }
-            let now = ContinuousClock.now
+            let now = clock.monotonicSeconds()
             let current = host.processStatistics()
-            let elapsed = Self.seconds(now - previousInstant)
+            let elapsed = now - previousInstant
             var process = AgentMetrics.Process(cpuPercent: 0, cpuSeconds: 0, rssBytes: 0)
             if let current {
                 process.cpuSeconds = current.cpuSeconds
@@ -70,8 +73,8 @@ struct MetricsReporter: Sendable {
             previousInstant = now
             let metrics = AgentMetrics(
                 device: device,
-                time: Date().timeIntervalSince1970,
-                uptimeSeconds: Self.seconds(now - started),
+                time: clock.realtimeSeconds(),
+                uptimeSeconds: now - started,
                 bootCount: bootCount,
                 intervalSeconds: seconds,
                 counters: counters(),
@@ -111,8 +114,4 @@ struct MetricsReporter: Sendable {
         }
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
 }

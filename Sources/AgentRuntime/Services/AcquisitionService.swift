@@ -9,12 +9,23 @@ final class AcquisitionService: Service {
     private let source: SensorSource
     private let hub: SensorHub
     private let startup: AgentStartup
+    private let backoffSeed: UInt64
+    private let clock: any AgentClock
     private let logger: Logger
 
-    init(source: SensorSource, hub: SensorHub, startup: AgentStartup, logger: Logger) {
+    init(
+        source: SensorSource,
+        hub: SensorHub,
+        startup: AgentStartup,
+        backoffSeed: UInt64,
+        clock: any AgentClock,
+        logger: Logger
+    ) {
+        self.backoffSeed = backoffSeed
         self.source = source
         self.hub = hub
         self.startup = startup
+        self.clock = clock
         self.logger = logger
     }
 
@@ -24,18 +35,18 @@ final class AcquisitionService: Service {
     }
 
     private func acquire() async {
-        var backoff = Backoff(base: 1, cap: 30, seed: UInt64(truncatingIfNeeded: ObjectIdentifier(self).hashValue))
+        var backoff = Backoff(base: 1, cap: 30, seed: backoffSeed)
         while !Task.isCancelled {
             do {
                 try await source.run(into: hub)
                 if Task.isCancelled { return }
                 logger.notice("the sensor source ended; the agent keeps running and publishing status")
-                try? await Task.sleep(for: .seconds(365 * 86400))
+                try? await clock.sleep(seconds: 365 * 86400)
             } catch {
                 if Task.isCancelled { return }
                 let delay = backoff.next()
                 logger.error("sensor source failed: \(error) — retrying in \(String(format: "%.1f", delay)) s")
-                try? await Task.sleep(for: .seconds(delay))
+                try? await clock.sleep(seconds: delay)
             }
         }
     }

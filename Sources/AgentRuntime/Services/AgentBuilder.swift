@@ -18,6 +18,19 @@ public struct AgentBuilder {
         public var drainTimeout: Double = 3
         /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
         public var outboxBytes: Int = 2 << 20
+        /// Who turns the outbox publisher's loops: its own threads (the agent), or whoever runs the agent
+        /// (the simulation, which runs a whole fleet on one thread).
+        public var publisherDrive: OutboxPublisher.Drive = .threads
+        /// Whether SIGHUP reloads config.yaml. The simulation runs many agents in one process, without signals.
+        public var reloadsOnHangup = true
+        /// Seeds the agent's random choices (reconnect jitter, the first of several servers); nil: a new seed
+        /// each start, so a fleet that restarts together spreads its retries. The simulation passes one, so that
+        /// a schedule replays bit for bit.
+        public var randomSeed: UInt64?
+        /// Where the services' own unstructured tasks (timers, the connections' event readers) run; nil: the
+        /// global pool. The simulation passes its executor, so that a message delivered from outside a
+        /// simulation step still resumes the agent's task on the simulation's thread, in order.
+        public var taskExecutor: (any TaskExecutor)?
         public init() {}
     }
 
@@ -37,6 +50,9 @@ public struct AgentBuilder {
     /// The operators' public keys (`control.trusted_keys_file`); nil: commands and documents are not signed.
     public var trustedKeys: OperatorKeys?
     public var host: HostSystem
+    /// The one time source of everything the builder wires: `SystemClock` on a device, a virtual clock in the
+    /// simulation.
+    public var clock: any AgentClock
     public var logger: Logger
     public var options: Options
 
@@ -51,9 +67,11 @@ public struct AgentBuilder {
         configurationPath: String? = nil,
         trustedKeys: OperatorKeys? = nil,
         host: HostSystem,
+        clock: any AgentClock = SystemClock(),
         logger: Logger,
         options: Options = Options()
     ) {
+        self.clock = clock
         self.configuration = configuration
         self.source = source
         self.broker = broker
@@ -81,19 +99,27 @@ public struct AgentBuilder {
             store: configuration.control.persist ? DesiredStateStore(state: state) : nil,
             opener: DesiredDocumentOpener(keys: trustedKeys),
             topics: Dictionary(uniqueKeysWithValues: desiredTopics.map { ($0.value, $0.key) }),
-            now: WallClock.realtimeNow(),
+            now: clock.realtimeSeconds(),
             logger: logger
         )
         let configuration = reconciler.effective
-        let (host, broker, logger) = (self.host, self.broker, self.logger)
-        let durable = openDurableOutbox()
+        let (host, broker, logger, clock) = (self.host, self.broker, self.logger, self.clock)
+        let seed = options.randomSeed ?? UInt64.random(in: .min ... .max)
+        // The durable log opens when the configuration in force first makes a stream durable — at start (config.yaml
+        // or a kept desired document) or later (a desired document, a command, a reload) — not when config.yaml
+        // alone says so: the agent reported such streams durable and lost them (issue 40). The staging ring is
+        // reserved, not touched, until then.
+        let staging = Outbox(capacityBytes: options.outboxBytes)
+        let durableOutboxBox = DurableOutboxBox()
         let deviceFaults = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var pipelineOptions = Pipeline.Options()
         pipelineOptions.outboxBytes = options.outboxBytes
         let sparkplugLane = openSparkplugLane(configuration)
         pipelineOptions.sparkplug = sparkplugLane
-        pipelineOptions.durableStaging = durable?.staging
-        pipelineOptions.clock = WallClock(isSynchronized: { host.isClockSynchronized() })
+        pipelineOptions.durableStaging = staging
+        pipelineOptions.durableRoutedAtStart = false
+        pipelineOptions.prepare = { durableOutboxBox.outbox?.prepare(for: $0) }
+        pipelineOptions.clock = clock
         pipelineOptions.clockSynchronized = { host.isClockSynchronized() }
         pipelineOptions.referenceAttitudeStore =
             configuration.control.persist
@@ -119,9 +145,20 @@ public struct AgentBuilder {
             topics: pipeline.topicTable,
             broker: broker,
             window: configuration.mqtt.maxInflight,
-            durable: durable,
+            clock: clock,
+            drive: options.publisherDrive,
             logger: logger
         )
+        let durableOutbox = DurableOutbox(
+            state: state,
+            settings: DurableOutbox.Settings(configuration.outbox),
+            staging: staging,
+            memory: outbox,
+            clock: clock,
+            logger: logger
+        )
+        durableOutbox.attach(publisher)
+        durableOutboxBox.outbox = durableOutbox
         let startup = AgentStartup()
         let bootCount = SharedCounter()
         let operations = AgentOperations(
@@ -130,6 +167,7 @@ public struct AgentBuilder {
             broker: broker,
             state: state,
             host: host,
+            clock: clock,
             logger: logger
         )
         let connections = operations.connections
@@ -137,6 +175,7 @@ public struct AgentBuilder {
             state: state,
             retentionDays: configuration.pedometer.historyRetentionDays,
             controller: controller,
+            clock: clock,
             logger: logger
         )
         let composer = StatusComposer(
@@ -144,6 +183,7 @@ public struct AgentBuilder {
             outbox: outbox,
             publisher: publisher,
             reconciler: reconciler,
+            durableOutbox: durableOutbox,
             connections: connections,
             bootCount: bootCount
         )
@@ -153,6 +193,7 @@ public struct AgentBuilder {
             connections: connections,
             publisher: publisher,
             firstServer: configuration.mqtt.endpoints[0].description,
+            clock: clock,
             logger: logger
         )
         var controlSettings = ControlPlane.Settings()
@@ -170,6 +211,7 @@ public struct AgentBuilder {
             topics: topics,
             deviceID: configuration.device.id,
             settings: controlSettings,
+            clock: { clock.realtimeSeconds() },
             clockSynchronized: { host.isClockSynchronized() },
             statusDocument: { composer.status(.online, reason: nil) },
             reloadConfiguration: { [configurationPath] in
@@ -226,6 +268,9 @@ public struct AgentBuilder {
                 health: health,
                 startup: startup,
                 drainTimeout: options.drainTimeout,
+                backoffSeed: seed,
+                clock: clock,
+                taskExecutor: options.taskExecutor,
                 logger: logger
             ),
             ControlService(
@@ -242,6 +287,8 @@ public struct AgentBuilder {
                 ),
                 deviceFaults: deviceFaults.stream,
                 startup: startup,
+                clock: clock,
+                reloadsOnHangup: options.reloadsOnHangup,
                 logger: logger
             ),
         ]
@@ -263,6 +310,9 @@ public struct AgentBuilder {
                         state: state,
                         startup: startup,
                         drainTimeout: options.drainTimeout,
+                        backoffSeed: seed &+ 1,
+                        clock: clock,
+                        taskExecutor: options.taskExecutor,
                         logger: logger
                     )
                 )
@@ -294,13 +344,36 @@ public struct AgentBuilder {
                 startup: startup
             ),
         ]
-        if let history { services.append(HistoryService(history: history, startup: startup)) }
+        if let history { services.append(HistoryService(history: history, startup: startup, clock: clock)) }
         services += [
-            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup),
-            AcquisitionService(source: source, hub: hub, startup: startup, logger: logger),
-            WatchdogService(host: host, hub: hub, controller: controller, startup: startup, logger: logger),
+            EstimatorStateService(controller: controller, store: estimatorStore, startup: startup, clock: clock),
+            AcquisitionService(
+                source: source,
+                hub: hub,
+                startup: startup,
+                backoffSeed: seed &+ 2,
+                clock: clock,
+                logger: logger
+            ),
+            WatchdogService(
+                host: host,
+                hub: hub,
+                controller: controller,
+                startup: startup,
+                clock: clock,
+                logger: logger
+            ),
         ]
-        return AgentServices(services: services)
+        return AgentServices(
+            services: services,
+            parts: AgentServices.Parts(
+                publisher: publisher,
+                controller: controller,
+                reconciler: reconciler,
+                outbox: outbox,
+                hub: hub
+            )
+        )
     }
 
     /// The QoS of the agent's own subscriptions (commands and desired documents). In a clean session QoS 1 gains
@@ -368,25 +441,10 @@ public struct AgentBuilder {
             return nil
         }
     }
+}
 
-    /// The durable log when some stream asks for one; nil (after saying why) when it cannot be opened.
-    private func openDurableOutbox() -> OutboxPublisher.Durable? {
-        guard configuration.streams.values.contains(where: { $0.durable && $0.qos > 0 }) else { return nil }
-        do {
-            let log = try DurableLog(
-                storage: state.segmentStorage(),
-                maxBytes: configuration.outbox.maxBytes,
-                maxAgeSeconds: Double(configuration.outbox.maxAgeSeconds),
-                logger: logger
-            )
-            return OutboxPublisher.Durable(
-                staging: Outbox(capacityBytes: options.outboxBytes),
-                log: log,
-                replayRate: Double(configuration.outbox.replayRate)
-            )
-        } catch {
-            logger.error("\(error) — durable streams are kept in memory only")
-            return nil
-        }
-    }
+/// Lets the pipeline, built before the durable outbox (which needs its outbox and the publisher), reach it.
+private final class DurableOutboxBox: @unchecked Sendable {
+    // Set once in build(), before the controller starts; read-only afterwards.
+    var outbox: DurableOutbox?
 }

@@ -1,3 +1,5 @@
+import AgentControl
+import AgentPipeline
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -11,9 +13,21 @@ import UnixSignals
 /// goodbye and disconnects; the lifecycle service logs what was left and marks the health file stopped.
 public struct AgentServices: Sendable {
     public let services: [any Service]
+    /// The parts the services share, for whoever runs the agent without threads (the simulation turns the
+    /// publisher's loops, `OutboxPublisher.Drive.turns`) and checks what it claims against what is in force.
+    package let parts: Parts
 
-    init(services: [any Service]) {
+    package struct Parts: Sendable {
+        package let publisher: OutboxPublisher
+        package let controller: AgentController
+        package let reconciler: ConfigurationReconciler
+        package let outbox: Outbox
+        package let hub: SensorHub
+    }
+
+    init(services: [any Service], parts: Parts) {
         self.services = services
+        self.parts = parts
     }
 
     /// One group running every service; `gracefulShutdownSignals` start the ordered shutdown.

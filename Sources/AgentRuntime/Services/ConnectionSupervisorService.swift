@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// control inbox at once (never waiting on a command), and sleeps out back-offs on a timer while events keep
 /// flowing. Second in the group, so it stops after the outbox has drained: then the goodbye, and DISCONNECT.
 final class ConnectionSupervisorService: Service {
-    private typealias Supervisor = ConnectionSupervisor<ContinuousClock>
+    private typealias Supervisor = ConnectionSupervisor<AgentMonotonicClock>
 
     private let mqtt: MQTTSettings
     private let deviceID: String
@@ -31,6 +31,11 @@ final class ConnectionSupervisorService: Service {
     private let startup: AgentStartup
     /// Seconds the goodbye's disconnect may spend flushing.
     private let drainTimeout: Double
+    /// Seeds the back-off's jitter and the first server (`AgentBuilder.Options.randomSeed`).
+    private let backoffSeed: UInt64
+    private let clock: any AgentClock
+    /// Where its unstructured tasks run (`AgentBuilder.Options.taskExecutor`).
+    private let taskExecutor: (any TaskExecutor)?
     private let logger: Logger
 
     init(
@@ -48,8 +53,14 @@ final class ConnectionSupervisorService: Service {
         health: HealthReporter,
         startup: AgentStartup,
         drainTimeout: Double,
+        backoffSeed: UInt64,
+        clock: any AgentClock,
+        taskExecutor: (any TaskExecutor)?,
         logger: Logger
     ) {
+        self.taskExecutor = taskExecutor
+        self.backoffSeed = backoffSeed
+        self.clock = clock
         self.mqtt = mqtt
         self.deviceID = deviceID
         self.connectOptions = connectOptions
@@ -73,16 +84,16 @@ final class ConnectionSupervisorService: Service {
         let logger = self.logger
         let mqtt = self.mqtt
         let endpoints = mqtt.endpoints
-        // Seeded per device and per start (String hashing is seeded per process): a fleet that restarts
-        // together spreads its first servers and its retries.
+        // Seeded per start (AgentBuilder): a fleet that restarts together spreads its first servers and its
+        // retries.
         var backoff = Backoff(
             base: mqtt.reconnectMinDelay,
             cap: mqtt.reconnectMaxDelay,
-            seed: UInt64(truncatingIfNeeded: deviceID.hashValue),
+            seed: backoffSeed,
             jitter: mqtt.reconnectJitter == .equal ? .equal : .full
         )
         let firstServer = min(Int(backoff.unit() * Double(endpoints.count)), endpoints.count - 1)
-        let clock = ContinuousClock()
+        let clock = self.clock.monotonic
         var supervisor = Supervisor(
             clock: clock,
             backoff: backoff,
@@ -123,7 +134,7 @@ final class ConnectionSupervisorService: Service {
         publishLink()
         let (inputs, feed) = AsyncStream<Supervisor.Event>.makeStream()
         let defaultPort = mqtt.port
-        let forwarder = Task { [broker, inbox] in
+        let forwarder = Task(executorPreference: taskExecutor) { [broker, inbox] in
             for await event in broker.events {
                 switch event {
                 case .message(let message): inbox.offer(message)
@@ -192,7 +203,7 @@ final class ConnectionSupervisorService: Service {
                     operations.connectFailed()
                 case .wait(let deadline):
                     timer?.cancel()
-                    timer = Task {
+                    timer = Task(executorPreference: taskExecutor) {
                         try? await clock.sleep(until: deadline, tolerance: nil)
                         feed.yield(.tick)
                     }

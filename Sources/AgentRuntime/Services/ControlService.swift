@@ -26,6 +26,9 @@ final class ControlService: Service {
     /// does `republishOwedStatus` poll the budget, so an idle agent has no timer for it.
     private let maybeOwed = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let startup: AgentStartup
+    private let clock: any AgentClock
+    /// Whether SIGHUP reloads config.yaml (`AgentBuilder.Options.reloadsOnHangup`).
+    private let reloadsOnHangup: Bool
     private let logger: Logger
 
     init(
@@ -39,8 +42,12 @@ final class ControlService: Service {
         dropReport: InboundDropReport,
         deviceFaults: AsyncStream<Void>,
         startup: AgentStartup,
+        clock: any AgentClock,
+        reloadsOnHangup: Bool,
         logger: Logger
     ) {
+        self.clock = clock
+        self.reloadsOnHangup = reloadsOnHangup
         self.control = control
         self.inbox = inbox
         self.broker = broker
@@ -106,7 +113,7 @@ final class ControlService: Service {
                     status.publishIfConnected()
                     break settling
                 case .held:
-                    guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return }
+                    guard (try? await clock.sleep(seconds: 0.25)) != nil else { return }
                 }
             }
         }
@@ -120,7 +127,7 @@ final class ControlService: Service {
     private func resubscribeDesiredAfterDrops() async {
         guard !desiredTopics.isEmpty else { return }
         var refetch = DesiredRefetch(dropped: connections.inboundDropped, arrived: inbox.offered)
-        while (try? await Task.sleep(for: .seconds(refetch.idle ? 5 : 1))) != nil {
+        while (try? await clock.sleep(seconds: refetch.idle ? 5 : 1)) != nil {
             let reason = refetch.tick(
                 dropped: connections.inboundDropped,
                 arrived: inbox.offered,
@@ -154,7 +161,7 @@ final class ControlService: Service {
     private func reportInboundDrops() async {
         var report = dropReport
         let seconds = Self.dropReportSeconds
-        while (try? await Task.sleep(for: .seconds(seconds))) != nil {
+        while (try? await clock.sleep(seconds: Double(seconds))) != nil {
             for (level, line) in report.lines(after: connections.drops, seconds: seconds) {
                 logger.log(level: level, "\(line)")
             }
@@ -168,6 +175,7 @@ final class ControlService: Service {
     /// SIGHUP re-reads config.yaml through the control door, like the reload-config command (the door logs
     /// the outcome); an invalid file keeps the running configuration and says why.
     private func reloadOnHangup() async {
+        guard reloadsOnHangup else { return }
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             if case .applied = control.reload(trigger: .hangup) { status.publishIfConnected() }
         }

@@ -1,4 +1,5 @@
 import AgentPipeline
+import AgentPorts
 import ServiceLifecycle
 
 /// Saves what the estimators learned (gyroscope bias, magnetometer calibration) every minute and at
@@ -8,17 +9,19 @@ final class EstimatorStateService: Service {
     private let controller: AgentController
     private let store: EstimatorStateStore
     private let startup: AgentStartup
+    private let clock: any AgentClock
 
-    init(controller: AgentController, store: EstimatorStateStore, startup: AgentStartup) {
+    init(controller: AgentController, store: EstimatorStateStore, startup: AgentStartup, clock: any AgentClock) {
         self.controller = controller
         self.store = store
         self.startup = startup
+        self.clock = clock
     }
 
     func run() async throws {
         guard await startup.bootCount() != nil else { return }
         await cancelWhenGracefulShutdown { [self] in
-            while (try? await Task.sleep(for: .seconds(60))) != nil { self.save() }
+            while (try? await clock.sleep(seconds: 60)) != nil { self.save() }
         }
         save()
     }

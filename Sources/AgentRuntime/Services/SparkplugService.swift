@@ -20,7 +20,7 @@ import Synchronization
 /// took a message, so an outage leaves no gap. Hosts' writes enter by the control door as commands with source
 /// "sparkplug" (`ControlPlane.handleUnsigned`); their outcome goes back to the node, which reports it in NDATA.
 final class SparkplugService: Service, Sendable {
-    typealias Node = SparkplugEdgeNode<ContinuousClock>
+    typealias Node = SparkplugEdgeNode<AgentMonotonicClock>
 
     private struct Session {
         var node: Node
@@ -40,7 +40,7 @@ final class SparkplugService: Service, Sendable {
     private enum Deferred {
         case write(SparkplugWrite)
         case disconnect(moveToNextServer: Bool)
-        case wait(ContinuousClock.Instant)
+        case wait(AgentMonotonicClock.Instant)
     }
 
     private enum Input {
@@ -61,6 +61,10 @@ final class SparkplugService: Service, Sendable {
     private let state: any StateDirectory
     private let startup: AgentStartup
     private let drainTimeout: Double
+    private let backoffSeed: UInt64
+    private let clock: any AgentClock
+    /// Where its unstructured tasks run (`AgentBuilder.Options.taskExecutor`).
+    private let taskExecutor: (any TaskExecutor)?
     private let logger: Logger
     private let session: Mutex<Session>
     private let feed: AsyncStream<Input>.Continuation
@@ -78,8 +82,14 @@ final class SparkplugService: Service, Sendable {
         state: any StateDirectory,
         startup: AgentStartup,
         drainTimeout: Double,
+        backoffSeed: UInt64,
+        clock: any AgentClock,
+        taskExecutor: (any TaskExecutor)?,
         logger: Logger
     ) throws(SparkplugError) {
+        self.taskExecutor = taskExecutor
+        self.backoffSeed = backoffSeed
+        self.clock = clock
         let sparkplug = configuration.sparkplug
         mqtt = configuration.mqtt
         deviceID = configuration.device.id
@@ -111,14 +121,14 @@ final class SparkplugService: Service, Sendable {
             ),
             catalog: lane.catalog,
             lastBirthDeathSequence: last,
-            clock: ContinuousClock(),
-            wallClockMs: { Self.nowMs() }
+            clock: clock.monotonic,
+            wallClockMs: { [clock] in clock.realtimeMilliseconds() }
         )
         session = Mutex(Session(node: node))
         (inputs, feed) = AsyncStream<Input>.makeStream()
     }
 
-    static func nowMs() -> UInt64 { UInt64(max(0, WallClock.realtimeNow() * 1000)) }
+    private func nowMs() -> UInt64 { clock.realtimeMilliseconds() }
 
     /// The bdSeq the previous run persisted; nil on a first start or when the file is unreadable (said).
     private static func lastBirthDeathSequence(_ state: any StateDirectory, logger: Logger) -> UInt8? {
@@ -144,27 +154,27 @@ final class SparkplugService: Service, Sendable {
         var backoff = Backoff(
             base: mqtt.reconnectMinDelay,
             cap: mqtt.reconnectMaxDelay,
-            seed: UInt64(truncatingIfNeeded: (deviceID + "/sparkplug").hashValue),
+            seed: backoffSeed,
             jitter: mqtt.reconnectJitter == .equal ? .equal : .full
         )
         syncStreams()
         let drainer = Thread { [self] in drain() }
         drainer.name = "sparkplug-publisher"
         drainer.start()
-        let forwarder = Task { [broker, feed] in
+        let forwarder = Task(executorPreference: taskExecutor) { [broker, feed] in
             for await event in broker.events { feed.yield(.broker(event)) }
         }
-        let poller = Task { [self] in
+        let poller = Task(executorPreference: taskExecutor) { [self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                try? await clock.sleep(seconds: 1)
                 syncStreams()
             }
         }
         var retry: Task<Void, Never>?
         func scheduleConnect(after seconds: Double) {
             retry?.cancel()
-            retry = Task { [feed] in
-                try? await Task.sleep(for: .seconds(seconds))
+            retry = Task(executorPreference: taskExecutor) { [feed, clock] in
+                try? await clock.sleep(seconds: seconds)
                 if !Task.isCancelled { feed.yield(.connect) }
             }
         }
@@ -354,7 +364,7 @@ final class SparkplugService: Service, Sendable {
         do {
             try SparkplugStamp.finish(
                 body: body,
-                timestampMs: Self.nowMs(),
+                timestampMs: nowMs(),
                 seq: seq,
                 historical: historical,
                 into: &session.out
@@ -436,7 +446,7 @@ final class SparkplugService: Service, Sendable {
                     enabled: current.enabled,
                     rateHz: current.requestedRateHz,
                     effectiveRateHz: current.rateHz,
-                    wallTimeMs: Self.nowMs()
+                    wallTimeMs: nowMs()
                 )
             }
             if previous?.available != current.available {
@@ -449,8 +459,8 @@ final class SparkplugService: Service, Sendable {
     /// A `.tick` for the node at each deadline among `deferred` (a coalesced rebirth).
     private func startTimers(_ deferred: [Deferred]) {
         for case .wait(let deadline) in deferred {
-            Task { [feed] in
-                try? await ContinuousClock().sleep(until: deadline)
+            Task(executorPreference: taskExecutor) { [feed, clock] in
+                try? await clock.sleep(untilMonotonic: deadline.seconds)
                 feed.yield(.tick)
             }
         }
@@ -464,7 +474,7 @@ final class SparkplugService: Service, Sendable {
             return "the node has no writable metric \"\(write.metricName)\""
         }
         let number = commandCounter.add(1, ordering: .relaxed).newValue
-        let id = "sparkplug-\(Self.nowMs())-\(number)"
+        let id = "sparkplug-\(nowMs())-\(number)"
         var command: [String: Any] = ["id": id, "stream": stream]
         switch (write.metricName, write.value) {
         case (MotionSparkplug.Config.enabled.definition.name, .boolean(let on)):

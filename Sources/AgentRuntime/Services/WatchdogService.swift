@@ -11,13 +11,22 @@ final class WatchdogService: Service {
     private let hub: SensorHub
     private let controller: AgentController
     private let startup: AgentStartup
+    private let clock: any AgentClock
     private let logger: Logger
 
-    init(host: HostSystem, hub: SensorHub, controller: AgentController, startup: AgentStartup, logger: Logger) {
+    init(
+        host: HostSystem,
+        hub: SensorHub,
+        controller: AgentController,
+        startup: AgentStartup,
+        clock: any AgentClock,
+        logger: Logger
+    ) {
         self.host = host
         self.hub = hub
         self.controller = controller
         self.startup = startup
+        self.clock = clock
         self.logger = logger
     }
 
@@ -32,7 +41,7 @@ final class WatchdogService: Service {
 
     private func keepFed(every interval: Double) async {
         var lastSamples = hub.counters.samples
-        while (try? await Task.sleep(for: .seconds(interval))) != nil {
+        while (try? await clock.sleep(seconds: interval)) != nil {
             let samples = hub.counters.samples
             if samples != lastSamples || !controller.anySensorOn {
                 host.notifyServiceManager("WATCHDOG=1")

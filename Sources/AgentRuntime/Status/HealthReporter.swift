@@ -12,6 +12,7 @@ final class HealthReporter: Sendable {
     private let publisher: OutboxPublisher
     /// The first of `mqtt.servers`, named before any connection attempt chose one.
     private let firstServer: String
+    private let clock: any AgentClock
     private let logger: Logger
     /// The health document last written, so a storage change rewrites it with the connection as it was.
     private let last = Mutex<HealthDocument?>(nil)
@@ -21,8 +22,10 @@ final class HealthReporter: Sendable {
         connections: ConnectionCounters,
         publisher: OutboxPublisher,
         firstServer: String,
+        clock: any AgentClock,
         logger: Logger
     ) {
+        self.clock = clock
         self.host = host
         self.connections = connections
         self.publisher = publisher
@@ -37,7 +40,7 @@ final class HealthReporter: Sendable {
         failures: Int,
         retryIn: Double?
     ) {
-        let now = WallClock.realtimeNow()
+        let now = clock.realtimeSeconds()
         let document = HealthDocument(
             state: state,
             broker: broker ?? connections.link?.server ?? firstServer,
@@ -58,13 +61,13 @@ final class HealthReporter: Sendable {
     /// problem once when it starts.
     func watchStorage(changed: @Sendable () -> Void) async {
         var reported: String?
-        while (try? await Task.sleep(for: .seconds(1))) != nil {
+        while (try? await clock.sleep(seconds: 1)) != nil {
             let problem = publisher.durableCounters?.storageProblem
             guard problem != reported else { continue }
             reported = problem
             if let previous = last.withLock({ $0 }) {
                 var document = previous
-                document.time = WallClock.realtimeNow()
+                document.time = clock.realtimeSeconds()
                 document.storageProblem = problem
                 last.withLock { $0 = document }
                 if let error = host.writeHealth(document) {

@@ -10,6 +10,7 @@ final class StatusComposer: Sendable {
     private let outbox: Outbox
     private let publisher: OutboxPublisher
     private let reconciler: ConfigurationReconciler
+    private let durableOutbox: DurableOutbox
     private let connections: ConnectionCounters
     private let bootCount: SharedCounter
 
@@ -18,6 +19,7 @@ final class StatusComposer: Sendable {
         outbox: Outbox,
         publisher: OutboxPublisher,
         reconciler: ConfigurationReconciler,
+        durableOutbox: DurableOutbox,
         connections: ConnectionCounters,
         bootCount: SharedCounter
     ) {
@@ -25,6 +27,7 @@ final class StatusComposer: Sendable {
         self.outbox = outbox
         self.publisher = publisher
         self.reconciler = reconciler
+        self.durableOutbox = durableOutbox
         self.connections = connections
         self.bootCount = bootCount
     }
@@ -37,9 +40,10 @@ final class StatusComposer: Sendable {
         var status = controller.status(state: state, reason: reason, bootCount: bootCount.value)
         status.outbox = OutboxStatus(memory: outbox.snapshot, durable: publisher.durableCounters)
         // Above the maximum the stream is clamped; below it, a rate the driver does not offer is decimated.
-        let account = reconciler.status(
-            notes: status.hardwareNotes.merging(controller.offeredRateNotes()) { clamped, _ in clamped }
-        )
+        // A durable setting the log cannot serve is reported as not in force, never claimed.
+        let notes = status.hardwareNotes.merging(controller.offeredRateNotes()) { clamped, _ in clamped }
+            .merging(durableOutbox.notes(for: reconciler.effective)) { hardware, _ in hardware }
+        let account = reconciler.status(notes: notes)
         var configuration = account
         configuration.device = status.device
         configuration.bootCount = status.bootCount

@@ -3,38 +3,38 @@ import AgentPorts
 import Foundation
 import MotionWire
 
-/// One device's row in `motion-agent fleet status`, from its retained status (and, with `--explain`, its
-/// configuration document).
-struct FleetDeviceStatus: Codable {
+/// One device's row in `motion-agent fleet status` and the console's fleet view, from its retained status (and, with
+/// `--explain`, its configuration document).
+public struct FleetDeviceStatus: Codable, Sendable {
     /// A key whose effective value is not what the newest desired documents ask for, and why.
-    struct Difference: Codable {
-        var key: String
-        var value: String?
-        var wanted: String
-        var why: String
+    public struct Difference: Codable, Sendable, Equatable {
+        public var key: String
+        public var value: String?
+        public var wanted: String
+        public var why: String
     }
 
-    var device: String
-    var online: Bool
+    public var device: String
+    public var online: Bool
     /// When the status was made (Unix s): since when the device is online or offline.
-    var since: Double
-    var groups: [String]
+    public var since: Double
+    public var groups: [String]
     /// Layer → version in force.
-    var desired: [String: Int]
-    var refused: String?
+    public var desired: [String: Int]
+    public var refused: String?
     /// The last document ignored as older than the one in force (someone published an old version).
-    var ignored: String?
+    public var ignored: String?
     /// The device the status body names, when it is not the one of its topic.
-    var impostor: String?
-    var differing: [Difference] = []
+    public var impostor: String?
+    public var differing: [Difference] = []
     /// The values the status shows: command overrides (with their source) and the streams' settings.
-    var known: [String: ConfigurationStatus.Setting] = [:]
+    public var known: [String: ConfigurationStatus.Setting] = [:]
     /// What the hardware made of a requested value, per key.
-    var notes: [String: String] = [:]
+    public var notes: [String: String] = [:]
     /// Every setting's value and source (`--explain`: the device's `{root}/configuration`).
-    var settings: [String: ConfigurationStatus.Setting]?
+    public var settings: [String: ConfigurationStatus.Setting]?
 
-    var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
+    public var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
 
     /// `known` is the row's working copy of the status; the JSON carries what the table shows.
     private enum CodingKeys: String, CodingKey {
@@ -44,7 +44,7 @@ struct FleetDeviceStatus: Codable {
     /// The row of the device whose status topic `status` came from: `device` is the topic's, which the shipped
     /// ACL lets only that device write — never what the body claims; a body naming another device is shown as a
     /// problem, not believed.
-    init(_ status: AgentStatus, device: String) {
+    public init(_ status: AgentStatus, device: String) {
         let configuration = status.configuration
         self.device = device
         online = status.state == .online
@@ -61,7 +61,7 @@ struct FleetDeviceStatus: Codable {
 
     /// The device whose `path` topic (`status`, `configuration`) `topic` is, under the `topics.root` template, or
     /// nil.
-    static func device(of topic: String, root template: String, _ path: (TopicScheme) -> String) -> String? {
+    public static func device(of topic: String, root template: String, _ path: (TopicScheme) -> String) -> String? {
         let parts = path(TopicScheme(template: template, device: "\u{0}")).components(separatedBy: "\u{0}")
         guard parts.count == 2, topic.hasPrefix(parts[0]), topic.hasSuffix(parts[1]),
             topic.count > parts[0].count + parts[1].count
@@ -71,12 +71,13 @@ struct FleetDeviceStatus: Codable {
     }
 
     /// The rows of every device among `statuses` (device of the topic → its newest status), sorted by device.
-    static func collect(_ statuses: [String: AgentStatus]) -> [FleetDeviceStatus] {
+    public static func collect(_ statuses: [String: AgentStatus]) -> [FleetDeviceStatus] {
         statuses.map { FleetDeviceStatus($0.value, device: $0.key) }.sorted { $0.device < $1.device }
     }
 
     /// The stream settings a status shows, as config.yaml writes them (the source is not in the status).
-    static func streamSettings(_ streams: [String: AgentStatus.Stream]) -> [String: ConfigurationStatus.Setting] {
+    public static func streamSettings(_ streams: [String: AgentStatus.Stream]) -> [String: ConfigurationStatus.Setting]
+    {
         var settings: [String: ConfigurationStatus.Setting] = [:]
         func put(_ key: String, _ value: String) {
             settings[key] = ConfigurationStatus.Setting(value: value, source: "status")
@@ -95,12 +96,12 @@ struct FleetDeviceStatus: Codable {
     }
 
     /// A number as config.yaml writes it: `100`, `12.5`.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         Int(exactly: value).map(String.init) ?? String(value)
     }
 
     /// Fills `differing` from the newest published documents (layer name → document).
-    mutating func compare(with newest: [String: DesiredDocument]) {
+    public mutating func compare(with newest: [String: DesiredDocument]) {
         var wanted: [String: (value: String, layer: String, version: Int)] = [:]
         for layer in ["fleet"] + groups.map({ "group \($0)" }) + ["device"] {
             guard let document = newest[layer] else { continue }

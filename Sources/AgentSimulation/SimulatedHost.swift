@@ -1,0 +1,67 @@
+import AgentPorts
+import Synchronization
+
+/// The operating system of a simulated device: a clock whose synchronization the schedule can take away, a
+/// service manager that only records what it was told, no process statistics (a simulated process has no CPU
+/// of its own), and the boot counter and health file in the simulated state directory.
+public final class SimulatedHost: HostSystem, @unchecked Sendable {
+    private struct State {
+        var synchronized = true
+        var notifications: [String] = []
+        var health: HealthDocument?
+        var files: [String: [UInt8]] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let directory: SimulatedStateDirectory
+
+    init(directory: SimulatedStateDirectory) {
+        self.directory = directory
+    }
+
+    public func isClockSynchronized() -> Bool { state.withLock { $0.synchronized } }
+
+    /// Whether the system clock counts as disciplined by a time daemon.
+    public func setClockSynchronized(_ synchronized: Bool) { state.withLock { $0.synchronized = synchronized } }
+
+    @discardableResult
+    public func notifyServiceManager(_ message: String) -> Bool {
+        state.withLock { state in
+            // Bounded: only the newest matter to a check.
+            if state.notifications.count >= 64 { state.notifications.removeFirst(32) }
+            state.notifications.append(message)
+        }
+        return true
+    }
+
+    public var watchdogIntervalSeconds: Double? { nil }
+
+    public func processStatistics() -> ProcessStatistics? { nil }
+
+    public func incrementBootCount() throws -> UInt64 {
+        let kept =
+            (try? directory.read(.bootCount)).flatMap { $0 }
+            .flatMap { UInt64(String(decoding: $0, as: UTF8.self).filter { !$0.isWhitespace }) } ?? 0
+        let next = kept + 1
+        try directory.replace(.bootCount, with: Array("\(next)\n".utf8))
+        return next
+    }
+
+    @discardableResult
+    public func writeHealth(_ document: HealthDocument) -> Error? {
+        state.withLock { $0.health = document }
+        return nil
+    }
+
+    public var healthPath: String { directory.location(of: .health) }
+
+    public func replaceFile(atPath path: String, with bytes: [UInt8], mode: UInt32) throws(StateFileError) {
+        state.withLock { $0.files[path] = bytes }
+    }
+
+    /// The health document last written.
+    public var health: HealthDocument? { state.withLock { $0.health } }
+
+    /// What the agent told the service manager, newest last.
+    public var notifications: [String] { state.withLock { $0.notifications } }
+}
