@@ -19,21 +19,12 @@ enum SisFallActivity {
         ("D19", .none, "gentle jumps (reaching for something high)"),
     ]
 
-    /// One trial's samples: ADXL345 counts × 32 / 8192 g (specific force: Core Motion's sign is its opposite)
-    /// and ITG3200 counts × 4000 / 65536 °/s, at n / 200 s.
+    /// One trial's samples in the agent's units, read by `SisFallTrial` (the falls bench's reader).
     static func samples(_ url: URL) throws -> [IMUSample] {
-        let text = try DSADSRecording.text(url)
-        var out: [IMUSample] = []
-        var n = 0
-        for line in text.split(whereSeparator: \.isNewline).dropFirst() {
-            let v = line.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard v.count >= 6 else { continue }
-            let a = Vector3(v[0], v[1], v[2]) * (-32.0 / 8192)
-            let w = Vector3(v[3], v[4], v[5]) * (4000.0 / 65536 * Double.pi / 180)
-            out.append(IMUSample(timestamp: Double(n) / 200, acceleration: a, rotationRate: w))
-            n += 1
+        let trial = try SisFallTrial.load(url.path)
+        return zip(trial.acceleration, trial.rotationRate).enumerated().map { n, sample in
+            IMUSample(timestamp: Double(n) / SisFallTrial.rateHz, acceleration: sample.0, rotationRate: sample.1)
         }
-        return out
     }
 
     static func run(folder: URL) throws {
