@@ -494,7 +494,7 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = 0
                 continue
             }
-            guard var (record, size) = readRecord(segment.name, at: readOffset) else {
+            guard let (read, size) = readRecord(segment.name, at: readOffset) else {
                 // Unreadable now (the file changed under us): skip the rest of this segment.
                 logger.error(
                     "durable outbox: cannot read \(directory)/\(segment.name) at byte \(readOffset); skipping the rest of it"
@@ -502,6 +502,7 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = segment.bytes
                 continue
             }
+            var record = read
             record.timeMillis = correctedTime(record.timeMillis, seq: record.seq, now: nowMillis)
             if isExpired(record.timeMillis, now: nowMillis) {
                 counters.dropped += 1
