@@ -56,6 +56,10 @@ let package = Package(
         // The arrows, lowest first. Value types and pure algorithms:
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
+        // The streams, declared once (name, topics, defaults, sensors, each payload's fields): plain data a
+        // generator turns into the stream table, the codecs, the Sparkplug metrics, the schemas and the docs.
+        // Nothing in the agent imports it.
+        .target(name: "StreamDeclarations", swiftSettings: strict),
         // What the core needs from the world (sensor source, broker, host system), the stream vocabulary and
         // the topic scheme. Every adapter depends on this, never on the pipeline, control or runtime.
         .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
