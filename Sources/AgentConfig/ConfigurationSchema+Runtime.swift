@@ -137,3 +137,28 @@ extension ConfigurationSchema {
         return parts.joined(separator: ", ")
     }
 }
+
+/// What a change of a setting does to the running agent — said once here, and by the docs' table (docs/fleet.md)
+/// and `check-config --explain`, so no layer's change is reported as in force before it is.
+public enum SettingEffect: String, Sendable, CaseIterable {
+    /// Applies at once: the streams, the hardware plan and the reports change between two samples.
+    case immediate = "applies at once"
+    /// Applies once a resource it needs is open: `streams.<stream>.durable` opens the durable log (the first time
+    /// a layer makes a stream durable, at start or at runtime); until then the status says it is not in force.
+    case opensDurableLog = "opens the durable log"
+    /// Needs a restart: no layer above config.yaml may set it, and a reload keeps the running value, saying so.
+    case restart = "needs a restart"
+}
+
+extension SettingEffect {
+    /// What changing the key at `keyPath` does while the agent runs.
+    public static func of(keyPath: String) -> SettingEffect {
+        guard ConfigurationSchema.runtimeField(at: keyPath) != nil else { return .restart }
+        return keyPath.hasPrefix("streams.") && keyPath.hasSuffix(".durable") ? .opensDurableLog : .immediate
+    }
+
+    /// Every runtime key path with its effect, in schema order.
+    public static var runtimeKeys: [(keyPath: String, effect: SettingEffect)] {
+        ConfigurationSchema.runtimeKeyPaths.map { ($0, of(keyPath: $0)) }
+    }
+}

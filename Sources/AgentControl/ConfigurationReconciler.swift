@@ -18,6 +18,9 @@ public final class ConfigurationReconciler: Sendable {
         var effective: AgentConfiguration
         var refused: ConfigurationStatus.Refusal?
         var ignored: ConfigurationStatus.Refusal?
+        /// Per layer, the version of its last refused document since one was applied (the status carries only
+        /// the last refusal of all).
+        var refusedVersions: [ConfigurationLayer: Int] = [:]
     }
 
     /// What became of a desired document.
@@ -182,6 +185,7 @@ public final class ConfigurationReconciler: Sendable {
         }
         switch outcome {
         case .applied(let version, let superseded):
+            state.withLock { _ = $0.refusedVersions.removeValue(forKey: layer) }
             let what = version.map { document.clear ? "cleared by v\($0)" : "v\($0) applied" } ?? "applied"
             let supersedes =
                 superseded.isEmpty
@@ -225,6 +229,9 @@ public final class ConfigurationReconciler: Sendable {
         }
     }
 
+    /// Per layer, the version of the last document refused since the layer last applied one.
+    package var refusedVersions: [ConfigurationLayer: Int] { state.withLock { $0.refusedVersions } }
+
     /// config.yaml as last read.
     public var base: AgentConfiguration { state.withLock { $0.layers.base } }
 
@@ -252,6 +259,7 @@ public final class ConfigurationReconciler: Sendable {
         logger.error("\(layer) desired state from \(topic) refused, the previous state stays in force: \(reason)")
         state.withLock {
             $0.refused = ConfigurationStatus.Refusal(layer: "\(layer)", version: version, reason: reason, time: now)
+            if let version { $0.refusedVersions[layer] = version }
         }
         return .refused(reason)
     }

@@ -45,6 +45,11 @@ public struct FaultExplorer: Sendable {
         self.quietSeconds = quietSeconds
     }
 
+    /// Runs a schedule (one drawn from a seed, or one kept in a file: `FaultSchedule` is Codable).
+    public func run(_ schedule: FaultSchedule, logger: Logger? = nil) -> ScheduleRun.Outcome {
+        ScheduleRun(schedule, logger: logger).run()
+    }
+
     /// Runs the schedule of one seed.
     public func run(seed: UInt64, logger: Logger? = nil) -> ScheduleRun.Outcome {
         ScheduleRun(FaultSchedule.draw(seed: seed, minutes: minutes, quietSeconds: quietSeconds), logger: logger).run()

@@ -2,8 +2,8 @@
 /// a timed list of faults and operator actions over the schedule's minutes, ending in a quiet stretch where every
 /// fault is healed and the invariants are checked. `description` prints it; the same seed draws it again, bit for
 /// bit, whatever else the explorer ran before.
-public struct FaultSchedule: Sendable, CustomStringConvertible {
-    public enum Layer: Sendable, Hashable, CustomStringConvertible, Comparable {
+public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
+    public enum Layer: Sendable, Hashable, Codable, CustomStringConvertible, Comparable {
         case fleet
         case group(String)
         case device(String)
@@ -18,7 +18,7 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
     }
 
     /// Where a command goes.
-    public enum Target: Sendable, Hashable, CustomStringConvertible {
+    public enum Target: Sendable, Hashable, Codable, CustomStringConvertible {
         case device(String)
         case group(String)
         case fleet
@@ -33,7 +33,7 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
     }
 
     /// How a message is signed when the fleet requires signatures.
-    public enum Signing: String, Sendable {
+    public enum Signing: String, Sendable, Codable {
         /// By the operator's key, as `fleet set` and `ctl --signing-key` sign.
         case signed
         /// Not at all: an attacker with write access to the topic (refused on a signing fleet).
@@ -42,7 +42,7 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
         case forged
     }
 
-    public enum Event: Sendable, CustomStringConvertible {
+    public enum Event: Sendable, Codable, CustomStringConvertible {
         /// The broker goes down for `seconds`, then starts with its store or without it.
         case brokerOutage(broker: String, seconds: Double, keepStore: Bool)
         /// A network fault on one device's connection.
@@ -99,7 +99,7 @@ public struct FaultSchedule: Sendable, CustomStringConvertible {
         }
     }
 
-    public struct Step: Sendable {
+    public struct Step: Sendable, Codable {
         /// Seconds after the schedule's start.
         public var time: Double
         public var event: Event

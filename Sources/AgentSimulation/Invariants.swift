@@ -142,10 +142,14 @@ struct Invariants {
             (.fleet, .fleet), (.device(device.deviceID), .device),
         ]
         for group in schedule.groups[device.deviceID] ?? [] { layers.append((.group(group), .group(group))) }
+        // A document valid on its own can still be refused on a device where, layered with the others, it makes
+        // an invalid configuration (durable without QoS): converging is applying the newest or refusing it, said.
+        let refused = process.reconciler.refusedVersions
         for (layer, configurationLayer) in layers {
             guard let published = newest[layer] else { continue }
             let version = applied[configurationLayer]
-            if version != published.version {
+            let refusedNewest = refused[configurationLayer] == published.version
+            if version != published.version && !refusedNewest {
                 violations.append(
                     "\(device.deviceID): runs \(layer) document version \(version.map(String.init) ?? "none"), the newest published is \(published.version)"
                 )

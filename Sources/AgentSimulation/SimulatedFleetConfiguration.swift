@@ -3,8 +3,8 @@ import AgentConfig
 /// config.yaml for a simulated device: the broker(s) by their in-memory names, the streams at the rates fleets
 /// use (1–10 Hz: the simulation is after the control and delivery paths, not the estimators), everything else at
 /// config.yaml's defaults. The text goes through `ConfigurationLoader`, as a device's file does.
-public struct SimulatedFleetConfiguration: Sendable {
-    public struct Stream: Sendable {
+public struct SimulatedFleetConfiguration: Sendable, Codable {
+    public struct Stream: Sendable, Codable {
         public var name: String
         public var rateHz: Double
         public var qos: Int

@@ -53,6 +53,14 @@ struct CheckConfigCommand: ParsableCommand {
         print("state directory: \(stateDirectory)")
         print("desired documents kept: " + (applied.isEmpty ? "none" : applied.joined(separator: ", ")))
         print("command overrides kept: \(layers.overrides.count)")
+        // What a change of each kind of key does (SettingEffect.of): said, so nobody reads a value as in
+        // force before it is.
+        let opensLog = SettingEffect.runtimeKeys.filter { $0.effect == .opensDurableLog }.map(\.keyPath)
+        print(
+            "effects: a change of a key above \(SettingEffect.immediate.rawValue); of streams.<stream>.durable "
+                + "(\(opensLog.count) keys) \(SettingEffect.opensDurableLog.rawValue) first; "
+                + "of any other key of config.yaml \(SettingEffect.restart.rawValue)"
+        )
         for problem in kept.problems { print("problem: \(problem)") }
         if FileManager.default.fileExists(atPath: stateDirectory + "/streams.json") {
             print(

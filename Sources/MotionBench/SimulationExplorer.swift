@@ -27,6 +27,10 @@ struct SimulationExplorer: ParsableCommand {
     @Flag(help: "Print every schedule's outcome.") var verbose = false
     @Option(help: "With --seed: print the agents' log at this level and above (trace, debug, info, notice, …).")
     var log: String?
+    @Option(help: "With --seed: write the schedule as JSON to this file (it replays whatever later versions draw).")
+    var save: String?
+    @Option(help: "Run the schedule kept in this JSON file (written by --save) instead of drawing one.")
+    var schedule: String?
 
     func run() throws {
         // Swift seeds String hashing per process; a seed must replay the same way in every process.
@@ -40,6 +44,17 @@ struct SimulationExplorer: ParsableCommand {
             )
         }
         let explorer = FaultExplorer(minutes: minutes)
+        if let schedule {
+            let kept = try JSONDecoder().decode(
+                FaultSchedule.self,
+                from: Data(contentsOf: URL(fileURLWithPath: schedule))
+            )
+            let outcome = explorer.run(kept)
+            print(outcome.schedule)
+            report(outcome)
+            if !outcome.passed { throw ExitCode(1) }
+            return
+        }
         if let seed {
             var logger: Logger?
             if let log {
@@ -52,7 +67,14 @@ struct SimulationExplorer: ParsableCommand {
                 printing.logLevel = level
                 logger = printing
             }
-            let outcome = explorer.run(seed: seed, logger: logger)
+            let drawn = FaultSchedule.draw(seed: seed, minutes: minutes, quietSeconds: explorer.quietSeconds)
+            if let save {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(drawn).write(to: URL(fileURLWithPath: save))
+                print("schedule of seed \(seed) written to \(save)")
+            }
+            let outcome = explorer.run(drawn, logger: logger)
             print(outcome.schedule)
             report(outcome)
             if !outcome.passed { throw ExitCode(1) }

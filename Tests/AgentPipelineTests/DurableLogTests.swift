@@ -265,3 +265,57 @@ import Testing
         #expect(drain(log).map(value) == [1, 2, 3, 4])
     }
 }
+
+/// A step of the wall clock while records wait (NTP correcting a clock a day off) does not age them: the fault
+/// explorer found every unacknowledged record dropped as past `max_age_s` after a +86 400 s step.
+@Suite struct DurableLogClockStepTests {
+    final class Clock: AgentClock, @unchecked Sendable {
+        var monotonic = 100.0
+        var wall = 1_790_000_000.0
+        func monotonicSeconds() -> Double { monotonic }
+        func realtimeSeconds() -> Double { wall }
+        func sleep(seconds: Double) async throws {}
+    }
+
+    @Test(arguments: [86_400.0, -86_400.0])
+    func aStepOfTheWallClockDoesNotAgeTheRecordsKept(step: Double) throws {
+        let folder = NSTemporaryDirectory() + "durable-step-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clock = Clock()
+        let log = try DurableLog(
+            storage: try SegmentFiles(folder: folder),
+            maxBytes: 1 << 20,
+            maxAgeSeconds: 3600,
+            clock: clock,
+            logger: Logger(label: "test")
+        )
+        func now() -> UInt64 { UInt64(clock.wall * 1000) }
+        for index in 0..<5 {
+            _ = try [UInt8]("sample \(index)".utf8).withUnsafeBytes {
+                try log.append(topic: "motion/d/accelerometer", qos: 1, retain: false, payload: $0, nowMillis: now())
+            }
+            clock.monotonic += 1
+            clock.wall += 1
+        }
+        clock.wall += step
+        clock.monotonic += 10
+        clock.wall += 10
+        var handed = 0
+        while let record = log.next(nowMillis: now()) {
+            log.markPublished(record.seq)
+            handed += 1
+            // The record's time is its stamp moved by the step: seconds old, not a day.
+            #expect(abs(Double(now()) - Double(record.timeMillis)) < 20_000)
+        }
+        #expect(handed == 5)
+        #expect(log.snapshot.dropped == 0)
+        // Without a step, the age bound still holds: an hour later the kept records go.
+        _ = try [UInt8]("late".utf8).withUnsafeBytes {
+            try log.append(topic: "motion/d/accelerometer", qos: 1, retain: false, payload: $0, nowMillis: now())
+        }
+        clock.monotonic += 3700
+        clock.wall += 3700
+        #expect(log.next(nowMillis: now()) == nil)
+        #expect(log.snapshot.dropped == 1)
+    }
+}

@@ -15,7 +15,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 ensure_swift
-ensure_debs
+ensure_cluster_debs
 log "building (debug) with tests"
 swift build --build-tests "${MOTION_AGENT_DEBUG_BUILD_FLAGS[@]}"
 log "cluster tests, long form: $devices devices on each 3-node cluster (NATS, then RabbitMQ)"

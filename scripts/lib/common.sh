@@ -2,7 +2,9 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv rabbitmq-server nats-server)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
+# The broker clusters of the long checks (scripts/checks/cluster.sh, long.sh): installed by ensure_cluster_debs only.
+MOTION_AGENT_CLUSTER_DEBS=(rabbitmq-server nats-server)
 
 log() { printf '\033[1m[motion-agent]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[motion-agent] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -29,6 +31,12 @@ ensure_debs() {
         case " ${missing[*]} " in *" rabbitmq-server "*) quiet_system_rabbitmq "$sudo" ;; esac
         case " ${missing[*]} " in *" nats-server "*) quiet_system_nats "$sudo" ;; esac
     fi
+}
+
+# ensure_debs plus the RabbitMQ and NATS servers of the cluster tests.
+ensure_cluster_debs() {
+    MOTION_AGENT_DEBS+=("${MOTION_AGENT_CLUSTER_DEBS[@]}")
+    ensure_debs
 }
 
 # The tests start their own RabbitMQ nodes on 127.0.0.1 (Tests/TestSupport/RabbitMQCluster.swift). The package

@@ -20,6 +20,12 @@ import Logging
 /// Bounds: past `maxBytes` the oldest whole segments go; records older than `maxAgeSeconds` go; every record
 /// that goes without an acknowledgement is counted in `dropped`, exactly.
 ///
+/// A record's age is measured on the wall clock it was stamped with, which can step (NTP correcting a clock that
+/// was a day off, an operator setting it). While the log is open it watches the wall clock against the
+/// monotonic one: a step moves the times of every record already written by the same amount, so a step forward
+/// does not make a record written a second ago look a day old and drop it (found by the fault explorer: a
+/// +86 400 s step dropped every unacknowledged record as past `max_age_s`).
+///
 /// A full file system is a third bound: the log leaves `reservedFreeBytes` free for the small state files
 /// (the cursor, health.json, desired documents, calibration) and, when a record does not fit, drops its oldest
 /// segments as `maxBytes` would, then the record itself. `storageProblem` says so until a record fits again
@@ -134,6 +140,15 @@ public final class DurableLog: @unchecked Sendable {
     private var freeEstimate = Int.max
     private var appendsSinceSpaceCheck = 0
     private var cursorProblemLogged = false
+    /// The monotonic clock, against which steps of the wall clock are seen; nil: steps are not looked for (the
+    /// `nowMillis` arguments are then the only clock, as in tests that move wall time alone).
+    private let monotonicMillis: (@Sendable () -> Int64)?
+    /// Wall time minus monotonic time at the last look, ms; nil before the first.
+    private var wallMinusMonotonic: Int64?
+    /// Steps of the wall clock seen while open: every record up to `throughSeq` was stamped `deltaMillis` off.
+    private var steps: [(throughSeq: UInt64, deltaMillis: Int64)] = []
+    /// A change of wall minus monotonic time beyond this is a step; NTP slews far less.
+    static let stepThresholdMillis: Int64 = 2000
 
     /// Space the log leaves free in its file system for the agent's other state files, which must still be
     /// replaceable (write, fsync, rename) while the log is full.
@@ -145,8 +160,21 @@ public final class DurableLog: @unchecked Sendable {
     ///   - maxBytes: the bound on the segment files' total size; segments are at most a quarter of it (and
     ///     at most 4 MiB), so dropping one frees a bounded part.
     ///   - maxAgeSeconds: records older than this are dropped.
-    public init(storage: any SegmentStorage, maxBytes: Int, maxAgeSeconds: Double, logger: Logger) throws(Failure) {
+    ///   - clock: the agent's clock, whose monotonic half reveals steps of the wall clock the `nowMillis`
+    ///     arguments are read from; nil: no steps are looked for.
+    public init(
+        storage: any SegmentStorage,
+        maxBytes: Int,
+        maxAgeSeconds: Double,
+        clock: (any AgentClock)? = nil,
+        logger: Logger
+    ) throws(Failure) {
         self.storage = storage
+        if let clock {
+            monotonicMillis = { Int64(clock.monotonicSeconds() * 1000) }
+        } else {
+            monotonicMillis = nil
+        }
         directory = storage.folder
         self.maxBytes = max(4096, maxBytes)
         self.maxAgeSeconds = maxAgeSeconds
@@ -272,6 +300,8 @@ public final class DurableLog: @unchecked Sendable {
     ) throws(Failure) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
+        // A step seen before this record is written belongs to the records before it.
+        noteStepLocked(now: nowMillis)
         if let problem = Self.problem(topic: topic, payloadCount: payload.count) {
             counters.rejected += 1
             throw Failure(description: "\(problem): the message was refused")
@@ -464,7 +494,7 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = 0
                 continue
             }
-            guard let (record, size) = readRecord(segment.name, at: readOffset) else {
+            guard var (record, size) = readRecord(segment.name, at: readOffset) else {
                 // Unreadable now (the file changed under us): skip the rest of this segment.
                 logger.error(
                     "durable outbox: cannot read \(directory)/\(segment.name) at byte \(readOffset); skipping the rest of it"
@@ -472,6 +502,7 @@ public final class DurableLog: @unchecked Sendable {
                 readOffset = segment.bytes
                 continue
             }
+            record.timeMillis = correctedTime(record.timeMillis, seq: record.seq, now: nowMillis)
             if isExpired(record.timeMillis, now: nowMillis) {
                 counters.dropped += 1
                 readOffset += size
@@ -562,6 +593,35 @@ public final class DurableLog: @unchecked Sendable {
 
     // MARK: Acknowledgements
 
+    /// A record's stamp as the wall clock reads now: moved by every step seen since it was written.
+    private func correctedTime(_ timeMillis: UInt64, seq: UInt64, now: UInt64) -> UInt64 {
+        noteStepLocked(now: now)
+        var time = Int64(clamping: timeMillis)
+        for step in steps where seq <= step.throughSeq { time += step.deltaMillis }
+        return UInt64(clamping: max(0, time))
+    }
+
+    /// Compares the wall clock with the monotonic one; a step is remembered against every record written so far.
+    private func noteStepLocked(now: UInt64) {
+        guard let monotonicMillis else { return }
+        let offset = Int64(clamping: now) - monotonicMillis()
+        guard let reference = wallMinusMonotonic else {
+            wallMinusMonotonic = offset
+            return
+        }
+        let delta = offset - reference
+        guard abs(delta) > Self.stepThresholdMillis else { return }
+        wallMinusMonotonic = offset
+        guard nextSeq > 1 else { return }
+        steps.append((nextSeq - 1, delta))
+        logger.notice(
+            "durable outbox: the wall clock stepped \(delta / 1000) s; the ages of the \(counters.depth > 0 ? "records kept" : "records") are measured from their corrected times"
+        )
+        // Steps older than every record kept no longer matter.
+        let oldest = segments.first?.firstSeq ?? nextSeq
+        steps.removeAll { $0.throughSeq < oldest }
+    }
+
     private func isExpired(_ timeMillis: UInt64, now: UInt64) -> Bool {
         timeMillis >= Self.plausibleWallTimeMillis && now >= Self.plausibleWallTimeMillis
             && Double(now) - Double(timeMillis) > maxAgeSeconds * 1000
@@ -603,7 +663,10 @@ public final class DurableLog: @unchecked Sendable {
         defer { lock.unlock() }
         while segments.count > 1 {
             let oldest = segments[0]
-            let expired = isExpired(oldest.lastTimeMillis, now: nowMillis)
+            let expired = isExpired(
+                correctedTime(oldest.lastTimeMillis, seq: oldest.lastSeq, now: nowMillis),
+                now: nowMillis
+            )
             guard oldest.lastSeq <= cursor || expired else { break }
             dropOldestSegment()
         }

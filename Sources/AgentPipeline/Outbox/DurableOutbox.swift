@@ -53,13 +53,22 @@ public final class DurableOutbox: Sendable {
     /// The ring durable streams' messages are staged in (the memory outbox's `durableStaging`).
     public let staging: Outbox
     private let memory: Outbox
+    private let clock: any AgentClock
     private let logger: Logger
     private let locked = Mutex(State())
 
     /// - Parameters:
     ///   - memory: the memory outbox, whose `durableStaging` is `staging` (created with `routesDurable: false`).
-    public init(state: any StateDirectory, settings: Settings, staging: Outbox, memory: Outbox, logger: Logger) {
+    public init(
+        state: any StateDirectory,
+        settings: Settings,
+        staging: Outbox,
+        memory: Outbox,
+        clock: any AgentClock = SystemClock(),
+        logger: Logger
+    ) {
         self.state = state
+        self.clock = clock
         self.settings = settings
         self.staging = staging
         self.memory = memory
@@ -100,6 +109,7 @@ public final class DurableOutbox: Sendable {
                     storage: state.segmentStorage(),
                     maxBytes: settings.maxBytes,
                     maxAgeSeconds: settings.maxAgeSeconds,
+                    clock: clock,
                     logger: logger
                 )
                 publisher.attachDurable(

@@ -154,6 +154,7 @@ public struct AgentBuilder {
             settings: DurableOutbox.Settings(configuration.outbox),
             staging: staging,
             memory: outbox,
+            clock: clock,
             logger: logger
         )
         durableOutbox.attach(publisher)
