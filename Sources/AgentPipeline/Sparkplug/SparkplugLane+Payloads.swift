@@ -18,6 +18,7 @@ extension SparkplugLane {
         case .altitude(let v): writer.record(altitude: v, timeMs: t)
         case .absoluteAltitude(let v): writer.record(absoluteAltitude: v, timeMs: t)
         case .submersion(let v): writer.record(submersion: v, timeMs: t)
+        case .motionEvent(let v): writer.record(motionEvent: v, timeMs: t)
         }
     }
 
@@ -35,6 +36,7 @@ extension SparkplugLane {
         case .altitude: 7
         case .absoluteAltitude: 8
         case .submersion: 9
+        case .motionEvent: 10
         }
     }
 }

@@ -24,4 +24,6 @@ public enum PayloadKind: String, Sendable, Hashable, CaseIterable {
     case absoluteAltitude
     /// `{root}/submersion`: CMWaterSubmersionMeasurement.
     case submersion
+    /// `{root}/events`: CMFallDetectionEvent.
+    case events
 }

@@ -286,5 +286,36 @@ extension StreamDescriptor {
             extraSettings: [],
             homeAssistant: []
         ),
+        StreamDescriptor(
+            name: .events,
+            topics: [
+                Topic(
+                    stream: .events,
+                    path: "events",
+                    payload: .events,
+                    schema: "events.schema.json",
+                    coreMotion: "CMFallDetectionEvent"
+                )
+            ],
+            defaults: StreamSettings(enabled: true, rateHz: 100, qos: 1, retain: false, durable: true),
+            requiredSensors: [.accelerometer],
+            pacingSensor: .accelerometer,
+            isRawSensor: false,
+            batches: false,
+            extraSettings: [],
+            homeAssistant: [
+                HomeAssistantSensor(
+                    component: "event",
+                    objectID: "motion_event",
+                    name: "Motion event",
+                    topic: 0,
+                    template: "{{ {'event_type': value_json.kind, 'date': value_json.date, 'resolution': "
+                        + "value_json.get('resolution'), 'peak_acceleration': value_json.get('peakAcceleration')} | "
+                        + "to_json }}",
+                    icon: "mdi:human-handsdown",
+                    eventTypes: ["fall", "impact", "freeFall", "tilt"]
+                )
+            ]
+        ),
     ]
 }

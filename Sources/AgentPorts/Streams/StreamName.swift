@@ -20,4 +20,6 @@ public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Compa
     case altimeter
     /// CMWaterSubmersionMeasurement: depth, state, pressures and water temperature.
     case submersion
+    /// CMFallDetectionEvent and the simple motion events: falls and their resolution, impacts, free falls, tilt.
+    case events
 }

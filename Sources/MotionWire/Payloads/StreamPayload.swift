@@ -27,6 +27,8 @@ public enum StreamPayload: Sendable, Equatable {
     case absoluteAltitude(AbsoluteAltitudeData)
     /// `{root}/submersion`: CMWaterSubmersionMeasurement.
     case submersion(SubmersionData)
+    /// `{root}/events`: CMFallDetectionEvent.
+    case motionEvent(MotionEvent)
 
     /// The kind of topic the payload is published on.
     public var kind: PayloadKind {
@@ -41,6 +43,7 @@ public enum StreamPayload: Sendable, Equatable {
         case .altitude: .altimeter
         case .absoluteAltitude: .absoluteAltitude
         case .submersion: .submersion
+        case .motionEvent: .events
         }
     }
 }
@@ -62,6 +65,7 @@ extension StreamPayload {
         case .altitude(let v): AltitudeCodec.write(v, into: &b)
         case .absoluteAltitude(let v): AbsoluteAltitudeCodec.write(v, into: &b)
         case .submersion(let v): SubmersionCodec.write(v, into: &b)
+        case .motionEvent(let v): MotionEventCodec.write(v, into: &b)
         }
     }
 
@@ -82,6 +86,7 @@ extension StreamPayload {
         case .altimeter: .altitude(try AltitudeCodec.read(fields, timestamp: t))
         case .absoluteAltitude: .absoluteAltitude(try AbsoluteAltitudeCodec.read(fields, timestamp: t))
         case .submersion: .submersion(try SubmersionCodec.read(fields, timestamp: t))
+        case .events: .motionEvent(try MotionEventCodec.read(fields, timestamp: t))
         }
     }
 
@@ -98,6 +103,7 @@ extension StreamPayload {
         case .altitude(let v): AltitudeCodec.summary(v)
         case .absoluteAltitude(let v): AbsoluteAltitudeCodec.summary(v)
         case .submersion(let v): SubmersionCodec.summary(v)
+        case .motionEvent(let v): MotionEventCodec.summary(v)
         }
     }
 
@@ -115,6 +121,7 @@ extension StreamPayload {
         case .altitude(let v): (nil, v)
         case .absoluteAltitude(let v): (nil, v)
         case .submersion(let v): (nil, v)
+        case .motionEvent(let v): (nil, v)
         }
     }
 }

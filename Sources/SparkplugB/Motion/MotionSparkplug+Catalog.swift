@@ -11,6 +11,7 @@ extension MotionSparkplug {
         "activity",
         "altimeter",
         "submersion",
+        "events",
     ]
 
     /// A stream's data metrics: its topics' fields, in slot order; nil for a name that is not a stream.
@@ -24,6 +25,7 @@ extension MotionSparkplug {
         case "activity": activity
         case "altimeter": altimeter
         case "submersion": submersion
+        case "events": events
         default: nil
         }
     }
@@ -441,6 +443,86 @@ extension MotionSparkplug {
             .double,
             unit: "°C",
             description: "Water (or air) temperature at the sensor; null when the device has no temperature sensor."
+        ),
+    ]
+
+    static let events: [SparkplugMetricDefinition] = [
+        SparkplugMetricDefinition(
+            "kind",
+            .string,
+            description: "Which event this is; the fields that follow are that kind's."
+        ),
+        SparkplugMetricDefinition(
+            "fall/date",
+            .dateTime,
+            description: "The time of the impact; identifies the fall in both its reports."
+        ),
+        SparkplugMetricDefinition(
+            "fall/resolution",
+            .string,
+            description: "null in the first report. rejected: normal activity resumed within the response window (60 "
+                + "s); unresponsive: the device stayed still past it. confirmed and dismissed are an operator's "
+                + "answers (reserved: no command sends them yet)."
+        ),
+        SparkplugMetricDefinition(
+            "fall/peakAcceleration",
+            .double,
+            unit: "g",
+            description: "The largest acceleration magnitude of the impact."
+        ),
+        SparkplugMetricDefinition(
+            "fall/orientationChange",
+            .double,
+            unit: "rad",
+            description: "The angle between the direction of gravity in the device before the fall and after it."
+        ),
+        SparkplugMetricDefinition(
+            "fall/detectionDate",
+            .dateTime,
+            description: "When the detector was sure (the first report's time)."
+        ),
+        SparkplugMetricDefinition(
+            "fall/resolutionDate",
+            .dateTime,
+            description: "When the resolution was reached; null in the first report."
+        ),
+        SparkplugMetricDefinition("impact/date", .dateTime, description: "The first sample above the threshold."),
+        SparkplugMetricDefinition(
+            "impact/peakAcceleration",
+            .double,
+            unit: "g",
+            description: "The largest acceleration magnitude of the impact."
+        ),
+        SparkplugMetricDefinition(
+            "impact/duration",
+            .double,
+            unit: "s",
+            description: "From the first to the last sample above the threshold."
+        ),
+        SparkplugMetricDefinition("freeFall/date", .dateTime, description: "The first sample below the threshold."),
+        SparkplugMetricDefinition(
+            "freeFall/duration",
+            .double,
+            unit: "s",
+            description: "How long the magnitude stayed below the threshold."
+        ),
+        SparkplugMetricDefinition(
+            "freeFall/height",
+            .double,
+            unit: "m",
+            description: "The height a body falls from rest in that time, ½ g t²."
+        ),
+        SparkplugMetricDefinition("tilt/date", .dateTime, description: "When the tilt crossed the cone's edge."),
+        SparkplugMetricDefinition(
+            "tilt/isTilted",
+            .boolean,
+            description: "True when the tilt left the cone, false when it came back inside."
+        ),
+        SparkplugMetricDefinition(
+            "tilt/angle",
+            .double,
+            unit: "rad",
+            description: "The angle between the direction of gravity now and at start."
         ),
     ]
 }

@@ -118,4 +118,33 @@ extension SparkplugDeviceWriter {
         set(3, .double(v.surfacePressureKPa), timestampMs: t)
         set(4, v.temperatureC.map(SparkplugMetricValue.double) ?? .null, timestampMs: t)
     }
+
+    /// `{root}/events`: metrics 0–15 of the events device.
+    public mutating func record(motionEvent v: MotionEvent, timeMs t: UInt64) {
+        switch v {
+        case .fall(let e):
+            set(0, .string("fall"), timestampMs: t)
+            set(1, .dateTime(MotionSparkplug.milliseconds(e.date)), timestampMs: t)
+            set(2, e.resolution.map { .string($0.rawValue) } ?? .null, timestampMs: t)
+            set(3, .double(e.peakAcceleration), timestampMs: t)
+            set(4, .double(e.orientationChange), timestampMs: t)
+            set(5, .dateTime(MotionSparkplug.milliseconds(e.detectionDate)), timestampMs: t)
+            set(6, e.resolutionDate.map { .dateTime(MotionSparkplug.milliseconds($0)) } ?? .null, timestampMs: t)
+        case .impact(let e):
+            set(0, .string("impact"), timestampMs: t)
+            set(7, .dateTime(MotionSparkplug.milliseconds(e.date)), timestampMs: t)
+            set(8, .double(e.peakAcceleration), timestampMs: t)
+            set(9, .double(e.duration), timestampMs: t)
+        case .freeFall(let e):
+            set(0, .string("freeFall"), timestampMs: t)
+            set(10, .dateTime(MotionSparkplug.milliseconds(e.date)), timestampMs: t)
+            set(11, .double(e.duration), timestampMs: t)
+            set(12, .double(e.height), timestampMs: t)
+        case .tilt(let e):
+            set(0, .string("tilt"), timestampMs: t)
+            set(13, .dateTime(MotionSparkplug.milliseconds(e.date)), timestampMs: t)
+            set(14, .boolean(e.isTilted), timestampMs: t)
+            set(15, .double(e.angle), timestampMs: t)
+        }
+    }
 }

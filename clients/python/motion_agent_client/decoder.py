@@ -91,6 +91,7 @@ STREAMS = (
     "activity",
     "altimeter",
     "submersion",
+    "events",
 )
 
 #: The streams that publish one message per sample and can batch (binary batches among them).
@@ -115,6 +116,7 @@ TOPIC_KINDS = (
     "activity",
     "altimeter",
     "submersion",
+    "events",
     "status",
     "configuration",
     "metrics",
@@ -133,6 +135,7 @@ STREAM_SCHEMAS = {
     "altimeter": "altimeter.schema.json",
     "altimeter/absolute": "altimeter-absolute.schema.json",
     "submersion": "submersion.schema.json",
+    "events": "events.schema.json",
 }
 # END GENERATED streams
 
