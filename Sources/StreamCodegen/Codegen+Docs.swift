@@ -13,6 +13,7 @@ enum DocsCodegen {
             outputs.append(.region("docs/payloads.md", "fields \(topic.path)", fieldTable(topic)))
         }
         outputs += [
+            .region("docs/control.md", "stream names", streamNames),
             .region("config.yaml", "streams", configSection),
             .region("clients/python/motion_agent_client/decoder.py", "streams", python),
             .region("Deploy/mosquitto/acl", "device topics", acl),
@@ -121,6 +122,14 @@ enum DocsCodegen {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    // MARK: docs/control.md
+
+    /// The names the commands take, in the table's order.
+    static var streamNames: String {
+        let names = StreamDeclaration.table.map { "`\($0.name)`" }.joined(separator: ", ")
+        return SwiftSource.wrap("Streams: \(names).", width: 117).joined(separator: "\n")
     }
 
     // MARK: clients/python
