@@ -306,7 +306,8 @@ let package = Package(
             name: "AgentSimulationTests",
             dependencies: [
                 "AgentSimulation", "MemoryBroker", "AgentRuntime", "AgentControl", "AgentConfig", "AgentPorts",
-                "MotionWire",
+                "MotionWire", "MotionEstimation", "Integrations", "TestSupport", "FleetOperations", "SparkplugB",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
         ),

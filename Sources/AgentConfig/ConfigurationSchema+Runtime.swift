@@ -5,16 +5,17 @@ extension ConfigurationSchema {
     /// command may set. Every stream's settings (device motion's reference frame among them) and the metrics
     /// interval; everything else (identity, broker, files, the source) needs a restart, so no layer above
     /// config.yaml can name it, and a document that tries is refused with the keys it may use.
-    static var runtime: [Item] {
-        root.compactMap { item in
-            switch (item.key, item.entry) {
-            case ("streams", _):
-                return item
-            case ("metrics", .section(let children)):
-                return .section("metrics", children.filter { $0.key == "interval_s" })
-            default:
-                return nil
-            }
+    static var runtime: [Item] { runtimeItems }
+
+    /// Built once, as `root` is.
+    nonisolated(unsafe) private static let runtimeItems: [Item] = root.compactMap { item in
+        switch (item.key, item.entry) {
+        case ("streams", _):
+            return item
+        case ("metrics", .section(let children)):
+            return .section("metrics", children.filter { $0.key == "interval_s" })
+        default:
+            return nil
         }
     }
 

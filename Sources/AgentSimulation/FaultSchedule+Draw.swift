@@ -5,6 +5,16 @@ extension FaultSchedule {
     /// delivery paths; the estimators' accuracy and cost are measured on recordings (BENCHMARKS.md).
     static let rawStreamNames = ["accelerometer", "gyroscope", "magnetometer"]
 
+    /// config.yaml's Sparkplug section for a schedule whose devices are edge nodes.
+    static let sparkplugSection = """
+        sparkplug:
+          enabled: true
+          group_id: plant
+          primary_host_id: \(SimulatedOperator.primaryHostID)
+          streams: [accelerometer]
+
+        """
+
     /// Draws the schedule of `seed`: `minutes` long, the last `quietSeconds` without faults.
     public static func draw(seed: UInt64, minutes: Double = 10, quietSeconds: Double = 90) -> FaultSchedule {
         var random = SimulationRandom(seed: seed)
@@ -54,8 +64,21 @@ extension FaultSchedule {
             let time = events.double(5...busy)
             steps.append(Step(time: time, event: schedule.drawEvent(&events, until: busy - time)))
         }
-        steps.sort { $0.time < $1.time }
         var drawn = schedule
+        // Drawn after everything else, from a stream of its own, so the schedules of seeds kept before Sparkplug
+        // joined are drawn the same.
+        var sparkplugDraw = random.fork()
+        if sparkplugDraw.chance(0.15) {
+            drawn.sparkplug = true
+            drawn.fleet.extra += Self.sparkplugSection
+            for _ in 0..<sparkplugDraw.int(1...4) {
+                let time = sparkplugDraw.double(5...busy)
+                steps.append(Step(time: time, event: .primaryHost(online: false)))
+                let back = min(busy, time + sparkplugDraw.double(1...60))
+                steps.append(Step(time: back, event: .primaryHost(online: true)))
+            }
+        }
+        steps.sort { $0.time < $1.time }
         drawn.steps = steps
         return drawn
     }

@@ -71,6 +71,8 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
         case command(target: Target, members: String, signing: Signing)
         /// `count` commands at once on one target: the rate limit and the inbox take them.
         case flood(target: Target, count: Int, signing: Signing)
+        /// The Sparkplug primary host's STATE (schedules with `sparkplug`).
+        case primaryHost(online: Bool)
 
         public var description: String {
             func s(_ value: Double) -> String { String(format: "%.1f", value) }
@@ -95,6 +97,7 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
                 return "command to \(target): \(members) (\(signing.rawValue))"
             case .flood(let target, let count, let signing):
                 return "flood of \(count) commands on \(target) (\(signing.rawValue))"
+            case .primaryHost(let online): return "Sparkplug primary host \(online ? "online" : "OFFLINE")"
             }
         }
     }
@@ -119,12 +122,16 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
     public var quietSeconds: Double
     /// The streams its documents and commands name.
     public var streamNames: [String]
+    /// Whether the devices are also Sparkplug edge nodes (group `plant`, carrying the accelerometer) that wait
+    /// for the primary host `scada`. nil in schedules kept before Sparkplug joined the explorer.
+    public var sparkplug: Bool? = nil
 
     public var description: String {
         var lines = [
             "seed \(seed): \(minutes) min, devices \(devices.joined(separator: ", ")), brokers \(brokers.joined(separator: ", "))"
                 + " (persistence \(brokerPersistence ? "on" : "off")), signing \(signing ? "on" : "off")",
-            "  groups: \(devices.map { "\($0) \(groups[$0] ?? [])" }.joined(separator: ", "))",
+            "  groups: \(devices.map { "\($0) \(groups[$0] ?? [])" }.joined(separator: ", "))"
+                + (sparkplug == true ? "; Sparkplug edge nodes, primary host scada" : ""),
             "  streams: "
                 + fleet.streams.map {
                     "\($0.name) \($0.rateHz) Hz qos \($0.qos)\($0.durable ? " durable" : "")\($0.batch > 1 ? " batch \($0.batch)" : "")"

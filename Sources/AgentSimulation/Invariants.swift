@@ -16,6 +16,11 @@ import MotionWire
 /// - What the device says is in force is in force: a stream whose configuration says `durable` has its durable
 ///   log open; the retained status and configuration are the ones the device would compose now; each enabled
 ///   stream publishes at its effective rate.
+/// - No unexplained gap in a stream's `seq`: the samples taken in the quiet stretch, when no fault explains a
+///   loss, all reached a broker, their `seq` rising by one from sample to sample (duplicates from QoS 1 resends
+///   allowed); a drop the agent counted (a full outbox) is named, not excused.
+/// - A Sparkplug edge node is born again by the end, its `seq` runs without a gap from its last NBIRTH, and its
+///   DDATA flows while its primary host is online.
 /// - Every device converged on the newest document of every layer it listens to.
 /// - Bounded: every outbox and durable log drained, and no timers piling up.
 struct Invariants {
@@ -45,6 +50,8 @@ struct Invariants {
             violations += inForce(device, process)
             violations += convergence(device, process)
             violations += rates(device, process, since: max(quietStart, world.now - 40))
+            violations += sequences(device, since: quietStart + 5, until: world.now - 5)
+            if schedule.sparkplug == true { violations += sparkplug(device, process) }
             violations += drained(device, process)
         }
         for (key, count) in ledger.replies.sorted(by: { $0.key < $1.key }) where count > 1 {
@@ -174,6 +181,60 @@ struct Invariants {
             if abs(seen - expected) > 0.2 * expected + 3 {
                 violations.append(
                     "\(device.deviceID): \(name) published \(Int(seen)) messages in the last \(Int(seconds)) s; at its effective \(status.rateHz) Hz (batch \(settings.batch)) about \(Int(expected.rounded())) were due"
+                )
+            }
+        }
+        return violations
+    }
+
+    private func sparkplug(_ device: SimulatedAgent, _ process: SimulatedAgent.Process) -> [String] {
+        let messages = ledger.sparkplug(node: device.deviceID)
+        guard let birth = messages.lastIndex(where: { $0.type == "NBIRTH" }) else {
+            return ["\(device.deviceID): the Sparkplug edge node was never born"]
+        }
+        var violations: [String] = []
+        let since = messages[birth...]
+        if let death = since.firstIndex(where: { $0.type == "NDEATH" }) {
+            violations.append(
+                "\(device.deviceID): the edge node's last NBIRTH (at \(messages[birth].arrival)) was followed by an NDEATH (at \(messages[death].arrival)) and no birth after the quiet stretch's STATE online"
+            )
+        }
+        var expected: UInt64 = 0
+        for message in since where message.type != "NDEATH" {
+            guard message.seq == expected else {
+                violations.append(
+                    "\(device.deviceID): Sparkplug seq \(message.seq.map(String.init) ?? "none") on \(message.type) at \(message.arrival), \(expected) was next after the NBIRTH at \(messages[birth].arrival)"
+                )
+                break
+            }
+            expected = (expected + 1) % 256
+        }
+        let accelerometer = process.controller.streamStatus(.accelerometer)
+        if process.reconciler.effective[stream: .accelerometer].enabled, accelerometer.rateHz > 0,
+            !since.contains(where: { $0.type == "DDATA" && $0.arrival >= world.now - 20 })
+        {
+            violations.append(
+                "\(device.deviceID): no DDATA in the last 20 s with the accelerometer at \(accelerometer.rateHz) Hz and the primary host online"
+            )
+        }
+        return violations
+    }
+
+    /// The samples taken between `start` and `end` (by their own timestamp) reached a broker without a gap.
+    private func sequences(_ device: SimulatedAgent, since start: Double, until end: Double) -> [String] {
+        guard end - start >= 10 else { return [] }
+        var violations: [String] = []
+        let topics = TopicScheme(root: "motion/\(device.deviceID)")
+        for name in schedule.streamNames {
+            guard let stream = StreamName(rawValue: name) else { continue }
+            let taken = ledger.samples(on: topics.stream(stream)).filter { $0.timestamp >= start && $0.timestamp < end }
+            let seqs = Set(taken.map(\.seq))
+            guard let low = seqs.min(), let high = seqs.max() else { continue }
+            let missing = high - low + 1 - seqs.count
+            if missing > 0 {
+                let holes = (low...high).lazy.filter { !seqs.contains($0) }.prefix(5).map(String.init)
+                violations.append(
+                    "\(device.deviceID): \(name) samples taken in the quiet stretch miss \(missing) seq between \(low) and \(high) (first: \(holes.joined(separator: ", ")))"
                 )
             }
         }

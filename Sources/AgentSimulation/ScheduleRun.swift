@@ -70,6 +70,11 @@ public struct ScheduleRun {
         let operatorTool = SimulatedOperator(key: key, impostor: impostor)
         operatorTool.start(in: world)
         let origin = world.now
+        if schedule.sparkplug == true {
+            world.schedule(at: origin + 0.2) { world in
+                operatorTool.publishPrimaryHost(online: true, realtimeSeconds: world.clock.realtimeSeconds())
+            }
+        }
         for (index, device) in world.devices.enumerated() {
             world.schedule(at: origin + 0.5 + Double(index) * 0.1) { $0.start(device) }
         }
@@ -83,7 +88,9 @@ public struct ScheduleRun {
         }
         let end = origin + schedule.minutes * 60
         let quietStart = end - schedule.quietSeconds
-        world.schedule(at: quietStart) { world in Self.heal(world, operator: operatorTool) }
+        world.schedule(at: quietStart) { world in
+            Self.heal(world, operator: operatorTool, sparkplug: schedule.sparkplug == true)
+        }
         world.run(until: end)
         violations += Invariants(world: world, ledger: ledger, operatorTool: operatorTool, schedule: schedule)
             .check(quietSince: quietStart)
@@ -177,12 +184,14 @@ public struct ScheduleRun {
             for _ in 0..<count {
                 operatorTool.command(target, members: "\"command\": \"ping\"", signing: signing)
             }
+        case .primaryHost(let online):
+            operatorTool.publishPrimaryHost(online: online, realtimeSeconds: world.clock.realtimeSeconds())
         }
     }
 
     /// The quiet stretch begins: every broker runs, every device runs with room on its disk, a synchronized clock
     /// and a connection that reads, and the newest document of every layer is one the devices apply.
-    static func heal(_ world: SimulationWorld, operator operatorTool: SimulatedOperator) {
+    static func heal(_ world: SimulationWorld, operator operatorTool: SimulatedOperator, sparkplug: Bool = false) {
         for broker in world.brokers where !broker.isRunning { broker.start() }
         for device in world.devices {
             device.disk.capacityBytes = nil
@@ -193,5 +202,8 @@ public struct ScheduleRun {
             device.process?.host.setClockSynchronized(true)
         }
         operatorTool.healDocuments()
+        if sparkplug {
+            operatorTool.publishPrimaryHost(online: true, realtimeSeconds: world.clock.realtimeSeconds())
+        }
     }
 }

@@ -27,6 +27,9 @@ public final class SimulatedAgent: @unchecked Sendable {
     public final class Process: @unchecked Sendable {
         public let start: Int
         public let client: any SimulatedBrokerClient
+        /// The Sparkplug edge node's own connection (`sparkplug.enabled`), or nil.
+        public let sparkplugClient: (any SimulatedBrokerClient)?
+        let clock: VirtualClock
         public let directory: SimulatedStateDirectory
         public let host: SimulatedHost
         public let source: VirtualSensorSource
@@ -40,6 +43,8 @@ public final class SimulatedAgent: @unchecked Sendable {
         init(
             start: Int,
             client: any SimulatedBrokerClient,
+            sparkplugClient: (any SimulatedBrokerClient)?,
+            clock: VirtualClock,
             directory: SimulatedStateDirectory,
             host: SimulatedHost,
             source: VirtualSensorSource,
@@ -48,6 +53,8 @@ public final class SimulatedAgent: @unchecked Sendable {
         ) {
             self.start = start
             self.client = client
+            self.sparkplugClient = sparkplugClient
+            self.clock = clock
             self.directory = directory
             self.host = host
             self.source = source
@@ -58,6 +65,12 @@ public final class SimulatedAgent: @unchecked Sendable {
         package var publisher: OutboxPublisher { services.parts.publisher }
         package var controller: AgentController { services.parts.controller }
         package var reconciler: ConfigurationReconciler { services.parts.reconciler }
+
+        /// The process's connections die with it: the brokers see them drop and publish their wills.
+        func killConnections() {
+            client.kill()
+            sparkplugClient?.kill()
+        }
     }
 
     public private(set) var process: Process?
@@ -94,7 +107,8 @@ public final class SimulatedAgent: @unchecked Sendable {
     func start(
         clock: VirtualClock,
         executor: SimulationExecutor,
-        client: any SimulatedBrokerClient
+        client: any SimulatedBrokerClient,
+        sparkplugClient: (any SimulatedBrokerClient)? = nil
     ) {
         starts += 1
         samplesOfEndedProcesses += process?.source.delivered ?? 0
@@ -111,6 +125,7 @@ public final class SimulatedAgent: @unchecked Sendable {
             configuration: configuration,
             source: source,
             broker: client,
+            sparkplugBroker: sparkplugClient,
             state: directory,
             password: nil,
             configurationPath: configurationPath,
@@ -125,6 +140,8 @@ public final class SimulatedAgent: @unchecked Sendable {
         let process = Process(
             start: starts,
             client: client,
+            sparkplugClient: sparkplugClient,
+            clock: clock,
             directory: directory,
             host: host,
             source: source,
@@ -152,7 +169,7 @@ public final class SimulatedAgent: @unchecked Sendable {
     func kill() {
         guard let process, process.alive else { return }
         process.alive = false
-        process.client.kill()
+        process.killConnections()
         disk.processDied()
         process.task?.cancel()
     }
@@ -166,7 +183,7 @@ public final class SimulatedAgent: @unchecked Sendable {
         }
         if process.alive {
             process.alive = false
-            process.client.kill()
+            process.killConnections()
             process.task?.cancel()
         }
         disk.powerCut(keep: keep)
@@ -175,6 +192,28 @@ public final class SimulatedAgent: @unchecked Sendable {
     /// Turns the publisher's loops until they wait; returns whether anything moved, and the earliest monotonic
     /// time at which a loop asked to be turned again (the replay pace, the log's upkeep).
     func turnPublisher() -> (moved: Bool, wake: Double?) {
+        let sparkplug = turnSparkplug()
+        let native = turnNativePublisher()
+        let wake = [sparkplug.wake, native.wake].compactMap { $0 }.min()
+        return (sparkplug.moved || native.moved, wake)
+    }
+
+    /// Turns the Sparkplug drainer while it sends; a body the client did not take is tried again 50 ms later,
+    /// as the drainer thread does.
+    private func turnSparkplug() -> (moved: Bool, wake: Double?) {
+        guard let process, process.alive, let sparkplug = process.services.parts.sparkplug else { return (false, nil) }
+        var moved = false
+        for _ in 0..<10_000 {
+            switch sparkplug.drainTurn() {
+            case .sent: moved = true
+            case .kept: return (moved, process.clock.monotonicSeconds() + 0.05)
+            case .held, .idle, .stopped: return (moved, nil)
+            }
+        }
+        return (moved, nil)
+    }
+
+    private func turnNativePublisher() -> (moved: Bool, wake: Double?) {
         guard let process, process.alive, process.publisher.isRunning else { return (false, nil) }
         let publisher = process.publisher
         guard publisher.hasWork || publisher.hasDurableWork else { return (false, nil) }

@@ -261,7 +261,9 @@ final class SimulatedSegmentStorage: SegmentStorage {
         guard let appending else { return .failed("no segment is open for writing") }
         return disk.contents.withLock { contents -> SegmentAppendOutcome in
             guard contents.generation == directory.generation else { return .failed("the process is gone") }
-            guard var segment = contents.segments[appending] else { return .failed("the segment was removed") }
+            guard let offset = contents.segments[appending]?.bytes.count else {
+                return .failed("the segment was removed")
+            }
             if let capacity = contents.capacityBytes, contents.usedBytes + bytes.count > capacity { return .noSpace }
             if let (topic, payload) = SimulatedDisk.parseRecord(bytes) {
                 contents.recordsBySegment[appending, default: []].append(contents.records.count)
@@ -271,12 +273,12 @@ final class SimulatedSegmentStorage: SegmentStorage {
                         payload: payload,
                         fate: .written,
                         segment: appending,
-                        offset: segment.bytes.count
+                        offset: offset
                     )
                 )
             }
-            segment.bytes.append(contentsOf: bytes)
-            contents.segments[appending] = segment
+            // In place: a copy of the segment taken out and put back copied its whole byte array on every record.
+            contents.segments[appending]?.bytes.append(contentsOf: bytes)
             return .written
         }
     }

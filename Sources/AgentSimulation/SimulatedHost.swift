@@ -62,6 +62,9 @@ public final class SimulatedHost: HostSystem, @unchecked Sendable {
     /// The health document last written.
     public var health: HealthDocument? { state.withLock { $0.health } }
 
+    /// The bytes the agent last wrote to `path` through `replaceFile` (the Prometheus textfile); nil: never.
+    public func replacedFile(atPath path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
+
     /// What the agent told the service manager, newest last.
     public var notifications: [String] { state.withLock { $0.notifications } }
 }

@@ -28,6 +28,10 @@ public final class SimulatedOperator: @unchecked Sendable {
         var counter = 0
         var commandNumber = 0
         var commandsSent = 0
+        /// The primary host's newest STATE (retained), and its last timestamp: a host's STATE timestamps only
+        /// rise (Sparkplug 3.0: an edge node ignores an older one), whatever the world's wall clock does.
+        var primaryHostState: [UInt8]?
+        var primaryHostTimestamp: UInt64 = 0
     }
 
     let key: OperatorSigningKey?
@@ -160,7 +164,31 @@ public final class SimulatedOperator: @unchecked Sendable {
         }
     }
 
+    /// The Sparkplug primary host the devices wait for (`sparkplug.primary_host_id`).
+    public static let primaryHostID = "scada"
+    public static let primaryHostTopic = "spBv1.0/STATE/\(primaryHostID)"
+
+    /// The primary host says it is online or offline (retained, QoS 1), as a SCADA host does.
+    func publishPrimaryHost(online: Bool, realtimeSeconds: Double) {
+        let payload = state.withLock { state -> [UInt8] in
+            state.primaryHostTimestamp = max(state.primaryHostTimestamp + 1, UInt64(max(0, realtimeSeconds * 1000)))
+            let payload = Array(#"{"online":\#(online),"timestamp":\#(state.primaryHostTimestamp)}"#.utf8)
+            state.primaryHostState = payload
+            return payload
+        }
+        for (_, client) in clients {
+            _ = payload.withUnsafeBytes {
+                try? client.publish(topic: Self.primaryHostTopic, payload: $0, qos: 1, retain: true)
+            }
+        }
+    }
+
     private func republish(on client: MemoryBrokerClient) {
+        if let hostState = state.withLock({ $0.primaryHostState }) {
+            _ = hostState.withUnsafeBytes {
+                try? client.publish(topic: Self.primaryHostTopic, payload: $0, qos: 1, retain: true)
+            }
+        }
         let documents = state.withLock { state in state.newest.sorted { $0.key < $1.key } }
         for (layer, document) in documents {
             _ = document.payload.withUnsafeBytes {

@@ -22,6 +22,8 @@ public final class SimulationLedger: @unchecked Sendable {
     private struct State {
         var accepted = Set<Fingerprint>()
         var arrivals: [String: [Double]] = [:]
+        var samples: [String: [SampleArrival]] = [:]
+        var sparkplug: [String: [SparkplugArrival]] = [:]
         var replies: [String: Int] = [:]
         var publications = 0
     }
@@ -46,8 +48,26 @@ public final class SimulationLedger: @unchecked Sendable {
         if topic.hasPrefix(SimulatedOperator.replyTopic + "/") || topic.hasSuffix("/control/reply") {
             reply = Self.replyKey(topic: topic, payload: publication.payload)
         }
+        var sparkplug: (node: String, arrival: SparkplugArrival)?
+        if topic.hasPrefix("spBv1.0/") {
+            let levels = topic.split(separator: "/")
+            if levels.count >= 4 {
+                sparkplug = (
+                    String(levels[3]),
+                    SparkplugArrival(
+                        type: String(levels[2]),
+                        seq: Self.sparkplugSeq(publication.payload),
+                        arrival: time
+                    )
+                )
+            }
+        }
         state.withLock { state in
             state.publications += 1
+            if let sparkplug {
+                state.sparkplug[sparkplug.node, default: []].append(sparkplug.arrival)
+                return
+            }
             if let reply {
                 state.replies[reply, default: 0] += 1
                 return
@@ -55,7 +75,106 @@ public final class SimulationLedger: @unchecked Sendable {
             guard !publication.retain else { return }
             state.accepted.insert(fingerprint)
             state.arrivals[topic, default: []].append(time)
+            Self.scanSamples(publication.payload) { seq, timestamp in
+                state.samples[topic, default: []].append(SampleArrival(arrival: time, seq: seq, timestamp: timestamp))
+            }
         }
+    }
+
+    /// One sample (or one message of a non-sample stream) as it reached a broker: its `seq` and the `timestamp`
+    /// it was taken at (the agent's monotonic clock, which is the world's).
+    public struct SampleArrival: Sendable, Equatable {
+        public var arrival: Double
+        public var seq: Int
+        public var timestamp: Double
+    }
+
+    /// Calls `body` with each `"seq":N` of a JSON payload and the `"timestamp":T` that follows it (a batch holds
+    /// one pair per sample). Binary payloads and documents without them are skipped.
+    package static func scanSamples(_ payload: [UInt8], _ body: (Int, Double) -> Void) {
+        let seqKey = Array(#""seq":"#.utf8)
+        let timestampKey = Array(#""timestamp":"#.utf8)
+        guard payload.first == UInt8(ascii: "{") || payload.first == UInt8(ascii: "[") else { return }
+        func find(_ key: [UInt8], from start: Int) -> Int? {
+            var index = start
+            while index + key.count <= payload.count {
+                if payload[index] == key[0], payload[index..<(index + key.count)].elementsEqual(key) {
+                    return index + key.count
+                }
+                index += 1
+            }
+            return nil
+        }
+        func number(at start: Int) -> (text: String, end: Int) {
+            var end = start
+            while end < payload.count, let scalar = Optional(payload[end]),
+                (scalar >= UInt8(ascii: "0") && scalar <= UInt8(ascii: "9")) || scalar == UInt8(ascii: ".")
+                    || scalar == UInt8(ascii: "-") || scalar == UInt8(ascii: "e") || scalar == UInt8(ascii: "+")
+            {
+                end += 1
+            }
+            return (String(decoding: payload[start..<end], as: UTF8.self), end)
+        }
+        var cursor = 0
+        while let seqStart = find(seqKey, from: cursor) {
+            let seq = number(at: seqStart)
+            guard let value = Int(seq.text), let timestampStart = find(timestampKey, from: seq.end) else { return }
+            let timestamp = number(at: timestampStart)
+            guard let time = Double(timestamp.text) else { return }
+            body(value, time)
+            cursor = timestamp.end
+        }
+    }
+
+    /// A Sparkplug message of an edge node as a broker took it.
+    public struct SparkplugArrival: Sendable, Equatable {
+        /// NBIRTH, DBIRTH, DDATA, NDATA, DDEATH, NDEATH.
+        public var type: String
+        /// The payload's `seq` (absent from an NDEATH).
+        public var seq: UInt64?
+        public var arrival: Double
+    }
+
+    /// The top-level `seq` (field 3, a varint) of a Sparkplug B payload; nil when absent or malformed.
+    package static func sparkplugSeq(_ payload: [UInt8]) -> UInt64? {
+        var index = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < payload.count, shift < 64 {
+                let byte = payload[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while index < payload.count {
+            guard let key = varint() else { return nil }
+            switch key & 7 {
+            case 0:
+                guard let value = varint() else { return nil }
+                if key >> 3 == 3 { return value }
+            case 1: index += 8
+            case 2:
+                guard let length = varint(), length <= UInt64(payload.count - index) else { return nil }
+                index += Int(length)
+            case 5: index += 4
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// What the edge node `node` published, in the order the brokers took it.
+    public func sparkplug(node: String) -> [SparkplugArrival] {
+        state.withLock { $0.sparkplug[node] ?? [] }
+    }
+
+    /// The samples that reached a broker on `topic`, in the order they arrived.
+    public func samples(on topic: String) -> [SampleArrival] {
+        state.withLock { $0.samples[topic] ?? [] }
     }
 
     /// `device/id` of a reply; replies without an id (429: the command was not read) are keyed by nothing.

@@ -95,7 +95,11 @@ public final class SimulationWorld: @unchecked Sendable {
     /// Starts a process of `device` (a first boot, or a restart after `kill`, `powerCut` or `terminate`).
     public func start(_ device: SimulatedAgent) {
         let client = makeClient()
-        executor.run { device.start(clock: clock, executor: executor, client: client) }
+        // Sparkplug's edge node has a connection of its own, as in production (its will is the NDEATH).
+        let sparkplugClient = device.configuration.sparkplug.enabled ? makeClient() : nil
+        executor.run {
+            device.start(clock: clock, executor: executor, client: client, sparkplugClient: sparkplugClient)
+        }
     }
 
     /// SIGKILL: the process ends at once.

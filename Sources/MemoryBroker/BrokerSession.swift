@@ -6,6 +6,18 @@ struct BrokerSession: Sendable {
     struct Subscription {
         var filter: String
         var qos: Int
+        /// Without `+` or `#`: matched by equality (most of a device's filters are its own topics).
+        let literal: Bool
+
+        init(filter: String, qos: Int) {
+            self.filter = filter
+            self.qos = qos
+            literal = !filter.utf8.contains { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }
+        }
+
+        func matches(_ topic: String) -> Bool {
+            literal ? filter == topic : TopicFilter.matches(filter: filter, topic: topic)
+        }
     }
 
     /// A message the broker owes the client: in flight (sent, awaiting PUBACK) or queued.

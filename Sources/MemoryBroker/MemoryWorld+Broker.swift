@@ -192,7 +192,7 @@ extension MemoryWorld {
             let once = brokers[broker].sessions[session].protocolVersion == .v311
             var onceQoS: Int?
             for subscription in brokers[broker].sessions[session].subscriptions
-            where TopicFilter.matches(filter: subscription.filter, topic: message.topic) {
+            where subscription.matches(message.topic) {
                 if once {
                     onceQoS = max(onceQoS ?? 0, subscription.qos)
                     continue

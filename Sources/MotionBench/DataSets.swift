@@ -37,7 +37,9 @@ enum DataSets {
                     + "CC-BY-4.0) into steps/<walk>/accelerometer.csv and groundtruth_footswitch.csv, with its stats.csv"
             case .activity:
                 "fetch tmd_dataset_5secondWindow.csv (github.com/deveshsangwan/Transportation-Mode-Detection, CC0) "
-                    + "into activity/"
+                    + "into activity/, and DSADS (UCI Daily and Sports Activities, CC BY 4.0) into activity/dsads/ as "
+                    + "aNN_pM.csv.gz, one per activity and subject: segment, t_s, then T_, RA_ and RL_ acc_x..z "
+                    + "and gyro_x..z (Tests/Fixtures/data/README.md)"
             case .falls:
                 "fetch SisFall (Sucerquia et al., Sensors 17(1):198, 2017; cite it) and lay its trials out as "
                     + "falls/sisfall/SUBJECT/CODE_SUBJECT_RNN.csv.gz with the columns adxl345_x..z, itg3200_x..z (raw counts)"

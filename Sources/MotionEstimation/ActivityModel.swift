@@ -4,14 +4,20 @@ import Glibc
 import Darwin
 #endif
 
-/// The activity classifier: gradient-boosted trees over one window's magnitude statistics, trained by
-/// `scripts/research/activity/train_activity.py` (its constants are in `ActivityModel+Trees.swift`).
+/// The activity classifier: two gradient-boosted tree ensembles, trained by
+/// `scripts/research/activity/train_activity.py` (their tables are in `ActivityModel+Tables.swift`).
 ///
-/// The inputs are exactly the TMD data set's eight statistics — mean, min, max and standard deviation of the
-/// accelerometer magnitude (m/s²) and of the gyroscope magnitude (rad/s) over 5 s — so that set trains and
-/// checks it; the model adds four derived inputs (both ranges and both coefficients of variation).
-public enum ActivityModel {
-    /// The classes, in the order of `probabilities`' output.
+/// - The **motion** model reads a window's `ActivityFeatures` and tells stationary, walking, running, cycling
+///   and `none` (what is none of Core Motion's classes: jumping, ball games, moving about in an elevator)
+///   apart. It is trained on DSADS (8 people, torso, arm and leg units, 25 Hz; Altun, Barshan & Tunçel 2010)
+///   and validated with each person held out in turn (`motion-bench activity`).
+/// - The **vehicle** model reads TMD's eight magnitude statistics (`WindowStatistics`) and says whether the
+///   window is in a vehicle. TMD (phones in cars, buses and trains) has no raw signal, so no richer feature
+///   can be trained on it; the DSADS windows are its other non-vehicle examples.
+///
+/// The probability of automotive is the vehicle model's; the rest is shared by the motion model's classes.
+public struct ActivityModel: Sendable {
+    /// Core Motion's classes.
     public enum ActivityClass: Int, Sendable, CaseIterable {
         case stationary = 0
         case walking
@@ -20,8 +26,8 @@ public enum ActivityModel {
         case automotive
     }
 
-    /// One window's statistics in TMD's units.
-    public struct WindowStatistics: Sendable, Equatable {
+    /// TMD's statistics of one window.
+    public struct WindowStatistics: Sendable, Equatable, TreeInput {
         /// Accelerometer magnitude, m/s² (specific-force magnitude: ≈ 9.81 at rest, whatever the sign).
         public var accelerationMean: Double
         public var accelerationMin: Double
@@ -52,67 +58,133 @@ public enum ActivityModel {
             self.rotationMax = rotationMax
             self.rotationStd = rotationStd
         }
+
+        /// The vehicle model's inputs: the eight statistics, then both ranges and both coefficients of
+        /// variation (`vehicle_inputs()` in the training script computes the same).
+        public static let names = [
+            "accelerationMean", "accelerationMin", "accelerationMax", "accelerationStd",
+            "rotationMean", "rotationMin", "rotationMax", "rotationStd",
+            "accelerationRange", "rotationRange", "accelerationVariation", "rotationVariation",
+        ]
+
+        public func input(_ i: Int) -> Double {
+            switch i {
+            case 0: accelerationMean
+            case 1: accelerationMin
+            case 2: accelerationMax
+            case 3: accelerationStd
+            case 4: rotationMean
+            case 5: rotationMin
+            case 6: rotationMax
+            case 7: rotationStd
+            case 8: accelerationMax - accelerationMin
+            case 9: rotationMax - rotationMin
+            case 10: accelerationStd / max(accelerationMean, 1e-6)
+            default: rotationStd / max(rotationMean, 1e-6)
+            }
+        }
     }
 
-    /// Class probabilities (softmax of the trees' scores), in `ActivityClass` order.
-    public typealias Probabilities = (Double, Double, Double, Double, Double)
+    /// Class probabilities: Core Motion's five in `ActivityClass` order, then `none`.
+    public struct Probabilities: Sendable, Equatable {
+        public var stationary = 0.0
+        public var walking = 0.0
+        public var running = 0.0
+        public var cycling = 0.0
+        public var automotive = 0.0
+        /// None of Core Motion's classes.
+        public var none = 0.0
 
-    /// The model's twelve inputs; `features()` in the training script computes the same.
-    @inlinable
-    static func feature(_ i: Int, of w: WindowStatistics) -> Double {
-        switch i {
-        case 0: w.accelerationMean
-        case 1: w.accelerationMin
-        case 2: w.accelerationMax
-        case 3: w.accelerationStd
-        case 4: w.rotationMean
-        case 5: w.rotationMin
-        case 6: w.rotationMax
-        case 7: w.rotationStd
-        case 8: w.accelerationMax - w.accelerationMin
-        case 9: w.rotationMax - w.rotationMin
-        case 10: w.accelerationStd / max(w.accelerationMean, 1e-6)
-        default: w.rotationStd / max(w.rotationMean, 1e-6)
+        public init() {}
+
+        public subscript(c: ActivityClass) -> Double {
+            switch c {
+            case .stationary: stationary
+            case .walking: walking
+            case .running: running
+            case .cycling: cycling
+            case .automotive: automotive
+            }
+        }
+
+        /// Moves each probability `k` of the way towards `p`'s.
+        mutating func smooth(towards p: Probabilities, _ k: Double) {
+            stationary += k * (p.stationary - stationary)
+            walking += k * (p.walking - walking)
+            running += k * (p.running - running)
+            cycling += k * (p.cycling - cycling)
+            automotive += k * (p.automotive - automotive)
+            none += k * (p.none - none)
+        }
+
+        /// The class to report and its probability: automotive when the vehicle model's share is at least half
+        /// (its model decides vehicle or not, and the motion model what else), otherwise the most probable of
+        /// the other four. `none` never leads: what is none of the classes is reported as the nearest class,
+        /// with the low confidence its share leaves.
+        public var best: (ActivityClass, Double) {
+            if automotive >= 0.5 { return (.automotive, automotive) }
+            var c = ActivityClass.stationary
+            var v = stationary
+            if walking > v { (c, v) = (.walking, walking) }
+            if running > v { (c, v) = (.running, running) }
+            if cycling > v { (c, v) = (.cycling, cycling) }
+            return (c, v)
         }
     }
 
-    /// Class probabilities for one window. Allocation-free: walks the constant tree arrays.
-    public static func probabilities(_ w: WindowStatistics) -> Probabilities {
-        var s = (baseline[0], baseline[1], baseline[2], baseline[3], baseline[4])
-        for tree in 0..<roots.count {
-            var node = Int(roots[tree])
-            while nodeFeature[node] >= 0 {
-                let x = feature(Int(nodeFeature[node]), of: w)
-                node = Int(x <= nodeThreshold[node] ? nodeLeft[node] : nodeRight[node])
-            }
-            let v = nodeValue[node]
-            switch tree % classCount {
-            case 0: s.0 += v
-            case 1: s.1 += v
-            case 2: s.2 += v
-            case 3: s.3 += v
-            default: s.4 += v
-            }
+    /// Stationary, walking, running, cycling, none (5 classes) from `ActivityFeatures`.
+    public let motion: ActivityTrees
+    /// Automotive or not (binary) from `WindowStatistics`.
+    public let vehicle: ActivityTrees
+
+    public init(motion: ActivityTrees, vehicle: ActivityTrees) {
+        precondition(motion.classCount == 5 && motion.inputCount <= ActivityFeatures.names.count)
+        precondition(vehicle.classCount == 1 && vehicle.inputCount <= WindowStatistics.names.count)
+        self.motion = motion
+        self.vehicle = vehicle
+    }
+
+    /// The model the agent ships, trained on every DSADS subject and TMD's training rows.
+    public static let shipped: ActivityModel = {
+        do {
+            return ActivityModel(
+                motion: try ActivityTrees(table: motionTable),
+                vehicle: try ActivityTrees(table: vehicleTable)
+            )
+        } catch {
+            fatalError("\(error)")
         }
+    }()
+
+    /// The motion model's probabilities (stationary, walking, running, cycling, none), in that order.
+    public func motionProbabilities(_ f: ActivityFeatures) -> (Double, Double, Double, Double, Double) {
+        let s = (
+            motion.score(class: 0, f), motion.score(class: 1, f), motion.score(class: 2, f),
+            motion.score(class: 3, f), motion.score(class: 4, f)
+        )
         let m = max(s.0, s.1, s.2, s.3, s.4)
         let e = (exp(s.0 - m), exp(s.1 - m), exp(s.2 - m), exp(s.3 - m), exp(s.4 - m))
         let total = e.0 + e.1 + e.2 + e.3 + e.4
         return (e.0 / total, e.1 / total, e.2 / total, e.3 / total, e.4 / total)
     }
 
-    /// The most probable class and its probability.
-    public static func classify(_ w: WindowStatistics) -> (ActivityClass, Double) {
-        let p = probabilities(w)
-        return best(p)
+    /// The vehicle model's probability that the window is in a vehicle.
+    public func vehicleProbability(_ w: WindowStatistics) -> Double {
+        vehicle.probability(w)
     }
 
-    static func best(_ p: Probabilities) -> (ActivityClass, Double) {
-        var c = ActivityClass.stationary
-        var v = p.0
-        if p.1 > v { (c, v) = (.walking, p.1) }
-        if p.2 > v { (c, v) = (.running, p.2) }
-        if p.3 > v { (c, v) = (.cycling, p.3) }
-        if p.4 > v { (c, v) = (.automotive, p.4) }
-        return (c, v)
+    /// Every class's probability for one window.
+    public func probabilities(_ f: ActivityFeatures) -> Probabilities {
+        let q = motionProbabilities(f)
+        let vehicle = vehicleProbability(f.statistics)
+        let rest = 1 - vehicle
+        var p = Probabilities()
+        p.stationary = rest * q.0
+        p.walking = rest * q.1
+        p.running = rest * q.2
+        p.cycling = rest * q.3
+        p.automotive = vehicle
+        p.none = rest * q.4
+        return p
     }
 }

@@ -1,13 +1,15 @@
 import MotionModel
 
-/// The activity as the agent reports it: the window classifier's answer, overruled by gait.
+/// The activity as the agent reports it: the window classifier's answer, completed by gait.
 ///
-/// A regular step rhythm is the strongest sign of walking or running there is — the classifier sees only
-/// magnitude statistics over 5 s (and needs a gyroscope), and a phone held steadily in the hand while
-/// walking can look like a vehicle to it — so while the step detector follows a walk, the activity is
-/// walking with high confidence, dated from the walk's first step. Running (from `runningCadence`, or
-/// when the classifier says so) keeps confidence `low`: the detector's counts are measured on real walks,
-/// but nothing tells running from fast walking on real data yet (`ActivityEstimator.isValidatedOnRealData`).
+/// The classifier (`ActivityEstimator`) was trained and validated on real walking, running and cycling
+/// (DSADS, people held out), so where it says walking, running or cycling its answer stands. A regular step
+/// rhythm followed by the step detector is still strong evidence the classifier may lack: without a gyroscope
+/// it says unknown, and a phone held steadily in the hand while walking can look still or like a vehicle to
+/// magnitude statistics — so while the detector follows a walk and the classifier says stationary, automotive
+/// or unknown, the activity is walking (running from `runningCadence` steps/s), dated from the walk's first
+/// step. Walking from gait alone has confidence `high` (the detector is measured on the Oxford walks), running
+/// from cadence alone `low` (nothing here measured running from cadence alone).
 public struct GaitActivityFusion: Sendable {
     /// Steps per second from which a followed gait is running: walking tops out near 2.3–2.5 steps/s,
     /// running starts around 2.5 (e.g. Minetti 2002 on the walk–run transition).
@@ -30,8 +32,9 @@ public struct GaitActivityFusion: Sendable {
             if let start = r.update.walkStarted { walkStart = start }
         }
         var next = classifier
-        if let cadence = gait.cadence {
-            let run = cadence >= Self.runningCadence || classifier.running
+        let classifierMoves = classifier.walking || classifier.running || classifier.cycling
+        if let cadence = gait.cadence, !classifierMoves {
+            let run = cadence >= Self.runningCadence
             next = MotionActivity(
                 startDate: classifier.startDate,
                 walking: !run,
@@ -40,7 +43,7 @@ public struct GaitActivityFusion: Sendable {
             )
         }
         if !next.hasSameFlags(as: activity) {
-            if gait.cadence != nil && !(activity.walking || activity.running) {
+            if gait.cadence != nil && !classifierMoves && !(activity.walking || activity.running) {
                 next.startDate = walkStart
             }
             activity = next

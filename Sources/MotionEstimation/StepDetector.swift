@@ -217,6 +217,11 @@ public struct StepDetector: Sendable {
     // Whether the motion may have been gait when each pending crossing came (`gaitLike`): only then is a
     // crossing before the confirmation window back-counted.
     private var pendingGait: ContiguousArray<Bool>
+    /// Whether the walk is followed on one crossing a stride (two steps a crossing): confirmed on strides, or
+    /// two intervals in a row counted as two steps.
+    private var followingStrides = false
+    /// Whether the previous interval of the walk was counted as two or more steps.
+    private var previousCountedMore = false
     private var pendingCount = 0
     private var gravity = Vector3.zero
     // E[a²] per axis and E[yz], E[xz], E[xy]: the second moments behind `verticalFraction`.
@@ -371,7 +376,14 @@ public struct StepDetector: Sendable {
             // A gap of about two or three step periods in a steady walk is steps too weak to cross the
             // threshold (a soft footfall, a turn): count them rather than let the cadence estimate jump.
             let ratio = stepPeriod > 0 ? interval / stepPeriod : 0
-            let steps = settings.missedStepRatio.contains(ratio) ? max(Int(ratio.rounded()), 2) : 1
+            var steps = settings.missedStepRatio.contains(ratio) ? max(Int(ratio.rounded()), 2) : 1
+            // Followed on one crossing a stride, the interval is two steps, and the nearest whole number of
+            // steps is the count: the crossing wanders within the stride (a pocket's knocks and the two legs'
+            // strikes take turns being the one that crosses), and a stride 15 % short read as one step both
+            // lost a step and stretched the period estimate until the next strides were read as one step too.
+            if followingStrides, ratio >= 1.5 { steps = min(Int(ratio.rounded()), 4) }
+            followingStrides = steps >= 2 && (followingStrides || previousCountedMore)
+            previousCountedMore = steps >= 2
             let oneStep = interval / Double(steps)
             if oneStep < settings.maximumStepInterval {
                 stepPeriod = stepPeriod > 0 ? stepPeriod + 0.2 * (oneStep - stepPeriod) : oneStep
@@ -415,6 +427,8 @@ public struct StepDetector: Sendable {
         guard gaitPlausible(period: period, at: time) else { return }
         isWalking = true
         stepPeriod = period
+        followingStrides = !doublePeaks && period < crossingPeriod
+        previousCountedMore = followingStrides
         let (start, steps) =
             doublePeaks
             ? (pending[first], Self.steps(from: pending[first], to: time, period: period))

@@ -43,6 +43,9 @@ public struct GaitStressSignal: Sendable {
     /// device).
     public var pocket: ThighPocket?
     public var cadenceJitter = 0.02
+    /// Uneven steps: this leg's steps last `1 − timingAsymmetry`, the other's `1 + timingAsymmetry` of the mean
+    /// step (the Oxford validation back-pocket walk's foot switches alternate 0.48 and 0.69 s: about 0.18).
+    public var timingAsymmetry = 0.0
     /// Sensor noise, g rms per axis.
     public var noise = 0.01
     public var rate = 100.0
@@ -93,7 +96,8 @@ public struct GaitStressSignal: Sendable {
                 phase += stepCadence * dt
                 if Int(phase) > Int(previous) || previous == 0 {
                     steps += 1
-                    stepCadence = cadence * (1 + cadenceJitter * rng.normal())
+                    let uneven = Int(phase) % 2 == 0 ? 1 / (1 - timingAsymmetry) : 1 / (1 + timingAsymmetry)
+                    stepCadence = cadence * uneven * (1 + cadenceJitter * rng.normal())
                 }
                 let u = phase - phase.rounded(.down)  // within the step, 0 at the strike
                 let own = Int(phase) % 2 == 0

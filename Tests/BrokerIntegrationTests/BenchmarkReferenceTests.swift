@@ -5,7 +5,7 @@ import Testing
 
 /// The bare libmosquitto publisher and subscriber the benchmarks measure the agent against, on a real broker:
 /// if they lost or miscounted messages, every publish ratio and latency reference would be wrong.
-@Suite struct BenchmarkReferenceTests {
+@Suite(.timeLimit(.minutes(5))) struct BenchmarkReferenceTests {
     @Test func qos1RunArrivesWhole() async throws {
         let broker = try await MosquittoBroker.started(options: .benchmark())
         let subscriber = try BareSubscriber(host: broker.host, port: broker.port, clientID: "reference-sub")

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The fixtures other suites (end to end) rely on, checked against independent clients.
-@Suite("Broker fixture")
+@Suite("Broker fixture", .timeLimit(.minutes(5)))
 struct BrokerFixtureTests {
     @Test("a SIGKILLed client process gets its will published (mosquitto_sub --will-*)")
     func killedProcessWill() async throws {

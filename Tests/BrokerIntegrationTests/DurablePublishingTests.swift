@@ -13,7 +13,7 @@ import Testing
 
 /// The durable path of the publisher against a real mosquitto: the log fills while disconnected, drains in
 /// order when connected, and the broker's acknowledgements move the cursor.
-@Suite struct DurablePublishingTests {
+@Suite(.timeLimit(.minutes(5))) struct DurablePublishingTests {
     /// A fresh log, memory and staging rings, and a publisher on a real (not yet connected) client.
     struct Rig {
         let log: DurableLog

@@ -4,7 +4,7 @@ import MosquittoTransport
 import TestSupport
 import Testing
 
-@Suite("MosquittoClient under load, stalls and TLS")
+@Suite("MosquittoClient under load, stalls and TLS", .timeLimit(.minutes(5)))
 struct MosquittoClientLoadTests {
     private static func uniqueID(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8))"

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Against a real mosquitto started per test on a free loopback port.
-@Suite("MosquittoClient against a real broker")
+@Suite("MosquittoClient against a real broker", .timeLimit(.minutes(5)))
 struct MosquittoClientTests {
     private static func uniqueID(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8))"

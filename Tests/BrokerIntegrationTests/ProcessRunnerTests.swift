@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("ProcessRunner")
+@Suite("ProcessRunner", .timeLimit(.minutes(5)))
 struct ProcessRunnerTests {
     @Test("the child gets the arguments, environment, working directory and a clean signal mask")
     func launchContext() async throws {

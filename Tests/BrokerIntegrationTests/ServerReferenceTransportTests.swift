@@ -6,7 +6,7 @@ import Testing
 /// The client reads an MQTT 5 Server Reference from a CONNACK that refuses the connection with 0x9C "use
 /// another server" or 0x9D "server moved" (bytes from `RedirectingBroker`, parsed by the real libmosquitto) and
 /// reports it before the attempt's terminal event.
-@Suite struct ServerReferenceTransportTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerReferenceTransportTests {
     @Test(arguments: [UInt8(0x9C), 0x9D])
     func aRefusingConnackNamesTheServerBeforeTheTerminalEvent(reasonCode: UInt8) async throws {
         let redirecting = try RedirectingBroker(reference: "127.0.0.1:1884 127.0.0.1:1885", reasonCode: reasonCode)

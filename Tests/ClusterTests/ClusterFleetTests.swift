@@ -3,6 +3,11 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Each test's time limit: three nodes booting (30–80 s each on 2 cores) and ~8 min of bounded waits for 4 devices,
+/// more for the long form's devices (scripts/checks/cluster.sh).
+private let clusterTimeLimitMinutes =
+    20 + 2 * max(4, Int(ProcessInfo.processInfo.environment["MOTION_AGENT_CLUSTER_DEVICES"] ?? "") ?? 4)
+
 /// The fleet model on three-node broker clusters (docs/fleet.md, "Brokers that hold the fleet model"), with the
 /// real `motion-agent` and its operator tool: devices spread over the nodes; a fleet and a group document reach
 /// every device; the node of a streaming device stops, its devices fail over and keep every layer; a device that
@@ -16,7 +21,8 @@ import Testing
 /// Booting the clusters takes both cores for a while (RabbitMQ 30–80 s): scripts/test.sh runs this target alone,
 /// after the suite, with MOTION_AGENT_CLUSTER_TESTS=1 and 4 devices; scripts/checks/cluster.sh is the long form
 /// (MOTION_AGENT_CLUSTER_DEVICES, default 12). Figures are printed with the prefix `cluster:`.
-@Suite(.serialized) struct ClusterFleetTests {
+@Suite(.timeLimit(.minutes(clusterTimeLimitMinutes)), .serialized)
+struct ClusterFleetTests {
     static let environment = ProcessInfo.processInfo.environment
     static let enabled = environment["MOTION_AGENT_CLUSTER_TESTS"] == "1"
     /// The devices of a run, the streaming one, the late one and the one away during the clear included.

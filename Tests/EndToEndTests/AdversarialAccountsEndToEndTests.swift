@@ -14,7 +14,7 @@ import Testing
 /// PUBACK says 135, not authorized; the agents and an operator's subscriber never see it), an account cannot take
 /// another device's client id, and what a device writes on its own topics — status, streams, replies — reaches the
 /// operators' terminals only as text, never as escape sequences, and never in another device's name.
-@Suite(.serialized) struct AdversarialAccountsEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct AdversarialAccountsEndToEndTests {
     typealias Fleet = AdversarialFleet
 
     /// mosquitto's reason codes in a PUBACK.

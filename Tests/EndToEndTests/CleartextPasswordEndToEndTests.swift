@@ -4,7 +4,7 @@ import Testing
 
 /// The real agent warns at start when its broker password would cross the network in clear (no mqtt.tls, a broker
 /// that is not this machine), and refuses a password file every user may read, naming the fix.
-@Suite(.serialized) struct CleartextPasswordEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct CleartextPasswordEndToEndTests {
     static func config(host: String, passwordFile: String) -> String {
         """
         device:

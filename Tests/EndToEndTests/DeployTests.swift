@@ -6,7 +6,7 @@ import Testing
 /// What Deploy/ ships, checked for real: the systemd unit with systemd-analyze, install.sh and uninstall.sh in a
 /// throw-away root, the container's runtime packages against Debian 12, and the edge-to-central bridge with two
 /// mosquitto brokers, the agent on the edge one and the operator on the central one.
-@Suite(.serialized) struct DeployTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct DeployTests {
     /// The repository root: this file is Tests/EndToEndTests/DeployTests.swift.
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

@@ -6,9 +6,11 @@ import Testing
 
 /// `mqtt.servers` against real brokers: the agent streams 200 Hz QoS 1 durable samples to one server, that
 /// server is stopped, the agent fails over to another, and a persistent-session subscriber elsewhere counts
-/// every `seq`. Once on a RabbitMQ cluster (three nodes, MQTT 3.1.1 only: `mqtt.protocol: auto` falls back),
-/// once on two independent mosquittos bridged to a third. Figures are printed with the prefix `failover:`.
-@Suite(.serialized) struct FailoverEndToEndTests {
+/// every `seq` — on a RabbitMQ cluster (three nodes, MQTT 3.1.1 only: `mqtt.protocol: auto` falls back), which is
+/// about RabbitMQ. The failover's logic on a pair of brokers runs on virtual time in
+/// AgentSimulationTests/FailoverSimulationTests (issue 40; it was two mosquittos bridged to a third here).
+/// Figures are printed with the prefix `failover:`.
+@Suite(.timeLimit(.minutes(15)), .serialized) struct FailoverEndToEndTests {
     typealias Subscriber = ReliabilityEndToEndTests.PersistentSubscriber
 
     /// The reliability tests' durable accelerometer config with `servers` in place of host and port.
@@ -105,39 +107,6 @@ import Testing
         #expect(outbox["durableDepth"] as? Int == 0)
         #expect(outbox["durableDropped"] as? Int == 0)
         return outcome
-    }
-
-    @Test func twoMosquittosBridgedToAThirdLoseNothingWhenTheAgentsOneStops() async throws {
-        let central = try await MosquittoBroker.started(options: .init(persistence: true))
-        var edges: [MosquittoBroker] = []
-        for name in ["edge-a", "edge-b"] {
-            edges.append(
-                try await MosquittoBroker.started(
-                    options: .init(
-                        persistence: true,
-                        extraConfiguration: MosquittoBroker.Options.bridge(to: central, name: name, topic: "motion/#")
-                    )
-                )
-            )
-        }
-        let device = "failover-bridge"
-        let subscriber = try await Subscriber(central, device: device)
-        let servers = edges.map { "127.0.0.1:\($0.port)" }
-        func edge(_ server: String) -> MosquittoBroker? { edges.first { "127.0.0.1:\($0.port)" == server } }
-        let outcome = try await Self.streamThroughFailover(
-            device: device,
-            servers: servers,
-            protocol: "v5",
-            subscriber: subscriber,
-            stopServer: { server in await edge(server)?.stop() },
-            // The stopped edge saved its bridge queue; restarted, it hands the rest to the central broker.
-            afterFailover: { server in try await edge(server)?.start() }
-        )
-        #expect(outcome.lost == 0)
-        #expect(outcome.unique == outcome.appended)
-        await subscriber.subscriber.close()
-        for edge in edges { await edge.stop() }
-        await central.stop()
     }
 
     /// Booting three Erlang nodes takes both cores for up to a minute, which starved the mosquittos other suites

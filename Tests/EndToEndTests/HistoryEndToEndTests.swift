@@ -4,7 +4,7 @@ import Testing
 
 /// Core Motion's historical queries as control commands, answered from the on-device history, across a restart
 /// and over a corrupt database.
-@Suite(.serialized) struct HistoryEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct HistoryEndToEndTests {
     static func query(
         _ broker: MosquittoBroker,
         _ device: String,

@@ -11,7 +11,7 @@ import Testing
 /// before copying it, counted in the metrics and said in the log. Either way the agent answers the next command,
 /// and its peak resident memory (VmHWM, reset just before the message) stays within the budget: on MQTT 5 it does
 /// not move, on MQTT 3.1.1 it grows by libmosquitto's two buffers only, and both stay under the unit's MemoryMax.
-@Suite(.serialized) struct InboundBytesEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct InboundBytesEndToEndTests {
     static let messageBytes = 16 << 20
 
     @Test(arguments: ["v5", "v311"])

@@ -3,10 +3,15 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The operator's side with the real binary and a real mosquitto: the health report on `{root}/metrics` and as
-/// a Prometheus textfile, Home Assistant discovery and its removal, and `motion-agent watch` in a terminal.
-@Suite(.serialized) struct OperationsEndToEndTests {
-    @Test func metricsArriveWithSaneValuesAndThePrometheusFileParses() async throws {
+/// The operator's side with the real binary and a real mosquitto: the process's own figures in the health report
+/// and the Prometheus textfile on a real file system, and `motion-agent watch` in a terminal. The report's logic and
+/// Home Assistant discovery and its removal run on virtual time in AgentSimulationTests/OperationsSimulationTests
+/// (issue 40).
+@Suite(.timeLimit(.minutes(5)), .serialized) struct OperationsEndToEndTests {
+    /// What only the real process has: its own memory and CPU in the report, and the textfile on a real file
+    /// system. The report's counters, the textfile's agreement with them and a broker restart counted as one
+    /// reconnect run on virtual time in AgentSimulationTests/OperationsSimulationTests (issue 40).
+    @Test func metricsCarryTheProcesssMemoryAndCPUAndThePrometheusFileParses() async throws {
         let broker = try await MosquittoBroker.started()
         let subscriber = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
         let agent = try AgentProcess(
@@ -18,31 +23,13 @@ import Testing
         )
         defer { agent.runner.kill() }
         let reports = try await subscriber.waitFor(count: 2, timeout: 20)
-        #expect(reports.allSatisfy { !$0.retain })
-        let first = payloadJSON(reports[0])
         let second = payloadJSON(reports[1])
         #expect(second["device"] as? String == "e2e-metrics")
-        #expect(second["intervalSeconds"] as? Int == 1)
-        #expect((second["bootCount"] as? Int ?? 0) >= 1)
-        let samples = try #require(second["samples"] as? [String: Any])
-        let earlierSamples = try #require(first["samples"] as? [String: Any])
-        #expect((samples["read"] as? Int ?? 0) > (earlierSamples["read"] as? Int ?? 0), "samples keep coming")
-        #expect(samples["invalid"] as? Int == 0)
-        let messages = try #require(second["messages"] as? [String: Any])
-        #expect((messages["published"] as? Int ?? 0) > 0)
-        #expect(messages["failed"] as? Int == 0 && messages["droppedOverflow"] as? Int == 0)
-        let outbox = try #require(second["outbox"] as? [String: Any])
-        #expect((outbox["depth"] as? Int ?? -1) >= 0 && (outbox["bytes"] as? Int ?? -1) >= 0)
-        let connection = try #require(second["connection"] as? [String: Any])
-        #expect(connection["connected"] as? Bool == true)
-        #expect(connection["reconnects"] as? Int == 0 && connection["failures"] as? Int == 0)
         let process = try #require(second["process"] as? [String: Any])
         #expect((process["rssBytes"] as? Int ?? 0) > 1 << 20)
         #expect((process["cpuSeconds"] as? Double ?? 0) > 0)
         let cpu = try #require(process["cpuPercent"] as? Double)
         #expect(cpu >= 0 && cpu <= 400, "at most all cores of a small board")
-        let uptime = try #require(second["uptimeSeconds"] as? Double)
-        #expect(uptime >= 1 && uptime < 60)
 
         // The textfile, parsed strictly.
         let path = agent.directory + "/metrics.prom"
@@ -51,68 +38,13 @@ import Testing
         let read = families.first { $0.name == "motion_agent_samples_read_total" }?.samples.first
         #expect(read?.labels == ["device": "e2e-metrics"])
         #expect((read?.value ?? 0) > 0)
-        #expect(families.first { $0.name == "motion_agent_resident_memory_bytes" }?.type == "gauge")
-
-        // A broker restart is one reconnect.
-        await subscriber.close()
-        try await broker.restart()
-        let after = try await CapturingSubscriber(broker: broker, filters: ["motion/e2e-metrics/metrics"])
-        try await after.waitUntil(timeout: 20, "a report counting the reconnect") { messages in
-            messages.contains { ((payloadJSON($0)["connection"] as? [String: Any])?["reconnects"] as? Int ?? 0) >= 1 }
-        }
-        await after.close()
-    }
-
-    @Test func homeAssistantDiscoveryAppearsAndIsRemovedWhenSwitchedOff() async throws {
-        let broker = try await MosquittoBroker.started()
-        let device = "e2e-ha"
-        let enabledConfig = AgentProcess.config(
-            device: device,
-            port: broker.port,
-            extra: "home_assistant:\n  enabled: true"
-        )
-        let agent = try AgentProcess(config: enabledConfig)
-        let status = try await CapturingSubscriber(broker: broker, filters: ["motion/\(device)/status"])
-        try await status.waitUntil(timeout: 20, "the birth") {
-            $0.contains { payloadJSON($0)["state"] as? String == "online" }
-        }
-        await status.close()
-
-        // The configs follow the birth; wait until all are out (a loaded host sends some of them after a subscriber
-        // that came right after the birth subscribed, as live messages), then a subscriber arriving later gets them
-        // because they are retained.
-        let published = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
-        try await published.waitFor(count: 13, timeout: 20)
-        await published.close()
-        let discovery = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
-        try await discovery.waitFor(count: 13, timeout: 10)
-        let configs = discovery.messages
-        #expect(configs.allSatisfy { $0.retain && $0.topic.hasSuffix("/config") && $0.topic.contains("/\(device)/") })
-        let objects = configs.map(payloadJSON)
-        #expect(Set(objects.compactMap { $0["unique_id"] as? String }).count == configs.count)
-        #expect(objects.allSatisfy { ($0["state_topic"] as? String)?.hasPrefix("motion/\(device)/") == true })
-        #expect(configs.contains { $0.topic == "homeassistant/binary_sensor/\(device)/online/config" })
-        #expect(configs.contains { $0.topic == "homeassistant/sensor/\(device)/steps/config" })
-        await discovery.close()
-
-        // Restarted with the feature off, it removes them.
+        let resident = families.first { $0.name == "motion_agent_resident_memory_bytes" }
+        #expect(resident?.type == "gauge")
+        #expect((resident?.samples.first?.value ?? 0) > Double(1 << 20), "the process's own RSS")
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 15) == 0)
-        let watcher = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
-        try await watcher.waitFor(count: configs.count, timeout: 5)
-        let disabledConfig = enabledConfig.replacingOccurrences(of: "enabled: true", with: "enabled: false")
-        try disabledConfig.write(toFile: agent.configPath, atomically: true, encoding: .utf8)
-        let again = try AgentProcess(config: disabledConfig, arguments: ["run", "--config", agent.configPath])
-        defer { again.runner.kill() }
-        try await watcher.waitFor(count: configs.count * 2, timeout: 20)
-        let removals = Array(watcher.messages.dropFirst(configs.count))
-        #expect(removals.allSatisfy { $0.payload.isEmpty })
-        #expect(Set(removals.map(\.topic)) == Set(configs.map(\.topic)))
-        await watcher.close()
-        let late = try await CapturingSubscriber(broker: broker, filters: ["homeassistant/#"])
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(late.messages.isEmpty, "no discovery config is retained any more")
-        await late.close()
+        await subscriber.close()
+        await broker.stop()
     }
 
     @Test func watchShowsLiveValuesInATerminal() async throws {

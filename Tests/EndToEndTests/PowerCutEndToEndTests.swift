@@ -8,6 +8,10 @@ import Platform
 import TestSupport
 import Testing
 
+/// Each test's time limit: 15 minutes for CI's 6 kills (7.6 min of bounded waits), longer for chaos.sh's 100.
+private let powerCutTimeLimitMinutes =
+    15 + (Int(ProcessInfo.processInfo.environment["MOTION_AGENT_CHAOS_ITERATIONS"] ?? "") ?? 6) / 2
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +24,8 @@ import Glibc
 ///
 /// `MOTION_AGENT_CHAOS_ITERATIONS` sets the number of kills (CI: 6; scripts/checks/chaos.sh: 100), and
 /// `MOTION_AGENT_CHAOS_SEED` the random moments. Figures are printed with the prefix `faults:`.
-@Suite(.serialized) struct PowerCutEndToEndTests {
+@Suite(.timeLimit(.minutes(powerCutTimeLimitMinutes)), .serialized)
+struct PowerCutEndToEndTests {
     typealias Reliability = ReliabilityEndToEndTests
 
     static var iterations: Int {

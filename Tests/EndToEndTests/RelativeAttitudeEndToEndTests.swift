@@ -6,7 +6,7 @@ import Testing
 /// Relative attitude through a real broker and the real agent: `set-reference-attitude` → its reply →
 /// `relativeAttitude` in the device-motion messages beside the absolute `attitude` → `clear-reference-attitude`
 /// → gone; and a reference set before a restart is still in force, with its capture time, after it.
-@Suite(.serialized) struct RelativeAttitudeEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct RelativeAttitudeEndToEndTests {
     private func quaternion(_ attitude: Any?) -> Quaternion? {
         guard let a = attitude as? [String: Any], let q = a["quaternion"] as? [String: Double] else { return nil }
         return Quaternion(w: q["w"]!, x: q["x"]!, y: q["y"]!, z: q["z"]!)

@@ -24,7 +24,7 @@ import Testing
 ///
 /// The checker needs a Python with jsonschema: MOTION_AGENT_PYTHON, which scripts/test.sh sets to the venv it
 /// creates (.build/python-venv), or that venv itself. Without either the test fails and says so; it never skips.
-@Suite(.serialized) struct SchemaEndToEndTests {
+@Suite(.timeLimit(.minutes(15)), .serialized) struct SchemaEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let binaryDevice = "e2e-schema-bin"

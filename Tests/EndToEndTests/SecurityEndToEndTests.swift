@@ -13,7 +13,7 @@ import Testing
 /// Deploy/mosquitto's ACL and TLS settings, the real agent connecting with TLS and a password; the broker refuses
 /// commands from accounts that are not the operator's; signed commands are accepted and tampered or replayed
 /// ones refused.
-@Suite(.serialized) struct SecurityEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct SecurityEndToEndTests {
     /// Deploy/mosquitto in this checkout.
     static let deployDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Testing
 
 /// The short soak that runs in CI (the long one is scripts/checks/soak.py, in BENCHMARKS.md): the real agent at
 /// 1 kHz with every stream on for a minute; memory, file descriptors and threads must stay flat after warm-up.
-@Suite struct SoakEndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct SoakEndToEndTests {
     struct Sample {
         var rss: Int
         /// Anonymous resident memory: the heap and stacks, without the code pages of the binary and libraries,

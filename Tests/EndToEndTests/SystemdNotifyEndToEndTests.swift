@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// sd_notify as systemd's Type=notify and WatchdogSec= see it: a datagram socket the agent reports to.
-@Suite struct SystemdNotifyEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct SystemdNotifyEndToEndTests {
     /// A bound AF_UNIX datagram socket standing in for systemd's notify socket (the protocol is the socket).
     final class NotifySocket {
         let path: String

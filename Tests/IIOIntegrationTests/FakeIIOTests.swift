@@ -5,7 +5,7 @@ import Testing
 
 /// The whole chain against fake devices that libiio's local backend (and iiod) read exactly like hardware.
 /// They need root (or CAP_SYS_ADMIN) for a private mount namespace; without it they fail and say so.
-@Suite("IIO devices through libiio (fake sysfs tree)", .serialized)
+@Suite("IIO devices through libiio (fake sysfs tree)", .timeLimit(.minutes(5)), .serialized)
 struct FakeIIOTests {
     static let g = 9.80665
 

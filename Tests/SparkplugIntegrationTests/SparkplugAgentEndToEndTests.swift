@@ -7,8 +7,10 @@ import Testing
 /// The real `motion-agent` binary with `sparkplug.enabled: true` (simulated IMU) on a real mosquitto, read by the
 /// independent Sparkplug host (pysparkplug): what `SparkplugHostEndToEndTests` shows for the state machine's
 /// driver, shown again for the agent itself — its streams, its second connection, its state directory and its
-/// control door.
-@Suite(.serialized) struct SparkplugAgentEndToEndTests {
+/// control door. The primary host's handling (going offline and back, a broker outage with a primary host) and a
+/// DCMD through the control door run in the simulation (SparkplugPrimaryHostSimulationTests): the logic, with the
+/// production agent's Sparkplug service.
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SparkplugAgentEndToEndTests {
     /// The agent, started on `directory` (kept between runs for the restart test).
     final class Agent: Sendable {
         let runner: ProcessRunner
@@ -81,14 +83,6 @@ import Testing
         records.filter { $0["type"] as? String == type && (device == nil || $0["device"] as? String == device) }.count
     }
 
-    private func seqs(_ host: SparkplugHostProcess) -> [Int] {
-        host.records.compactMap { record in
-            guard let type = record["type"] as? String, ["NBIRTH", "DBIRTH", "DDATA", "NDATA", "DDEATH"].contains(type)
-            else { return nil }
-            return record["seq"] as? Int
-        }
-    }
-
     @Test func theAgentsBirthsAndDataDecodeWithNamesUnitsAndTimesAndADCMDIsRefusedWhileWritesAreOff() async throws {
         try await MosquittoBroker.withStarted { broker in
             let dir = try directory()
@@ -150,39 +144,6 @@ import Testing
         }
     }
 
-    @Test func aDCMDTheOperatorAllowsGoesThroughTheControlDoor() async throws {
-        try await MosquittoBroker.withStarted { broker in
-            let dir = try directory()
-            let host = try SparkplugHostProcess(port: broker.port, group: "plant", directory: dir)
-            try await host.start()
-            let agent = try Agent(directory: dir, port: broker.port, sparkplug: "  writes: true")
-            try await host.waitFor("the agent's births") { count($0, "DBIRTH") == 3 }
-
-            try host.send(#"{"write": ["imu-7", "accelerometer", "config/rateHz", 5.0]}"#)
-            try await host.waitFor("the new rate and Commands/Applied") { records in
-                records.contains {
-                    $0["device"] as? String == "accelerometer" && $0.metric("config/rateHz")?["value"] as? Double == 5
-                } && records.contains { $0.metric("Commands/Applied")?["value"] as? Int == 1 }
-            }
-            // The control door's own validation refuses what it refuses for every command.
-            try host.send(#"{"write": ["imu-7", "accelerometer", "config/rateHz", -5.0]}"#)
-            try await host.waitFor("the door's refusal") {
-                $0.contains { $0.metric("Commands/Refused")?["value"] as? Int == 1 }
-            }
-            try host.send(#"{"write": ["imu-7", "activity", "config/enabled", false]}"#)
-            try await host.waitFor("activity stopped") { records in
-                records.contains {
-                    $0["device"] as? String == "activity" && $0.metric("config/enabled")?["value"] as? Bool == false
-                }
-            }
-            #expect(agent.log.contains("sparkplug"), "the door logs the command's source")
-            #expect(host.problems.isEmpty, "\(host.problems)")
-            agent.runner.terminate()
-            _ = await agent.runner.waitForExit(timeout: 15)
-            await host.stop()
-        }
-    }
-
     @Test func afterAKillTheDeathMatchesTheBirthAndTheRestartBirthsWithTheNextBdSeq() async throws {
         try await MosquittoBroker.withStarted { broker in
             let dir = try directory()
@@ -205,104 +166,6 @@ import Testing
             #expect(host.records("NDEATH").last?["bdSeq"] as? Int == 1)
             _ = await second.runner.waitForExit(timeout: 15)
             #expect(host.problems.isEmpty, "\(host.problems)")
-            await host.stop()
-        }
-    }
-
-    @Test func aBrokerOutageLeavesNoSeqGapAndTheHeldDataComesBackHistorical() async throws {
-        try await MosquittoBroker.withStarted { broker in
-            let dir = try directory()
-            // With a primary host, as a plant runs: the agent births again once the host is back on the restarted
-            // broker (its STATE), so the host cannot miss the birth and the held data that follows it.
-            let host = try SparkplugHostProcess(
-                port: broker.port,
-                group: "plant",
-                primaryHostID: "scada",
-                directory: dir
-            )
-            try await host.start()
-            let agent = try Agent(directory: dir, port: broker.port, sparkplug: "  primary_host_id: scada")
-            try await host.waitFor("the birth and data") { count($0, "DBIRTH") == 3 && count($0, "DDATA") >= 20 }
-            let before = host.records.count
-            await broker.stop()
-            try await Task.sleep(for: .seconds(1.5))
-            let outage = Int(Date().timeIntervalSince1970 * 1000)
-            try await broker.start()
-            do {
-                try await host.waitFor("the rebirth and the held data", timeout: 30) { records in
-                    let after = records.dropFirst(before)
-                    return after.contains { $0["type"] as? String == "NBIRTH" }
-                        && after.contains { record in
-                            record["type"] as? String == "DDATA"
-                                && record.metrics.contains { $0["historical"] as? Bool == true }
-                        }
-                }
-            } catch {
-                Issue.record("the agent's log: \(agent.log.suffix(3000))")
-                throw error
-            }
-            try await host.waitFor("live data again") { records in
-                records.dropFirst(before).filter { record in
-                    record["type"] as? String == "DDATA"
-                        && record.metrics.contains { $0["historical"] as? Bool == false }
-                }.count >= 10
-            }
-            // Held data keeps the time it was measured, before the broker came back.
-            let historical = host.records.dropFirst(before).filter { $0["type"] as? String == "DDATA" }
-                .flatMap(\.metrics).filter { $0["historical"] as? Bool == true }
-            #expect(historical.contains { ($0["timestamp"] as? Int ?? .max) < outage })
-            // One more per CONNECT, refused ones included (Sparkplug 3.0, 7.1.1).
-            #expect(host.records("NBIRTH").last?["bdSeq"] as? Int ?? 0 >= 1, "a new connection, a new bdSeq")
-            #expect(host.problems.isEmpty, "the host saw a seq gap or a decoding error: \(host.problems)")
-            agent.runner.terminate()
-            _ = await agent.runner.waitForExit(timeout: 15)
-            await host.stop()
-        }
-    }
-
-    @Test func thePrimaryHostGoingOfflineStopsTheAgentAndItsReturnResumesItWithHistoricalData() async throws {
-        try await MosquittoBroker.withStarted { broker in
-            let dir = try directory()
-            let host = try SparkplugHostProcess(
-                port: broker.port,
-                group: "plant",
-                primaryHostID: "scada",
-                directory: dir
-            )
-            try await host.start()
-            let agent = try Agent(directory: dir, port: broker.port, sparkplug: "  primary_host_id: scada")
-            try await host.waitFor("the birth after the host's STATE") {
-                count($0, "DBIRTH") == 3 && count($0, "DDATA") >= 5
-            }
-
-            try host.send(#"{"offline": true}"#)
-            // The agent's own NDEATH before it disconnects, and the broker may deliver the will (the same
-            // NDEATH, same bdSeq) as well: hosts take either.
-            try await host.waitFor("the NDEATH") { count($0, "NDEATH") >= 1 }
-            #expect(host.records("NDEATH").allSatisfy { $0["matchesBirth"] as? Bool == true })
-            try await Task.sleep(for: .seconds(2))
-            let afterDeath = host.records.dropFirst(
-                (host.records.lastIndex { $0["type"] as? String == "NDEATH" } ?? 0) + 1
-            )
-            #expect(
-                !afterDeath.contains { $0["type"] as? String == "DDATA" },
-                "nothing published while the host is offline"
-            )
-            #expect(agent.log.contains("waiting for the primary host"), "\(agent.log.suffix(2000))")
-
-            let beforeReturn = host.records.count
-            try host.send(#"{"online": true}"#)
-            try await host.waitFor("the rebirth and the held data") { records in
-                let after = records.dropFirst(beforeReturn)
-                return after.contains { $0["type"] as? String == "NBIRTH" }
-                    && after.contains { record in
-                        record["type"] as? String == "DDATA"
-                            && record.metrics.contains { $0["historical"] as? Bool == true }
-                    }
-            }
-            #expect(host.problems.isEmpty, "\(host.problems)")
-            agent.runner.terminate()
-            _ = await agent.runner.waitForExit(timeout: 15)
             await host.stop()
         }
     }

@@ -10,7 +10,9 @@ import Testing
 /// A VM under TCG takes both cores for a minute and starves the suite's timing-sensitive tests beside it, so
 /// scripts/checks/long.sh runs this alone, after its cluster tests, with MOTION_AGENT_VM_TESTS=1 (CI leaves it out
 /// for time: the short system test checks the same drivers bound).
-@Suite(.serialized) struct SystemVMTests {
+/// Its time limit is a hang guard above its own bounded waits: building or reusing the image and booting it (up to
+/// 25 min under TCG), gcc, two copies into the guest and the commands there.
+@Suite(.timeLimit(.minutes(60)), .serialized) struct SystemVMTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["MOTION_AGENT_VM_TESTS"] == "1"))
     func realHIDSensorDriversBindAndExposeWhatTheAgentReads() async throws {
         let root = VirtualMachine.repository

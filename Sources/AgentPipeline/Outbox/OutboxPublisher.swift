@@ -119,7 +119,6 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private struct WriterState {
         var lastMaintenance: Double
         var invalidTopicsLogged = Set<Int>()
-        var lastErrorLog = -Double.infinity
     }
 
     private let loopState: Mutex<LoopState>
@@ -553,18 +552,13 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
                         nowMillis: clock.realtimeMilliseconds()
                     )
                 } catch {
-                    if DurableLog.problem(topic: topic, payloadCount: message.payload.count) != nil {
-                        if state.invalidTopicsLogged.insert(message.topicID).inserted {
-                            logger.error(
-                                "durable outbox: refusing messages for \(topic): \(error) (logged once per topic)"
-                            )
-                        }
-                    } else {
-                        let now = clock.monotonicSeconds()
-                        if now - state.lastErrorLog > 5 {
-                            state.lastErrorLog = now
-                            logger.error("durable outbox: \(error)")
-                        }
+                    // Every other failure is the log's storage (a full file system, a failed write), which the log
+                    // reports itself when it starts or changes kind; logging it here too said it twice, then every
+                    // 5 s while it lasted.
+                    if DurableLog.problem(topic: topic, payloadCount: message.payload.count) != nil,
+                        state.invalidTopicsLogged.insert(message.topicID).inserted
+                    {
+                        logger.error("durable outbox: refusing messages for \(topic): \(error) (logged once per topic)")
                     }
                     return .failed
                 }

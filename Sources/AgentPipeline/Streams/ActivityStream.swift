@@ -8,15 +8,17 @@ import MotionWire
 /// changes (at most `rate_hz` times a second; a change that comes too soon is published when the interval
 /// has passed, the latest winning).
 ///
-/// Two sources of evidence are fused (`GaitActivityFusion`): the window classifier (magnitude statistics,
-/// trained on TMD) and gait, read from the step detector the pedometer shares (`SharedGait`).
+/// Two sources of evidence are fused (`GaitActivityFusion`): the window classifier (orientation-free features
+/// of 5 s on a 25 Hz grid; trained on DSADS with people held out, automotive on TMD) and gait, read from the
+/// step detector the pedometer shares (`SharedGait`).
 public final class ActivityStream: MotionStream, @unchecked Sendable {
     public let name = StreamName.activity
     public private(set) var settings: StreamSettings
     public private(set) var effectiveRateHz: Double = 0
     public private(set) var estimator: ActivityEstimator
 
-    /// The classifier's features (magnitude statistics over seconds) need no more than this.
+    /// The classifier reads a 25 Hz grid (`ActivityResampler`); the step detector it shares with the pedometer
+    /// runs at 50 Hz.
     public static let estimationRateHz = 50.0
 
     /// Steps per second from which a confirmed gait is running (`GaitActivityFusion.runningCadence`).

@@ -292,30 +292,32 @@ public struct AgentBuilder {
                 logger: logger
             ),
         ]
+        var sparkplugService: SparkplugService?
         if let sparkplugLane, let sparkplugBroker {
             do {
-                services.append(
-                    try SparkplugService(
-                        configuration: configuration,
-                        baseOptions: try Self.sparkplugOptions(
-                            connectOptions(0),
-                            configuration.sparkplug,
-                            password: sparkplugPassword
-                        ),
-                        broker: sparkplugBroker,
-                        lane: sparkplugLane,
-                        controller: controller,
-                        control: control,
-                        status: status,
-                        state: state,
-                        startup: startup,
-                        drainTimeout: options.drainTimeout,
-                        backoffSeed: seed &+ 1,
-                        clock: clock,
-                        taskExecutor: options.taskExecutor,
-                        logger: logger
-                    )
+                let service = try SparkplugService(
+                    configuration: configuration,
+                    baseOptions: try Self.sparkplugOptions(
+                        connectOptions(0),
+                        configuration.sparkplug,
+                        password: sparkplugPassword
+                    ),
+                    broker: sparkplugBroker,
+                    lane: sparkplugLane,
+                    controller: controller,
+                    control: control,
+                    status: status,
+                    state: state,
+                    startup: startup,
+                    drainTimeout: options.drainTimeout,
+                    drive: options.publisherDrive,
+                    backoffSeed: seed &+ 1,
+                    clock: clock,
+                    taskExecutor: options.taskExecutor,
+                    logger: logger
                 )
+                services.append(service)
+                sparkplugService = service
             } catch {
                 logger.error("Sparkplug is not started: \(error)")
             }
@@ -371,7 +373,8 @@ public struct AgentBuilder {
                 controller: controller,
                 reconciler: reconciler,
                 outbox: outbox,
-                hub: hub
+                hub: hub,
+                sparkplug: sparkplugService
             )
         )
     }

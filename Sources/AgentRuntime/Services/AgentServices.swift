@@ -23,6 +23,8 @@ public struct AgentServices: Sendable {
         package let reconciler: ConfigurationReconciler
         package let outbox: Outbox
         package let hub: SensorHub
+        /// The Sparkplug edge node's service, when `sparkplug.enabled` (its drainer is turned like the publisher).
+        package let sparkplug: SparkplugService?
     }
 
     init(services: [any Service], parts: Parts) {

@@ -19,7 +19,9 @@ import Synchronization
 /// for what was queued before the current birth) and hands them to MQTT. `seq` advances only when the client
 /// took a message, so an outage leaves no gap. Hosts' writes enter by the control door as commands with source
 /// "sparkplug" (`ControlPlane.handleUnsigned`); their outcome goes back to the node, which reports it in NDATA.
-final class SparkplugService: Service, Sendable {
+/// With `OutboxPublisher.Drive.turns` there is no drainer thread: whoever runs the agent calls `drainTurn()`
+/// (the simulation, whose seeds a thread would make irreproducible).
+package final class SparkplugService: Service, Sendable {
     typealias Node = SparkplugEdgeNode<AgentMonotonicClock>
 
     private struct Session {
@@ -61,6 +63,9 @@ final class SparkplugService: Service, Sendable {
     private let state: any StateDirectory
     private let startup: AgentStartup
     private let drainTimeout: Double
+    private let drive: OutboxPublisher.Drive
+    /// The DDATA topic of each carried stream, by the lane's topic id.
+    private let dataTopics: [String]
     private let backoffSeed: UInt64
     private let clock: any AgentClock
     /// Where its unstructured tasks run (`AgentBuilder.Options.taskExecutor`).
@@ -82,12 +87,22 @@ final class SparkplugService: Service, Sendable {
         state: any StateDirectory,
         startup: AgentStartup,
         drainTimeout: Double,
+        drive: OutboxPublisher.Drive = .threads,
         backoffSeed: UInt64,
         clock: any AgentClock,
         taskExecutor: (any TaskExecutor)?,
         logger: Logger
     ) throws(SparkplugError) {
         self.taskExecutor = taskExecutor
+        self.drive = drive
+        dataTopics = lane.catalog.devices.map { device in
+            SparkplugTopic(
+                groupID: configuration.sparkplug.groupID,
+                messageType: .deviceData,
+                edgeNodeID: configuration.device.id,
+                deviceID: device.id
+            ).description
+        }
         self.backoffSeed = backoffSeed
         self.clock = clock
         let sparkplug = configuration.sparkplug
@@ -148,7 +163,7 @@ final class SparkplugService: Service, Sendable {
         }
     }
 
-    func run() async throws {
+    package func run() async throws {
         guard await startup.bootCount() != nil else { return }
         let endpoints = mqtt.endpoints
         var backoff = Backoff(
@@ -158,9 +173,11 @@ final class SparkplugService: Service, Sendable {
             jitter: mqtt.reconnectJitter == .equal ? .equal : .full
         )
         syncStreams()
-        let drainer = Thread { [self] in drain() }
-        drainer.name = "sparkplug-publisher"
-        drainer.start()
+        if drive == .threads {
+            let drainer = Thread { [self] in drain() }
+            drainer.name = "sparkplug-publisher"
+            drainer.start()
+        }
         let forwarder = Task(executorPreference: taskExecutor) { [broker, feed] in
             for await event in broker.events { feed.yield(.broker(event)) }
         }
@@ -386,45 +403,58 @@ final class SparkplugService: Service, Sendable {
 
     // MARK: Data
 
+    /// What one turn of the drainer did.
+    package enum DrainTurn: Sendable, Equatable {
+        /// The agent is stopping: no more turns.
+        case stopped
+        /// The node is not born: the lane keeps the newest (bounded), the node sends nothing.
+        case held
+        /// One DDATA went to the client.
+        case sent
+        /// The oldest body stayed in the lane (the client did not take it, or the birth ended meanwhile).
+        case kept
+        /// The lane is empty.
+        case idle
+    }
+
     /// The drainer thread: the lane's DDATA bodies, while the node is born, in order.
     private func drain() {
-        let outbox = lane.outbox
-        let topics = lane.catalog.devices.map { device in
-            SparkplugTopic(
-                groupID: session.withLock { $0.node.configuration.groupID },
-                messageType: .deviceData,
-                edgeNodeID: deviceID,
-                deviceID: device.id
-            ).description
-        }
         while true {
-            let (flowing, stopping) = session.withLock { ($0.flowing, $0.stopping) }
-            if stopping { return }
-            guard flowing else {
-                // Held until the next birth: the lane keeps the newest (bounded), the node sends nothing.
-                Thread.sleep(forTimeInterval: 0.05)
-                continue
+            switch drainStep(timeout: 0.25) {
+            case .stopped: return
+            case .held, .kept: Thread.sleep(forTimeInterval: 0.05)
+            case .sent, .idle: continue
             }
-            var kept = false
-            let took = outbox.withOldest(timeout: 0.25) { message in
-                session.withLock { session -> Outbox.Disposition in
-                    guard session.flowing, message.topicID < topics.count else {
-                        kept = true
-                        return .keep
-                    }
-                    let sent = publish(
-                        topic: topics[message.topicID],
-                        body: message.payload,
-                        type: .deviceData,
-                        historical: message.sequence <= session.historicalThrough,
-                        session: &session
-                    )
-                    if !sent { kept = true }
-                    return sent ? .published : .keep
-                }
-            }
-            if !took && kept { Thread.sleep(forTimeInterval: 0.05) }
         }
+    }
+
+    /// One turn of the drainer without waiting (`Drive.turns`): the caller turns again while it sends.
+    package func drainTurn() -> DrainTurn { drainStep(timeout: 0) }
+
+    private func drainStep(timeout: Double) -> DrainTurn {
+        let (flowing, stopping) = session.withLock { ($0.flowing, $0.stopping) }
+        if stopping { return .stopped }
+        guard flowing else { return .held }
+        var kept = false
+        let took = lane.outbox.withOldest(timeout: timeout) { message in
+            session.withLock { session -> Outbox.Disposition in
+                guard session.flowing, message.topicID < dataTopics.count else {
+                    kept = true
+                    return .keep
+                }
+                let sent = publish(
+                    topic: dataTopics[message.topicID],
+                    body: message.payload,
+                    type: .deviceData,
+                    historical: message.sequence <= session.historicalThrough,
+                    session: &session
+                )
+                if !sent { kept = true }
+                return sent ? .published : .keep
+            }
+        }
+        if kept { return .kept }
+        return took ? .sent : .idle
     }
 
     /// Records the carried streams' settings in the lane (their `config/…` metrics) and their sensors'

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Something a tree ensemble reads: input `i` of a fixed list.
+public protocol TreeInput {
+    func input(_ i: Int) -> Double
+}
+
+/// A gradient-boosted tree ensemble (scikit-learn's `HistGradientBoostingClassifier`) read from the text
+/// table `scripts/research/activity/train_activity.py` writes, evaluated without allocating.
+///
+/// The table, one record a line: `ensemble <classes> <inputs>`, `baseline <score>…`, then per tree `t`
+/// followed by its nodes in sklearn's order — `s <input> <threshold> <left> <right>` (a split: go left when the
+/// input is ≤ the threshold or is NaN; children numbered within the tree) or `l <score>` (a leaf). Tree `i` adds to
+/// class `i % classes`; with one class the ensemble is binary and its score is the log-odds of that class.
+public struct ActivityTrees: Sendable {
+    public let classCount: Int
+    public let inputCount: Int
+    let baseline: [Double]
+    let roots: [Int32]
+    let nodeInput: [Int8]
+    let nodeThreshold: [Double]
+    let nodeLeft: [Int32]
+    let nodeRight: [Int32]
+    let nodeValue: [Double]
+
+    public struct FormatError: Error, CustomStringConvertible {
+        public let line: Int
+        public let text: String
+        public var description: String {
+            "activity model table, line \(line): cannot read '\(text)' — regenerate it with "
+                + "scripts/research/activity/train_activity.py"
+        }
+    }
+
+    public init(table: String) throws {
+        var classes = 0
+        var inputs = 0
+        var baseline: [Double] = []
+        var roots: [Int32] = []
+        var input: [Int8] = []
+        var threshold: [Double] = []
+        var left: [Int32] = []
+        var right: [Int32] = []
+        var value: [Double] = []
+        var treeStart = 0
+        var lineNumber = 0
+        for line in table.split(separator: "\n", omittingEmptySubsequences: true) {
+            lineNumber += 1
+            let f = line.split(separator: " ")
+            func fail() -> FormatError { FormatError(line: lineNumber, text: String(line)) }
+            guard let kind = f.first else { continue }
+            switch kind {
+            case "ensemble":
+                guard f.count == 3, let c = Int(f[1]), let n = Int(f[2]), c > 0, n > 0 else { throw fail() }
+                (classes, inputs) = (c, n)
+            case "baseline":
+                baseline = f.dropFirst().compactMap { Double(String($0)) }
+                guard baseline.count == f.count - 1 else { throw fail() }
+            case "t":
+                treeStart = input.count
+                roots.append(Int32(treeStart))
+            case "s":
+                guard f.count == 5, let i = Int8(f[1]), Int(i) < inputs, i >= 0, let t = Double(String(f[2])),
+                    let l = Int32(f[3]), let r = Int32(f[4]), !roots.isEmpty
+                else { throw fail() }
+                input.append(i)
+                threshold.append(t)
+                left.append(Int32(treeStart) + l)
+                right.append(Int32(treeStart) + r)
+                value.append(0)
+            case "l":
+                guard f.count == 2, let v = Double(String(f[1])), !roots.isEmpty else { throw fail() }
+                input.append(-1)
+                threshold.append(0)
+                left.append(0)
+                right.append(0)
+                value.append(v)
+            default:
+                throw fail()
+            }
+        }
+        guard classes > 0, baseline.count == classes, !roots.isEmpty, roots.count % classes == 0 else {
+            throw FormatError(line: lineNumber, text: "(a header, baseline or tree is missing)")
+        }
+        for i in input.indices where input[i] >= 0 {
+            guard left[i] < input.count, right[i] < input.count else {
+                throw FormatError(line: i, text: "(a child beyond the table)")
+            }
+        }
+        classCount = classes
+        inputCount = inputs
+        self.baseline = baseline
+        self.roots = roots
+        nodeInput = input
+        nodeThreshold = threshold
+        nodeLeft = left
+        nodeRight = right
+        nodeValue = value
+    }
+
+    /// The raw score of class `c` (log-odds for a binary ensemble).
+    public func score<Input: TreeInput>(class c: Int, _ x: Input) -> Double {
+        var s = baseline[c]
+        var tree = c
+        while tree < roots.count {
+            var node = Int(roots[tree])
+            while nodeInput[node] >= 0 {
+                let v = x.input(Int(nodeInput[node]))
+                // NaN goes left, as the training script's trees were grown with no missing values.
+                node = Int(!(v > nodeThreshold[node]) ? nodeLeft[node] : nodeRight[node])
+            }
+            s += nodeValue[node]
+            tree += classCount
+        }
+        return s
+    }
+
+    /// The binary ensemble's probability of its class.
+    public func probability<Input: TreeInput>(_ x: Input) -> Double {
+        1 / (1 + exp(-score(class: 0, x)))
+    }
+
+    /// Number of nodes (for the bench and the docs).
+    public var nodeCount: Int { nodeInput.count }
+}
+
+extension ActivityFeatures: TreeInput {
+    public func input(_ i: Int) -> Double { self[i] }
+}
