@@ -29,8 +29,10 @@ import Testing
     @Test func aDropIsAFreeFallThenAnImpactPublishedAtOnceWithWallClockDates() throws {
         let outbox = Outbox(capacityBytes: 1 << 20, capacityMessages: 1 << 12)
         let hub = SensorHub(outbox: outbox)
-        let stream = EventsStream(settings: StreamName.events.descriptor.defaults)
-        stream.configure(settings: stream.settings, sensorRatesHz: [.accelerometer: 100], topicID: 7)
+        var settings = StreamName.events.descriptor.defaults
+        settings.enabled = true
+        let stream = EventsStream(settings: settings)
+        stream.configure(settings: settings, sensorRatesHz: [.accelerometer: 100], topicID: 7)
         #expect(stream.effectiveRateHz == 100)
         hub.setStreams([stream])
         for sample in Self.drop(rateHz: 100) { hub.ingest(sample) }

@@ -297,7 +297,7 @@ extension StreamDescriptor {
                     coreMotion: "CMFallDetectionEvent"
                 )
             ],
-            defaults: StreamSettings(enabled: true, rateHz: 100, qos: 1, retain: false, durable: true),
+            defaults: StreamSettings(enabled: false, rateHz: 100, qos: 1, retain: false, durable: true),
             requiredSensors: [.accelerometer],
             pacingSensor: .accelerometer,
             isRawSensor: false,

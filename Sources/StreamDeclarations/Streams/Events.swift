@@ -182,8 +182,10 @@ extension StreamDeclaration {
             )
         ],
         // Durable at QoS 1: a fall must reach the operator through a broker outage and an agent restart, once.
+        // Off by default: on, it runs the accelerometer at 50 Hz at least, which a device configured slower
+        // would not expect.
         // rate_hz is the detector's sampling rate (it works at 50–200 Hz); every event goes out at once.
-        defaults: Defaults(enabled: true, rateHz: 100, qos: 1, retain: false, durable: true),
+        defaults: Defaults(enabled: false, rateHz: 100, qos: 1, retain: false, durable: true),
         requiredSensors: [.accelerometer],
         pacingSensor: .accelerometer,
         homeAssistant: [
@@ -203,7 +205,8 @@ extension StreamDeclaration {
             "published at once — never batched nor held back. rate_hz is the detector's sampling rate (it works",
             "at 50–200 Hz from the accelerometer alone, and uses the gyroscope when another stream runs it).",
             "Durable at QoS 1 by default, so a fall reaches the broker through an outage and a restart, once.",
-            "The detector runs with its shipped settings: falls, impacts and free falls on, tilt off.",
+            "The detector runs with its shipped settings: falls, impacts and free falls on, tilt off. Off by",
+            "default: on, it runs the accelerometer at 50 Hz at least.",
         ]
     )
 }
