@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "motion-agent", targets: ["MotionAgentCLI"]),
         .executable(name: "motion-bench", targets: ["MotionBench"]),
+        .executable(name: "stream-codegen", targets: ["StreamCodegenTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -56,6 +57,12 @@ let package = Package(
         // The arrows, lowest first. Value types and pure algorithms:
         .target(name: "MotionModel", swiftSettings: strict),
         .target(name: "MotionEstimation", dependencies: ["MotionModel"], swiftSettings: strict),
+        // The streams, declared once (name, topics, defaults, sensors, each payload's fields): plain data the
+        // generator (StreamCodegen, scripts/codegen/streams/generate.sh) turns into the stream table, the codecs,
+        // the Sparkplug metrics, the schemas and the docs. Nothing in the agent imports it.
+        .target(name: "StreamDeclarations", swiftSettings: strict),
+        .target(name: "StreamCodegen", dependencies: ["StreamDeclarations"], swiftSettings: strict),
+        .executableTarget(name: "StreamCodegenTool", dependencies: ["StreamCodegen"], swiftSettings: strict),
         // What the core needs from the world (sensor source, broker, host system), the stream vocabulary and
         // the topic scheme. Every adapter depends on this, never on the pipeline, control or runtime.
         .target(name: "AgentPorts", dependencies: ["MotionModel"], swiftSettings: strict),
@@ -253,6 +260,8 @@ let package = Package(
         ),
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory"], swiftSettings: strict),
         .testTarget(name: "AgentPortsTests", dependencies: ["AgentPorts"], swiftSettings: strict),
+        // The generated files are what the declarations make (stale ones fail here, naming the fix).
+        .testTarget(name: "StreamCodegenTests", dependencies: ["StreamCodegen"], swiftSettings: strict),
         .testTarget(name: "MotionWireTests", dependencies: ["MotionWire"], swiftSettings: strict),
         .testTarget(
             name: "SparkplugBTests",

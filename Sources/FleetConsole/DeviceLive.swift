@@ -109,6 +109,9 @@ public struct DeviceLive: Sendable {
             put(path, [("altitude", a.altitude), ("accuracy", a.accuracy)])
         case .submersion(let s):
             put(path, [("depth", s.depth), ("pressureKPa", s.pressureKPa)])
+        case .motionEvent:
+            // The generated one-line summary: numbers and the enums' names only, never device text.
+            event(t, "motion", message.payload.summary)
         }
     }
 

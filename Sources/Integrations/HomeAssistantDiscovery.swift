@@ -41,6 +41,8 @@ public struct HomeAssistantDiscovery: Sendable {
         public var stateClass: String?
         public var options: [String]?
         public var icon: String?
+        /// An event entity's `event_types` (its `value_template` yields `{"event_type": …}`).
+        public var eventTypes: [String]? = nil
         public var payloadOn: String?
         public var payloadOff: String?
         public var availabilityTopic: String?
@@ -54,6 +56,7 @@ public struct HomeAssistantDiscovery: Sendable {
         enum CodingKeys: String, CodingKey {
             case name, options, icon, device, origin
             case uniqueID = "unique_id"
+            case eventTypes = "event_types"
             case stateTopic = "state_topic"
             case valueTemplate = "value_template"
             case unitOfMeasurement = "unit_of_measurement"
@@ -117,7 +120,8 @@ public struct HomeAssistantDiscovery: Sendable {
             deviceClass: String? = nil,
             stateClass: String? = nil,
             options: [String]? = nil,
-            icon: String? = nil
+            icon: String? = nil,
+            eventTypes: [String]? = nil
         ) -> Message {
             let online = component == "binary_sensor"
             let e = Entity(
@@ -130,6 +134,7 @@ public struct HomeAssistantDiscovery: Sendable {
                 stateClass: stateClass,
                 options: options,
                 icon: icon,
+                eventTypes: eventTypes,
                 payloadOn: online ? "online" : nil,
                 payloadOff: online ? "offline" : nil,
                 // The online sensor reads the status itself and must show "off", not "unavailable", when the
@@ -157,7 +162,7 @@ public struct HomeAssistantDiscovery: Sendable {
             + StreamDescriptor.table.flatMap { descriptor in
                 descriptor.homeAssistant.map { sensor in
                     entity(
-                        "sensor",
+                        sensor.component,
                         sensor.objectID,
                         name: sensor.name,
                         stream: topics.topic(descriptor.topics[sensor.topic].payload),
@@ -166,7 +171,8 @@ public struct HomeAssistantDiscovery: Sendable {
                         deviceClass: sensor.deviceClass,
                         stateClass: sensor.stateClass,
                         options: sensor.options,
-                        icon: sensor.icon
+                        icon: sensor.icon,
+                        eventTypes: sensor.eventTypes
                     )
                 }
             }

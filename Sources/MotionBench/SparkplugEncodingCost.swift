@@ -160,8 +160,8 @@ struct SparkplugEncodingCost: ParsableCommand {
             let run = try time { i in
                 let t = MotionSparkplug.milliseconds(time0 + Double(i) / 50)
                 switch payloads[i % n] {
-                case .deviceMotion(let m): writer.record(m, timeMs: t)
-                case .acceleration(let v): writer.record(vector: v, timeMs: t)
+                case .deviceMotion(let m): writer.record(deviceMotion: m, timeMs: t)
+                case .acceleration(let v): writer.record(acceleration: v, timeMs: t)
                 default: break
                 }
                 writer.appendChanges()
@@ -188,8 +188,8 @@ struct SparkplugEncodingCost: ParsableCommand {
         let protobufRun = try time { i in
             let t = MotionSparkplug.milliseconds(time0 + Double(i) / 50)
             switch payloads[i % n] {
-            case .deviceMotion(let m): values.record(m, timeMs: t)
-            case .acceleration(let v): values.record(vector: v, timeMs: t)
+            case .deviceMotion(let m): values.record(deviceMotion: m, timeMs: t)
+            case .acceleration(let v): values.record(acceleration: v, timeMs: t)
             default: break
             }
             var payload = SparkplugPayload()

@@ -4,13 +4,14 @@ import Testing
 @testable import AgentConfig
 
 @Suite struct DurableSettingsTests {
-    @Test func streamsAreNotDurableByDefaultAndReplayRateIs500() throws {
+    @Test func onlyTheEventsStreamIsDurableByDefaultAndReplayRateIs500() throws {
         let configuration = try ConfigurationLoader.decode(
             yaml: "device:\n  id: d\n",
             source: "config.yaml",
             environment: [:]
         )
-        #expect(StreamName.allCases.allSatisfy { !configuration[stream: $0].durable })
+        // Only the motion events stream is durable by default: a fall must survive an outage and a restart.
+        #expect(StreamName.allCases.filter { configuration[stream: $0].durable } == [.events])
         #expect(configuration.outbox.replayRate == 500)
     }
 

@@ -13,6 +13,9 @@ import Testing
 /// process stays end to end: its own RSS and CPU in the report, the textfile on a real file system, and
 /// `motion-agent watch` in a terminal.
 @Suite struct OperationsSimulationTests {
+    /// The online sensor and every stream's entities (the stream table's): 14 with the events stream.
+    static let entityCount = 1 + StreamDescriptor.table.map(\.homeAssistant.count).reduce(0, +)
+
     typealias Scenario = DeliveryScenario
 
     static let prometheus = "/run/motion-agent/metrics.prom"
@@ -108,12 +111,12 @@ import Testing
         world.start(device)
         #expect(status.waitUntil(timeout: 20) { !Scenario.births(status, name).isEmpty })
         func retainedConfigs() -> [String] { broker.retainedTopics.filter { $0.hasPrefix("homeassistant/") } }
-        #expect(world.run(until: { retainedConfigs().count == 13 }, timeout: 20), "\(retainedConfigs())")
+        #expect(world.run(until: { retainedConfigs().count == Self.entityCount }, timeout: 20), "\(retainedConfigs())")
 
         // A subscriber arriving later gets them, because they are retained.
         let discovery = try SimulatedTool(world, clientID: "discovery", subscribe: ["homeassistant/#"])
         let configs = discovery.messages
-        #expect(configs.count == 13)
+        #expect(configs.count == Self.entityCount)
         #expect(configs.allSatisfy { $0.retain && $0.topic.hasSuffix("/config") && $0.topic.contains("/\(name)/") })
         let objects = configs.map(Scenario.json)
         #expect(Set(objects.compactMap { $0["unique_id"] as? String }).count == configs.count)
@@ -138,7 +141,7 @@ import Testing
         #expect(removals.count == configs.count)
         #expect(removals.allSatisfy { $0.payload.isEmpty })
         #expect(Set(removals.map(\.topic)) == Set(configs.map(\.topic)))
-        #expect(log.contains("Home Assistant discovery switched off: removed 13 entity configs"))
+        #expect(log.contains("Home Assistant discovery switched off: removed \(Self.entityCount) entity configs"))
         let late = try SimulatedTool(world, clientID: "late", subscribe: ["homeassistant/#"])
         world.run(for: 0.5)
         #expect(late.messages.isEmpty, "no discovery config is retained any more")
@@ -190,7 +193,7 @@ import Testing
             deviceID: name,
             topics: TopicScheme(root: "motion/\(name)")
         ).messages
-        #expect(published.count == expected.count && expected.count == 13)
+        #expect(published.count == expected.count && expected.count == Self.entityCount)
         #expect(Set(published.map(\.topic)) == Set(expected.map(\.topic)))
         #expect(published.allSatisfy { $0.qos == 1 && !$0.payload.isEmpty })
 

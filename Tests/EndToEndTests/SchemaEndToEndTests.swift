@@ -347,9 +347,12 @@ import Testing
                 }
             }
         }
+        // A motion event needs a drop or a fall, which the simulated scenarios do not have: EventsStreamTests and
+        // the goldens cover its payloads (check_capture.py's OPTIONAL_KINDS says the same).
+        let expectedKinds = Set(PayloadKind.allCases).subtracting([.events])
         #expect(
-            decodedKinds == Set(PayloadKind.allCases),
-            "kinds never decoded: \(Set(PayloadKind.allCases).subtracting(decodedKinds))"
+            decodedKinds.isSuperset(of: expectedKinds),
+            "kinds never decoded: \(expectedKinds.subtracting(decodedKinds))"
         )
 
         try Self.checkBinaryDeviceMotion(subscriber)

@@ -17,6 +17,12 @@ import Testing
             "options", "icon", "availability_topic", "availability_template", "payload_available",
             "payload_not_available", "entity_category", "device", "origin",
         ],
+        // MQTT event platform: its value_template yields {"event_type": …} and the event's attributes.
+        "event": [
+            "name", "unique_id", "state_topic", "value_template", "event_types", "device_class", "icon",
+            "availability_topic", "availability_template", "payload_available", "payload_not_available",
+            "entity_category", "device", "origin",
+        ],
         "binary_sensor": [
             "name", "unique_id", "state_topic", "value_template", "device_class", "icon", "payload_on", "payload_off",
             "availability_topic", "availability_template", "payload_available", "payload_not_available",
@@ -80,6 +86,10 @@ import Testing
             #expect((object["origin"] as? [String: Any])?["name"] as? String == "motion-agent", "HA asks for an origin")
             if let stateClass = object["state_class"] as? String { #expect(Self.stateClasses.contains(stateClass)) }
             let deviceClass = object["device_class"] as? String
+            if component == "event" {
+                #expect((object["event_types"] as? [String])?.isEmpty == false, "an event entity lists its types")
+                #expect((object["value_template"] as? String)?.contains("'event_type'") == true)
+            }
             if component == "binary_sensor" {
                 #expect(deviceClass.map(Self.binarySensorClasses.contains) ?? true)
                 #expect(object["payload_on"] as? String == "online" && object["payload_off"] as? String == "offline")

@@ -177,6 +177,69 @@ import Testing
             json: #"{"seq":6,"timestamp":20.5,"time":1795241010.5,"state":"notSubmerged","depth":0,"#
                 + #""pressure":101.3,"surfacePressure":101.3,"temperature":null}"#
         ),
+        Golden(
+            message: WireMessage(
+                envelope: envelope(3, 3, 1_795_241_102.3),
+                payload: .motionEvent(
+                    .fall(
+                        FallDetectionEvent(
+                            date: 1_795_241_100.25,
+                            resolution: nil,
+                            peakAcceleration: 4.2,
+                            orientationChange: 1.38,
+                            detectionDate: 1_795_241_102.3,
+                            resolutionDate: nil
+                        )
+                    )
+                )
+            ),
+            json: #"{"seq":3,"timestamp":3,"time":1795241102.3,"kind":"fall","date":1795241100.25,"resolution":null,"#
+                + #""peakAcceleration":4.2,"orientationChange":1.38,"detectionDate":1795241102.3,"resolutionDate":null}"#
+        ),
+        Golden(
+            message: WireMessage(
+                envelope: envelope(4, 61, 1_795_241_160.3),
+                payload: .motionEvent(
+                    .fall(
+                        FallDetectionEvent(
+                            date: 1_795_241_100.25,
+                            resolution: .unresponsive,
+                            peakAcceleration: 4.2,
+                            orientationChange: 1.38,
+                            detectionDate: 1_795_241_102.3,
+                            resolutionDate: 1_795_241_160.3
+                        )
+                    )
+                )
+            ),
+            json: #"{"seq":4,"timestamp":61,"time":1795241160.3,"kind":"fall","date":1795241100.25,"#
+                + #""resolution":"unresponsive","peakAcceleration":4.2,"orientationChange":1.38,"#
+                + #""detectionDate":1795241102.3,"resolutionDate":1795241160.3}"#
+        ),
+        Golden(
+            message: WireMessage(
+                envelope: envelope(1, 2.5, 1_795_241_100.5),
+                payload: .motionEvent(.impact(ImpactEvent(date: 1_795_241_100.25, peakAcceleration: 5, duration: 0.03)))
+            ),
+            json: #"{"seq":1,"timestamp":2.5,"time":1795241100.5,"kind":"impact","date":1795241100.25,"#
+                + #""peakAcceleration":5,"duration":0.03}"#
+        ),
+        Golden(
+            message: WireMessage(
+                envelope: envelope(2, 2.5, 1_795_241_100.5),
+                payload: .motionEvent(.freeFall(FreeFallEvent(date: 1_795_241_099.95, duration: 0.3, height: 0.441)))
+            ),
+            json: #"{"seq":2,"timestamp":2.5,"time":1795241100.5,"kind":"freeFall","date":1795241099.95,"#
+                + #""duration":0.3,"height":0.441}"#
+        ),
+        Golden(
+            message: WireMessage(
+                envelope: envelope(5, 9, 1_795_241_107),
+                payload: .motionEvent(.tilt(TiltEvent(date: 1_795_241_107, isTilted: true, angle: 0.6109)))
+            ),
+            json: #"{"seq":5,"timestamp":9,"time":1795241107,"kind":"tilt","date":1795241107,"isTilted":true,"#
+                + #""angle":0.6109}"#
+        ),
     ]
 
     private static func encode(_ m: WireMessage) -> String {

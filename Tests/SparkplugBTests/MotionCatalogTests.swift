@@ -56,7 +56,7 @@ import Testing
 
     @Test func deviceMotionFillsEverySlotWithTheValueItsNameSays() throws {
         var (catalog, writer) = try born("device-motion")
-        writer.record(Self.motion, timeMs: 5)
+        writer.record(deviceMotion: Self.motion, timeMs: 5)
         let definitions = catalog.devices[0].metrics
         let values = Dictionary(uniqueKeysWithValues: zip(definitions.map(\.name), writer.values))
         #expect(values["attitude/roll"] == .float(Float(Self.motion.attitude.roll)))
@@ -75,19 +75,19 @@ import Testing
         }
         var without = Self.motion
         without.relativeAttitude = nil
-        writer.record(without, timeMs: 6)
+        writer.record(deviceMotion: without, timeMs: 6)
         #expect(writer.values[24..<32].allSatisfy { $0 == .null })
     }
 
     @Test func onlyChangedValuesAreSentAfterTheBirth() throws {
         var (catalog, writer) = try born("device-motion")
-        writer.record(Self.motion, timeMs: 5)
+        writer.record(deviceMotion: Self.motion, timeMs: 5)
         _ = writer.birth(catalog: catalog)
-        writer.record(Self.motion, timeMs: 6)
+        writer.record(deviceMotion: Self.motion, timeMs: 6)
         #expect(writer.appendChanges() == 0)
         var moved = Self.motion
         moved.heading = 13
-        writer.record(moved, timeMs: 7)
+        writer.record(deviceMotion: moved, timeMs: 7)
         #expect(writer.appendChanges() == 1)
         let payload = try SparkplugPayload(serializedBytes: writer.body)
         #expect(payload.metrics.map(\.alias) == [catalog.aliasBase(ofDevice: 0) + 20])
@@ -96,21 +96,24 @@ import Testing
 
     @Test func theSlowStreamsFillTheirSlotsAndNullWhatTheyLack() throws {
         var (pedometerCatalog, pedometer) = try born("pedometer")
-        pedometer.record(PedometerData(startDate: 10, endDate: 20.5, numberOfSteps: 91, distance: 63.8), timeMs: 1)
-        pedometer.record(PedometerEvent(date: 21, type: .pause), timeMs: 2)
-        #expect(pedometer.values[0] == .int64(91) && pedometer.values[1] == .double(63.8))
-        #expect(pedometer.values[2] == .null && pedometer.values[8] == .dateTime(20_500))
+        pedometer.record(
+            pedometer: PedometerData(startDate: 10, endDate: 20.5, numberOfSteps: 91, distance: 63.8),
+            timeMs: 1
+        )
+        pedometer.record(pedometerEvent: PedometerEvent(date: 21, type: .pause), timeMs: 2)
+        #expect(pedometer.values[2] == .int64(91) && pedometer.values[3] == .double(63.8))
+        #expect(pedometer.values[4] == .null && pedometer.values[1] == .dateTime(20_500))
         #expect(pedometer.values[9] == .string("pause") && pedometer.values[10] == .dateTime(21_000))
         #expect(pedometerCatalog.devices[0].metrics[9].name == "events/type")
 
         var (_, activity) = try born("activity")
-        activity.record(MotionActivity(startDate: 3, walking: true, confidence: .high), timeMs: 1)
-        #expect(activity.values[1] == .boolean(true) && activity.values[6] == .string("high"))
+        activity.record(activity: MotionActivity(startDate: 3, walking: true, confidence: .high), timeMs: 1)
+        #expect(activity.values[2] == .boolean(true) && activity.values[7] == .string("high"))
 
         var (_, altimeter) = try born("altimeter")
-        altimeter.record(AltitudeData(timestamp: 1, relativeAltitude: 0.42, pressureKPa: 98.9), timeMs: 1)
+        altimeter.record(altitude: AltitudeData(timestamp: 1, relativeAltitude: 0.42, pressureKPa: 98.9), timeMs: 1)
         altimeter.record(
-            AbsoluteAltitudeData(timestamp: 1, altitude: 201.4, accuracy: 82.9, precision: 0.05),
+            absoluteAltitude: AbsoluteAltitudeData(timestamp: 1, altitude: 201.4, accuracy: 82.9, precision: 0.05),
             timeMs: 1
         )
         #expect(
@@ -119,7 +122,7 @@ import Testing
 
         var (_, submersion) = try born("submersion")
         submersion.record(
-            SubmersionData(
+            submersion: SubmersionData(
                 timestamp: 1,
                 state: .submergedShallow,
                 depth: 0.6,

@@ -21,7 +21,7 @@ import Testing
     private func accelerometer(_ edge: SparkplugTestEdgeNode, _ i: Int, time: Double) {
         edge.sample("accelerometer") {
             $0.record(
-                vector: Vector3(x: 0.001 * Double(i), y: -0.002, z: -1),
+                acceleration: Vector3(x: 0.001 * Double(i), y: -0.002, z: -1),
                 timeMs: MotionSparkplug.milliseconds(time)
             )
         }
@@ -41,7 +41,7 @@ import Testing
             inclinationAccuracy: 0.412,
             headingAccuracy: 1.873
         )
-        edge.sample("device-motion") { $0.record(motion, timeMs: MotionSparkplug.milliseconds(time)) }
+        edge.sample("device-motion") { $0.record(deviceMotion: motion, timeMs: MotionSparkplug.milliseconds(time)) }
     }
 
     private func dataSeqs(_ host: SparkplugHostProcess) -> [Int] {

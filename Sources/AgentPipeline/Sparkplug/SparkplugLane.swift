@@ -45,17 +45,7 @@ public final class SparkplugLane: Sendable {
         let outbox = self.outbox
         writers.withLock { writers in
             writers[device].reset()
-            switch payload {
-            case .acceleration(let v), .rotationRate(let v), .magneticField(let v):
-                writers[device].record(vector: v, timeMs: t)
-            case .deviceMotion(let m): writers[device].record(m, timeMs: t)
-            case .pedometer(let d): writers[device].record(d, timeMs: t)
-            case .pedometerEvent(let e): writers[device].record(e, timeMs: t)
-            case .activity(let a): writers[device].record(a, timeMs: t)
-            case .altitude(let a): writers[device].record(a, timeMs: t)
-            case .absoluteAltitude(let a): writers[device].record(a, timeMs: t)
-            case .submersion(let s): writers[device].record(s, timeMs: t)
-            }
+            Self.record(payload, into: &writers[device], timeMs: t)
             guard writers[device].appendChanges() > 0 else { return }
             writers[device].encoder.bytes.withUnsafeBytes {
                 _ = outbox.enqueue(topicID: device, qos: 0, retain: false, payload: $0)
@@ -99,22 +89,5 @@ public final class SparkplugLane: Sendable {
         guard let device = catalog.deviceIndex(of: id) else { return nil }
         let catalog = self.catalog
         return writers.withLock { $0[device].birth(catalog: catalog) }
-    }
-
-    /// `payload.kind`'s index in `PayloadKind.allCases`.
-    @inline(__always)
-    private static func kindIndex(_ payload: StreamPayload) -> Int {
-        switch payload {
-        case .acceleration: 0
-        case .rotationRate: 1
-        case .magneticField: 2
-        case .deviceMotion: 3
-        case .pedometer: 4
-        case .pedometerEvent: 5
-        case .activity: 6
-        case .altitude: 7
-        case .absoluteAltitude: 8
-        case .submersion: 9
-        }
     }
 }

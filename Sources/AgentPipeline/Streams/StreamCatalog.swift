@@ -85,6 +85,8 @@ public struct StreamCatalog: Sendable {
                 waterDensity: configuration.submersion.water.densityKgPerM3,
                 maximumDepthM: configuration.submersion.maxDepthM
             )
+        case .events:
+            return EventsStream(settings: settings)
         }
     }
 }

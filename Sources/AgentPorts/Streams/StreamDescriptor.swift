@@ -6,10 +6,10 @@ import MotionModel
 /// schema, the rate planner's notes, the status, Home Assistant discovery and the docs' checks read it.
 /// (`ControlCommandDescriptor` is the same for commands.)
 ///
-/// Adding a stream: a `StreamName` case and its entry in `table`; its `PayloadKind` and codec in MotionWire (and
-/// its binary record there, if it batches); its `MotionStream` in AgentPipeline (`StreamCatalog.make` names it,
-/// and the compiler asks for it); its schema in docs/schemas and its section in docs/payloads.md and config.yaml —
-/// the tests compare those three with this table.
+/// The table, the names (`StreamName`, `PayloadKind`) and each payload's codec are generated from the stream's
+/// declaration (Sources/StreamDeclarations, scripts/codegen/streams/generate.sh). Adding a stream: its declaration
+/// there, its `MotionStream` in AgentPipeline (`StreamCatalog.make` names it, and the compiler asks for it) and its
+/// prose in docs/payloads.md — README.md, "How it is built", counts what else.
 public struct StreamDescriptor: Sendable {
     /// One topic the stream publishes, under the device's root.
     public struct Topic: Sendable, Hashable {
@@ -25,8 +25,10 @@ public struct StreamDescriptor: Sendable {
         public let coreMotion: String
     }
 
-    /// One Home Assistant sensor that reads a stream topic (MQTT discovery: sensor platform keys).
+    /// One Home Assistant entity that reads a stream topic (MQTT discovery: the sensor and event platforms' keys).
     public struct HomeAssistantSensor: Sendable, Hashable {
+        /// The MQTT discovery component: `sensor`, or `event` for an event entity.
+        public var component = "sensor"
         /// Unique within the device: `steps`, `acceleration_x`.
         public let objectID: String
         public let name: String
@@ -39,6 +41,8 @@ public struct StreamDescriptor: Sendable {
         public var stateClass: String? = nil
         public var options: [String]? = nil
         public var icon: String? = nil
+        /// An event entity's `event_types`.
+        public var eventTypes: [String]? = nil
     }
 
     public let name: StreamName

@@ -79,6 +79,28 @@ struct PayloadFields {
         }
     }
 
+    /// `{"x","y","z","w"}` as a `Quaternion`.
+    func quaternion(_ key: String) throws(WireDecodingError) -> Quaternion {
+        let o = try object(key)
+        do {
+            return Quaternion(w: try o.number("w"), x: try o.number("x"), y: try o.number("y"), z: try o.number("z"))
+        } catch {
+            throw WireDecodingError("`\(key)`: \(error.description)")
+        }
+    }
+
+    func text(_ key: String) throws(WireDecodingError) -> String {
+        guard case .string(let text) = try value(key) else { throw WireDecodingError("`\(key)` is not a string") }
+        return text
+    }
+
+    /// A choice written as `null` when there is none.
+    func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws(WireDecodingError) -> T?
+    where T.RawValue == String {
+        if case .null = try value(key) { return nil }
+        return try choice(key) as T
+    }
+
     func choice<T: RawRepresentable & CaseIterable>(_ key: String) throws(WireDecodingError) -> T
     where T.RawValue == String {
         guard case .string(let text) = try value(key) else { throw WireDecodingError("`\(key)` is not a string") }

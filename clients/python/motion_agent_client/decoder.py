@@ -39,6 +39,8 @@ __all__ = [
     "BINARY_VERSIONS",
     "BinaryBatch",
     "SAMPLE_STREAMS",
+    "STREAMS",
+    "STREAM_SCHEMAS",
     "TOPIC_KINDS",
     "decode",
     "decode_json",
@@ -78,11 +80,30 @@ REFERENCE_FRAMES = (
     "xTrueNorthZVertical",
 )
 
-#: The streams that can batch (and so publish binary batches).
-SAMPLE_STREAMS = ("accelerometer", "gyroscope", "magnetometer", "device-motion")
+# BEGIN GENERATED streams: scripts/codegen/streams/generate.sh from Sources/StreamDeclarations
+#: Every stream, in the agent's order (config keys, status entries).
+STREAMS = (
+    "accelerometer",
+    "gyroscope",
+    "magnetometer",
+    "device-motion",
+    "pedometer",
+    "activity",
+    "altimeter",
+    "submersion",
+    "events",
+)
 
-#: Every kind of topic the agent publishes or reads, as the part after `{root}/` (multi-level ones first, so
-#: the longest suffix wins). "control" is also what the group and fleet command topics are.
+#: The streams that publish one message per sample and can batch (binary batches among them).
+SAMPLE_STREAMS = (
+    "accelerometer",
+    "gyroscope",
+    "magnetometer",
+    "device-motion",
+)
+
+#: Every kind of topic the agent publishes or reads, as the part after `{root}/` (multi-level ones first, so the longest
+#: suffix wins). "control" is also what the group and fleet command topics are.
 TOPIC_KINDS = (
     "control/reply",
     "pedometer/events",
@@ -95,11 +116,28 @@ TOPIC_KINDS = (
     "activity",
     "altimeter",
     "submersion",
+    "events",
     "status",
     "configuration",
     "metrics",
     "control",
 )
+
+#: Each stream topic's JSON Schema in docs/schemas.
+STREAM_SCHEMAS = {
+    "accelerometer": "accelerometer.schema.json",
+    "gyroscope": "gyroscope.schema.json",
+    "magnetometer": "magnetometer.schema.json",
+    "device-motion": "device-motion.schema.json",
+    "pedometer": "pedometer.schema.json",
+    "pedometer/events": "pedometer-events.schema.json",
+    "activity": "activity.schema.json",
+    "altimeter": "altimeter.schema.json",
+    "altimeter/absolute": "altimeter-absolute.schema.json",
+    "submersion": "submersion.schema.json",
+    "events": "events.schema.json",
+}
+# END GENERATED streams
 
 
 def topic_kind(topic: str) -> str | None:

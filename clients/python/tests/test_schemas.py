@@ -13,13 +13,16 @@ from conftest import SCHEMAS, header, motion_record, raw_record
 from jsonschema import Draft202012Validator
 
 from motion_agent_client import decode
+from motion_agent_client.decoder import STREAM_SCHEMAS, STREAMS
 
 schemas = Schemas(SCHEMAS)
 
 
 def test_every_file_is_a_draft_2020_12_schema_with_its_id():
     files = sorted(SCHEMAS.glob("*.schema.json"))
-    assert len(files) == 16
+    # One per stream topic (the generated list) and the agent's own documents.
+    others = {"common", "configuration", "control-reply", "control-request", "metrics", "status"}
+    assert {p.name for p in files} == set(STREAM_SCHEMAS.values()) | {f"{o}.schema.json" for o in others}
     for path in files:
         doc = json.loads(path.read_text(encoding="utf-8"))
         Draft202012Validator.check_schema(doc)
@@ -88,7 +91,7 @@ BIRTH = {
         name: {"available": True, "batch": 1, "enabled": name != "submersion", "encoding": "json", "qos": 0,
                "rateHz": 50, "requestedRateHz": 50, "retain": False,
                **({"referenceFrame": "xArbitraryZVertical"} if name == "device-motion" else {})}
-        for name in ["accelerometer", "gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter", "submersion"]
+        for name in STREAMS
     },
     "time": 1763700000.1,
 }  # fmt: skip
@@ -135,6 +138,15 @@ def test_the_documented_stream_examples_validate():
                         "floorsAscended": None, "floorsDescended": None, "currentPace": None, "currentCadence": None,
                         "averageActivePace": None, "clockSynchronized": False})
     valid("pedometer/events", {"seq": 2, "timestamp": 1.5, "time": 1795241190.5, "type": "pause", "date": 1795241190.4})
+    valid("events", {"seq": 3, "timestamp": 3, "time": 1795241102.3, "kind": "fall", "date": 1795241100.25, "resolution": None,
+                     "peakAcceleration": 4.2, "orientationChange": 1.38, "detectionDate": 1795241102.3, "resolutionDate": None})
+    valid("events", {"seq": 4, "timestamp": 9, "time": 1795241160.3, "kind": "fall", "date": 1795241100.25, "resolution": "unresponsive",
+                     "peakAcceleration": 4.2, "orientationChange": 1.38, "detectionDate": 1795241102.3, "resolutionDate": 1795241160.3})
+    valid("events", {"seq": 1, "timestamp": 2.3, "time": 1795241100.3, "kind": "impact", "date": 1795241100.25, "peakAcceleration": 5.0, "duration": 0.03})
+    valid("events", {"seq": 2, "timestamp": 2.3, "time": 1795241100.3, "kind": "freeFall", "date": 1795241099.95, "duration": 0.3, "height": 0.441})
+    valid("events", {"seq": 5, "timestamp": 9, "time": 1795241109, "kind": "tilt", "date": 1795241109, "isTilted": True, "angle": 0.61})
+    invalid("events", {"seq": 1, "timestamp": 2.3, "time": 1795241100.3, "kind": "impact", "date": 1795241100.25, "peakAcceleration": 5.0}, "duration")
+    invalid("events", {"seq": 1, "timestamp": 2.3, "time": 1795241100.3, "kind": "slip", "date": 1795241100.25}, "")
     valid("activity", {"seq": 3, "timestamp": 3210.0, "time": 1795241195.0, "startDate": 1795241190.0, "stationary": False,
                        "walking": True, "running": False, "cycling": False, "automotive": False, "unknown": False, "confidence": "high"})
     valid("altimeter", {"seq": 1, "timestamp": 1, "time": 2, "relativeAltitude": 0.42, "pressure": 98.92873})

@@ -1,8 +1,10 @@
 import Foundation
+import MotionModel
 
 /// One payload's wire form (docs/payloads.md): the JSON fields it writes after the envelope, how they read
-/// back, and one line for a person. `StreamPayload` hands each case to its codec, so a new payload is one codec
-/// file and one case there; `PayloadEncoder` and `PayloadDecoder` stay as they are.
+/// back, and one line for a person. Each codec is generated from its payload's declaration
+/// (Sources/StreamDeclarations, scripts/codegen/streams/generate.sh); `StreamPayload` hands each case to its
+/// codec, and `PayloadEncoder` and `PayloadDecoder` stay as they are.
 protocol PayloadCodec {
     associatedtype Value
 
@@ -24,5 +26,10 @@ extension PayloadCodec {
 
     static func optional(_ v: Int?, _ b: inout JSONBuffer) {
         if let v { b.integer(v) } else { b.raw("null") }
+    }
+
+    /// `x=+0.0120 y=-0.0030 z=-0.9990`, for summaries.
+    static func triple(_ v: Vector3) -> String {
+        String(format: "x=%+.4f y=%+.4f z=%+.4f", v.x, v.y, v.z)
     }
 }

@@ -1,0 +1,74 @@
+import AgentConfig
+import AgentPorts
+import MotionEstimation
+import MotionModel
+import MotionWire
+
+/// `{root}/events`: the motion events of `MotionEventDetector` — a fall (then its resolution), an impact, a free
+/// fall, a tilt — each published the moment the detector reports it: never batched, never held back by the rate.
+/// `rate_hz` is the rate the detector samples the accelerometer at (it was tuned at 50–200 Hz); the gyroscope is
+/// used when another stream runs it, not turned on for this one.
+public final class EventsStream: MotionStream, @unchecked Sendable {
+    public let name = StreamName.events
+    public private(set) var settings: StreamSettings
+    public private(set) var effectiveRateHz: Double = 0
+    public private(set) var detector: MotionEventDetector
+
+    /// The detector's range: below 50 Hz an impact's peak is missed, above 200 Hz it only costs.
+    public static let detectorRatesHz = 50.0...200.0
+
+    private var topicID = -1
+    private var seq: UInt64 = 0
+    private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
+    private var running = false
+
+    public init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
+        self.settings = settings
+        detector = MotionEventDetector(settings: detectorSettings)
+    }
+
+    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+        guard settings.enabled else { return [:] }
+        let rate = min(max(settings.rateHz, Self.detectorRatesHz.lowerBound), Self.detectorRatesHz.upperBound)
+        return [.accelerometer: rate]
+    }
+
+    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+        self.settings = settings
+        self.topicID = topicID
+        let rate = sensorRatesHz[.accelerometer] ?? 0
+        running = settings.enabled && rate > 0
+        let wanted = sensorDemandsHz(settings: settings)[.accelerometer] ?? 0
+        effectiveRateHz = running ? min(wanted, rate) : 0
+        decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
+    }
+
+    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+        guard running, sample.acceleration != nil, decimator.accept(sample.timestamp) else { return }
+        for event in detector.update(sample) {
+            seq += 1
+            let payload = Self.onWallClock(event, &context.clock)
+            context.publish(payload, seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
+        }
+    }
+
+    /// The event with its dates moved from the sample clock to wall-clock Unix seconds, as the payload carries them.
+    static func onWallClock(_ event: MotionEvent, _ clock: inout WallClock) -> StreamPayload {
+        switch event {
+        case .fall(var e):
+            e.date = clock.wallTime(of: e.date)
+            e.detectionDate = clock.wallTime(of: e.detectionDate)
+            e.resolutionDate = e.resolutionDate.map { clock.wallTime(of: $0) }
+            return .motionEvent(.fall(e))
+        case .impact(var e):
+            e.date = clock.wallTime(of: e.date)
+            return .motionEvent(.impact(e))
+        case .freeFall(var e):
+            e.date = clock.wallTime(of: e.date)
+            return .motionEvent(.freeFall(e))
+        case .tilt(var e):
+            e.date = clock.wallTime(of: e.date)
+            return .motionEvent(.tilt(e))
+        }
+    }
+}
