@@ -18,8 +18,9 @@ final class StatusPublisher: Sendable {
     /// Held while a status is composed and published: two publishers racing (the birth after CONNACK and the
     /// republication after a desired document that arrived right after subscribing) could otherwise compose in
     /// one order and publish in the other, leaving an older state as the retained status. It also guards the
-    /// configuration document last published on this connection (nil: publish it with the next status).
-    private let publication = Mutex<[UInt8]?>(nil)
+    /// configuration document last published on this connection (nil: publish it with the next status), kept as
+    /// a value: comparing it is far cheaper than encoding every setting's account with every status.
+    private let publication = Mutex<ConfigurationStatus?>(nil)
 
     init(composer: StatusComposer, broker: BrokerClient, topics: TopicScheme, logger: Logger) {
         self.composer = composer
@@ -42,12 +43,16 @@ final class StatusPublisher: Sendable {
                 }
                 // Not with the goodbye: it says nothing new about the configuration.
                 guard state == .online else { return }
-                let account = Array(try Self.encoder.encode(configuration))
-                guard birth || account != lastConfiguration else { return }
+                // Its `time` is the status's: compared without it, or every status would carry the whole account
+                // again (as it did), whatever changed.
+                var unstamped = configuration
+                unstamped.time = lastConfiguration?.time
+                guard birth || unstamped != lastConfiguration else { return }
+                let account = try Self.encoder.encode(configuration)
                 try account.withUnsafeBytes { raw in
                     _ = try broker.publish(topic: configurationTopic, payload: raw, qos: 1, retain: true)
                 }
-                lastConfiguration = account
+                lastConfiguration = configuration
             } catch {
                 logger.error("publishing status failed: \(error)")
             }
