@@ -186,7 +186,7 @@ let package = Package(
             name: "AgentSimulation",
             dependencies: [
                 "AgentRuntime", "AgentControl", "AgentPipeline", "AgentConfig", "AgentPorts", "MotionWire",
-                "MotionModel", "Simulation", "MemoryBroker",
+                "MotionModel", "Simulation", "MemoryBroker", "SparkplugB",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,4 +1,5 @@
 import MemoryBroker
+import SparkplugB
 import Synchronization
 
 /// What reached the brokers, as the invariants need it: every PUBLISH a broker took from a client (where a
@@ -56,7 +57,7 @@ public final class SimulationLedger: @unchecked Sendable {
                     String(levels[3]),
                     SparkplugArrival(
                         type: String(levels[2]),
-                        seq: Self.sparkplugSeq(publication.payload),
+                        seq: SparkplugStamp.seq(of: publication.payload),
                         arrival: time
                     )
                 )
@@ -133,38 +134,6 @@ public final class SimulationLedger: @unchecked Sendable {
         /// The payload's `seq` (absent from an NDEATH).
         public var seq: UInt64?
         public var arrival: Double
-    }
-
-    /// The top-level `seq` (field 3, a varint) of a Sparkplug B payload; nil when absent or malformed.
-    package static func sparkplugSeq(_ payload: [UInt8]) -> UInt64? {
-        var index = 0
-        func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < payload.count, shift < 64 {
-                let byte = payload[index]
-                index += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-        while index < payload.count {
-            guard let key = varint() else { return nil }
-            switch key & 7 {
-            case 0:
-                guard let value = varint() else { return nil }
-                if key >> 3 == 3 { return value }
-            case 1: index += 8
-            case 2:
-                guard let length = varint(), length <= UInt64(payload.count - index) else { return nil }
-                index += Int(length)
-            case 5: index += 4
-            default: return nil
-            }
-        }
-        return nil
     }
 
     /// What the edge node `node` published, in the order the brokers took it.

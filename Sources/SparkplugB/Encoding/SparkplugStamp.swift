@@ -43,6 +43,31 @@ public enum SparkplugStamp {
         try result.get()
     }
 
+    /// The `seq` (field 3) a finished message carries — the last occurrence, as protobuf readers take it; nil
+    /// when it has none (an NDEATH) or is not a protobuf payload. For readers that need only that field.
+    public static func seq(of payload: [UInt8]) -> UInt64? {
+        payload.withUnsafeBytes { body -> UInt64? in
+            var offset = 0
+            var seq: UInt64?
+            while offset < body.count {
+                guard let key = ProtobufWire.readVarint(body, &offset) else { return nil }
+                switch key & 7 {
+                case 0:
+                    guard let value = ProtobufWire.readVarint(body, &offset) else { return nil }
+                    if key >> 3 == 3 { seq = value }
+                case 1: offset += 8
+                case 5: offset += 4
+                case 2:
+                    guard let length = ProtobufWire.readVarint(body, &offset), length <= UInt64(body.count - offset)
+                    else { return nil }
+                    offset += Int(length)
+                default: return nil
+                }
+            }
+            return offset == body.count ? seq : nil
+        }
+    }
+
     /// Copies the payload fields, growing each metric (field 2) by `is_historical = true` at its end.
     private static func markHistorical(_ body: UnsafeRawBufferPointer, into out: inout [UInt8]) throws(SparkplugError) {
         var offset = 0
