@@ -2,6 +2,7 @@ import AgentControl
 import AgentPorts
 import MemoryBroker
 import MotionWire
+import SparkplugB
 import Synchronization
 
 /// The fleet's operator, as `motion-agent fleet` and `ctl` act: desired documents numbered per layer and
@@ -172,7 +173,7 @@ public final class SimulatedOperator: @unchecked Sendable {
     func publishPrimaryHost(online: Bool, realtimeSeconds: Double) {
         let payload = state.withLock { state -> [UInt8] in
             state.primaryHostTimestamp = max(state.primaryHostTimestamp + 1, UInt64(max(0, realtimeSeconds * 1000)))
-            let payload = Array(#"{"online":\#(online),"timestamp":\#(state.primaryHostTimestamp)}"#.utf8)
+            let payload = SparkplugHostState(online: online, timestampMs: state.primaryHostTimestamp).payload
             state.primaryHostState = payload
             return payload
         }

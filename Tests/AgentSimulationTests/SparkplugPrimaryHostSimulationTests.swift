@@ -36,7 +36,7 @@ final class SimulatedSparkplugHost {
         let milliseconds = UInt64(tool.world.clock.realtimeSeconds() * 1000)
         try tool.publish(
             SparkplugStateTopic(hostID: hostID).description,
-            #"{"online": \#(online), "timestamp": \#(milliseconds)}"#,
+            SparkplugHostState(online: online, timestampMs: milliseconds).payload,
             qos: 1,
             retain: true
         )

@@ -20,3 +20,12 @@ import Testing
         #expect(SparkplugStamp.seq(of: [0x12, 0x09, 0x00]) == nil)
     }
 }
+
+/// A host's STATE as `SparkplugHostState.payload` writes it is what `init(parsing:)` reads.
+@Suite struct HostStatePayloadTests {
+    @Test(arguments: [true, false])
+    func aStateWrittenIsReadBack(_ online: Bool) throws {
+        let state = SparkplugHostState(online: online, timestampMs: 1_790_000_000_123)
+        #expect(try SparkplugHostState(parsing: state.payload) == state)
+    }
+}

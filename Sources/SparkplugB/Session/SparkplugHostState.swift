@@ -14,6 +14,9 @@ public struct SparkplugHostState: Sendable, Equatable {
         self.timestampMs = timestampMs
     }
 
+    /// The message a host publishes: `{"online":…,"timestamp":…}` (what `init(parsing:)` reads back).
+    public var payload: [UInt8] { Array(#"{"online":\#(online),"timestamp":\#(timestampMs)}"#.utf8) }
+
     public init(parsing payload: [UInt8]) throws(SparkplugError) {
         guard payload.count <= Self.maximumPayloadBytes else {
             throw SparkplugError(
