@@ -15,6 +15,8 @@ public enum ControlCommand: Sendable, Equatable {
     /// `set-reference-attitude` without a quaternion: device motion's current attitude becomes the reference.
     case captureReferenceAttitude
     case resetPedometer
+    /// `confirm-fall`, `dismiss-fall`: an operator's resolution of the fall awaiting one.
+    case resolveFall(FallDetectionEvent.Resolution)
     case reloadConfig
     /// Core Motion's queryPedometerData(from:to:), Unix seconds.
     case queryPedometer(from: Double, to: Double)
