@@ -421,14 +421,17 @@ public struct ControlCommandDescriptor: Sendable {
         ControlCommandDescriptor(
             name: name,
             summary: summary,
-            arguments: "no arguments",
-            examples: [""],
+            arguments:
+                "optional \"date\": the fall's date (Unix seconds, as its report on the events topic has it): only that fall is resolved",
+            examples: ["", "date=1795241100.25"],
             result: .fall,
             changesState: false,
-            parse: { _ in .success(.resolveFall(resolution)) },
+            parse: { args in
+                args.number("date").map { .resolveFall(resolution, date: $0) }
+            },
             handle: { command, context in
-                guard case .resolveFall(let resolution) = command else { throw mismatch(command) }
-                return .fall(try context.controller.resolveFall(resolution))
+                guard case .resolveFall(let resolution, let date) = command else { throw mismatch(command) }
+                return .fall(try context.controller.resolveFall(resolution, date: date))
             }
         )
     }

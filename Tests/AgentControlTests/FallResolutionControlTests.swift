@@ -2,6 +2,7 @@ import AgentConfig
 import AgentControl
 import AgentPipeline
 import AgentPorts
+import Foundation
 import Logging
 import MotionModel
 import MotionWire
@@ -114,9 +115,40 @@ import Testing
         #expect(refused.code == 409 && refused.message.contains("start stream=events"), "\(refused)")
     }
 
-    @Test func argumentsAreRefused() throws {
+    @Test func otherArgumentsAreRefused() throws {
         let f = try fixture(eventsOn: true)
-        let refused = try reply(f.plane, #"{"id": "c1", "command": "confirm-fall", "date": 3}"#)
+        let refused = try reply(f.plane, #"{"id": "c1", "command": "confirm-fall", "fall": 3}"#)
         #expect(refused.code == 400 && !refused.ok, "\(refused)")
+        let mistyped = try reply(f.plane, #"{"id": "c2", "command": "confirm-fall", "date": "yesterday"}"#)
+        #expect(mistyped.code == 400 && !mistyped.ok, "\(mistyped)")
+    }
+
+    /// The date of the fall report the outbox holds (as a subscriber reads it).
+    static func reportedDate(_ outbox: Outbox) -> Double? {
+        var date: Double?
+        while outbox.withOldest(
+            timeout: 0,
+            { m in
+                for decoded in (try? PayloadDecoder.decode(Array(m.payload), kind: .events)) ?? [] {
+                    if case .motionEvent(.fall(let fall)) = decoded.payload, fall.resolution == nil { date = fall.date }
+                }
+                return .published
+            }
+        ) {}
+        return date
+    }
+
+    @Test func withADateOnlyThatFallIsResolved() throws {
+        let f = try fixture(eventsOn: true)
+        for sample in Self.drop() { f.hub.ingest(sample) }
+        let date = try #require(Self.reportedDate(f.outbox))
+        let wrong = try reply(f.plane, #"{"id": "c1", "command": "confirm-fall", "date": \#(date - 60)}"#)
+        #expect(wrong.code == 409 && wrong.message.contains("date=" + String(format: "%.3f", date)), "\(wrong)")
+        let right = try reply(f.plane, #"{"id": "c2", "command": "confirm-fall", "date": \#(date)}"#)
+        guard case .fall(let fall)? = right.result else {
+            Issue.record("confirm-fall with the fall's date was not applied: \(right)")
+            return
+        }
+        #expect(right.code == 200 && fall.resolution == .confirmed && abs(fall.date - date) < 0.001)
     }
 }

@@ -53,7 +53,8 @@ import Testing
         #expect(first["resolution"] is NSNull, "the first report has no resolution: \(first)")
         let date = try #require(first["date"] as? Double)
 
-        let replies = try tool.send(Self.control, #"{"id": "c1", "command": "confirm-fall"}"#)
+        // With the date of the report the operator saw: only that fall is confirmed.
+        let replies = try tool.send(Self.control, #"{"id": "c1", "command": "confirm-fall", "date": \#(date)}"#)
         let reply = try #require(replies.first)
         #expect(replies.count == 1 && reply.ok && reply.code == 200 && reply.id == "c1", "\(reply)")
         guard case .fall(let resolved)? = reply.result else {

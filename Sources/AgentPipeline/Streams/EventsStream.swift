@@ -76,6 +76,9 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
         return published
     }
 
+    /// The wall-clock date (Unix s, as published) of the fall awaiting a resolution, if its report went out.
+    public var pendingFallDate: Double? { reportedFall?.wallDate }
+
     /// Whether the detector is fed (the stream is on and the accelerometer runs).
     public var isRunning: Bool { running }
 

@@ -228,6 +228,7 @@ CONTROL_EXAMPLES = [
     {"id": "7", "command": "reset-pedometer"},
     {"id": "16", "command": "confirm-fall"},
     {"id": "17", "command": "dismiss-fall"},
+    {"id": "18", "command": "confirm-fall", "date": 1795241100.25},
     {"id": "13", "command": "query-pedometer", "from": "2026-11-21T06:00:00Z", "to": "2026-11-21T07:00:00Z"},
     {"id": "14", "command": "query-activity", "from": 1795240800, "to": 1795244400},
     {"id": "15", "command": "reload-config"},
