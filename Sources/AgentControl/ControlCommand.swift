@@ -15,6 +15,9 @@ public enum ControlCommand: Sendable, Equatable {
     /// `set-reference-attitude` without a quaternion: device motion's current attitude becomes the reference.
     case captureReferenceAttitude
     case resetPedometer
+    /// `confirm-fall`, `dismiss-fall`: an operator's resolution of the fall awaiting one — only the fall of impact
+    /// `date` (Unix seconds, as the events stream published it) when one is given.
+    case resolveFall(FallDetectionEvent.Resolution, date: Double?)
     case reloadConfig
     /// Core Motion's queryPedometerData(from:to:), Unix seconds.
     case queryPedometer(from: Double, to: Double)

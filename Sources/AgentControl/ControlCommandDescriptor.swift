@@ -303,6 +303,16 @@ public struct ControlCommandDescriptor: Sendable {
                 return .pedometerReset(ControlResult.PedometerReset())
             }
         ),
+        fallResolution(
+            "confirm-fall",
+            .confirmed,
+            summary: "an operator confirms the fall awaiting one"
+        ),
+        fallResolution(
+            "dismiss-fall",
+            .dismissed,
+            summary: "an operator dismisses the fall awaiting one"
+        ),
         historyQuery(
             "query-pedometer",
             summary: "steps in an interval, from the history",
@@ -398,6 +408,31 @@ public struct ControlCommandDescriptor: Sendable {
             changesState: true,
             parse: { args in args.stream(for: name).flatMap { ControlCommand.configuring($0, values) } },
             handle: configure
+        )
+    }
+
+    /// An operator's resolution of the fall awaiting one (Core Motion's `confirmed`, `dismissed`): the events
+    /// stream publishes the follow-up, and the reply carries it.
+    private static func fallResolution(
+        _ name: String,
+        _ resolution: FallDetectionEvent.Resolution,
+        summary: String
+    ) -> ControlCommandDescriptor {
+        ControlCommandDescriptor(
+            name: name,
+            summary: summary,
+            arguments:
+                "optional \"date\": the fall's date (Unix seconds, as its report on the events topic has it): only that fall is resolved",
+            examples: ["", "date=1795241100.25"],
+            result: .fall,
+            changesState: false,
+            parse: { args in
+                args.number("date").map { .resolveFall(resolution, date: $0) }
+            },
+            handle: { command, context in
+                guard case .resolveFall(let resolution, let date) = command else { throw mismatch(command) }
+                return .fall(try context.controller.resolveFall(resolution, date: date))
+            }
         )
     }
 

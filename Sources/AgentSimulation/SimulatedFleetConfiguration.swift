@@ -1,4 +1,5 @@
 import AgentConfig
+import AgentPorts
 
 /// config.yaml for a simulated device: the broker(s) by their in-memory names, the streams at the rates fleets
 /// use (1–10 Hz: the simulation is after the control and delivery paths, not the estimators), everything else at
@@ -34,10 +35,8 @@ public struct SimulatedFleetConfiguration: Sendable, Codable {
 
     public init() {}
 
-    static let allStreams = [
-        "accelerometer", "gyroscope", "magnetometer", "device-motion", "pedometer", "activity", "altimeter",
-        "submersion",
-    ]
+    /// Every stream of the agent, from its table (a hand list missed the events stream).
+    static let allStreams = StreamName.allCases.map(\.rawValue)
 
     public func yaml(deviceID: String) -> String {
         var text = """

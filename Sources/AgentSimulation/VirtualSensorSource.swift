@@ -26,6 +26,7 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
         var generation = 0
         var delivered = 0
         var faultOnApply: String?
+        var fall: ScriptedFall?
     }
 
     private let state: Mutex<State>
@@ -67,6 +68,11 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
         }
     }
 
+    /// From `fall.start` on, the device lying still falls (`ScriptedFall`; only without a scenario).
+    public func script(_ fall: ScriptedFall) {
+        state.withLock { $0.fall = fall }
+    }
+
     /// Samples delivered so far.
     public var delivered: Int { state.withLock { $0.delivered } }
 
@@ -101,6 +107,10 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
                         sample.timestamp = next
                     } else {
                         sample = state.still.sample(at: next, sensors: state.sensors)
+                        if let a = sample.acceleration, let fallen = state.fall?.acceleration(at: next) {
+                            // The still device's noise, around the script's force instead of (0, 0, −1).
+                            sample.acceleration = Vector3(x: a.x + fallen.x, y: a.y + fallen.y, z: a.z + 1 + fallen.z)
+                        }
                     }
                     state.delivered += 1
                     return sample

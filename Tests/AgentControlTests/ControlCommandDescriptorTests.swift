@@ -16,7 +16,7 @@ import Testing
     @Test func everyCommandHasAUniqueNameHelpAndExamples() {
         let names = ControlCommandDescriptor.names
         #expect(Set(names).count == names.count, "duplicate names: \(names)")
-        #expect(names.count == 16)
+        #expect(names.count == 18)
         for d in ControlCommandDescriptor.table {
             #expect(!d.summary.isEmpty && !d.arguments.isEmpty && !d.examples.isEmpty, "\(d.name)")
             #expect(ControlCommandDescriptor.helpText.contains("  \(d.name) — \(d.summary)"), "\(d.name)")

@@ -63,6 +63,54 @@ import Testing
         }
     }
 
+    /// The fall messages (first report and follow-ups) the outbox holds, oldest first, with their seq.
+    static func drainFalls(_ outbox: Outbox) -> [(seq: UInt64, fall: FallDetectionEvent)] {
+        var falls: [(seq: UInt64, fall: FallDetectionEvent)] = []
+        while outbox.withOldest(
+            timeout: 0,
+            { m in
+                for decoded in (try? PayloadDecoder.decode(Array(m.payload), kind: .events)) ?? [] {
+                    if case .motionEvent(.fall(let f)) = decoded.payload { falls.append((decoded.envelope.seq, f)) }
+                }
+                return .published
+            }
+        ) {}
+        return falls
+    }
+
+    @Test func anOperatorResolutionIsPublishedAtOnceOnceAndAsReturned() throws {
+        let outbox = Outbox(capacityBytes: 1 << 20, capacityMessages: 1 << 12)
+        let hub = SensorHub(outbox: outbox)
+        var settings = StreamName.events.descriptor.defaults
+        settings.enabled = true
+        let stream = EventsStream(settings: settings)
+        stream.configure(settings: settings, sensorRatesHz: [.accelerometer: 100], topicID: 7)
+        hub.setStreams([stream])
+        let early = hub.withStreamsPublishing { _, context in stream.resolveFall(.confirmed, context: &context) }
+        #expect(early == nil, "no sample, no fall: nothing to resolve")
+
+        for sample in Self.drop(rateHz: 100) { hub.ingest(sample) }
+        let reported = Self.drainFalls(outbox)
+        try #require(reported.count == 1, "the drop is a fall: \(reported)")
+        #expect(reported[0].fall.resolution == nil)
+
+        let resolved = hub.withStreamsPublishing { _, context in stream.resolveFall(.confirmed, context: &context) }
+        let confirmed = try #require(resolved)
+        let published = Self.drainFalls(outbox)
+        try #require(published.count == 1, "the follow-up goes out at once, not with the next sample")
+        #expect(published[0].seq == reported[0].seq + 1)
+        #expect(published[0].fall.resolution == .confirmed && confirmed.resolution == .confirmed)
+        #expect(published[0].fall.date == reported[0].fall.date)
+        // Returned as published: wall-clock dates (the payload rounds them to 3 decimals).
+        #expect(abs(confirmed.date - published[0].fall.date) < 0.001 && confirmed.date > 1_000_000_000)
+        let at = try #require(confirmed.resolutionDate)
+        #expect(at >= confirmed.detectionDate, "dated by the last sample, after the detection")
+
+        let again = hub.withStreamsPublishing { _, context in stream.resolveFall(.dismissed, context: &context) }
+        #expect(again == nil, "a fall is resolved once")
+        #expect(Self.drainFalls(outbox).isEmpty)
+    }
+
     @Test func aStoppedStreamPublishesNothing() {
         let outbox = Outbox(capacityBytes: 1 << 20, capacityMessages: 1 << 12)
         let hub = SensorHub(outbox: outbox)

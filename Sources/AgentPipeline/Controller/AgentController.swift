@@ -245,6 +245,48 @@ public final class AgentController: Sendable {
         if !found { throw ControlFailure(.conflict, "the pedometer stream does not exist in this agent") }
     }
 
+    /// An operator's resolution of the fall awaiting one (`confirm-fall`, `dismiss-fall`): the events stream
+    /// publishes the follow-up at once; it is returned as published. Refused (409, naming what to do) when the
+    /// events stream is not running or no fall awaits a resolution.
+    /// With `date` (Unix seconds, as the first report carried it), only that fall: an operator who saw one fall
+    /// does not resolve a newer one by mistake.
+    public func resolveFall(
+        _ resolution: FallDetectionEvent.Resolution,
+        date: Double? = nil
+    ) throws -> FallDetectionEvent {
+        let outcome: Result<FallDetectionEvent, ControlFailure> = hub.withStreamsPublishing { streams, context in
+            for case let events as EventsStream in streams {
+                guard events.isRunning else {
+                    return .failure(
+                        ControlFailure(
+                            .conflict,
+                            "the events stream is not running, so no fall is being watched — start it (start stream=events); a fall it detects can then be resolved"
+                        )
+                    )
+                }
+                if let date, let pending = events.pendingFallDate, abs(pending - date) > 0.0005 {
+                    // As the events topic writes it: 3 decimals.
+                    let shown = String(format: "%.3f", pending)
+                    return .failure(
+                        ControlFailure(
+                            .conflict,
+                            "the fall awaiting a resolution is the one of date \(shown), not \(date) (that one was resolved already, or never reported) — resolve it with date=\(shown) after checking it, or send the command without date"
+                        )
+                    )
+                }
+                if let event = events.resolveFall(resolution, context: &context) { return .success(event) }
+                return .failure(
+                    ControlFailure(
+                        .conflict,
+                        "no fall awaits a resolution: none was detected since the events stream started, or the last one was already resolved (rejected, unresponsive or by an operator — its follow-up on the events topic says which); nothing to resolve"
+                    )
+                )
+            }
+            return .failure(ControlFailure(.conflict, "the events stream does not exist in this agent"))
+        }
+        return try outcome.get()
+    }
+
     /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
     public func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
         withStream(DeviceMotionStream.self, body)

@@ -52,6 +52,12 @@ public final class SensorHub: SampleSink {
         state.withLock { body($0.streams) }
     }
 
+    /// Runs `body` on the streams and the publishing context under the hub's lock, between two samples: for a
+    /// message a command makes a stream publish (an operator's resolution of a fall).
+    package func withStreamsPublishing<R: Sendable>(_ body: ([any MotionStream], inout StreamContext) -> R) -> R {
+        state.withLock { state in body(state.streams, &state.context) }
+    }
+
     public var counters: Counters { state.withLock { $0.counters } }
 
     /// Publishes every stream's held-back samples (partial batches), then runs `body` on the streams — all

@@ -21,6 +21,12 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     private var seq: UInt64 = 0
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var running = false
+    /// The wall-clock dates the pending fall's first report went out with (keyed by its sample-clock date), so
+    /// its follow-up carries the same `date` — the fall's identity — even when the wall clock was stepped or
+    /// re-anchored in between.
+    private var reportedFall: (date: Double, wallDate: Double, wallDetectionDate: Double)?
+    /// The last sample the detector saw, s on the sample clock: an operator's resolution is dated by it.
+    private var lastTimestamp: Double?
 
     public init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
         self.settings = settings
@@ -45,19 +51,52 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
 
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil, decimator.accept(sample.timestamp) else { return }
+        lastTimestamp = sample.timestamp
         for event in detector.update(sample) {
             seq += 1
-            let payload = Self.onWallClock(event, &context.clock)
+            let payload = onWallClock(event, &context.clock)
             context.publish(payload, seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
         }
     }
 
+    /// An operator's resolution (`confirmed`, `dismissed`) of the fall awaiting one: the follow-up is published
+    /// at once, dated by the last sample the detector saw, and returned with wall-clock dates as it went out.
+    /// nil when the stream is not running or no fall awaits a resolution (none yet, or already resolved).
+    public func resolveFall(
+        _ resolution: FallDetectionEvent.Resolution,
+        context: inout StreamContext
+    ) -> FallDetectionEvent? {
+        guard running, let time = lastTimestamp, let event = detector.resolveFall(resolution, at: time) else {
+            return nil
+        }
+        seq += 1
+        let payload = onWallClock(.fall(event), &context.clock)
+        context.publish(payload, seq: seq, timestamp: time, topicID: topicID, settings: settings)
+        guard case .motionEvent(.fall(let published)) = payload else { return event }
+        return published
+    }
+
+    /// The wall-clock date (Unix s, as published) of the fall awaiting a resolution, if its report went out.
+    public var pendingFallDate: Double? { reportedFall?.wallDate }
+
+    /// Whether the detector is fed (the stream is on and the accelerometer runs).
+    public var isRunning: Bool { running }
+
     /// The event with its dates moved from the sample clock to wall-clock Unix seconds, as the payload carries them.
-    static func onWallClock(_ event: MotionEvent, _ clock: inout WallClock) -> StreamPayload {
+    /// A fall's follow-up keeps the dates its first report went out with.
+    func onWallClock(_ event: MotionEvent, _ clock: inout WallClock) -> StreamPayload {
         switch event {
         case .fall(var e):
-            e.date = clock.wallTime(of: e.date)
-            e.detectionDate = clock.wallTime(of: e.detectionDate)
+            let sampleDate = e.date
+            if e.resolution != nil, let reported = reportedFall, reported.date == sampleDate {
+                e.date = reported.wallDate
+                e.detectionDate = reported.wallDetectionDate
+                reportedFall = nil
+            } else {
+                e.date = clock.wallTime(of: e.date)
+                e.detectionDate = clock.wallTime(of: e.detectionDate)
+                if e.resolution == nil { reportedFall = (sampleDate, e.date, e.detectionDate) }
+            }
             e.resolutionDate = e.resolutionDate.map { clock.wallTime(of: $0) }
             return .motionEvent(.fall(e))
         case .impact(var e):

@@ -7,7 +7,7 @@ import MotionModel
 public enum ControlResult: Sendable, Equatable, Codable {
     /// The shape a command's result has; each `ControlCommandDescriptor` names its own.
     public enum Shape: Sendable, Equatable, Hashable {
-        case stream, status, streams, ping, pedometerReset, pedometerQuery, activityQuery, reload
+        case stream, status, streams, ping, pedometerReset, pedometerQuery, activityQuery, reload, fall
     }
 
     /// start, stop, set-*: the stream's state with the effective, clamped rate.
@@ -26,6 +26,8 @@ public enum ControlResult: Sendable, Equatable, Codable {
     case activityQuery([ActivitySegment])
     /// reload-config: what applied at once and what needs a restart.
     case reload(ReloadReport)
+    /// confirm-fall, dismiss-fall: the follow-up the events stream published, its dates in Unix seconds.
+    case fall(FallDetectionEvent)
 
     public struct Ping: Sendable, Equatable, Codable {
         public var time: Double
@@ -112,6 +114,7 @@ public enum ControlResult: Sendable, Equatable, Codable {
         case .pedometerQuery: .pedometerQuery
         case .activityQuery: .activityQuery
         case .reload: .reload
+        case .fall: .fall
         }
     }
 
@@ -126,6 +129,7 @@ public enum ControlResult: Sendable, Equatable, Codable {
         case .pedometerQuery(let v): try c.encode(v)
         case .activityQuery(let v): try c.encode(v)
         case .reload(let v): try c.encode(v)
+        case .fall(let v): try c.encode(v)
         }
     }
 
@@ -149,6 +153,7 @@ public enum ControlResult: Sendable, Equatable, Codable {
         case .pedometerQuery: self = .pedometerQuery(try c.decode(PedometerQuery.self))
         case .activityQuery: self = .activityQuery(try c.decode([ActivitySegment].self))
         case .reload: self = .reload(try c.decode(ReloadReport.self))
+        case .fall: self = .fall(try c.decode(FallDetectionEvent.self))
         }
     }
 }

@@ -462,7 +462,7 @@ extension MotionSparkplug {
             .string,
             description: "null in the first report. rejected: normal activity resumed within the response window (60 "
                 + "s); unresponsive: the device stayed still past it. confirmed and dismissed are an operator's "
-                + "answers (reserved: no command sends them yet)."
+                + "answers (the confirm-fall and dismiss-fall commands)."
         ),
         SparkplugMetricDefinition(
             "fall/peakAcceleration",

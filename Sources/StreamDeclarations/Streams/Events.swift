@@ -59,8 +59,8 @@ extension StreamDeclaration {
                                         coreMotion: "CMFallDetectionEvent.resolution",
                                         doc: "null in the first report. rejected: normal activity resumed within the "
                                             + "response window (60 s); unresponsive: the device stayed still past it. "
-                                            + "confirmed and dismissed are an operator's answers (reserved: no command "
-                                            + "sends them yet).",
+                                            + "confirmed and dismissed are an operator's answers (the confirm-fall and "
+                                            + "dismiss-fall commands).",
                                         presence: .nullable
                                     ),
                                     FieldDeclaration(

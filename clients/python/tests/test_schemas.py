@@ -226,6 +226,9 @@ CONTROL_EXAMPLES = [
     {"id": "12", "command": "set-batch", "stream": "device-motion", "batch": 10},
     {"id": "6", "command": "set-reference-frame", "frame": "xMagneticNorthZVertical"},
     {"id": "7", "command": "reset-pedometer"},
+    {"id": "16", "command": "confirm-fall"},
+    {"id": "17", "command": "dismiss-fall"},
+    {"id": "18", "command": "confirm-fall", "date": 1795241100.25},
     {"id": "13", "command": "query-pedometer", "from": "2026-11-21T06:00:00Z", "to": "2026-11-21T07:00:00Z"},
     {"id": "14", "command": "query-activity", "from": 1795240800, "to": 1795244400},
     {"id": "15", "command": "reload-config"},
@@ -286,6 +289,8 @@ def test_the_documented_replies_validate():
     valid("control/reply", {**reply, "result": {**stream_state, "referenceFrame": "xMagneticNorthZVertical"}})
     valid("control/reply", {**reply, "result": {"numberOfSteps": 0}})
     valid("control/reply", {**reply, "result": {"time": 1763700000.61}})
+    valid("control/reply", {**reply, "result": {"date": 1795241100.25, "resolution": "confirmed", "peakAcceleration": 4.2,
+                                                "orientationChange": 1.38, "detectionDate": 1795241102.3, "resolutionDate": 1795241131.02}})
     valid("control/reply", {**reply, "result": BIRTH})
     valid("control/reply", {**reply, "result": BIRTH["streams"]})
     valid("control/reply", {**reply, "result": {"changedStreams": ["accelerometer"], "needsRestart": ["mqtt"], "message": "applied to: accelerometer; restart the agent to apply: mqtt"}})
