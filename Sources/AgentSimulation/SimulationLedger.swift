@@ -8,20 +8,20 @@ import Synchronization
 public final class SimulationLedger: @unchecked Sendable {
     /// A message as the ledger keeps it: 64 bits of FNV-1a over its topic and payload (payloads carry their
     /// sample's timestamp, so distinct messages do not meet; keeping every payload whole cost more than the agent).
-    struct Fingerprint: Hashable {
-        let value: UInt64
-
-        init(topic: String, payload: [UInt8]) {
+    enum Fingerprint {
+        static func of(topic: String, payload: [UInt8]) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in topic.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             hash = (hash ^ 0xFF) &* 0x100_0000_01b3
-            for byte in payload { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            value = hash
+            return payload.withUnsafeBufferPointer { bytes in
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                return hash
+            }
         }
     }
 
     private struct State {
-        var accepted = Set<Fingerprint>()
+        var accepted = FingerprintSet(capacity: 4096)
         var arrivals: [String: [Double]] = [:]
         var samples: [String: [SampleArrival]] = [:]
         var sparkplug: [String: [SparkplugArrival]] = [:]
@@ -44,7 +44,7 @@ public final class SimulationLedger: @unchecked Sendable {
     private func record(_ publication: MemoryBroker.Publication) {
         let time = now()
         let topic = publication.topic
-        let fingerprint = Fingerprint(topic: topic, payload: publication.payload)
+        let fingerprint = Fingerprint.of(topic: topic, payload: publication.payload)
         var reply: String?
         if topic.hasPrefix(SimulatedOperator.replyTopic + "/") || topic.hasSuffix("/control/reply") {
             reply = Self.replyKey(topic: topic, payload: publication.payload)
@@ -63,6 +63,13 @@ public final class SimulationLedger: @unchecked Sendable {
                 )
             }
         }
+        // Scanned before the lock and appended with one look-up of the topic, not one per sample of a batch.
+        var scanned: [SampleArrival] = []
+        if reply == nil, sparkplug == nil, !publication.retain {
+            Self.scanSamples(publication.payload) { seq, timestamp in
+                scanned.append(SampleArrival(arrival: time, seq: seq, timestamp: timestamp))
+            }
+        }
         state.withLock { state in
             state.publications += 1
             if let sparkplug {
@@ -76,9 +83,7 @@ public final class SimulationLedger: @unchecked Sendable {
             guard !publication.retain else { return }
             state.accepted.insert(fingerprint)
             state.arrivals[topic, default: []].append(time)
-            Self.scanSamples(publication.payload) { seq, timestamp in
-                state.samples[topic, default: []].append(SampleArrival(arrival: time, seq: seq, timestamp: timestamp))
-            }
+            if !scanned.isEmpty { state.samples[topic, default: []].append(contentsOf: scanned) }
         }
     }
 
@@ -165,7 +170,7 @@ public final class SimulationLedger: @unchecked Sendable {
 
     /// Whether a broker took this message (not retained) from some client.
     public func accepted(topic: String, payload: [UInt8]) -> Bool {
-        let fingerprint = Fingerprint(topic: topic, payload: payload)
+        let fingerprint = Fingerprint.of(topic: topic, payload: payload)
         return state.withLock { $0.accepted.contains(fingerprint) }
     }
 

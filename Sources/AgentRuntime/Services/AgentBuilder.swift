@@ -398,7 +398,7 @@ public struct AgentBuilder {
     ) -> @Sendable (UInt64) throws -> BrokerConnectOptions {
         { bootCount in
             let mqtt = configuration.mqtt
-            let willBytes = try StatusPublisher.encoder.encode(composer.will(bootCount: bootCount))
+            let willBytes = try StatusJSON.encode(composer.will(bootCount: bootCount))
             return BrokerConnectOptions(
                 host: mqtt.host,
                 port: mqtt.port,
@@ -409,7 +409,7 @@ public struct AgentBuilder {
                 username: mqtt.username,
                 password: password,
                 tls: mqtt.tls.map { BrokerTLS(caFile: $0.caFile, certFile: $0.certFile, keyFile: $0.keyFile) },
-                will: BrokerWill(topic: topic, payload: Array(willBytes), qos: 1, retain: true),
+                will: BrokerWill(topic: topic, payload: willBytes, qos: 1, retain: true),
                 maxInflightMessages: mqtt.maxInflight,
                 sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
                 maximumPacketSize: maximumPacketSize

@@ -1,5 +1,4 @@
 import AgentPorts
-import Foundation
 import Logging
 import MotionWire
 import Synchronization
@@ -37,7 +36,7 @@ final class StatusPublisher: Sendable {
         publication.withLock { lastConfiguration in
             do {
                 let (status, configuration) = composer.compose(state, reason: reason)
-                let bytes = try Self.encoder.encode(status)
+                let bytes = try StatusJSON.encode(status)
                 try bytes.withUnsafeBytes { raw in
                     _ = try broker.publish(topic: topic, payload: raw, qos: 1, retain: true)
                 }
@@ -48,7 +47,7 @@ final class StatusPublisher: Sendable {
                 var unstamped = configuration
                 unstamped.time = lastConfiguration?.time
                 guard birth || unstamped != lastConfiguration else { return }
-                let account = try Self.encoder.encode(configuration)
+                let account = try StatusJSON.encode(configuration)
                 try account.withUnsafeBytes { raw in
                     _ = try broker.publish(topic: configurationTopic, payload: raw, qos: 1, retain: true)
                 }
@@ -62,11 +61,5 @@ final class StatusPublisher: Sendable {
     /// Publishes the status only while connected (after a command, a fault, a reload).
     func publishIfConnected() {
         if broker.isConnected { publish(.online) }
-    }
-
-    static var encoder: JSONEncoder {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys]
-        return e
     }
 }
