@@ -92,8 +92,10 @@ public struct Pipeline: Sendable {
             referenceAttitudeStore: options.referenceAttitudeStore,
             logger: logger
         )
-        faults.target = { [controller, report = options.faults] fault in
-            controller.recordFault(fault)
+        // Weak: the controller owns the hub, which owns this box; a strong capture kept the whole graph alive
+        // after the agent ended (each simulated process leaked its pipeline).
+        faults.target = { [weak controller, report = options.faults] fault in
+            controller?.recordFault(fault)
             report(fault)
         }
     }

@@ -94,6 +94,7 @@ public struct ScheduleRun {
         world.run(until: end)
         violations += Invariants(world: world, ledger: ledger, operatorTool: operatorTool, schedule: schedule)
             .check(quietSince: quietStart)
+        defer { world.tearDown() }
         return Outcome(
             schedule: schedule,
             violations: violations,

@@ -149,6 +149,18 @@ public final class SimulationWorld: @unchecked Sendable {
         }
     }
 
+    /// Ends the simulation: every process and every client is killed and their tasks unwind. A task left asleep on
+    /// the virtual clock or waiting for a client's events would hold what it reads — a process's whole service
+    /// graph, a tool, the network — for as long as the program runs: an explorer running thousands of worlds in
+    /// one process must end each one.
+    public func tearDown() {
+        executor.run {
+            for device in devices { device.kill() }
+            network.killAllClients()
+            _ = settle()
+        }
+    }
+
     /// Runs the world for `seconds` of simulated time.
     public func run(for seconds: Double) { run(until: now + seconds) }
 

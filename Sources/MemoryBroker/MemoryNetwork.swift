@@ -40,6 +40,14 @@ public final class MemoryNetwork: Sendable {
         world.withLock { $0.nextDueTime() }
     }
 
+    /// Kills every client as `MemoryBrokerClient.kill()` does: the streams end, so the tasks reading them return
+    /// (a simulation ends this way; a task left waiting for an event would hold its client and the network).
+    public func killAllClients() {
+        mutate { world, now, effects in
+            for client in world.clients.indices { world.kill(client, now: now, effects: &effects) }
+        }
+    }
+
     /// Runs `body` under the network's lock, then hands out what it produced. Never call back into the network
     /// from `body`.
     func mutate<Result, Failure: Error>(
