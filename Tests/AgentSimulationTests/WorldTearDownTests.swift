@@ -1,7 +1,8 @@
 import AgentPorts
-@testable import AgentSimulation
 import MemoryBroker
 import Testing
+
+@testable import AgentSimulation
 
 /// The explorer runs thousands of worlds in one process: each must be freed when it ends. A reference cycle in the
 /// agent's graph (the hub's fault box held the controller, which holds the hub), a task left asleep on the virtual
