@@ -13,7 +13,12 @@ import Synchronization
 /// previous state in force. Only ControlPlane calls it, inside its door, so changes never interleave.
 public final class ConfigurationReconciler: Sendable {
     private struct State {
-        var layers: ConfigurationLayers
+        var layers: ConfigurationLayers {
+            didSet { account = nil }
+        }
+        /// `layers`' account of every setting and desired version, made at the first status after a change: a
+        /// status is composed at every connection, command and fault, the layers change far less often.
+        var account: (settings: [String: ConfigurationStatus.Setting], desired: [String: Int])?
         /// `layers` resolved: what the agent runs, read by the controller at every change and status.
         var effective: AgentConfiguration
         var refused: ConfigurationStatus.Refusal?
@@ -206,27 +211,32 @@ public final class ConfigurationReconciler: Sendable {
     /// The status document's account of the configuration; `notes` adds what the hardware made of a value.
     public func status(notes: [String: String] = [:]) -> ConfigurationStatus {
         state.withLock { s in
-            let resolution = s.layers.resolve()
-            var settings: [String: ConfigurationStatus.Setting] = [:]
-            for entry in resolution.entries {
-                settings[entry.keyPath] = ConfigurationStatus.Setting(
-                    value: entry.value,
-                    source: "\(entry.source)",
-                    note: notes[entry.keyPath]
-                )
-            }
-            var desired: [String: Int] = [:]
-            for layer in s.layers.order {
-                if let document = s.layers.documents[layer] { desired["\(layer)"] = document.version }
-            }
+            let account = s.account ?? Self.account(of: s.layers)
+            s.account = account
+            var settings = account.settings
+            for (keyPath, note) in notes where settings[keyPath] != nil { settings[keyPath]?.note = note }
             return ConfigurationStatus(
                 groups: s.layers.base.control.groups,
-                desired: desired,
+                desired: account.desired,
                 refused: s.refused,
                 ignored: s.ignored,
                 settings: settings
             )
         }
+    }
+
+    private static func account(
+        of layers: ConfigurationLayers
+    ) -> (settings: [String: ConfigurationStatus.Setting], desired: [String: Int]) {
+        var settings: [String: ConfigurationStatus.Setting] = [:]
+        for entry in layers.resolve().entries {
+            settings[entry.keyPath] = ConfigurationStatus.Setting(value: entry.value, source: "\(entry.source)")
+        }
+        var desired: [String: Int] = [:]
+        for layer in layers.order {
+            if let document = layers.documents[layer] { desired["\(layer)"] = document.version }
+        }
+        return (settings, desired)
     }
 
     /// Per layer, the version of the last document refused since the layer last applied one.

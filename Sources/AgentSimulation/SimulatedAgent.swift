@@ -194,7 +194,11 @@ public final class SimulatedAgent: @unchecked Sendable {
     func turnPublisher() -> (moved: Bool, wake: Double?) {
         let sparkplug = turnSparkplug()
         let native = turnNativePublisher()
-        let wake = [sparkplug.wake, native.wake].compactMap { $0 }.min()
+        let wake: Double? =
+            switch (sparkplug.wake, native.wake) {
+            case (let a?, let b?): min(a, b)
+            case (let a, let b): a ?? b
+            }
         return (sparkplug.moved || native.moved, wake)
     }
 

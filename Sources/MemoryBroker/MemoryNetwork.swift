@@ -71,21 +71,12 @@ public final class MemoryNetwork: Sendable {
     /// killed clients ended.
     private func deliver(_ effects: PumpEffects) {
         guard !effects.isEmpty else { return }
-        // Only the clients this turn touched (a fleet has many idle ones).
-        var touched = Set(effects.events.map(\.client))
-        touched.formUnion(effects.acknowledgements.keys)
-        touched.formUnion(effects.finished)
-        let clients = world.withLock { world in
-            Dictionary(
-                uniqueKeysWithValues: touched.map {
-                    ($0, (queue: world.clients[$0].queue, handler: world.clients[$0].handler))
-                }
-            )
-        }
         for (observer, publication) in effects.publications { observer(publication) }
         for (observer, delivery) in effects.deliveries { observer(delivery) }
+        // A turn touches few clients: one look-up each under the lock costs less than gathering them in a set
+        // and a dictionary (which this did, at every turn).
         for (client, event) in effects.events {
-            guard let queue = clients[client]?.queue else { continue }
+            let queue = world.withLock { $0.clients[client].queue }
             if case .message(let message) = event {
                 queue.offer(message)
             } else {
@@ -93,10 +84,12 @@ public final class MemoryNetwork: Sendable {
             }
         }
         for client in effects.acknowledgements.keys.sorted() {
-            guard let ids = effects.acknowledgements[client], let handler = clients[client]?.handler else { continue }
+            guard let ids = effects.acknowledgements[client],
+                let handler = world.withLock({ $0.clients[client].handler })
+            else { continue }
             handler.brokerAcknowledged(ids[...])
         }
         for waiter in effects.waiters { waiter.resume() }
-        for client in effects.finished { clients[client]?.queue.finish() }
+        for client in effects.finished { world.withLock { $0.clients[client].queue }.finish() }
     }
 }

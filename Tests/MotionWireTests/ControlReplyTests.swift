@@ -65,6 +65,32 @@ import Testing
         )
     }
 
+    /// `encoded()` writes the reply by hand: the same bytes as `JSONEncoder` with sorted keys, whatever the
+    /// device id, command id and message hold (they come from the network).
+    @Test(arguments: [
+        "plain", "a/b/c", #"quote " and back \ slash"#, "new\nline\ttab\r", "\u{01}\u{1F}\u{7F}", "é ∑ 🚀", "",
+        "\u{2028}",
+    ])
+    func aHandWrittenReplyIsWhatJSONEncoderWrites(text: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let replies = [
+            ControlReply.applied(id: text, device: text, result: .ping(.init(time: 1_763_700_000.125))),
+            ControlReply.applied(id: "p", device: "d", result: .ping(.init(time: -0.5))),
+            ControlReply.applied(id: "p", device: "d", result: .ping(.init(time: 1e-7))),
+            ControlReply.applied(id: "r", device: text, result: .pedometerReset(.init())),
+            ControlReply.applied(id: "s", device: "d", result: .stream(Self.stream)),
+            ControlReply.refused(ControlFailure(.malformed, text), device: text),
+            ControlReply.refused(ControlFailure(.unknown, id: text, text), device: "d"),
+        ]
+        for reply in replies {
+            #expect(
+                String(decoding: reply.encoded(), as: UTF8.self)
+                    == String(decoding: try encoder.encode(reply), as: UTF8.self)
+            )
+        }
+    }
+
     @Test func repliesReadBackWithTheirCommandsShape() throws {
         let status = try JSONDecoder().decode(
             AgentStatus.self,

@@ -359,7 +359,7 @@ public enum StatusJSON {
 
     /// A `Double` as `JSONEncoder` writes it: integral values without `.0`, others in Swift's shortest
     /// round-tripping form (`0.1`, `1e-05`, `1.5e+20`), all of which JSON accepts.
-    private static func number(_ value: Double, _ key: StaticString, _ out: inout JSONBuffer) throws {
+    static func number(_ value: Double, _ key: StaticString, _ out: inout JSONBuffer) throws {
         guard value.isFinite else { throw NonFiniteNumber(key: key) }
         if value == value.rounded(.towardZero), abs(value) < 1e15 {
             if value.sign == .minus && value == 0 { out.byte(UInt8(ascii: "-")) }

@@ -37,11 +37,13 @@ public struct JSONBuffer: ~Copyable {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Appends a JSON string, escaped per RFC 8259.
-    public mutating func string(_ s: String) {
+    /// Appends a JSON string, escaped per RFC 8259; `escapingSlashes` writes `/` as `\/`, as Foundation's
+    /// `JSONEncoder` does by default.
+    public mutating func string(_ s: String, escapingSlashes: Bool = false) {
         bytes.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {
+            case UInt8(ascii: "/") where escapingSlashes: raw("\\/")
             case UInt8(ascii: "\""): raw("\\\"")
             case UInt8(ascii: "\\"): raw("\\\\")
             case 0x0A: raw("\\n")
