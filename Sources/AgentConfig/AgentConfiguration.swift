@@ -26,6 +26,8 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var streams: [StreamName: StreamSettings] = StreamName.defaultSettings
     /// Settings only device motion has (`streams.device-motion.reference_frame`).
     public var deviceMotion = DeviceMotionSettings()
+    /// Settings only the events stream has (`streams.events.falls`, `impact_threshold_g`, …).
+    public var events = MotionEventsSettings()
     public var pedometer = PedometerSettings()
     public var altimeter = AltimeterSettings()
     public var submersion = SubmersionSettings()

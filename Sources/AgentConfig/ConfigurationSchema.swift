@@ -515,6 +515,23 @@ enum ConfigurationSchema {
         // Device motion's own: they live outside the stream's settings, in `deviceMotion`.
         case "reference_frame": .choice(\.deviceMotion.referenceFrame)
         case "reference_attitude": .referenceAttitude(\.deviceMotion.referenceAttitude)
+        // The events stream's own, in `events`.
+        case "falls": .flag(\.events.falls)
+        case "impacts": .flag(\.events.impacts)
+        case "free_falls": .flag(\.events.freeFalls)
+        case "tilt": .flag(\.events.tilt)
+        case "impact_threshold_g":
+            .number(\.events.impactThresholdG, allowed: "a number from 1.5 to 16 (g)") {
+                MotionEventsSettings.impactThresholdRange.contains($0)
+            }
+        case "fall_response_s":
+            .number(\.events.fallResponseSeconds, allowed: "a number from 10 to 600 (seconds)") {
+                MotionEventsSettings.fallResponseRange.contains($0)
+            }
+        case "tilt_cone_degrees":
+            .number(\.events.tiltConeDegrees, allowed: "a number from 5 to 85 (degrees)") {
+                MotionEventsSettings.tiltConeRange.contains($0)
+            }
         default: nil
         }
     }

@@ -2,6 +2,12 @@ import MemoryBroker
 import SparkplugB
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What reached the brokers, as the invariants need it: every PUBLISH a broker took from a client (where a
 /// publisher's responsibility ends), keyed by topic and payload; per stream topic the times messages arrived; and
 /// per device and command id the replies.
@@ -147,21 +153,18 @@ public final class SimulationLedger: @unchecked Sendable {
     private static let seqKey = Array(#""seq":"#.utf8)
     private static let timestampKey = Array(#""timestamp":"#.utf8)
 
-    /// The index just past the first `key` at or after `start`.
+    /// The index just past the first `key` at or after `start`: libc's `memchr` finds each candidate first byte
+    /// (a byte-wise scan was most of the ledger's reading; Glibc's module does not export `memmem`).
     private static func find(_ key: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard let first = key.first, key.count <= bytes.count else { return nil }
+        guard let base = bytes.baseAddress, let first = key.first else { return nil }
         var index = start
-        let last = bytes.count - key.count
-        outer: while index <= last {
-            guard bytes[index] == first else {
-                index += 1
-                continue
+        while index + key.count <= bytes.count {
+            guard let hit = memchr(base + index, Int32(first), bytes.count - key.count + 1 - index) else {
+                return nil
             }
-            for offset in 1..<key.count where bytes[index + offset] != key[offset] {
-                index += 1
-                continue outer
-            }
-            return index + key.count
+            index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(base + index, key, key.count) == 0 { return index + key.count }
+            index += 1
         }
         return nil
     }
@@ -219,19 +222,29 @@ public final class SimulationLedger: @unchecked Sendable {
 
     /// `device/id` of a reply; replies without an id (429: the command was not read) are keyed by nothing.
     private static func replyKey(topic: String, payload: [UInt8]) -> String? {
-        let text = String(decoding: payload, as: UTF8.self)
-        guard let idRange = text.range(of: "\"id\":\"") else { return nil }
-        let idStart = idRange.upperBound
-        guard let idEnd = text[idStart...].firstIndex(of: "\"") else { return nil }
-        let device: Substring
-        if let deviceRange = text.range(of: "\"device\":\""),
-            let end = text[deviceRange.upperBound...].firstIndex(of: "\"")
-        {
-            device = text[deviceRange.upperBound..<end]
-        } else {
-            device = Substring(topic)
+        payload.withUnsafeBufferPointer { bytes -> String? in
+            guard let idStart = find(idKey, in: bytes, from: 0), let idEnd = quote(in: bytes, from: idStart) else {
+                return nil
+            }
+            let id = String(decoding: UnsafeBufferPointer(rebasing: bytes[idStart..<idEnd]), as: UTF8.self)
+            if let deviceStart = find(deviceKey, in: bytes, from: 0),
+                let deviceEnd = quote(in: bytes, from: deviceStart)
+            {
+                let device = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[deviceStart..<deviceEnd]),
+                    as: UTF8.self
+                )
+                return "\(device)/\(id)"
+            }
+            return "\(topic)/\(id)"
         }
-        return "\(device)/\(text[idStart..<idEnd])"
+    }
+
+    private static let idKey = Array(#""id":""#.utf8)
+    private static let deviceKey = Array(#""device":""#.utf8)
+
+    private static func quote(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        bytes[start...].firstIndex(of: UInt8(ascii: "\""))
     }
 
     /// Whether a broker took this message (not retained) from some client.

@@ -119,7 +119,8 @@ public struct FallDetector: Sendable {
     /// against k × 0.1 s) does not fall into the earlier block by a rounding error.
     static let boundaryToleranceSeconds = 1e-6
 
-    public let settings: Settings
+    /// Read at every sample: `MotionEventDetector.reconfigure` changes them between two.
+    public internal(set) var settings: Settings
     /// The fall reported and not yet resolved.
     public private(set) var unresolvedFall: FallDetectionEvent?
     /// The last candidate impact judged (fall or not), with its features: what `motion-bench falls --explain` prints.

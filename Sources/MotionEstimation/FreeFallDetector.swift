@@ -21,7 +21,8 @@ public struct FreeFallDetector: Sendable {
         public static let defaults = Settings(thresholdG: 0.4, minimumDurationSeconds: 0.15)
     }
 
-    public let settings: Settings
+    /// Read at every sample: `MotionEventDetector.reconfigure` changes them between two.
+    public internal(set) var settings: Settings
     private var start: Double?
 
     public init(settings: Settings = .defaults) {

@@ -21,7 +21,8 @@ public struct ImpactDetector: Sendable {
         public static let defaults = Settings(thresholdG: 3, mergeGapSeconds: 0.1)
     }
 
-    public let settings: Settings
+    /// Read at every sample: `MotionEventDetector.reconfigure` changes them between two.
+    public internal(set) var settings: Settings
     private var inImpact = false
     private var start = 0.0
     private var peak = 0.0

@@ -40,7 +40,7 @@ public struct MotionEventDetector: Sendable {
         public static let defaults = Settings()
     }
 
-    public let settings: Settings
+    public private(set) var settings: Settings
     public private(set) var fall: FallDetector
     public private(set) var impact: ImpactDetector
     public private(set) var freeFall: FreeFallDetector
@@ -84,6 +84,28 @@ public struct MotionEventDetector: Sendable {
         at time: Double
     ) -> FallDetectionEvent? {
         fall.resolve(resolution, at: time)
+    }
+
+    /// New settings from the next sample on (a desired document or a command changed them), keeping what each
+    /// detector knows: a fall awaiting its resolution still gets it — under the new response window, counted from
+    /// its detection — and the tilt keeps its reference. A kind switched off forgets its state (a pending fall gets no
+    /// follow-up: its resolution was switched off with it); switched on again, it starts afresh.
+    public mutating func reconfigure(_ new: Settings) {
+        if new.fallEnabled != settings.fallEnabled { fall = FallDetector(settings: new.fall) }
+        fall.settings = new.fall
+        if new.impactEnabled != settings.impactEnabled { impact = ImpactDetector(settings: new.impact) }
+        impact.settings = new.impact
+        if new.freeFallEnabled != settings.freeFallEnabled { freeFall = FreeFallDetector(settings: new.freeFall) }
+        freeFall.settings = new.freeFall
+        if new.tiltEnabled != settings.tiltEnabled || new.tilt.referenceGravity != settings.tilt.referenceGravity {
+            tilt = TiltDetector(settings: new.tilt)
+        } else {
+            tilt.setCone(
+                halfAngleDegrees: new.tilt.coneHalfAngleDegrees,
+                hysteresisDegrees: new.tilt.hysteresisDegrees
+            )
+        }
+        settings = new
     }
 
     /// Makes `direction` (gravity in device axes) the tilt reference from now on.

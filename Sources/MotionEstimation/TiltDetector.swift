@@ -49,7 +49,7 @@ public struct TiltDetector: Sendable {
         )
     }
 
-    public let settings: Settings
+    public private(set) var settings: Settings
     /// The reference direction, unit length; nil until it is known.
     public private(set) var reference: Vector3?
     /// Whether the tilt is outside the cone.
@@ -59,14 +59,23 @@ public struct TiltDetector: Sendable {
     private var start: Double?
     private var lastTimestamp = -Double.infinity
     /// cos of the cone's half-angle, and of the half-angle minus the hysteresis.
-    private let cosCone: Double
-    private let cosBack: Double
+    private var cosCone: Double
+    private var cosBack: Double
 
     public init(settings: Settings = .defaults) {
         self.settings = settings
         cosCone = cos(settings.coneHalfAngleDegrees * Double.pi / 180)
         cosBack = cos(max(settings.coneHalfAngleDegrees - settings.hysteresisDegrees, 0) * Double.pi / 180)
         if let r = settings.referenceGravity, r.isFinite, r.norm > 0 { reference = r.normalized }
+    }
+
+    /// A new cone and hysteresis from the next sample on; the reference and whether the device is tilted now stay
+    /// (a tilt outside the new cone is reported by the next sample, one back inside it likewise).
+    mutating func setCone(halfAngleDegrees: Double, hysteresisDegrees: Double) {
+        settings.coneHalfAngleDegrees = halfAngleDegrees
+        settings.hysteresisDegrees = hysteresisDegrees
+        cosCone = cos(halfAngleDegrees * Double.pi / 180)
+        cosBack = cos(max(halfAngleDegrees - hysteresisDegrees, 0) * Double.pi / 180)
     }
 
     /// The direction of gravity in device axes for a device whose attitude (device → a Z-up reference frame) is

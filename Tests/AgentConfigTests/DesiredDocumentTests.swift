@@ -45,6 +45,38 @@ import Testing
         #expect(found.first?.value == "5000")
     }
 
+    /// The events detector's own keys (issue 44): each kind on or off, the thresholds in their ranges.
+    @Test func theEventsDetectorsKeysAreRuntimeKeysCheckedByTheSchema() throws {
+        let document = try decode(
+            #"{"version": 3, "streams": {"events": {"impacts": false, "tilt": true, "impact_threshold_g": 4.5, "#
+                + #""fall_response_s": 30, "tilt_cone_degrees": 20}}}"#
+        )
+        var configuration = AgentConfiguration()
+        document.settings.apply(to: &configuration)
+        for keyPath in document.settings.values.keys {
+            #expect(SettingEffect.of(keyPath: keyPath) == .immediate, "\(keyPath)")
+        }
+        var expected = MotionEventsSettings()
+        expected.impacts = false
+        expected.tilt = true
+        expected.impactThresholdG = 4.5
+        expected.fallResponseSeconds = 30
+        expected.tiltConeDegrees = 20
+        #expect(configuration.events == expected)
+
+        let found = problems(
+            #"{"version": 4, "streams": {"events": {"impact_threshold_g": 40, "fall_response_s": 1, "#
+                + #""tilt_cone_degrees": 90, "falls": "maybe"}}}"#
+        )
+        #expect(
+            found.map(\.keyPath) == [
+                "streams.events.impact_threshold_g", "streams.events.fall_response_s",
+                "streams.events.tilt_cone_degrees", "streams.events.falls",
+            ]
+        )
+        #expect(found.first?.allowed == "a number from 1.5 to 16 (g)")
+    }
+
     @Test func aTypoGetsTheSameSuggestionAsInConfigYAML() {
         let found = problems(#"{"version": 2, "streams": {"acelerometer": {"rate_hz": 50}}}"#)
         #expect(found.count == 1)

@@ -21,7 +21,9 @@ import Testing
         #expect(
             ConfigurationSchema.runtimeKeysText
                 == "streams.<stream>.enabled, rate_hz, qos, retain, durable, expiry_s, batch, encoding, "
-                + "streams.device-motion.reference_frame, reference_attitude, metrics.interval_s"
+                + "streams.device-motion.reference_frame, reference_attitude, "
+                + "streams.events.falls, impacts, free_falls, tilt, impact_threshold_g, fall_response_s, "
+                + "tilt_cone_degrees, metrics.interval_s"
         )
     }
 

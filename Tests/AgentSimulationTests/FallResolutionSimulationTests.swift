@@ -93,4 +93,39 @@ import Testing
         #expect(falls.map { $0["resolution"] as? String } == [nil, "dismissed"], "\(falls)")
         #expect(Set(falls.compactMap { $0["date"] as? Double }).count == 1, "one fall, twice: \(falls)")
     }
+
+    /// The detector's settings are runtime settings: a device desired document that shortens the response
+    /// window to 10 s and switches impacts off makes a fall nobody answers `unresponsive` 10 s after its
+    /// detection, with no impact report; without it the same fall brings an impact and waits 60 s.
+    @Test(arguments: [true, false]) func aDesiredDocumentRetunesTheDetector(_ retuned: Bool) throws {
+        let (world, _, device, subscriber, tool) = try Self.world(persistentSubscriber: false)
+        if retuned {
+            try tool.publish(
+                "motion/dev-fall/desired",
+                #"{"version": 1, "streams": {"events": {"fall_response_s": 10, "impacts": false}}}"#,
+                retain: true
+            )
+            #expect(
+                tool.waitUntil(timeout: 10) {
+                    tool.status("dev-fall")?.configuration?.desired["device"] == 1
+                },
+                "the device applies the document"
+            )
+        }
+        let process = try #require(device.process)
+        process.source.script(ScriptedFall(start: world.clock.monotonicSeconds() + 2))
+        #expect(subscriber.waitUntil(timeout: 10) { Self.falls(subscriber).count == 1 })
+        let detected = world.clock.monotonicSeconds()
+        #expect(subscriber.waitUntil(timeout: 70) { Self.falls(subscriber).count == 2 })
+        let resolvedAfter = world.clock.monotonicSeconds() - detected
+        #expect(Self.falls(subscriber).last?["resolution"] as? String == "unresponsive")
+        let impacts = subscriber.json(on: Self.events).filter { $0["kind"] as? String == "impact" }
+        if retuned {
+            #expect((9...12).contains(resolvedAfter), "unresponsive \(resolvedAfter) s after the report")
+            #expect(impacts.isEmpty, "impacts are off: \(impacts)")
+        } else {
+            #expect((59...62).contains(resolvedAfter), "unresponsive \(resolvedAfter) s after the report")
+            #expect(impacts.count == 1, "the fall's impact: \(impacts)")
+        }
+    }
 }

@@ -145,6 +145,46 @@ struct FallDetectorTests {
         #expect(at > end && at <= end + 5, "rejected at \(at) s, walking from \(end) s")
     }
 
+    @Test("settings changed while a fall awaits its resolution: it keeps it, under the new window; impacts off stop")
+    func reconfiguredWhileAFallIsPending() throws {
+        let fall = try SisFallSlices.samples("F01_SA01_R01")
+        // The wearer lies still for 70 s after the trial: the last sample, repeated.
+        let last = try #require(fall.last)
+        let still = (1...(70 * 200)).map { n -> IMUSample in
+            var s = last
+            s.timestamp += Double(n) / SisFallSlices.rateHz
+            return s
+        }
+        var detector = MotionEventDetector()
+        var run = Self.run(fall, into: &detector)
+        try #require(run.falls.count == 1)
+        #expect(run.all.contains { $0.kind == .impact }, "the fall's impact, with impacts on")
+        var retuned = detector.settings
+        retuned.fall.responseWindowSeconds = 10
+        retuned.impactEnabled = false
+        detector.reconfigure(retuned)
+        #expect(detector.fall.unresolvedFall?.date == run.falls[0].date, "the pending fall survives")
+        run = Self.run(still, into: &detector)
+        try #require(run.resolutions.count == 1)
+        #expect(run.resolutions[0].resolution == .unresponsive)
+        let detected = run.resolutions[0].detectionDate
+        let resolvedAt = try #require(run.resolutions[0].resolutionDate)
+        #expect(abs(resolvedAt - detected - 10) < 0.2, "the new 10 s window, not 60: \(resolvedAt - detected) s")
+        // Impacts off: the same trial again brings a fall but no impact.
+        let again = fall.map { s -> IMUSample in
+            var t = s
+            t.timestamp += still.last!.timestamp + 1
+            return t
+        }
+        let second = Self.run(again, into: &detector)
+        #expect(second.falls.count == 1)
+        #expect(!second.all.contains { $0.kind == .impact })
+        // Falls off: a pending fall is forgotten, nothing is reported.
+        retuned.fallEnabled = false
+        detector.reconfigure(retuned)
+        #expect(detector.fall.unresolvedFall == nil)
+    }
+
     @Test("an operator's resolution resolves the pending fall once; nothing resolves it again")
     func operatorResolution() throws {
         let samples = try SisFallSlices.samples("F09_SA08_R05")

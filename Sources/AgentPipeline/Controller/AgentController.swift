@@ -106,13 +106,16 @@ public final class AgentController: Sendable {
                 motion.referenceFrame = configuration.deviceMotion.referenceFrame
                 motion.referenceAttitude = reference
             }
+            for case let events as EventsStream in streams {
+                events.reconfigure(detector: EventsStream.detectorSettings(configuration.events))
+            }
             hub.setStreams(streams)
             try replan(configuration)
         }
     }
 
     /// Applies `candidate` in place of the configuration in force, changing only what differs from it: the
-    /// streams' settings, device motion's reference frame and attitude. Returns the names of the streams that
+    /// streams' settings, device motion's reference frame and attitude, the events detector's settings. Returns the names of the streams that
     /// changed; nothing a plan depends on changed, the sensors and streams keep running untouched. When the
     /// hardware refuses the new plan, the configuration in force is planned again and the refusal thrown, so the
     /// pipeline runs what the reconciler still holds.
@@ -144,6 +147,13 @@ public final class AgentController: Sendable {
                 for case let stream as DeviceMotionStream in streams { stream.referenceFrame = frame }
             }
             if !changed.contains(motion) { changed.append(motion) }
+        }
+        if candidate.events != current.events {
+            let detector = EventsStream.detectorSettings(candidate.events)
+            hub.withStreams { streams in
+                for case let stream as EventsStream in streams { stream.reconfigure(detector: detector) }
+            }
+            if !changed.contains(StreamName.events.rawValue) { changed.append(StreamName.events.rawValue) }
         }
         if !changed.isEmpty { try replan(candidate) }
         return changed

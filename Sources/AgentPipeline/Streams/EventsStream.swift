@@ -33,6 +33,27 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
         detector = MotionEventDetector(settings: detectorSettings)
     }
 
+    /// The detector's settings for the events settings of a configuration: the kinds and thresholds it names,
+    /// the shipped values for the rest.
+    public static func detectorSettings(_ events: MotionEventsSettings) -> MotionEventDetector.Settings {
+        var settings = MotionEventDetector.Settings.defaults
+        settings.fallEnabled = events.falls
+        settings.fall.responseWindowSeconds = events.fallResponseSeconds
+        settings.impactEnabled = events.impacts
+        settings.impact.thresholdG = events.impactThresholdG
+        settings.freeFallEnabled = events.freeFalls
+        settings.tiltEnabled = events.tilt
+        settings.tilt.coneHalfAngleDegrees = events.tiltConeDegrees
+        return settings
+    }
+
+    /// New detector settings from the next sample on (`MotionEventDetector.reconfigure`); with the hub's lock held.
+    public func reconfigure(detector settings: MotionEventDetector.Settings) {
+        guard settings != detector.settings else { return }
+        detector.reconfigure(settings)
+        if !settings.fallEnabled { reportedFall = nil }
+    }
+
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         guard settings.enabled else { return [:] }
         let rate = min(max(settings.rateHz, Self.detectorRatesHz.lowerBound), Self.detectorRatesHz.upperBound)

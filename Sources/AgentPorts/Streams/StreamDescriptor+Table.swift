@@ -302,7 +302,15 @@ extension StreamDescriptor {
             pacingSensor: .accelerometer,
             isRawSensor: false,
             batches: false,
-            extraSettings: [],
+            extraSettings: [
+                "falls",
+                "impacts",
+                "free_falls",
+                "tilt",
+                "impact_threshold_g",
+                "fall_response_s",
+                "tilt_cone_degrees",
+            ],
             homeAssistant: [
                 HomeAssistantSensor(
                     component: "event",

@@ -188,6 +188,48 @@ extension StreamDeclaration {
         defaults: Defaults(enabled: false, rateHz: 100, qos: 1, retain: false, durable: true),
         requiredSensors: [.accelerometer],
         pacingSensor: .accelerometer,
+        // The detector's own settings (AgentConfiguration.events), runtime like the stream's: a desired document or
+        // set-config changes them without a restart, and a fall awaiting its resolution keeps it.
+        extraSettings: [
+            SettingDeclaration(
+                "falls",
+                shipped: "true",
+                doc: ["Report falls, then one follow-up with their resolution."]
+            ),
+            SettingDeclaration(
+                "impacts",
+                shipped: "true",
+                doc: ["Report impacts: the acceleration above impact_threshold_g (peak and duration)."]
+            ),
+            SettingDeclaration(
+                "free_falls",
+                shipped: "true",
+                doc: ["Report free falls: near 0 g for at least 0.15 s (duration and the height it implies)."]
+            ),
+            SettingDeclaration(
+                "tilt",
+                shipped: "false",
+                doc: [
+                    "Report tilt: the attitude leaving the cone of tilt_cone_degrees around the attitude the",
+                    "device had when tilt was switched on (or the stream started), and coming back (5° hysteresis).",
+                    "Off by default: a body-worn device tilts whenever its wearer sits or bends.",
+                ]
+            ),
+            SettingDeclaration("impact_threshold_g", shipped: "3", doc: ["An impact's peak, g: 1.5–16. Default 3."]),
+            SettingDeclaration(
+                "fall_response_s",
+                shipped: "60",
+                doc: [
+                    "Seconds after a fall's detection within which activity resolves it as rejected; still past",
+                    "them, unresponsive (unless an operator confirmed or dismissed it first): 10–600. Default 60.",
+                ]
+            ),
+            SettingDeclaration(
+                "tilt_cone_degrees",
+                shipped: "30",
+                doc: ["The tilt cone's half-angle: 5–85°. Default 30."]
+            ),
+        ],
         homeAssistant: [
             HomeAssistantEntity(
                 component: "event",
@@ -205,8 +247,8 @@ extension StreamDeclaration {
             "published at once — never batched nor held back. rate_hz is the detector's sampling rate (it works",
             "at 50–200 Hz from the accelerometer alone, and uses the gyroscope when another stream runs it).",
             "Durable at QoS 1 by default, so a fall reaches the broker through an outage and a restart, once.",
-            "The detector runs with its shipped settings: falls, impacts and free falls on, tilt off. Off by",
-            "default: on, it runs the accelerometer at 50 Hz at least.",
+            "Falls, impacts and free falls on, tilt off; the other detector parameters are the ones chosen on",
+            "SisFall (BENCHMARKS.md). Off by default: on, it runs the accelerometer at 50 Hz at least.",
         ]
     )
 }
