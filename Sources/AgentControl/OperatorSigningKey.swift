@@ -13,14 +13,18 @@ public struct OperatorSigningKey: Sendable {
     public let id: String
     /// The raw 32-byte private key.
     private let raw: [UInt8]
+    /// Made once: making it from `raw` derives the public key, a scalar multiplication as costly as a signature,
+    /// which every signature paid again.
+    private let key: PrivateKeyBox
 
     public init(id: String, privateKey raw: [UInt8]) throws(SigningKeyError) {
         if let problem = TrustedKeyFile.idProblem(id) { throw SigningKeyError("the key id \(id) \(problem)") }
-        guard raw.count == 32, (try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)) != nil else {
+        guard raw.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw SigningKeyError("the private key is not 32 bytes of an Ed25519 key")
         }
         self.id = id
         self.raw = raw
+        self.key = PrivateKeyBox(key: key)
     }
 
     /// A new key with a fresh random private key.
@@ -34,8 +38,7 @@ public struct OperatorSigningKey: Sendable {
     }
 
     public var publicKey: [UInt8] {
-        // `raw` was checked in init.
-        Array(try! Curve25519.Signing.PrivateKey(rawRepresentation: raw).publicKey.rawRepresentation)
+        Array(key.key.publicKey.rawRepresentation)
     }
 
     /// The line of the devices' trusted keys file for this key.
@@ -43,8 +46,7 @@ public struct OperatorSigningKey: Sendable {
 
     /// The Ed25519 signature of `message` (64 bytes).
     public func signature(of message: [UInt8]) -> [UInt8] {
-        let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: raw)
-        return Array((try? key.signature(for: message)) ?? Data())
+        Array((try? key.key.signature(for: message)) ?? Data())
     }
 
     static let marker = "motion-agent-ed25519-private-key"
@@ -73,4 +75,10 @@ public struct OperatorSigningKey: Sendable {
 public struct SigningKeyError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// swift-crypto does not mark the key `Sendable`, though it is an immutable value (the seed and the public key
+/// derived from it, set once in its initialiser): shared read-only between threads here.
+private struct PrivateKeyBox: @unchecked Sendable {
+    let key: Curve25519.Signing.PrivateKey
 }
