@@ -90,12 +90,15 @@ public struct ConsoleBroker: Sendable {
         await client.disconnect(flushTimeout: 1)
     }
 
-    /// Subscribes `client` (new) to `device`'s streams on the first node, feeding the hub's watch of it.
+    /// Subscribes `client` (new) to `device`'s streams on the first node, feeding the hub's watch of it, and
+    /// connects again every 2 s after a loss while the hub still watches the device with this client: without it
+    /// a device's page stopped moving for good after a broker outage, while the fleet view came back.
     func follow(device: String, with client: any BrokerClient, hub: ConsoleHub) {
         var options = options[0]
         options.clientID += "-w\(UInt32.random(in: 0...UInt32.max))"
         let filter = TopicScheme(template: root, device: device).everything
         let logger = logger
+        let node = nodes[0]
         Task {
             for await event in client.events {
                 switch event {
@@ -103,9 +106,14 @@ public struct ConsoleBroker: Sendable {
                     try? client.subscribe([filter], qos: 0)
                 case .message(let message):
                     hub.receiveLive(message, device: device)
-                case .connectFailed(_, let reason, _):
-                    logger.warning("cannot follow a device's streams: \(reason)")
-                default: break
+                case .connectFailed(_, let reason, _), .disconnected(let reason, _):
+                    // A watch that ended disconnected its client: nothing to come back to.
+                    guard hub.follows(device, with: client) else { return }
+                    logger.warning("lost \(device)'s streams at \(node): \(reason) — retrying every 2 s")
+                    try? await Task.sleep(for: .seconds(2))
+                    guard hub.follows(device, with: client) else { return }
+                    try? client.connect(options)
+                case .serverReference: break
                 }
             }
         }

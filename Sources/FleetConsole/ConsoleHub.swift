@@ -193,6 +193,11 @@ public final class ConsoleHub: Sendable {
         }
     }
 
+    /// Whether `device` is watched with `client` still (its watch did not end).
+    func follows(_ device: String, with client: any BrokerClient) -> Bool {
+        state.withLock { $0.watches[device]?.client === client }
+    }
+
     private static func release(_ device: String, in state: inout State, now: Double) {
         let watched = state.sessions.values.contains { $0.watching == device }
         if !watched { state.watches[device]?.unwatchedSince = now }

@@ -61,6 +61,16 @@ class Fleet:
                     "max_queued_messages 100000\n")
         self._spawn("mosquitto", [mosquitto, "-c", conf])
         wait_for("mosquitto to listen", lambda: _port_open(self.port), timeout=10)
+        self._broker_command = [mosquitto, "-c", conf]
+
+    def restart_broker(self, down_seconds=1.0):
+        """A broker outage: mosquitto killed, then started again on the same port (its retained store is gone)."""
+        process = self.processes.pop("mosquitto")
+        process.kill()
+        process.wait(timeout=10)
+        time.sleep(down_seconds)  # the outage itself, not a wait for anything to happen
+        self._spawn("mosquitto", self._broker_command)
+        wait_for("mosquitto to listen again", lambda: _port_open(self.port), timeout=10)
 
     def agent_config(self, device, scenario="stationary", rate_hz=50, streams=None, groups=(), metrics_s=5,
                      hardware_hz=100):

@@ -1,7 +1,8 @@
 """The console in a real browser (headless Chromium) against a real mosquitto, real agents on the simulated IMU
 and the real `motion-agent console`: devices appear; the attitude and the plots move as a simulated device turns;
 an edit converges on every device and shows; a refusal shows with its reason; a device going offline shows;
-hostile device text does not execute. MOTION_AGENT_BINARY names the motion-agent to test."""
+hostile device text does not execute; a watched device moves again after a broker outage. MOTION_AGENT_BINARY
+names the motion-agent to test."""
 
 import json
 import math
@@ -170,3 +171,19 @@ def test_without_the_token_the_page_is_read_only_and_other_origins_change_nothin
     assert page.find_element("id", "mode").text == "can change"
     after = wait_for("the documents", documents)
     assert after == before, f"a cross-origin request changed a document: {before} → {after}"
+
+
+def test_a_watched_device_moves_again_after_a_broker_outage(page, fleet):
+    # Last: the outage empties the broker's retained store, which the tests above read.
+    page.execute_script("location.hash = '#/device/turner'")
+    before = wait_for("the rotation plot drawn", lambda: (lambda p: p if p.get("rotation") else None)(
+        probe(page, "window.consoleProbe.plots")))
+    fleet.restart_broker()
+    after_restart = probe(page, "window.consoleProbe.plots")["rotation"]["end"]
+    # The agents reconnect and the console's fleet connection and the device's own both come back: the plot
+    # advances past where it stood when the broker came back, and the fleet view says online again.
+    wait_for("the device's plot moving again after the outage", lambda: probe(
+        page, "window.consoleProbe.plots")["rotation"]["end"] > max(after_restart, before["rotation"]["end"]) + 1,
+        timeout=30)
+    page.execute_script("location.hash = '#/'")
+    wait_for("turner online again", lambda: row_text(page, "turner", "state") == "online", timeout=30)
