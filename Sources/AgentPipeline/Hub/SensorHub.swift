@@ -18,9 +18,18 @@ public final class SensorHub: SampleSink {
     }
 
     private struct State: ~Copyable {
-        var streams: [any MotionStream]
+        var streams: [any MotionStream] {
+            didSet { refreshActive() }
+        }
+        /// The streams that consume samples now (`consumesSamples`), refreshed after every change: a stopped
+        /// stream costs nothing per sample (each call on a stream retains and releases it, every sample).
+        var active: [any MotionStream] = []
         var context: StreamContext
         var counters = Counters()
+
+        mutating func refreshActive() {
+            active = streams.filter(\.consumesSamples)
+        }
     }
 
     private let state: Mutex<State>
@@ -49,13 +58,19 @@ public final class SensorHub: SampleSink {
 
     /// Runs `body` on the streams under the hub's lock (to reconfigure them between samples).
     package func withStreams<R: Sendable>(_ body: ([any MotionStream]) -> R) -> R {
-        state.withLock { body($0.streams) }
+        state.withLock { state in
+            defer { state.refreshActive() }
+            return body(state.streams)
+        }
     }
 
     /// Runs `body` on the streams and the publishing context under the hub's lock, between two samples: for a
     /// message a command makes a stream publish (an operator's resolution of a fall).
     package func withStreamsPublishing<R: Sendable>(_ body: ([any MotionStream], inout StreamContext) -> R) -> R {
-        state.withLock { state in body(state.streams, &state.context) }
+        state.withLock { state in
+            defer { state.refreshActive() }
+            return body(state.streams, &state.context)
+        }
     }
 
     public var counters: Counters { state.withLock { $0.counters } }
@@ -66,6 +81,7 @@ public final class SensorHub: SampleSink {
         state.withLock { state in
             for stream in state.streams { stream.flush(context: &state.context) }
             body(state.streams)
+            state.refreshActive()
         }
     }
 
@@ -93,7 +109,7 @@ public final class SensorHub: SampleSink {
                 sample.pressureKPa = nil
                 state.counters.invalidReadings += 1
             }
-            for stream in state.streams {
+            for stream in state.active {
                 stream.consume(sample, context: &state.context)
             }
         }

@@ -54,6 +54,8 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         cap = RateCap(rateHz: effectiveRateHz)
     }
 
+    public var consumesSamples: Bool { running }
+
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil || sample.rotationRate != nil else { return }
         let reading = gait.reading(for: sample)

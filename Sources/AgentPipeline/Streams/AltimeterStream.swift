@@ -44,6 +44,8 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
+    public var consumesSamples: Bool { running }
+
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.pressureKPa != nil else { return }
         guard let relative = altimeter.update(sample), decimator.accept(sample.timestamp) else { return }

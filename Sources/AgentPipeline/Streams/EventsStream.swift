@@ -70,6 +70,8 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
+    public var consumesSamples: Bool { running }
+
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil, decimator.accept(sample.timestamp) else { return }
         lastTimestamp = sample.timestamp

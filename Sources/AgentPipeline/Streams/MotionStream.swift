@@ -20,7 +20,10 @@ public protocol MotionStream: AnyObject, Sendable {
     func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double]
     /// Applies new settings and the rates the planner chose for the sensors (absent: off or missing).
     func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int)
-    /// Sees every sample from the hub; publishes when due.
+    /// Whether `consume` does anything with the settings in force (false while stopped): the hub hands samples
+    /// only to these. Read after every reconfiguration, under the hub's lock.
+    var consumesSamples: Bool { get }
+    /// Sees every sample from the hub while `consumesSamples`; publishes when due.
     func consume(_ sample: IMUSample, context: inout StreamContext)
     /// Publishes what is held back (a partial batch) before a reconfiguration or shutdown.
     func flush(context: inout StreamContext)
@@ -28,6 +31,9 @@ public protocol MotionStream: AnyObject, Sendable {
 
 extension MotionStream {
     public func flush(context: inout StreamContext) {}
+
+    /// A stream delivering at some rate.
+    public var consumesSamples: Bool { effectiveRateHz > 0 }
 
     /// The descriptor's sensors (device motion adds the magnetometer in the north frames).
     public var requiredSensors: Set<SensorType> { name.descriptor.requiredSensors }

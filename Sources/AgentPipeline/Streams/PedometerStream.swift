@@ -60,6 +60,8 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         cap = RateCap(rateHz: effectiveRateHz)
     }
 
+    public var consumesSamples: Bool { running }
+
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil || sample.pressureKPa != nil else { return }
         if let event = pedometer.update(sample, gait: gait.reading(for: sample)) {

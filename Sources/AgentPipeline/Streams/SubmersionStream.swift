@@ -41,6 +41,8 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
+    public var consumesSamples: Bool { running }
+
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.pressureKPa != nil, let (m, event) = estimator.update(sample) else { return }
         // Both conditions are evaluated so the decimator's schedule advances even on state-change messages.
