@@ -35,7 +35,11 @@ public struct ScheduleRun {
     /// The world as the schedule sets it up, before any step: for tests that drive a world themselves.
     public func run() -> Outcome {
         let world = SimulationWorld(logger: logger)
-        let ledger = SimulationLedger(now: { [clock = world.clock] in clock.monotonicSeconds() })
+        let quietStart = world.now + schedule.minutes * 60 - schedule.quietSeconds
+        let ledger = SimulationLedger(
+            now: { [clock = world.clock] in clock.monotonicSeconds() },
+            topicsFrom: quietStart
+        )
         for name in schedule.brokers {
             let broker = world.addBroker(name: name, options: .init(persistence: schedule.brokerPersistence))
             ledger.observe(broker)
@@ -87,7 +91,7 @@ public struct ScheduleRun {
             }
         }
         let end = origin + schedule.minutes * 60
-        let quietStart = end - schedule.quietSeconds
+        precondition(quietStart == end - schedule.quietSeconds, "nothing moves the clock while the world is set up")
         world.schedule(at: quietStart) { world in
             Self.heal(world, operator: operatorTool, sparkplug: schedule.sparkplug == true)
         }
