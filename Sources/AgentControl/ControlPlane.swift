@@ -93,9 +93,16 @@ public final class ControlPlane: Sendable {
 
     /// `motion-ctl/<one level>/reply`: what `motion-agent ctl` asks for.
     static func isOperatorReplyTopic(_ topic: String) -> Bool {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        return levels.count == 3 && levels[0] == "motion-ctl" && levels[2] == "reply" && !levels[1].isEmpty
-            && TopicScheme.levelProblem(String(levels[1])) == nil
+        // `motion-ctl/<client>/reply`, read without splitting (every command with a response topic asks).
+        let (prefix, suffix) = ("motion-ctl/", "/reply")
+        let utf8 = topic.utf8
+        guard utf8.count > prefix.utf8.count + suffix.utf8.count, topic.hasPrefix(prefix), topic.hasSuffix(suffix)
+        else {
+            return false
+        }
+        let client = utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        guard !client.contains(UInt8(ascii: "/")) else { return false }
+        return TopicScheme.levelProblem(String(Substring(client))) == nil
     }
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
