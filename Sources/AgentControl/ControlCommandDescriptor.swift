@@ -19,10 +19,8 @@ public struct ControlCommandDescriptor: Sendable {
     public let examples: [String]
     /// The shape of its result in the reply.
     public let result: ControlResult.Shape
-    /// Whether applying it changes what the retained status shows.
-    public let changesState: Bool
+    /// Its arguments read into the command the door carries out (`ControlCommand.run`).
     let parse: @Sendable (inout Arguments) -> Result<ControlCommand, ControlFailure>
-    let handle: @Sendable (ControlCommand, ControlContext) throws -> ControlResult
 
     public static func named(_ name: String) -> ControlCommandDescriptor? {
         table.first { $0.name == name }
@@ -89,7 +87,6 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"stream\" and one of \"rate_hz\" or \"interval_s\"",
             examples: ["stream=gyroscope rate_hz=50", "stream=accelerometer interval_s=0.02"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 args.stream(for: "set-rate").flatMap { s in
                     switch (args.number("rate_hz"), args.number("interval_s")) {
@@ -118,8 +115,7 @@ public struct ControlCommandDescriptor: Sendable {
                         )
                     }
                 }
-            },
-            handle: configure
+            }
         ),
         ControlCommandDescriptor(
             name: "set-qos",
@@ -127,7 +123,6 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"stream\" and \"qos\" (0, 1 or 2)",
             examples: ["stream=gyroscope qos=1"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 args.stream(for: "set-qos").flatMap { s in
                     switch args.number("qos") {
@@ -140,8 +135,7 @@ public struct ControlCommandDescriptor: Sendable {
                         )
                     }
                 }
-            },
-            handle: configure
+            }
         ),
         ControlCommandDescriptor(
             name: "set-retain",
@@ -149,7 +143,6 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"stream\" and \"retain\" (true or false)",
             examples: ["stream=pedometer retain=true"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 args.stream(for: "set-retain").flatMap { s in
                     switch args.bool("retain") {
@@ -159,8 +152,7 @@ public struct ControlCommandDescriptor: Sendable {
                         return .failure(ControlFailure(.malformed, "set-retain needs \"retain\": true or false"))
                     }
                 }
-            },
-            handle: configure
+            }
         ),
         ControlCommandDescriptor(
             name: "set-batch",
@@ -169,7 +161,6 @@ public struct ControlCommandDescriptor: Sendable {
                 "\"stream\" (accelerometer, gyroscope, magnetometer or device-motion), \"batch\" (1–1000 samples per message) and optionally \"encoding\" (json or binary)",
             examples: ["stream=accelerometer batch=20 encoding=binary", "stream=gyroscope batch=1"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 args.stream(for: "set-batch").flatMap { s in
                     guard s.canBatch else {
@@ -205,8 +196,7 @@ public struct ControlCommandDescriptor: Sendable {
                         )
                     }
                 }
-            },
-            handle: configure
+            }
         ),
         ControlCommandDescriptor(
             name: "set-reference-frame",
@@ -214,7 +204,6 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))",
             examples: ["frame=xMagneticNorthZVertical"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 let help = "\"frame\" (\(AttitudeReferenceFrame.allCases.map(\.rawValue).joined(separator: ", ")))"
                 switch args.string("frame") {
@@ -227,8 +216,7 @@ public struct ControlCommandDescriptor: Sendable {
                     }
                     return ControlCommand.configuring(.deviceMotion, ["reference_frame": frame.rawValue])
                 }
-            },
-            handle: configure
+            }
         ),
         ControlCommandDescriptor(
             name: "set-reference-attitude",
@@ -237,7 +225,6 @@ public struct ControlCommandDescriptor: Sendable {
                 "none (capture device motion's current attitude), or all of \"w\", \"x\", \"y\", \"z\": a quaternion in the current reference frame (finite, non-zero norm; normalised)",
             examples: ["", "w=0.7071068 x=0 y=0 z=0.7071068"],
             result: .stream,
-            changesState: true,
             parse: { args in
                 var given: [String: Double] = [:]
                 for key in ["w", "x", "y", "z"] {
@@ -262,21 +249,6 @@ public struct ControlCommandDescriptor: Sendable {
                     .deviceMotion,
                     ["reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)]
                 )
-            },
-            handle: { command, context in
-                guard case .captureReferenceAttitude = command else { return try configure(command, context) }
-                let q = try context.controller.currentAttitude()
-                switch ControlCommand.configuring(
-                    .deviceMotion,
-                    ["reference_attitude": DeviceMotionSettings.referenceAttitudeText(q)]
-                ) {
-                case .success(let captured): return try configure(captured, context)
-                case .failure(let failure):
-                    throw ControlFailure(
-                        .internalFailure,
-                        "device motion's attitude could not be kept as the reference: \(failure.message) — report this bug"
-                    )
-                }
             }
         ),
         ControlCommandDescriptor(
@@ -285,9 +257,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .stream,
-            changesState: true,
-            parse: { _ in ControlCommand.configuring(.deviceMotion, ["reference_attitude": "none"]) },
-            handle: configure
+            parse: { _ in ControlCommand.configuring(.deviceMotion, ["reference_attitude": "none"]) }
         ),
         ControlCommandDescriptor(
             name: "reset-pedometer",
@@ -295,13 +265,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .pedometerReset,
-            changesState: false,
-            parse: { _ in .success(.resetPedometer) },
-            handle: { _, context in
-                try context.controller.resetPedometer()
-                context.history?.pedometerWasReset(now: context.clock())
-                return .pedometerReset(ControlResult.PedometerReset())
-            }
+            parse: { _ in .success(.resetPedometer) }
         ),
         fallResolution(
             "confirm-fall",
@@ -316,22 +280,14 @@ public struct ControlCommandDescriptor: Sendable {
         historyQuery(
             "query-pedometer",
             summary: "steps in an interval, from the history",
-            make: { .queryPedometer(from: $0, to: $1) },
-            handle: { command, history in
-                guard case .queryPedometer(let from, let to) = command else { throw mismatch(command) }
-                return .pedometerQuery(try history.queryPedometer(from: from, to: to))
-            }
+            make: { .queryPedometer(from: $0, to: $1) }
         ),
         historyQuery(
             "query-activity",
             summary: "activity segments in an interval, from the history",
             limit:
                 "; at most \(HistoryStore.maximumActivitySegments) segments may start in it (more: 400, naming where to split)",
-            make: { .queryActivity(from: $0, to: $1) },
-            handle: { command, history in
-                guard case .queryActivity(let from, let to) = command else { throw mismatch(command) }
-                return .activityQuery(try history.queryActivity(from: from, to: to))
-            }
+            make: { .queryActivity(from: $0, to: $1) }
         ),
         ControlCommandDescriptor(
             name: "reload-config",
@@ -339,14 +295,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .reload,
-            changesState: true,
-            parse: { _ in .success(.reloadConfig) },
-            handle: { _, context in
-                switch context.reload() {
-                case .applied(let report): return .reload(report)
-                case .refused(let failure): throw failure
-                }
-            }
+            parse: { _ in .success(.reloadConfig) }
         ),
         ControlCommandDescriptor(
             name: "status",
@@ -354,9 +303,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .status,
-            changesState: false,
-            parse: { _ in .success(.status) },
-            handle: { _, context in .status(context.status()) }
+            parse: { _ in .success(.status) }
         ),
         ControlCommandDescriptor(
             name: "list-streams",
@@ -364,9 +311,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .streams,
-            changesState: false,
-            parse: { _ in .success(.listStreams) },
-            handle: { _, context in .streams(context.status().streams ?? [:]) }
+            parse: { _ in .success(.listStreams) }
         ),
         ControlCommandDescriptor(
             name: "ping",
@@ -374,23 +319,9 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "no arguments",
             examples: [""],
             result: .ping,
-            changesState: false,
-            parse: { _ in .success(.ping) },
-            handle: { _, context in .ping(ControlResult.Ping(time: context.clock())) }
+            parse: { _ in .success(.ping) }
         ),
     ]
-
-    private static func mismatch(_ command: ControlCommand) -> ControlFailure {
-        ControlFailure(.internalFailure, "the command \(command) reached another command's handler — report this bug")
-    }
-
-    /// A command that sets runtime keys: they become this command's overrides on top of the desired layers, and
-    /// the reply is the stream's resulting state.
-    private static func configure(_ command: ControlCommand, _ context: ControlContext) throws -> ControlResult {
-        guard case .configure(let settings, let stream) = command else { throw mismatch(command) }
-        try context.configure(settings)
-        return .stream(context.controller.streamStatus(stream))
-    }
 
     /// A command with only a `stream` argument that sets fixed keys of its section.
     private static func streamCommand(
@@ -405,9 +336,7 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"stream\"",
             examples: examples,
             result: .stream,
-            changesState: true,
-            parse: { args in args.stream(for: name).flatMap { ControlCommand.configuring($0, values) } },
-            handle: configure
+            parse: { args in args.stream(for: name).flatMap { ControlCommand.configuring($0, values) } }
         )
     }
 
@@ -425,13 +354,8 @@ public struct ControlCommandDescriptor: Sendable {
                 "optional \"date\": the fall's date (Unix seconds, as its report on the events topic has it): only that fall is resolved",
             examples: ["", "date=1795241100.25"],
             result: .fall,
-            changesState: false,
             parse: { args in
                 args.number("date").map { .resolveFall(resolution, date: $0) }
-            },
-            handle: { command, context in
-                guard case .resolveFall(let resolution, let date) = command else { throw mismatch(command) }
-                return .fall(try context.controller.resolveFall(resolution, date: date))
             }
         )
     }
@@ -440,8 +364,7 @@ public struct ControlCommandDescriptor: Sendable {
         _ name: String,
         summary: String,
         limit: String = "",
-        make: @escaping @Sendable (Double, Double) -> ControlCommand,
-        handle: @escaping @Sendable (ControlCommand, any StepHistory) throws -> ControlResult
+        make: @escaping @Sendable (Double, Double) -> ControlCommand
     ) -> ControlCommandDescriptor {
         ControlCommandDescriptor(
             name: name,
@@ -449,7 +372,6 @@ public struct ControlCommandDescriptor: Sendable {
             arguments: "\"from\" and \"to\": ISO 8601 (2026-11-21T08:00:00Z) or Unix seconds" + limit,
             examples: ["from=2026-11-21T08:00:00Z to=2026-11-21T09:00:00Z", "from=1763712000 to=1763715600"],
             result: name == "query-pedometer" ? .pedometerQuery : .activityQuery,
-            changesState: false,
             parse: { args in
                 switch (args.time("from"), args.time("to")) {
                 case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
@@ -460,23 +382,6 @@ public struct ControlCommandDescriptor: Sendable {
                         )
                     }
                     return .success(make(a, b))
-                }
-            },
-            handle: { command, context in
-                guard let history = context.history else {
-                    throw ControlFailure(
-                        .conflict,
-                        "step and activity history is unavailable on this device — the agent's log says why"
-                    )
-                }
-                do {
-                    return try handle(command, history)
-                } catch let e as HistoryError {
-                    switch e.code {
-                    case .invalidInterval, .tooManyResults: throw ControlFailure(.malformed, e.description)
-                    case .outsideRetention: throw ControlFailure(.conflict, e.description)
-                    default: throw ControlFailure(.internalFailure, e.description)
-                    }
                 }
             }
         )

@@ -136,18 +136,8 @@ public final class ControlPlane: Sendable {
             case .admitted(let r):
                 request = r
             }
-            guard let descriptor = ControlCommandDescriptor.named(request.name) else {
-                return refuse(
-                    ControlFailure(
-                        .internalFailure,
-                        id: request.id,
-                        "no handler for \(request.name): the command table and its parser disagree — report this bug"
-                    ),
-                    message
-                )
-            }
             do {
-                let result = try descriptor.handle(request.command, context(commandID: request.id))
+                let result = try request.command.run(in: context(commandID: request.id))
                 logger.info(
                     "control command applied",
                     // The id and the arguments come from the network (signed only when control.trusted_keys_file
@@ -161,7 +151,7 @@ public final class ControlPlane: Sendable {
                     replyTopic: replyTopic(for: message),
                     reply: .applied(id: request.id, device: deviceID, result: result),
                     correlationData: message.correlationData,
-                    stateChanged: descriptor.changesState
+                    stateChanged: request.command.changesState
                 )
             } catch var failure as ControlFailure {
                 failure.id = request.id
