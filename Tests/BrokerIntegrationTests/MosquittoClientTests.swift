@@ -206,7 +206,7 @@ struct MosquittoClientTests {
         // broker, which then publishes the will. No timing is involved (no keepalive expiry to wait for).
         let broker = try await MosquittoBroker.started()
         let watcher = try await CapturingSubscriber(broker: broker, filters: ["agent/+/status"])
-        let relay = try TCPRelay(targetPort: broker.port)
+        let relay = try LoopbackProxy(targetPort: broker.port)
         let client = MosquittoClient()
         let log = EventLog(client)
         var options = broker.connectOptions(

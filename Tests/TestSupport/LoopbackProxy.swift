@@ -7,13 +7,13 @@ import Glibc
 import Darwin
 #endif
 
-/// A TCP proxy on 127.0.0.1 in front of mosquitto, one per contract client, standing in for the network: `cut()`
-/// ends its connections without an MQTT packet (the broker publishes the will, the client sees its connection
-/// lost), and `stall` holds the bytes of one direction (a peer that stops reading, a hung path) until released.
+/// A TCP proxy on 127.0.0.1 in front of mosquitto (one per contract client, or in front of one test's client),
+/// standing in for the network: `cut()` ends its connections without an MQTT packet (the broker publishes the will,
+/// the client sees its connection lost), and `stall` holds the bytes of one direction (a peer that stops reading, a hung path) until released.
 /// It accepts again after a cut, and survives broker restarts (it dials the broker per accepted connection).
 /// One thread accepts, two per connection copy; blocking sockets keep it short.
-final class LoopbackProxy: Sendable {
-    let port: Int
+public final class LoopbackProxy: Sendable {
+    public let port: Int
     private let listener: Int32
     private let shared = Shared()
 
@@ -64,11 +64,11 @@ final class LoopbackProxy: Sendable {
         }
     }
 
-    struct ProxyError: Error, CustomStringConvertible {
-        var description: String
+    public struct ProxyError: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    init(targetPort: Int) throws {
+    public init(targetPort: Int) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw ProxyError(description: "socket: \(String(cString: strerror(errno)))") }
         self.listener = listener
@@ -132,7 +132,7 @@ final class LoopbackProxy: Sendable {
     }
 
     /// Ends every connection at once, without any MQTT packet; bytes held by a stall are lost with it.
-    func cut() {
+    public func cut() {
         let connections = shared.state.withLock { state in
             defer { state.connections.removeAll() }
             return state.connections
@@ -141,7 +141,7 @@ final class LoopbackProxy: Sendable {
     }
 
     /// Holds (true) or releases the bytes of each direction.
-    func stall(towardsBroker: Bool, towardsClient: Bool) {
+    public func stall(towardsBroker: Bool, towardsClient: Bool) {
         shared.state.withLock { state in
             state.stalledTowardsBroker = towardsBroker
             state.stalledTowardsClient = towardsClient
