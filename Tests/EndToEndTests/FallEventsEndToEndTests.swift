@@ -105,6 +105,28 @@ import Testing
         #expect((falls[0]["peakAcceleration"] as? Double ?? 0) > 3, "\(falls[0])")
     }
 
+    /// A persistent subscriber to `device`'s events, then the broker stopped for the whole replay of the trial
+    /// and `stillSeconds` lying still (the agent logs the source's end before the broker starts again, so
+    /// everything the detector decided was decided during the outage); the broker back, the subscriber with it.
+    static func replayThroughAnOutage(
+        _ device: String,
+        stillSeconds: Double
+    ) async throws -> (MosquittoBroker, AgentProcess, CapturingSubscriber, topic: String) {
+        let broker = try await MosquittoBroker.started(options: .init(persistence: true))
+        let topic = "motion/\(device)/events"
+        let options = broker.connectOptions(clientID: "falls-sub-\(device)", cleanSession: false)
+        let subscriber = try await CapturingSubscriber(options: options, filters: [topic], qos: 1)
+        await broker.stop()
+        let recording = try recording(stillSeconds: stillSeconds, in: try directory())
+        let agent = try AgentProcess(config: config(device: device, port: broker.port, recording: recording))
+        let ended = await agent.runner.waitForOutput(containing: "the sensor source ended", timeout: 60)
+        if !ended { agent.runner.kill() }
+        try #require(ended, "the replay did not end: \(agent.runner.standardError.suffix(2000))")
+        try await broker.start()
+        try subscriber.client.connect(options)
+        return (broker, agent, subscriber, topic)
+    }
+
     @Test func processGivesOneFallThenItsResolution() async throws {
         let directory = try Self.directory()
         let recording = try Self.recording(stillSeconds: 65, in: directory)
@@ -131,23 +153,8 @@ import Testing
     /// The broker is down while the whole replay plays (fall, then 65 s lying still: unresponsive); when it
     /// comes back, a persistent subscriber gets the fall and its resolution, once each.
     @Test func aLiveRunKeepsTheFallAndItsResolutionThroughAnOutage() async throws {
-        let broker = try await MosquittoBroker.started(options: .init(persistence: true))
-        let device = "falls-outage"
-        let topic = "motion/\(device)/events"
-        let options = broker.connectOptions(clientID: "falls-sub-\(device)", cleanSession: false)
-        let subscriber = try await CapturingSubscriber(options: options, filters: [topic], qos: 1)
-        await broker.stop()
-
-        let directory = try Self.directory()
-        let recording = try Self.recording(stillSeconds: 65, in: directory)
-        let agent = try AgentProcess(config: Self.config(device: device, port: broker.port, recording: recording))
+        let (broker, agent, subscriber, topic) = try await Self.replayThroughAnOutage("falls-outage", stillSeconds: 65)
         defer { agent.runner.kill() }
-        // The replay ends with the broker still down: the fall and its resolution were decided during the outage.
-        let ended = await agent.runner.waitForOutput(containing: "the sensor source ended", timeout: 60)
-        try #require(ended, "the replay did not end: \(agent.runner.standardError.suffix(2000))")
-
-        try await broker.start()
-        try subscriber.client.connect(options)
         let messages = try await subscriber.waitFor(count: 2, on: topic, timeout: 30)
         try Self.expectFallThenResolution(Self.falls(messages.map(payloadJSON)), "unresponsive")
         // Nothing arrives twice (the fall's impact is an event of its own): each was published once.
@@ -164,22 +171,9 @@ import Testing
     /// A fall that awaits its resolution (the replay ends right after the trial), kept through an outage, then
     /// confirmed by an operator through the broker: the reply carries the follow-up, which the subscriber gets.
     @Test func anOperatorConfirmsAFallThroughTheBroker() async throws {
-        let broker = try await MosquittoBroker.started(options: .init(persistence: true))
         let device = "falls-confirm"
-        let topic = "motion/\(device)/events"
-        let options = broker.connectOptions(clientID: "falls-sub-\(device)", cleanSession: false)
-        let subscriber = try await CapturingSubscriber(options: options, filters: [topic], qos: 1)
-        await broker.stop()
-
-        let directory = try Self.directory()
-        let recording = try Self.recording(stillSeconds: 5, in: directory)
-        let agent = try AgentProcess(config: Self.config(device: device, port: broker.port, recording: recording))
+        let (broker, agent, subscriber, topic) = try await Self.replayThroughAnOutage(device, stillSeconds: 5)
         defer { agent.runner.kill() }
-        let ended = await agent.runner.waitForOutput(containing: "the sensor source ended", timeout: 60)
-        try #require(ended, "the replay did not end: \(agent.runner.standardError.suffix(2000))")
-
-        try await broker.start()
-        try subscriber.client.connect(options)
         let first = try await subscriber.waitFor(count: 1, on: topic, timeout: 30)
         let falls = Self.falls(first.map(payloadJSON))
         try #require(falls.count == 1, "\(falls)")
