@@ -153,6 +153,19 @@ extension ContractBroker {
         try await waitUntil("\(subscriber.name): the probe \(topic)") { subscriber.hasMessage(topic: topic) }
     }
 
+    /// Returns once the broker has handled every packet `client` sent before this call, the acknowledgements of the
+    /// QoS 1 messages it received among them: a QoS 1 message of its own, acknowledged (a broker reads a connection's
+    /// packets in order, and the client acknowledges a message before handing it over). Needed where a case counts
+    /// on the broker's window: mosquitto 2.0.11 recounts its in-flight messages only up to the one a late PUBACK
+    /// acknowledges, and lets that many queued messages past the window (`db__message_delete_outgoing`).
+    func settle(_ client: ContractClient) async throws {
+        let topic = "settle/\(client.name)/\(UUID().uuidString.prefix(8))"
+        let id = try client.publish(topic, "settle", qos: 1)
+        try await waitUntil("\(client.name): the broker's acknowledgement of \(topic)") {
+            client.acknowledgements.acknowledged.contains(id)
+        }
+    }
+
     /// `sync` for a path that may drop a probe (QoS 0 while a backlog drains): a new probe every half second
     /// (of broker time) until one arrives, at most 20.
     func syncRepeating(from publisher: ContractClient, to subscriber: ContractClient) async throws {
