@@ -28,6 +28,8 @@ public struct Pipeline: Sendable {
         public var faults: @Sendable (SourceFault) -> Void = { _ in }
         /// Where the reference attitude's capture time is kept; nil: not kept.
         public var referenceAttitudeStore: ReferenceAttitudeStore?
+        /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
+        public var pendingFallStore: PendingFallStore?
         /// Sparkplug's lane (`sparkplug.enabled`); nil: the streams feed only their native topics.
         public var sparkplug: SparkplugLane?
 
@@ -90,6 +92,7 @@ public struct Pipeline: Sendable {
             clock: clock,
             prepare: options.prepare,
             referenceAttitudeStore: options.referenceAttitudeStore,
+            pendingFallStore: options.pendingFallStore,
             logger: logger
         )
         // Weak: the controller owns the hub, which owns this box; a strong capture kept the whole graph alive

@@ -36,6 +36,8 @@ public struct StateFile: Sendable, Hashable, CustomStringConvertible {
     public static let estimatorState = StateFile("device-motion.json")
     /// When the reference attitude in force was set.
     public static let referenceAttitude = StateFile("reference-attitude.json")
+    /// The fall reported and not yet resolved, as published (`PendingFallStore`).
+    public static let pendingFall = StateFile("pending-fall.json")
     /// The Home Assistant discovery topics last published, so switching discovery off removes them.
     public static let homeAssistantDiscovery = StateFile("home-assistant-discovery")
     /// A layer's desired document as received (`fleet`, `device`, `group-<name>`).

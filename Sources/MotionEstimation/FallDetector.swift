@@ -186,6 +186,14 @@ public struct FallDetector: Sendable {
         return fall.resolved(resolution, at: time)
     }
 
+    /// Takes over a fall an earlier run of the agent reported and did not resolve, its dates moved onto this run's
+    /// sample clock: it gets its resolution as if it had been detected here — `rejected` after recovery activity,
+    /// `unresponsive` when its response window (counted from its detection) ends, at once if it has already.
+    public mutating func adopt(_ fall: FallDetectionEvent) {
+        unresolvedFall = fall
+        recoveryActivity = 0
+    }
+
     @inline(__always)
     func slot(_ block: Int) -> Int { block & (Self.ringCapacity - 1) }
 

@@ -86,6 +86,13 @@ public struct MotionEventDetector: Sendable {
         fall.resolve(resolution, at: time)
     }
 
+    /// Takes over a fall an earlier run reported and did not resolve (`FallDetector.adopt`); nothing when falls are
+    /// off.
+    public mutating func adoptUnresolvedFall(_ event: FallDetectionEvent) {
+        guard settings.fallEnabled else { return }
+        fall.adopt(event)
+    }
+
     /// New settings from the next sample on (a desired document or a command changed them), keeping what each
     /// detector knows: a fall awaiting its resolution still gets it — under the new response window, counted from
     /// its detection — and the tilt keeps its reference. A kind switched off forgets its state (a pending fall gets no

@@ -94,6 +94,45 @@ import Testing
         #expect(Set(falls.compactMap { $0["date"] as? Double }).count == 1, "one fall, twice: \(falls)")
     }
 
+    /// A restart between a fall and its resolution does not forget the fall (`pending-fall.json`): the next
+    /// process watches it for the rest of its response window (60 s from its detection) and publishes its one
+    /// follow-up with the first report's date — `unresponsive` when nothing moves; past the window, at once. The
+    /// process ends by SIGKILL or a power cut.
+    @Test(arguments: [(10.0, false), (80.0, false), (10.0, true)])
+    func aRestartKeepsTheFallAwaitingItsResolution(downSeconds: Double, powerCut: Bool) throws {
+        let (world, _, device, subscriber, _) = try Self.world(persistentSubscriber: false)
+        let process = try #require(device.process)
+        process.source.script(ScriptedFall(start: world.clock.monotonicSeconds() + 2))
+        #expect(subscriber.waitUntil(timeout: 10) { Self.falls(subscriber).count == 1 })
+        let detected = world.clock.monotonicSeconds()
+        let date = try #require(Self.falls(subscriber).first?["date"] as? Double)
+        world.run(for: 5)
+        if powerCut { world.powerCut(device) { _ in 0 } } else { world.kill(device) }
+        world.run(for: downSeconds)
+        world.start(device)
+        #expect(subscriber.waitUntil(timeout: 90) { Self.falls(subscriber).count == 2 })
+        let resolvedAfter = world.clock.monotonicSeconds() - detected
+        let followUp = try #require(Self.falls(subscriber).last)
+        #expect(followUp["resolution"] as? String == "unresponsive", "\(followUp)")
+        #expect(followUp["date"] as? Double == date, "the first report's date: \(followUp)")
+        let restartedAfter = 5 + downSeconds
+        if restartedAfter < 60 {
+            #expect((59...62).contains(resolvedAfter), "unresponsive \(resolvedAfter) s after the report")
+        } else {
+            #expect(
+                (restartedAfter...(restartedAfter + 3)).contains(resolvedAfter),
+                "unresponsive at the restart, \(resolvedAfter) s after the report"
+            )
+        }
+        // One follow-up: a further restart finds nothing to watch. (Killed at once, the durable log may send the
+        // follow-up again, the same message: QoS 1 is at least once.)
+        world.kill(device)
+        world.start(device)
+        world.run(for: 70)
+        let distinct = Set(Self.falls(subscriber).map { NSDictionary(dictionary: $0) })
+        #expect(distinct.count == 2, "\(Self.falls(subscriber))")
+    }
+
     /// The detector's settings are runtime settings: a device desired document that shortens the response
     /// window to 10 s and switches impacts off makes a fall nobody answers `unresponsive` 10 s after its
     /// detection, with no impact report; without it the same fall brings an impact and waits 60 s.

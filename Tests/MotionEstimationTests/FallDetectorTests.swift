@@ -145,6 +145,55 @@ struct FallDetectorTests {
         #expect(at > end && at <= end + 5, "rejected at \(at) s, walking from \(end) s")
     }
 
+    @Test(
+        "a fall taken over after a restart gets its one resolution: rejected by walking, unresponsive at its window's end or at once past it"
+    )
+    func adoptedAfterARestart() throws {
+        let fall = try SisFallSlices.samples("F01_SA01_R01")
+        let reported = try #require(Self.run(fall).falls.first)
+        // The next run's sample clock starts elsewhere (a new process, or a reboot): 1000 s on.
+        let walk = try SisFallSlices.samples("D01_SA01_R01_0-15s")
+        let offset = 1000.0
+        let still = (0..<(200 * 70)).map { k in
+            IMUSample(timestamp: offset + Double(k) / 200, acceleration: Vector3(0, 0, -1))
+        }
+        func taken(over detectedAgo: Double) -> MotionEventDetector {
+            var detector = MotionEventDetector()
+            var adopted = reported
+            adopted.date = offset - detectedAgo - (reported.detectionDate - reported.date)
+            adopted.detectionDate = offset - detectedAgo
+            detector.adoptUnresolvedFall(adopted)
+            return detector
+        }
+
+        var walking = taken(over: 10)
+        let shifted = walk.map { sample -> IMUSample in
+            var s = sample
+            s.timestamp += offset
+            return s
+        }
+        let moved = Self.run(shifted, into: &walking)
+        #expect(moved.falls.isEmpty && moved.resolutions.map(\.resolution) == [.rejected])
+
+        var lying = taken(over: 10)
+        let lay = Self.run(still, into: &lying)
+        try #require(lay.resolutions.count == 1)
+        #expect(lay.resolutions[0].resolution == .unresponsive)
+        #expect(lay.resolutions[0].date == offset - 10 - (reported.detectionDate - reported.date), "the adopted fall's")
+        let at = try #require(lay.resolutions[0].resolutionDate)
+        #expect(at >= offset + 50 && at < offset + 50.01, "60 s after its detection, 10 s before the restart: \(at)")
+
+        var late = taken(over: 90)
+        let past = Self.run(Array(still.prefix(10)), into: &late)
+        #expect(past.resolutions.map(\.resolution) == [.unresponsive] && past.resolutions[0].resolutionDate == offset)
+
+        var fallsOff = MotionEventDetector.Settings.defaults
+        fallsOff.fallEnabled = false
+        var off = MotionEventDetector(settings: fallsOff)
+        off.adoptUnresolvedFall(reported)
+        #expect(Self.run(still, into: &off).resolutions.isEmpty, "falls off: nothing to resolve")
+    }
+
     @Test("settings changed while a fall awaits its resolution: it keeps it, under the new window; impacts off stop")
     func reconfiguredWhileAFallIsPending() throws {
         let fall = try SisFallSlices.samples("F01_SA01_R01")

@@ -48,6 +48,8 @@ public final class AgentController: Sendable {
     private let clockSynchronized: @Sendable () -> Bool
     /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
     private let referenceAttitudeStore: ReferenceAttitudeStore?
+    /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
+    private let pendingFallStore: PendingFallStore?
     /// The agent's time source: when a reference attitude was set, the time of a status.
     private let clock: any AgentClock
     /// Opens what a configuration needs before it runs (the durable log); see `Pipeline.Options.prepare`.
@@ -66,6 +68,7 @@ public final class AgentController: Sendable {
         clock: any AgentClock = SystemClock(),
         prepare: @escaping @Sendable (AgentConfiguration) -> Void = { _ in },
         referenceAttitudeStore: ReferenceAttitudeStore? = nil,
+        pendingFallStore: PendingFallStore? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -73,6 +76,7 @@ public final class AgentController: Sendable {
         self.prepare = prepare
         self.clockSynchronized = clockSynchronized
         self.referenceAttitudeStore = referenceAttitudeStore
+        self.pendingFallStore = pendingFallStore
         self.locationConfigured = locationConfigured
         self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
@@ -106,8 +110,16 @@ public final class AgentController: Sendable {
                 motion.referenceFrame = configuration.deviceMotion.referenceFrame
                 motion.referenceAttitude = reference
             }
+            let inheritedFall = pendingFallStore?.load()
+            if let inheritedFall {
+                logger.notice(
+                    "a fall reported before this start awaits its resolution: watched for the rest of its response window",
+                    metadata: ["fall.date": "\(inheritedFall.date)"]
+                )
+            }
             for case let events as EventsStream in streams {
                 events.reconfigure(detector: EventsStream.detectorSettings(configuration.events))
+                events.keepPendingFall(in: pendingFallStore, inherited: inheritedFall)
             }
             hub.setStreams(streams)
             try replan(configuration)
@@ -288,7 +300,7 @@ public final class AgentController: Sendable {
                 return .failure(
                     ControlFailure(
                         .conflict,
-                        "no fall awaits a resolution: none was detected since the events stream started, or the last one was already resolved (rejected, unresponsive or by an operator — its follow-up on the events topic says which); nothing to resolve"
+                        "no fall awaits a resolution: none was detected since the events stream started (or was kept from before a restart), or the last one was already resolved (rejected, unresponsive or by an operator — its follow-up on the events topic says which); nothing to resolve"
                     )
                 )
             }

@@ -27,6 +27,11 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     private var reportedFall: (date: Double, wallDate: Double, wallDetectionDate: Double)?
     /// The last sample the detector saw, s on the sample clock: an operator's resolution is dated by it.
     private var lastTimestamp: Double?
+    /// A fall an earlier run reported and did not resolve (wall-clock dates, as published): the detector takes it
+    /// over at the first sample, when its dates can be moved onto this run's sample clock.
+    private var inheritedFall: FallDetectionEvent?
+    /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
+    private var pendingFallStore: PendingFallStore?
 
     public init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
         self.settings = settings
@@ -51,7 +56,19 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     public func reconfigure(detector settings: MotionEventDetector.Settings) {
         guard settings != detector.settings else { return }
         detector.reconfigure(settings)
-        if !settings.fallEnabled { reportedFall = nil }
+        if !settings.fallEnabled, reportedFall != nil || inheritedFall != nil {
+            // Its follow-up was switched off with the falls: nothing is watched any more, so nothing is kept.
+            reportedFall = nil
+            inheritedFall = nil
+            pendingFallStore?.save(nil)
+        }
+    }
+
+    /// Keeps the fall awaiting a resolution in `store` from now on and takes over `inherited`, the one an earlier
+    /// run kept there (before the first sample; with the hub's lock held or before the hub runs).
+    public func keepPendingFall(in store: PendingFallStore?, inherited: FallDetectionEvent?) {
+        pendingFallStore = store
+        inheritedFall = inherited
     }
 
     public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
@@ -75,6 +92,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     public func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil, decimator.accept(sample.timestamp) else { return }
         lastTimestamp = sample.timestamp
+        if let inherited = inheritedFall { adopt(inherited, at: sample.timestamp, clock: &context.clock) }
         for event in detector.update(sample) {
             seq += 1
             let payload = onWallClock(event, &context.clock)
@@ -100,7 +118,23 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     }
 
     /// The wall-clock date (Unix s, as published) of the fall awaiting a resolution, if its report went out.
-    public var pendingFallDate: Double? { reportedFall?.wallDate }
+    public var pendingFallDate: Double? { reportedFall?.wallDate ?? inheritedFall?.date }
+
+    /// Hands `fall` (wall-clock dates) to the detector with its dates on the sample clock, `t` being now on both:
+    /// the time since its detection is the wall clock's, the agent being down for part of it.
+    private func adopt(_ fall: FallDetectionEvent, at t: Double, clock: inout WallClock) {
+        inheritedFall = nil
+        guard detector.settings.fallEnabled else {
+            pendingFallStore?.save(nil)
+            return
+        }
+        let now = clock.wallTime(of: t)
+        var onSampleClock = fall
+        onSampleClock.date = t - (now - fall.date)
+        onSampleClock.detectionDate = t - (now - fall.detectionDate)
+        detector.adoptUnresolvedFall(onSampleClock)
+        reportedFall = (onSampleClock.date, fall.date, fall.detectionDate)
+    }
 
     /// Whether the detector is fed (the stream is on and the accelerometer runs).
     public var isRunning: Bool { running }
@@ -121,6 +155,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
                 if e.resolution == nil { reportedFall = (sampleDate, e.date, e.detectionDate) }
             }
             e.resolutionDate = e.resolutionDate.map { clock.wallTime(of: $0) }
+            pendingFallStore?.save(e)
             return .motionEvent(.fall(e))
         case .impact(var e):
             e.date = clock.wallTime(of: e.date)

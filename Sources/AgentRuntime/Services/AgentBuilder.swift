@@ -124,6 +124,7 @@ public struct AgentBuilder {
         pipelineOptions.referenceAttitudeStore =
             configuration.control.persist
             ? ReferenceAttitudeStore(state: state, logger: logger) : nil
+        pipelineOptions.pendingFallStore = PendingFallStore(state: state, logger: logger)
         // The acquisition thread only records and yields; the control service republishes the status.
         pipelineOptions.faults = { fault in
             deviceFaults.continuation.yield()
