@@ -157,13 +157,19 @@ import Testing
         defer { agent.runner.kill() }
         let messages = try await subscriber.waitFor(count: 2, on: topic, timeout: 30)
         try Self.expectFallThenResolution(Self.falls(messages.map(payloadJSON)), "unresponsive")
-        // Nothing arrives twice (the fall's impact is an event of its own): each was published once.
-        try await Task.sleep(for: .seconds(2))
-        let all = subscriber.messages(on: topic).map { String(decoding: $0.payload, as: UTF8.self) }
-        #expect(Set(all).count == all.count, "\(all)")
-        #expect(Self.falls(subscriber.messages(on: topic).map(payloadJSON)).count == 2, "\(all)")
+        // Nothing arrives twice (the fall's impact is an event of its own): each was published once. The barrier:
+        // the agent's ordered exit hands the broker all it holds, and a marker the subscriber publishes after that
+        // comes back behind everything the broker routed before it.
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 20) == 0)
+        let marker = Array(#"{"kind": "test-barrier"}"#.utf8)
+        _ = try marker.withUnsafeBytes { try subscriber.client.publish(topic: topic, payload: $0, qos: 1, retain: false) }
+        try await subscriber.waitUntil(timeout: 30, "the barrier") { $0.contains { $0.payload == marker } }
+        let all = subscriber.messages(on: topic).filter { $0.payload != marker }.map {
+            String(decoding: $0.payload, as: UTF8.self)
+        }
+        #expect(Set(all).count == all.count, "\(all)")
+        #expect(Self.falls(subscriber.messages(on: topic).map(payloadJSON)).count == 2, "\(all)")
         await subscriber.close()
         await broker.stop()
     }
