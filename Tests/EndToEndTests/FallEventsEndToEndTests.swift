@@ -163,7 +163,9 @@ import Testing
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 20) == 0)
         let marker = Array(#"{"kind": "test-barrier"}"#.utf8)
-        _ = try marker.withUnsafeBytes { try subscriber.client.publish(topic: topic, payload: $0, qos: 1, retain: false) }
+        _ = try marker.withUnsafeBytes {
+            try subscriber.client.publish(topic: topic, payload: $0, qos: 1, retain: false)
+        }
         try await subscriber.waitUntil(timeout: 30, "the barrier") { $0.contains { $0.payload == marker } }
         let all = subscriber.messages(on: topic).filter { $0.payload != marker }.map {
             String(decoding: $0.payload, as: UTF8.self)
