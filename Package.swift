@@ -40,6 +40,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The console's TLS (motion-agent console --tls-certificate); libmosquitto links the same libssl.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CLibIIO",
             pkgConfig: "libiio",
@@ -144,7 +150,7 @@ let package = Package(
         .target(
             name: "FleetConsole",
             dependencies: [
-                "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire", "MotionModel",
+                "FleetOperations", "AgentConfig", "AgentControl", "AgentPorts", "MotionWire", "MotionModel", "COpenSSL",
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,14 +18,21 @@ public struct ConsoleAccess: Sendable {
     /// The `Host` header values the console answers to, lowercased (`127.0.0.1:8080`, `localhost:8080`, …).
     public let hosts: Set<String>
 
+    /// Whether the console serves HTTPS (`ConsoleTLS`): the scheme its own origin has, and a `Secure` cookie.
+    public let tls: Bool
+
     /// The cookie the token's link sets.
     public static let cookieName = "motion_console"
 
-    public init(token: String, loopback: Bool, hosts: Set<String>) {
+    public init(token: String, loopback: Bool, hosts: Set<String>, tls: Bool = false) {
         self.token = token
         self.loopback = loopback
         self.hosts = Set(hosts.map { $0.lowercased() })
+        self.tls = tls
     }
+
+    /// `http` or `https`: the scheme of this console's own origin.
+    var scheme: String { tls ? "https" : "http" }
 
     /// The parts of a request the decision reads. Header names are case-insensitive; pass the values as sent.
     public struct Request: Sendable {
@@ -84,7 +91,7 @@ public struct ConsoleAccess: Sendable {
         let sameOrigin = isSameOrigin(request, host: host)
         if request.upgrade?.lowercased() == "websocket" {
             // Browsers always send Origin with a WebSocket handshake; a page elsewhere must not read the fleet.
-            guard let origin = request.origin, origin.lowercased() == "http://\(host)" else {
+            guard let origin = request.origin, origin.lowercased() == "\(scheme)://\(host)" else {
                 return .refuse(status: 403, reason: "a WebSocket from another origin is refused")
             }
             guard loopback || authenticated else {
@@ -114,7 +121,7 @@ public struct ConsoleAccess: Sendable {
 
     /// The `Set-Cookie` value a correct `?token=` earns: the browser's session for the console.
     public var sessionCookie: String {
-        "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+        "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict\(tls ? "; Secure" : "")"
     }
 
     static let tokenNeeded =
@@ -140,7 +147,7 @@ public struct ConsoleAccess: Sendable {
     /// is a script's, accepted only with the token in `Authorization` (which no cross-site page can set).
     private func isSameOrigin(_ request: Request, host: String) -> Bool {
         if let site = request.secFetchSite?.lowercased(), site != "same-origin" { return false }
-        if let origin = request.origin, origin.lowercased() != "http://\(host)" { return false }
+        if let origin = request.origin, origin.lowercased() != "\(scheme)://\(host)" { return false }
         if request.origin == nil, request.authorization == nil { return false }
         return true
     }

@@ -30,8 +30,9 @@ public struct ConsoleServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until cancelled; `listening` is called once the socket is bound.
-    public func run(listening: @escaping @Sendable () -> Void) async throws {
+    /// Serves until cancelled; `listening` is called once the socket is bound. With `tls`, every connection is
+    /// TLS (`ConsoleTLS` terminates it and hands the plaintext over a socket pair).
+    public func run(tls: ConsoleTLS? = nil, listening: @escaping @Sendable () -> Void) async throws {
         let socket: Socket
         if address.host.contains(":") {
             socket = try Socket(domain: AF_INET6, type: .stream)
@@ -45,9 +46,33 @@ public struct ConsoleServer: Sendable {
         try socket.listen()
         let pool: some AsyncSocketPool = .make()
         try await pool.prepare()
-        let listener = try AsyncSocket(socket: socket, pool: pool)
         let handler = ConsoleHandler(hub: hub, access: access, logger: logger)
         let open = ConnectionCount()
+        let clients: AsyncThrowingStream<AsyncSocket, any Error>
+        if let tls {
+            let (stream, continuation) = AsyncThrowingStream<AsyncSocket, any Error>.makeStream()
+            clients = stream
+            tls.serve(listener: socket.file.rawValue, limit: Self.maximumConnections, logger: logger) { plaintext in
+                do {
+                    continuation.yield(try AsyncSocket(socket: Socket(file: .init(rawValue: plaintext)), pool: pool))
+                } catch {
+                    close(plaintext)
+                }
+            }
+        } else {
+            let listener = try AsyncSocket(socket: socket, pool: pool)
+            clients = AsyncThrowingStream { continuation in
+                let task = Task {
+                    do {
+                        for try await client in listener.sockets { continuation.yield(client) }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
         listening()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pool.run() }
@@ -55,7 +80,7 @@ public struct ConsoleServer: Sendable {
             group.addTask { await hub.run() }
             group.addTask {
                 try await withThrowingDiscardingTaskGroup { connections in
-                    for try await client in listener.sockets {
+                    for try await client in clients {
                         guard open.value.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
                             open.value.subtract(1, ordering: .relaxed)
                             try? client.close()

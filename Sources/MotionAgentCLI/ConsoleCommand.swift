@@ -18,9 +18,9 @@ struct ConsoleCommand: AsyncParsableCommand {
 
             Listens on 127.0.0.1:8080 unless --listen says otherwise. It prints its address with a token: \
             opening that address lets the browser change settings. On loopback, viewing needs no token; on any \
-            other address every request needs it (--token-file keeps one across restarts). The console speaks \
-            plain HTTP: beyond one machine, put it behind a TLS proxy or reach it through an SSH tunnel \
-            (Deploy/README.md).
+            other address every request needs it (--token-file keeps one across restarts) and so does TLS: \
+            --tls-certificate and --tls-key make it serve HTTPS (or --plain-http on a trusted network; on \
+            loopback, a TLS proxy or an SSH tunnel in front works too: Deploy/README.md).
             """
     )
 
@@ -44,6 +44,15 @@ struct ConsoleCommand: AsyncParsableCommand {
         help: "A trusted keys file: a retained document may be signed by any of its keys (besides --signing-key's)."
     )
     var trustedKeys: String?
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).") var tlsCertificate: String?
+    @Option(help: "The PEM private key of --tls-certificate (unencrypted; readable by this user only).") var tlsKey:
+        String?
+    @Flag(
+        name: .customLong("plain-http"),
+        help:
+            "Listen beyond loopback without TLS (a trusted network): every request still needs the token, but it travels in clear."
+    )
+    var plainHTTP = false
     @Option(help: "The fleet's desired topic.") var fleetTopic = TopicScheme.fleetDesired
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -54,6 +63,23 @@ struct ConsoleCommand: AsyncParsableCommand {
         if !address.isLoopback, address.isWildcard, hostNames.isEmpty {
             throw ValidationError(
                 "--listen \(listen) listens on every address: name how browsers reach it with --host-name NAME (the console refuses requests for any other host, against DNS rebinding)"
+            )
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: give both files, or neither")
+        }
+        let tls = try tlsCertificate.flatMap { certificate in
+            try tlsKey.map { key in
+                do {
+                    return try ConsoleTLS(certificateFile: certificate, keyFile: key)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+            }
+        }
+        if !address.isLoopback, tls == nil, !plainHTTP {
+            throw ValidationError(
+                "--listen \(listen) is beyond loopback, where the token must not travel in clear: give --tls-certificate FILE --tls-key FILE (HTTPS), or listen on 127.0.0.1 behind a TLS proxy or an SSH tunnel, or say --plain-http for a trusted network"
             )
         }
         let token = try readToken()
@@ -90,18 +116,21 @@ struct ConsoleCommand: AsyncParsableCommand {
         let access = ConsoleAccess(
             token: token,
             loopback: address.isLoopback,
-            hosts: address.hostHeaders(names: hostNames)
+            hosts: address.hostHeaders(names: hostNames),
+            tls: tls != nil
         )
         let server = ConsoleServer(hub: hub, access: access, address: address, logger: logger)
         let shown = address.isWildcard ? hostNames[0] : address.authority
         let link =
-            "http://\(shown.contains(":") && !shown.hasPrefix("[") ? shown : "\(shown):\(address.port)")/?token=\(token)"
-        try await server.run {
+            "\(tls == nil ? "http" : "https")://\(shown.contains(":") && !shown.hasPrefix("[") ? shown : "\(shown):\(address.port)")/?token=\(token)"
+        try await server.run(tls: tls) {
             print("motion-agent console: \(link)")
             print(
                 address.isLoopback
                     ? "  (viewing needs no token on loopback; the token lets this browser change settings)"
-                    : "  (every request needs the token; the console speaks plain HTTP: use a TLS proxy or an SSH tunnel beyond a trusted network)"
+                    : tls != nil
+                        ? "  (every request needs the token; HTTPS)"
+                        : "  (every request needs the token, in clear: --plain-http, for a trusted network only)"
             )
             fflush(nil)
         }

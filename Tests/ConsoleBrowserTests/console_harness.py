@@ -142,8 +142,10 @@ def _port_open(port):
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def browser(width=1400, height=1000):
-    """Headless Chromium from Debian, through Debian's chromedriver."""
+def browser(width=1400, height=1000, trust_spki=None, profile=None):
+    """Headless Chromium from Debian, through Debian's chromedriver. `trust_spki`: the base64 SHA-256 of a
+    certificate's public key the browser accepts for HTTPS (a test's self-signed one; it needs `profile`, a
+    user data directory)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -155,6 +157,9 @@ def browser(width=1400, height=1000):
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1"):
         options.add_argument(argument)
+    if trust_spki:
+        options.add_argument(f"--ignore-certificate-errors-spki-list={trust_spki}")
+        options.add_argument(f"--user-data-dir={profile}")
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 

@@ -4,14 +4,22 @@ an edit converges on every device and shows; a refusal shows with its reason; a 
 hostile device text does not execute; a watched device moves again after a broker outage. MOTION_AGENT_BINARY
 names the motion-agent to test."""
 
+import base64
+import hashlib
 import json
 import math
 import os
+import re
+import socket
+import ssl
+import subprocess
+import tempfile
 import time
+import urllib.request
 
 import pytest
 
-from console_harness import Fleet, browser, probe, wait_for
+from console_harness import Fleet, browser, free_port, probe, wait_for
 
 HOSTILE = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_REASON = '<script>window.__pwned=2</script><img src=y onerror="window.__pwned=3">'
@@ -187,3 +195,59 @@ def test_a_watched_device_moves_again_after_a_broker_outage(page, fleet):
         timeout=30)
     page.execute_script("location.hash = '#/'")
     wait_for("turner online again", lambda: row_text(page, "turner", "state") == "online", timeout=30)
+
+
+def test_beyond_loopback_the_console_needs_tls_and_serves_the_live_page_over_it(fleet):
+    """A non-loopback listener without TLS is refused at start; with --tls-certificate and --tls-key the page, its
+    live WebSocket (wss) and the session cookie (Secure) work over HTTPS in the browser, and plain HTTP on that
+    port gets no answer."""
+    binary = os.environ.get("MOTION_AGENT_BINARY", ".build/debug/motion-agent")
+    refused = subprocess.run(
+        [binary, "console", "--port", str(fleet.port), "--listen", "0.0.0.0:1", "--host-name", "console.lan"],
+        capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "--tls-certificate" in refused.stderr, refused.stderr
+
+    directory = tempfile.mkdtemp(dir=fleet.directory)
+    certificate, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=30)
+    public_key = subprocess.run(["openssl", "x509", "-in", certificate, "-noout", "-pubkey"],
+                                check=True, capture_output=True, timeout=30).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key,
+                         check=True, capture_output=True, timeout=30).stdout
+    spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+    port = free_port()
+    log = open(os.path.join(directory, "console-tls.log"), "w")
+    process = subprocess.Popen(
+        [binary, "console", "--port", str(fleet.port), "--listen", f"127.0.0.1:{port}",
+         "--tls-certificate", certificate, "--tls-key", key], stdout=subprocess.PIPE, stderr=log, text=True)
+    fleet.processes["console-tls"] = process
+    match = re.search(r"(https://\S+)/\?token=(\S+)", process.stdout.readline())
+    assert match, f"the console printed no https address (see {log.name})"
+    url, token = match.group(1), match.group(2)
+
+    # Python's own TLS client, trusting only this certificate: the page over HTTPS; plain HTTP gets no answer.
+    context = ssl.create_default_context(cafile=certificate)
+    with urllib.request.urlopen(f"{url}/", context=context, timeout=10) as response:
+        assert response.status == 200 and b"MotionAgent console" in response.read()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as plain:
+        plain.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        try:
+            answer = plain.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            answer = b""
+        assert not answer.startswith(b"HTTP/"), answer
+
+    driver = browser(trust_spki=spki, profile=os.path.join(directory, "profile"))
+    try:
+        driver.get(f"{url}/?token={token}")
+        wait_for("the page's first message over wss", lambda: probe(driver, "window.consoleProbe && window.consoleProbe.hello"))
+        wait_for("turner online over HTTPS", lambda: row_text(driver, "turner", "state") == "online")
+        cookie = driver.get_cookie("motion_console")
+        assert cookie and cookie["secure"] and cookie["httpOnly"], cookie
+        assert driver.current_url == f"{url}/"
+    finally:
+        driver.quit()

@@ -221,6 +221,38 @@ struct ConsoleAccessTests {
         }
     }
 
+    /// With TLS the console's own origin is https: a change from the http origin of the same host is another
+    /// origin's (refused), and the session cookie is `Secure`.
+    @Test func overTLSTheOriginIsHTTPSAndTheCookieSecure() {
+        let tls = ConsoleAccess(
+            token: Self.token,
+            loopback: false,
+            hosts: ConsoleListenAddress(host: "0.0.0.0", port: 8443).hostHeaders(names: ["console.example"]),
+            tls: true
+        )
+        func change(from origin: String) -> ConsoleAccess.Decision {
+            tls.decide(
+                .init(
+                    method: "POST",
+                    path: "/api/desired",
+                    host: "console.example:8443",
+                    origin: origin,
+                    secFetchSite: "same-origin",
+                    cookie: Self.cookie,
+                    contentType: "application/json"
+                )
+            )
+        }
+        #expect(change(from: "https://console.example:8443") == .allow(canChange: true))
+        guard case .refuse(let status, _) = change(from: "http://console.example:8443") else {
+            Issue.record("a change from the http origin passed")
+            return
+        }
+        #expect(status == 403)
+        #expect(tls.sessionCookie.hasSuffix("; Secure"))
+        #expect(!Self.exposed.sessionCookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+    }
+
     @Test func theTokenComparisonIsExact() {
         #expect(Self.loopback.accepts(Self.token))
         #expect(!Self.loopback.accepts(Self.token + "x"))

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 
 # The Debian 12 packages the agent and its tests use. Installed only when missing, so a second run is quick.
-MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
+MOTION_AGENT_DEBS=(mosquitto mosquitto-clients libmosquitto-dev libiio-dev libiio-utils iiod libsqlite3-dev libssl-dev pkg-config util-linux python3 systemd strace openssl tmux python3-venv)
 # The broker clusters of the long checks (scripts/checks/cluster.sh, long.sh): installed by ensure_cluster_debs only.
 MOTION_AGENT_CLUSTER_DEBS=(rabbitmq-server nats-server)
 
