@@ -3,7 +3,8 @@
   device  one agent on the simulated IMU turning, device motion, accelerometer and gyroscope at 50 Hz, watched by
           one page: first paint of the page (Paint Timing API, median of 5 loads), the delay from each sample's
           `time` (the agent's clock when it was sampled) to its arrival in the page (median, p95), and the console
-          process's CPU (share of one core over --seconds) and resident memory, read from /proc.
+          process's CPU (share of one core over --seconds) and resident memory, read from /proc. --tls: the same
+          with the console serving HTTPS (a self-signed certificate the browser is told to trust).
   fleet   --agents N agents as `motion-bench fleet` runs them (simulated IMU at 25 Hz, accelerometer at 1 Hz,
           started 20 a second): the first render of N rows, then one row changed at a time (a device document
           published to one device, which reports it in its status) — the time from the WebSocket message to the
@@ -41,8 +42,13 @@ def device(arguments):
         fleet.start_agent("bench-turner", scenario="rotating", streams={
             "device-motion": "{rate_hz: 50}", "accelerometer": "{rate_hz: 50}", "gyroscope": "{rate_hz: 50}"},
             metrics_s=60)
-        console = fleet.start_console()
-        driver = browser()
+        if arguments.tls:
+            certificate, key, spki = fleet.test_certificate()
+            console = fleet.start_console("--tls-certificate", certificate, "--tls-key", key)
+            driver = browser(trust_spki=spki, profile=fleet.directory + "/profile")
+        else:
+            console = fleet.start_console()
+            driver = browser()
         driver.get(f"{fleet.console_url}/?token={fleet.console_token}")
         paints = first_paint(driver, fleet.console_url + "/")
         driver.get(fleet.console_url + "/#/device/bench-turner")
@@ -136,5 +142,6 @@ if __name__ == "__main__":
     parser.add_argument("--agents", type=int, default=1000)
     parser.add_argument("--start-rate", type=float, default=20)
     parser.add_argument("--updates", type=int, default=20)
+    parser.add_argument("--tls", action="store_true", help="device: the console serves HTTPS (a test certificate)")
     arguments = parser.parse_args()
     {"device": device, "fleet": fleet_view}[arguments.mode](arguments)

@@ -2,6 +2,8 @@
 `motion-agent` processes on the simulated IMU, the real `motion-agent console`, and headless Chromium (Debian's
 chromium and chromium-driver) driven by selenium. Everything runs on 127.0.0.1 and is stopped by `close()`."""
 
+import base64
+import hashlib
 import json
 import os
 import re
@@ -99,20 +101,34 @@ class Fleet:
         process.send_signal(sig)
         process.wait(timeout=10)
 
-    def start_console(self, *arguments):
+    def start_console(self, *arguments, name="console"):
         self.console_port = free_port()
-        log = open(os.path.join(self.directory, "console.log"), "w")
+        log = open(os.path.join(self.directory, name + ".log"), "w")
         process = subprocess.Popen(
             [self.binary, "console", "--port", str(self.port), "--listen", f"127.0.0.1:{self.console_port}",
              *arguments],
             stdout=subprocess.PIPE, stderr=log, text=True)
-        self.processes["console"] = process
+        self.processes[name] = process
         line = process.stdout.readline()
-        match = re.search(r"(http://\S+)/\?token=(\S+)", line)
+        match = re.search(r"(https?://\S+)/\?token=(\S+)", line)
         if not match:
             raise AssertionError(f"the console printed no address: {line!r} (see {log.name})")
         self.console_url, self.console_token = match.group(1), match.group(2)
         return process
+
+    def test_certificate(self):
+        """A self-signed certificate for 127.0.0.1 (openssl from Debian): its PEM file, its key's, and the base64
+        SHA-256 of its public key, which `browser(trust_spki=…)` accepts."""
+        certificate, key = os.path.join(self.directory, "cert.pem"), os.path.join(self.directory, "key.pem")
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
+             "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=30)
+        public_key = subprocess.run(["openssl", "x509", "-in", certificate, "-noout", "-pubkey"],
+                                    check=True, capture_output=True, timeout=30).stdout
+        der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key,
+                             check=True, capture_output=True, timeout=30).stdout
+        return certificate, key, base64.b64encode(hashlib.sha256(der).digest()).decode()
 
     def publish(self, topic, payload, retain=True):
         subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-q", "1"] +

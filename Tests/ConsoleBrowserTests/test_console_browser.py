@@ -4,16 +4,12 @@ an edit converges on every device and shows; a refusal shows with its reason; a 
 hostile device text does not execute; a watched device moves again after a broker outage. MOTION_AGENT_BINARY
 names the motion-agent to test."""
 
-import base64
-import hashlib
 import json
 import math
 import os
-import re
 import socket
 import ssl
 import subprocess
-import tempfile
 import time
 import urllib.request
 
@@ -207,27 +203,13 @@ def test_beyond_loopback_the_console_needs_tls_and_serves_the_live_page_over_it(
         capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0 and "--tls-certificate" in refused.stderr, refused.stderr
 
-    directory = tempfile.mkdtemp(dir=fleet.directory)
-    certificate, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=30)
-    public_key = subprocess.run(["openssl", "x509", "-in", certificate, "-noout", "-pubkey"],
-                                check=True, capture_output=True, timeout=30).stdout
-    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key,
-                         check=True, capture_output=True, timeout=30).stdout
-    spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
-
-    port = free_port()
-    log = open(os.path.join(directory, "console-tls.log"), "w")
-    process = subprocess.Popen(
-        [binary, "console", "--port", str(fleet.port), "--listen", f"127.0.0.1:{port}",
-         "--tls-certificate", certificate, "--tls-key", key], stdout=subprocess.PIPE, stderr=log, text=True)
-    fleet.processes["console-tls"] = process
-    match = re.search(r"(https://\S+)/\?token=(\S+)", process.stdout.readline())
-    assert match, f"the console printed no https address (see {log.name})"
-    url, token = match.group(1), match.group(2)
+    certificate, key, spki = fleet.test_certificate()
+    # A second console beside the fixture's (whose address the fleet keeps for the other tests).
+    plain_console = (fleet.console_url, fleet.console_token, fleet.console_port)
+    fleet.start_console("--tls-certificate", certificate, "--tls-key", key, name="console-tls")
+    url, token, port = fleet.console_url, fleet.console_token, fleet.console_port
+    fleet.console_url, fleet.console_token, fleet.console_port = plain_console
+    assert url.startswith("https://"), url
 
     # Python's own TLS client, trusting only this certificate: the page over HTTPS; plain HTTP gets no answer.
     context = ssl.create_default_context(cafile=certificate)
@@ -241,7 +223,7 @@ def test_beyond_loopback_the_console_needs_tls_and_serves_the_live_page_over_it(
             answer = b""
         assert not answer.startswith(b"HTTP/"), answer
 
-    driver = browser(trust_spki=spki, profile=os.path.join(directory, "profile"))
+    driver = browser(trust_spki=spki, profile=os.path.join(fleet.directory, "profile-tls"))
     try:
         driver.get(f"{url}/?token={token}")
         wait_for("the page's first message over wss", lambda: probe(driver, "window.consoleProbe && window.consoleProbe.hello"))
