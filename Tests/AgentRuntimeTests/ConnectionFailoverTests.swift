@@ -75,6 +75,37 @@ import Testing
         #expect(supervisor.failovers == 0)
     }
 
+    /// A session that ends its connection itself (Sparkplug's edge node when its primary host goes offline):
+    /// the supervisor closes it, backs off and connects again — to the next server when asked — and the end of
+    /// that connection, reported afterwards, changes neither the wait nor the server. Nothing after the goodbye.
+    @Test func aSessionThatLeavesComesBackAfterTheWaitOnTheNextServer() {
+        let clock = ManualClock()
+        var supervisor = make(clock)
+        _ = supervisor.handle(.start)
+        _ = supervisor.handle(.connected(sessionPresent: false))
+        let left = supervisor.handle(.leave(reason: "the primary host went offline", nextServer: true))
+        #expect(left.first == .closeConnection)
+        #expect(left.contains { if case .wait = $0 { true } else { false } })
+        #expect(
+            logs(left).first?.hasPrefix("the primary host went offline — failing over to b:1883 (failover 1)") == true
+        )
+        #expect(supervisor.server == 1)
+        #expect(
+            supervisor.handle(.disconnected(reason: "as requested", expected: true)) == [.setPublisherConnected(false)]
+        )
+        #expect(supervisor.handle(.disconnected(reason: "late", expected: false)) == [.setPublisherConnected(false)])
+        #expect(supervisor.server == 1 && supervisor.failovers == 1, "the end of the left connection moves nothing")
+        #expect(tick(&supervisor, clock) == [.connect])
+        #expect(supervisor.server == 1)
+
+        _ = supervisor.handle(.connected(sessionPresent: false))
+        let stayed = supervisor.handle(.leave(reason: "left", nextServer: false))
+        #expect(stayed.first == .closeConnection && supervisor.server == 1)
+        #expect(supervisor.handle(.leave(reason: "again", nextServer: true)).isEmpty, "already waiting")
+        _ = supervisor.handle(.shutdown)
+        #expect(supervisor.handle(.leave(reason: "after the goodbye", nextServer: true)).isEmpty)
+    }
+
     @Test func autoFallsBackToMQTT311AtOnceForTheServerThatRefusedMQTT5Only() {
         let clock = ManualClock()
         var supervisor = make(clock, fallback: true)

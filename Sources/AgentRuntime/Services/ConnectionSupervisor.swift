@@ -27,6 +27,9 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
         case tick
         /// The outbox has drained: say goodbye and leave.
         case shutdown
+        /// The session ends the connection itself and comes back (Sparkplug: its primary host went offline): back
+        /// off, then connect again — to the next server when `nextServer`.
+        case leave(reason: String, nextServer: Bool)
     }
 
     package enum Action: Sendable, Equatable {
@@ -47,6 +50,8 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
         case publishGoodbye
         /// DISCONNECT after flushing; the supervisor is done.
         case disconnect
+        /// DISCONNECT now, to connect again after the wait that follows (`leave`).
+        case closeConnection
     }
 
     package enum Phase: Sendable, Equatable {
@@ -107,7 +112,7 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
             // After the goodbye only the end of the connection matters, and it is not followed by a retry.
             switch event {
             case .connected, .connectFailed, .protocolRefused, .disconnected: return [.setPublisherConnected(false)]
-            case .start, .tick, .shutdown, .serverReference: return []
+            case .start, .tick, .shutdown, .serverReference, .leave: return []
             }
         }
         switch event {
@@ -167,6 +172,10 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
                 wait(delay),
             ]
         case .disconnected(let reason, let expected):
+            if case .waiting = phase {
+                // The end of a connection already left (`leave`): the wait and the server are decided.
+                return [.setPublisherConnected(false)]
+            }
             guard !expected else {
                 phase = .idle
                 return [.setPublisherConnected(false)]
@@ -217,6 +226,33 @@ package struct ConnectionSupervisor<C: Clock>: Sendable where C.Duration == Dura
             let wasConnected = phase == .connected
             phase = .stopped
             return wasConnected ? [.publishGoodbye, .disconnect] : [.disconnect]
+        case .leave(let reason, let nextServer):
+            guard phase == .connected || phase == .connecting else { return [] }
+            let delay = backoff.next()
+            let next = nextServer ? failOver() : nil
+            return [
+                .closeConnection,
+                .writeHealth(.connecting, lastError: reason, failures: failures, retryIn: delay),
+                .log(.warning, "\(reason) — \(next ?? "reconnecting") in \(Self.seconds(delay)) s"),
+                wait(delay),
+            ]
+        }
+    }
+
+    /// The supervisor's event for what a client reported; nil for a message (the session's, not the
+    /// connection's). `defaultPort`: the port of a Server Reference's address that names none.
+    package static func event(for brokerEvent: BrokerEvent, defaultPort: Int) -> Event? {
+        switch brokerEvent {
+        case .message: return nil
+        case .connected(let sessionPresent): return .connected(sessionPresent: sessionPresent)
+        case .connectFailed(let code, let reason, let isAuthorization):
+            // 0x84 Unsupported Protocol Version (MQTT 5), which libmosquitto also reports for a 3.1.1 broker's
+            // CONNACK 1 "unacceptable protocol version" to a version-5 CONNECT.
+            return code == 0x84
+                ? .protocolRefused(reason: reason) : .connectFailed(reason: reason, isAuthorization: isAuthorization)
+        case .disconnected(let reason, let expected): return .disconnected(reason: reason, expected: expected)
+        case .serverReference(let written):
+            return .serverReference(servers: referredServers(written, defaultPort: defaultPort), written: written)
         }
     }
 

@@ -136,26 +136,10 @@ final class ConnectionSupervisorService: Service {
         let defaultPort = mqtt.port
         let forwarder = Task(executorPreference: taskExecutor) { [broker, inbox] in
             for await event in broker.events {
-                switch event {
-                case .message(let message): inbox.offer(message)
-                case .connected(let sessionPresent): feed.yield(.connected(sessionPresent: sessionPresent))
-                case .connectFailed(let code, let reason, let isAuthorization):
-                    // 0x84 Unsupported Protocol Version (MQTT 5), which libmosquitto also reports for a 3.1.1
-                    // broker's CONNACK 1 "unacceptable protocol version" to a version-5 CONNECT.
-                    if code == 0x84 {
-                        feed.yield(.protocolRefused(reason: reason))
-                    } else {
-                        feed.yield(.connectFailed(reason: reason, isAuthorization: isAuthorization))
-                    }
-                case .disconnected(let reason, let expected):
-                    feed.yield(.disconnected(reason: reason, expected: expected))
-                case .serverReference(let written):
-                    feed.yield(
-                        .serverReference(
-                            servers: Supervisor.referredServers(written, defaultPort: defaultPort),
-                            written: written
-                        )
-                    )
+                if case .message(let message) = event {
+                    inbox.offer(message)
+                } else if let event = Supervisor.event(for: event, defaultPort: defaultPort) {
+                    feed.yield(event)
                 }
             }
         }
@@ -212,6 +196,8 @@ final class ConnectionSupervisorService: Service {
                 case .disconnect:
                     await broker.disconnect(flushTimeout: drainTimeout)
                     closed = true
+                case .closeConnection:
+                    await broker.disconnect(flushTimeout: 1)
                 }
             }
             return closed

@@ -46,11 +46,15 @@ package final class SparkplugService: Service, Sendable {
     }
 
     private enum Input {
-        case connect
-        case broker(BrokerEvent)
+        /// What the connection did, for the supervisor.
+        case connection(Supervisor.Event)
+        case message(InboundMessage)
+        /// A node timer's deadline (a coalesced rebirth).
         case tick
         case shutdown
     }
+
+    private typealias Supervisor = ConnectionSupervisor<AgentMonotonicClock>
 
     private let mqtt: MQTTSettings
     private let deviceID: String
@@ -163,14 +167,25 @@ package final class SparkplugService: Service, Sendable {
         }
     }
 
+    /// The connection runs on `ConnectionSupervisor`, as the native one does — the same back-off, failover,
+    /// protocol fallback and Server References; only what follows a CONNACK (the node's births and
+    /// subscriptions) and the goodbye (NDEATH) are Sparkplug's. The node may end a connection itself (its
+    /// primary host went offline): the supervisor's `leave` then closes it and picks the next server.
     package func run() async throws {
         guard await startup.bootCount() != nil else { return }
+        let (feed, clock, logger) = (self.feed, self.clock, self.logger)
         let endpoints = mqtt.endpoints
-        var backoff = Backoff(
-            base: mqtt.reconnectMinDelay,
-            cap: mqtt.reconnectMaxDelay,
-            seed: backoffSeed,
-            jitter: mqtt.reconnectJitter == .equal ? .equal : .full
+        var supervisor = Supervisor(
+            clock: clock.monotonic,
+            backoff: Backoff(
+                base: mqtt.reconnectMinDelay,
+                cap: mqtt.reconnectMaxDelay,
+                seed: backoffSeed,
+                jitter: mqtt.reconnectJitter == .equal ? .equal : .full
+            ),
+            servers: endpoints.map(\.description),
+            protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
+            protocolFallback: mqtt.protocolVersion == .auto
         )
         syncStreams()
         if drive == .threads {
@@ -178,8 +193,15 @@ package final class SparkplugService: Service, Sendable {
             drainer.name = "sparkplug-publisher"
             drainer.start()
         }
+        let defaultPort = mqtt.port
         let forwarder = Task(executorPreference: taskExecutor) { [broker, feed] in
-            for await event in broker.events { feed.yield(.broker(event)) }
+            for await event in broker.events {
+                if case .message(let message) = event {
+                    feed.yield(.message(message))
+                } else if let event = Supervisor.event(for: event, defaultPort: defaultPort) {
+                    feed.yield(.connection(event))
+                }
+            }
         }
         let poller = Task(executorPreference: taskExecutor) { [self] in
             while !Task.isCancelled {
@@ -187,48 +209,42 @@ package final class SparkplugService: Service, Sendable {
                 syncStreams()
             }
         }
-        var retry: Task<Void, Never>?
-        func scheduleConnect(after seconds: Double) {
-            retry?.cancel()
-            retry = Task(executorPreference: taskExecutor) { [feed, clock] in
-                try? await clock.sleep(seconds: seconds)
-                if !Task.isCancelled { feed.yield(.connect) }
-            }
-        }
-        var server = 0
-        var connected = false
-        var finished = false
+        var timer: Task<Void, Never>?
 
-        /// Performs what the node left for outside the lock; returns true once the agent's goodbye is done.
-        func perform(_ deferred: [Deferred]) async -> Bool {
+        /// Performs what the node left for outside the lock.
+        func performNode(_ deferred: [Deferred]) async -> Bool {
+            var closed = false
             for action in deferred {
                 switch action {
                 case .write(let write):
                     // An outcome is reported, never applied: its follow-ups are NDATA and at most a timer.
                     startTimers(handle(.writeOutcome(write, refusal: apply(write))))
                 case .disconnect(let moveToNextServer):
-                    if moveToNextServer { server = (server + 1) % endpoints.count }
-                    let goodbye = session.withLock { $0.stopping }
-                    await broker.disconnect(flushTimeout: goodbye ? drainTimeout : 1)
-                    if goodbye { return true }
+                    // At the goodbye the supervisor's own DISCONNECT follows the NDEATH.
+                    guard !session.withLock({ $0.stopping }) else { continue }
+                    let reason = "Sparkplug: the edge node left \(supervisor.servers[supervisor.server])"
+                    closed = await performConnection(
+                        supervisor.handle(.leave(reason: reason, nextServer: moveToNextServer))
+                    )
                 case .wait:
                     startTimers([action])
                 }
             }
-            return false
+            return closed
         }
 
-        await withGracefulShutdownHandler {
-            feed.yield(.connect)
-            for await input in inputs {
-                switch input {
+        /// Performs what the supervisor decided; returns true once the connection has been closed for good.
+        func performConnection(_ actions: [Supervisor.Action]) async -> Bool {
+            var closed = false
+            for action in actions {
+                switch action {
                 case .connect:
-                    guard !session.withLock({ $0.stopping }) else { continue }
-                    let deferred = handle(.connecting(server: server))
+                    let deferred = handle(.connecting(server: supervisor.server))
                     var options = baseOptions
-                    let endpoint = endpoints[server]
+                    let endpoint = endpoints[supervisor.server]
                     options.host = endpoint.host
                     options.port = endpoint.port
+                    options.protocolVersion = supervisor.protocolVersion
                     options.will = session.withLock { $0.will }
                     do {
                         try broker.connect(options)
@@ -236,51 +252,59 @@ package final class SparkplugService: Service, Sendable {
                             "Sparkplug: connecting to mqtt://\(endpoint) as \(options.clientID) (group \(session.withLock { $0.node.configuration.groupID }))"
                         )
                     } catch {
-                        logger.error("Sparkplug: cannot connect to \(endpoint): \(error)")
-                        scheduleConnect(after: backoff.next())
+                        feed.yield(
+                            .connection(
+                                .connectFailed(
+                                    reason: "cannot connect to \(endpoint): \(error)",
+                                    isAuthorization: false
+                                )
+                            )
+                        )
                     }
-                    finished = await perform(deferred)
-                case .broker(let event):
-                    switch event {
-                    case .connected:
-                        connected = true
-                        backoff.reset()
-                        finished = await perform(handle(.connected))
-                    case .message(let message):
-                        finished = await perform(handle(.message(topic: message.topic, payload: message.payload)))
-                    case .connectFailed(_, let reason, _):
-                        logger.warning("Sparkplug: the connection to \(endpoints[server]) failed: \(reason)")
-                        connected = false
-                        finished = await perform(handle(.disconnected))
-                        if !session.withLock({ $0.stopping }) {
-                            // A refused or unreachable server: the next one, as the native connection does.
-                            server = (server + 1) % endpoints.count
-                            scheduleConnect(after: backoff.next())
-                        }
-                    case .disconnected(let reason, _):
-                        if connected { logger.warning("Sparkplug: disconnected from \(endpoints[server]): \(reason)") }
-                        connected = false
-                        finished = await perform(handle(.disconnected))
-                        if !session.withLock({ $0.stopping }) { scheduleConnect(after: backoff.next()) }
-                    case .serverReference:
-                        continue
+                    closed = await performNode(deferred) || closed
+                case .log(let level, let message):
+                    logger.log(level: level, "Sparkplug: \(message)")
+                case .publishBirth:
+                    closed = await performNode(handle(.connected)) || closed
+                case .setPublisherConnected(let up):
+                    if !up { closed = await performNode(handle(.disconnected)) || closed }
+                case .wait(let deadline):
+                    timer?.cancel()
+                    timer = Task(executorPreference: taskExecutor) {
+                        try? await clock.monotonic.sleep(until: deadline, tolerance: nil)
+                        feed.yield(.connection(.tick))
                     }
+                case .publishGoodbye:
+                    // The NDEATH; the node's DISCONNECT is left to the supervisor's, next.
+                    _ = await performNode(handle(.shutdown))
+                case .disconnect:
+                    await broker.disconnect(flushTimeout: drainTimeout)
+                    closed = true
+                case .closeConnection:
+                    await broker.disconnect(flushTimeout: 1)
+                case .subscribeControl, .writeHealth, .reportConnected, .reportConnectFailed:
+                    // The node subscribes at its birth; health.json and the connection counters are the native
+                    // connection's.
+                    continue
+                }
+            }
+            return closed
+        }
+
+        var finished = false
+        await withGracefulShutdownHandler {
+            feed.yield(.connection(.start))
+            for await input in inputs {
+                switch input {
+                case .connection(let event):
+                    finished = await performConnection(supervisor.handle(event))
+                case .message(let message):
+                    finished = await performNode(handle(.message(topic: message.topic, payload: message.payload)))
                 case .tick:
-                    finished = await perform(handle(.tick))
+                    finished = await performNode(handle(.tick))
                 case .shutdown:
-                    let deferred = handle(.shutdown)
                     session.withLock { $0.stopping = true }
-                    retry?.cancel()
-                    if deferred.isEmpty {
-                        await broker.disconnect(flushTimeout: 0.5)
-                        finished = true
-                    } else {
-                        finished = await perform(deferred)
-                        if !finished {
-                            await broker.disconnect(flushTimeout: drainTimeout)
-                            finished = true
-                        }
-                    }
+                    finished = await performConnection(supervisor.handle(.shutdown))
                 }
                 if finished { break }
             }
@@ -290,10 +314,9 @@ package final class SparkplugService: Service, Sendable {
         if !finished {
             // Cancelled rather than shut down gracefully: still say goodbye.
             session.withLock { $0.stopping = true }
-            _ = handle(.shutdown)
-            await broker.disconnect(flushTimeout: 0.5)
+            _ = await performConnection(supervisor.handle(.shutdown))
         }
-        retry?.cancel()
+        timer?.cancel()
         poller.cancel()
         feed.finish()
         lane.outbox.close()
