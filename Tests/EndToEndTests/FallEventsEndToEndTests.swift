@@ -92,6 +92,21 @@ import Testing
         objects.filter { $0["kind"] as? String == "fall" }
     }
 
+    /// Waits until `count` fall reports have arrived on `topic` and returns them. Not a count of messages: the
+    /// fall's impact is an event of its own, published before it, and after an outage the three arrive in a
+    /// burst that a loaded host may split anywhere.
+    static func waitForFalls(
+        _ count: Int,
+        _ subscriber: CapturingSubscriber,
+        on topic: String,
+        timeout: Double
+    ) async throws -> [[String: Any]] {
+        try await subscriber.waitUntil(timeout: timeout, "\(count) fall report(s) on \(topic)") { messages in
+            falls(messages.filter { $0.topic == topic }.map(payloadJSON)).count >= count
+        }
+        return falls(subscriber.messages(on: topic).map(payloadJSON))
+    }
+
     /// The first report (resolution null, at the impact, detected within the 3 s) and its one follow-up
     /// with `resolution`, both naming the same fall.
     static func expectFallThenResolution(_ falls: [[String: Any]], _ resolution: String) throws {
@@ -155,8 +170,10 @@ import Testing
     @Test func aLiveRunKeepsTheFallAndItsResolutionThroughAnOutage() async throws {
         let (broker, agent, subscriber, topic) = try await Self.replayThroughAnOutage("falls-outage", stillSeconds: 65)
         defer { agent.runner.kill() }
-        let messages = try await subscriber.waitFor(count: 2, on: topic, timeout: 30)
-        try Self.expectFallThenResolution(Self.falls(messages.map(payloadJSON)), "unresponsive")
+        try Self.expectFallThenResolution(
+            try await Self.waitForFalls(2, subscriber, on: topic, timeout: 30),
+            "unresponsive"
+        )
         // Nothing arrives twice (the fall's impact is an event of its own): each was published once. The barrier:
         // the agent's ordered exit hands the broker all it holds, and a marker the subscriber publishes after that
         // comes back behind everything the broker routed before it.
@@ -182,17 +199,16 @@ import Testing
         let device = "falls-confirm"
         let (broker, agent, subscriber, topic) = try await Self.replayThroughAnOutage(device, stillSeconds: 5)
         defer { agent.runner.kill() }
-        let first = try await subscriber.waitFor(count: 1, on: topic, timeout: 30)
-        let falls = Self.falls(first.map(payloadJSON))
+        let falls = try await Self.waitForFalls(1, subscriber, on: topic, timeout: 30)
         try #require(falls.count == 1, "\(falls)")
         let date = try #require(falls[0]["date"] as? Double)
 
         let (code, lines) = try await ControlEndToEndTests.ctl(broker, ["--device", device, "confirm-fall"])
         #expect(code == 0, "\(lines)")
         #expect(lines.joined().contains("confirmed"), "\(lines)")
-        let both = try await subscriber.waitFor(count: 2, on: topic, timeout: 20)
-        try Self.expectFallThenResolution(Self.falls(both.map(payloadJSON)), "confirmed")
-        #expect(Self.falls(both.map(payloadJSON))[1]["date"] as? Double == date)
+        let both = try await Self.waitForFalls(2, subscriber, on: topic, timeout: 20)
+        try Self.expectFallThenResolution(both, "confirmed")
+        #expect(both[1]["date"] as? Double == date)
         agent.runner.terminate()
         #expect(await agent.runner.waitForExit(timeout: 20) == 0)
         await subscriber.close()
