@@ -109,9 +109,10 @@ public struct DeviceLive: Sendable {
             put(path, [("altitude", a.altitude), ("accuracy", a.accuracy)])
         case .submersion(let s):
             put(path, [("depth", s.depth), ("pressureKPa", s.pressureKPa)])
-        case .motionEvent:
-            // The generated one-line summary: numbers and the enums' names only, never device text.
-            event(t, "motion", message.payload.summary)
+        default:
+            // A payload without a view of its own (the motion events; a stream added since) is listed by its
+            // generated one-line summary: numbers and the enums' names only, never device text.
+            event(t, message.payload.kind.rawValue, message.payload.summary)
         }
     }
 

@@ -4,7 +4,7 @@ import StreamDeclarations
 /// `scripts/codegen/streams/generate.sh` writes. StreamCodegenTests fails when what is committed differs.
 public enum StreamCodegen {
     public static var outputs: [GeneratedOutput] {
-        AgentPortsCodegen.outputs + MotionWireCodegen.outputs + SparkplugCodegen.outputs + SchemasCodegen.outputs
-            + DocsCodegen.outputs
+        AgentPortsCodegen.outputs + MotionWireCodegen.outputs + SparkplugCodegen.outputs
+            + AgentPipelineCodegen.outputs + SchemasCodegen.outputs + DocsCodegen.outputs
     }
 }

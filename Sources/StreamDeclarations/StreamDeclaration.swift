@@ -36,6 +36,14 @@ public struct StreamDeclaration: Sendable {
     /// The `status` document's schema for this stream's entry (`status.schema.json#/$defs/<name>`).
     public var statusSchema: String
 
+    /// The AgentPipeline type that runs the stream, by convention: `RawSensorStream` for a raw sensor, else the
+    /// Swift name's type (`deviceMotion` → `DeviceMotionStream`). It builds itself from the catalog
+    /// (`CatalogStream.make`), and the generated `StreamCatalog.make` calls it: a stream type that is missing or
+    /// cannot build itself does not compile.
+    public var streamType: String {
+        isRawSensor ? "RawSensorStream" : swiftName.prefix(1).uppercased() + swiftName.dropFirst() + "Stream"
+    }
+
     public init(
         name: String,
         swiftName: String,

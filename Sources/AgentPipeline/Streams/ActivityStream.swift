@@ -75,3 +75,13 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         )
     }
 }
+
+extension ActivityStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        ActivityStream(settings: settings, gait: catalog.gait)
+    }
+}

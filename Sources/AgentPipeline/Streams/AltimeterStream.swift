@@ -69,3 +69,17 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         )
     }
 }
+
+extension AltimeterStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        AltimeterStream(
+            settings: settings,
+            seaLevelPressureKPa: catalog.configuration.altimeter.seaLevelPressureKPa,
+            absoluteTopicID: catalog.topicTable.id(for: catalog.topics.topic(.absoluteAltitude))
+        )
+    }
+}

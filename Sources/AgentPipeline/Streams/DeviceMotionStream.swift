@@ -124,3 +124,19 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         batcher.flush(topicID: topicID, settings: settings, context: &context)
     }
 }
+
+extension DeviceMotionStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        let stream = DeviceMotionStream(
+            settings: settings,
+            referenceFrame: catalog.configuration.deviceMotion.referenceFrame,
+            declinationDegrees: catalog.declinationDegrees ?? 0
+        )
+        stream.expectedHeadingUsability = catalog.headingUsability
+        return stream
+    }
+}

@@ -169,3 +169,13 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
         }
     }
 }
+
+extension EventsStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        EventsStream(settings: settings)
+    }
+}

@@ -87,3 +87,18 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         context.publish(.pedometer(data), seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
     }
 }
+
+extension PedometerStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        PedometerStream(
+            settings: settings,
+            userHeightM: catalog.configuration.pedometer.userHeightM,
+            eventsTopicID: catalog.topicTable.id(for: catalog.topics.topic(.pedometerEvents)),
+            gait: catalog.gait
+        )
+    }
+}

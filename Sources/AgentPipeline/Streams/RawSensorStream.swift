@@ -73,3 +73,14 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         batcher.flush(topicID: topicID, settings: settings, context: &context)
     }
 }
+
+extension RawSensorStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        // The declarations give this type to raw sensor names only.
+        RawSensorStream(name: name, settings: settings)!
+    }
+}

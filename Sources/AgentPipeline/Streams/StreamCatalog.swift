@@ -50,43 +50,4 @@ public struct StreamCatalog: Sendable {
     public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
         try field(for: location, on: date)?.declinationDegrees
     }
-
-    public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
-        switch name {
-        case .accelerometer, .gyroscope, .magnetometer:
-            // Raw names always build a raw stream.
-            return RawSensorStream(name: name, settings: settings)!
-        case .deviceMotion:
-            let stream = DeviceMotionStream(
-                settings: settings,
-                referenceFrame: configuration.deviceMotion.referenceFrame,
-                declinationDegrees: declinationDegrees ?? 0
-            )
-            stream.expectedHeadingUsability = headingUsability
-            return stream
-        case .pedometer:
-            return PedometerStream(
-                settings: settings,
-                userHeightM: configuration.pedometer.userHeightM,
-                eventsTopicID: topicTable.id(for: topics.topic(.pedometerEvents)),
-                gait: gait
-            )
-        case .activity:
-            return ActivityStream(settings: settings, gait: gait)
-        case .altimeter:
-            return AltimeterStream(
-                settings: settings,
-                seaLevelPressureKPa: configuration.altimeter.seaLevelPressureKPa,
-                absoluteTopicID: topicTable.id(for: topics.topic(.absoluteAltitude))
-            )
-        case .submersion:
-            return SubmersionStream(
-                settings: settings,
-                waterDensity: configuration.submersion.water.densityKgPerM3,
-                maximumDepthM: configuration.submersion.maxDepthM
-            )
-        case .events:
-            return EventsStream(settings: settings)
-        }
-    }
 }

@@ -52,3 +52,17 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         context.publish(.submersion(m), seq: seq, timestamp: sample.timestamp, topicID: topicID, settings: settings)
     }
 }
+
+extension SubmersionStream: CatalogStream {
+    public static func make(
+        _ name: StreamName,
+        _ settings: StreamSettings,
+        in catalog: StreamCatalog
+    ) -> any MotionStream {
+        SubmersionStream(
+            settings: settings,
+            waterDensity: catalog.configuration.submersion.water.densityKgPerM3,
+            maximumDepthM: catalog.configuration.submersion.maxDepthM
+        )
+    }
+}
