@@ -3,7 +3,7 @@ import Yams
 extension AgentConfiguration {
     /// The configuration in effect — file values, environment overrides and defaults — as config.yaml text
     /// with every key, for `motion-agent check-config`. Loading it again gives an equal configuration.
-    public func effectiveYAML() -> String {
+    package func effectiveYAML() -> String {
         let body = Self.node(for: ConfigurationSchema.root, in: self)
         let header = """
             # motion-agent effective configuration: the file's values, environment overrides and defaults.

@@ -4,17 +4,17 @@ import Foundation
 /// directory chosen and created.
 extension AgentConfiguration {
     /// `mqtt.client_id` with `{device}` replaced by `device.id`.
-    public var resolvedClientID: String {
+    package var resolvedClientID: String {
         TopicTemplate.substitute(mqtt.clientID, device: device.id)
     }
 
     /// `topics.root` with `{device}` replaced by `device.id`; every topic of the agent is under it.
-    public var resolvedTopicRoot: String {
+    package var resolvedTopicRoot: String {
         TopicTemplate.substitute(topics.root, device: device.id)
     }
 
     /// See `AgentSettings.resolvedStateDirectory(systemDirectory:fallbackDirectory:)`.
-    public func resolvedStateDirectory() throws(ConfigurationError) -> String {
+    package func resolvedStateDirectory() throws(ConfigurationError) -> String {
         try agent.resolvedStateDirectory()
     }
 }
@@ -24,7 +24,7 @@ extension AgentSettings {
     /// error if it cannot be created or written), else `systemDirectory` when it can be created and
     /// written (a system service), else `fallbackDirectory` (a user running from a checkout). Returns an
     /// absolute path.
-    public func resolvedStateDirectory(
+    package func resolvedStateDirectory(
         systemDirectory: String = "/var/lib/motion-agent",
         fallbackDirectory: String = "./.motion-agent"
     ) throws(ConfigurationError) -> String {
@@ -79,7 +79,7 @@ extension MQTTSettings {
     /// The password: the first line of `mqtt.password_file` without its line break, or `nil` when no
     /// password file is set; refused when others may read or change the file. The loader already read it once,
     /// so this fails only if the file changed since.
-    public func readPassword() throws(ConfigurationError) -> String? {
+    package func readPassword() throws(ConfigurationError) -> String? {
         guard let passwordFile else { return nil }
         switch FileAccess.password(at: passwordFile) {
         case .success(let password): return password
@@ -98,7 +98,7 @@ extension MQTTSettings {
 extension SparkplugSettings {
     /// The Sparkplug account's password: the first line of `sparkplug.password_file`, or `nil` when none is set
     /// (the native connection's password is used).
-    public func readPassword() throws(ConfigurationError) -> String? {
+    package func readPassword() throws(ConfigurationError) -> String? {
         guard let passwordFile else { return nil }
         switch FileAccess.firstLine(of: passwordFile) {
         case .success(let password): return password
@@ -117,7 +117,7 @@ extension SparkplugSettings {
 extension ControlSettings {
     /// The operators' public keys of `control.trusted_keys_file`; `nil` when none is set (commands and desired
     /// documents are not signed). The loader already read it once, so this fails only if the file changed since.
-    public func readTrustedKeys() throws(ConfigurationError) -> TrustedKeyFile? {
+    package func readTrustedKeys() throws(ConfigurationError) -> TrustedKeyFile? {
         guard let trustedKeysFile else { return nil }
         switch FileAccess.trustedKeys(at: trustedKeysFile) {
         case .success(let keys): return keys

@@ -6,9 +6,9 @@
 /// `description` lists them all, one per line, e.g.
 ///
 ///     config.yaml:23: streams.accelerometer.rate_hz: 5000 is out of range — allowed: a number > 0 and ≤ 1000 (Hz)
-public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What kind of problem this is; tests and callers branch on it, users read `description`.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// The file is not YAML (the line is where the parser stopped).
         case syntax
         /// The same key twice in one section.
@@ -29,28 +29,28 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
         case fileUnavailable
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The dotted path of the option, e.g. `streams.accelerometer.rate_hz`; empty for the whole file.
-    public var keyPath: String
+    package var keyPath: String
     /// The offending value as written in the file or the environment; `nil` when the value is missing.
-    public var value: String?
+    package var value: String?
     /// What the option accepts, in words.
-    public var allowed: String
+    package var allowed: String
     /// 1-based line in `file`; `nil` for values from the environment or when there is no line.
-    public var line: Int?
+    package var line: Int?
     /// The configuration file (as passed to the loader) or `nil` for the environment.
-    public var file: String?
+    package var file: String?
     /// The environment variable that supplied the value, e.g. `MOTION_AGENT_MQTT_PORT`.
-    public var variable: String?
+    package var variable: String?
     /// The problem, phrased to follow the value: "is out of range", "is not a known key".
-    public var problem: String
+    package var problem: String
     /// A likely intended value or key ("did you mean …"), found by edit distance.
-    public var suggestion: String?
+    package var suggestion: String?
 
     /// The problems found after this one in the same load.
     private var following: [ConfigurationError] = []
 
-    public init(
+    package init(
         kind: Kind,
         keyPath: String,
         value: String?,
@@ -73,7 +73,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
     }
 
     /// Every problem of the load, this one first, each without followers.
-    public var errors: [ConfigurationError] {
+    package var errors: [ConfigurationError] {
         var first = self
         first.following = []
         return [first] + following
@@ -90,7 +90,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
         }
     }
 
-    public var description: String {
+    package var description: String {
         let all = errors
         if all.count == 1 { return all[0].sentence }
         let origin = file.map { "\($0): " } ?? ""

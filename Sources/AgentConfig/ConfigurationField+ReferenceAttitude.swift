@@ -114,7 +114,7 @@ extension ConfigurationField {
 
 extension DeviceMotionSettings {
     /// `streams.device-motion.reference_attitude`'s text for `q` (`w=… x=… y=… z=…`), as a command sets it.
-    public static func referenceAttitudeText(_ q: Quaternion) -> String {
+    package static func referenceAttitudeText(_ q: Quaternion) -> String {
         ConfigurationField.referenceAttitudeText(q)
     }
 }

@@ -2,23 +2,23 @@
 /// config.yaml → fleet desired → group desired (in `control.groups` order, later wins) → device desired →
 /// command overrides. Pure: the reconciler behind the control door owns one, feeds it what arrives (a reload,
 /// a document, a command) and applies the difference between two `resolve()` results.
-public struct ConfigurationLayers: Sendable {
+package struct ConfigurationLayers: Sendable {
     /// config.yaml as last loaded (environment overrides included).
-    public private(set) var base: AgentConfiguration
+    package private(set) var base: AgentConfiguration
     /// The desired documents in force, per layer, as received.
-    public private(set) var documents: [ConfigurationLayer: DesiredDocument]
+    package private(set) var documents: [ConfigurationLayer: DesiredDocument]
     /// What commands set, per key path.
-    public private(set) var overrides: [String: RuntimeOverride]
+    package private(set) var overrides: [String: RuntimeOverride]
 
     /// The effective configuration and where each runtime key's value came from.
-    public struct Resolution: Sendable {
-        public var configuration: AgentConfiguration
+    package struct Resolution: Sendable {
+        package var configuration: AgentConfiguration
         /// Every runtime key path → its source.
-        public var sources: [String: SettingSource]
+        package var sources: [String: SettingSource]
 
         /// Every runtime key in config.yaml's order with its effective value (as config.yaml writes it) and
         /// source: the table `check-config --explain` prints and the status document carries.
-        public var entries: [(keyPath: String, value: String, source: SettingSource)] {
+        package var entries: [(keyPath: String, value: String, source: SettingSource)] {
             ConfigurationSchema.runtimeKeyPaths.compactMap { keyPath in
                 guard let value = ConfigurationSchema.runtimeField(at: keyPath)?.renderedText(of: configuration)
                 else { return nil }
@@ -28,7 +28,7 @@ public struct ConfigurationLayers: Sendable {
     }
 
     /// What became of an offered document.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// In force now; `supersededCommands` are the command overrides it replaced (keys it changed).
         case applied(supersededCommands: [String])
         /// The same version and content as the one in force (a retained copy heard again): nothing to do.
@@ -40,7 +40,7 @@ public struct ConfigurationLayers: Sendable {
     }
 
     /// Starts from config.yaml and what was persisted; overrides that a layer has rewritten since are dropped.
-    public init(
+    package init(
         base: AgentConfiguration,
         documents: [ConfigurationLayer: DesiredDocument] = [:],
         overrides: [String: RuntimeOverride] = [:]
@@ -53,9 +53,9 @@ public struct ConfigurationLayers: Sendable {
 
     /// The layers that count, lowest first. A group the device is not in (no longer in `control.groups`) does
     /// not count even if its document was kept.
-    public var order: [ConfigurationLayer] { [.fleet] + base.control.groups.map { .group($0) } + [.device] }
+    package var order: [ConfigurationLayer] { [.fleet] + base.control.groups.map { .group($0) } + [.device] }
 
-    public func resolve() -> Resolution {
+    package func resolve() -> Resolution {
         var configuration = base
         var sources: [String: SettingSource] = [:]
         for keyPath in ConfigurationSchema.runtimeKeyPaths { sources[keyPath] = .configFile }
@@ -75,7 +75,7 @@ public struct ConfigurationLayers: Sendable {
 
     /// Offers a layer's document — settings, or a clear (`DesiredDocument.clear`), which takes the layer's settings
     /// away and keeps its version. `source` names it in a refusal (its topic).
-    public mutating func receive(
+    package mutating func receive(
         _ document: DesiredDocument,
         for layer: ConfigurationLayer,
         source: String
@@ -114,7 +114,7 @@ public struct ConfigurationLayers: Sendable {
 
     /// Records what a command set on top of every layer; refused whole, with the reason, when the result
     /// would not hold together (durable with QoS 0).
-    public mutating func command(
+    package mutating func command(
         _ settings: ConfigurationOverlay,
         id: String,
         time: Double,
@@ -136,7 +136,7 @@ public struct ConfigurationLayers: Sendable {
     /// config.yaml was read again (start, SIGHUP, reload-config): command overrides of keys whose value it
     /// changed are superseded; returns them. Throws, changing nothing, when the overrides and desired layers
     /// on top of the new file would not hold together.
-    public mutating func replaceBase(
+    package mutating func replaceBase(
         _ newBase: AgentConfiguration,
         source: String
     ) throws(ConfigurationError)
@@ -151,7 +151,7 @@ public struct ConfigurationLayers: Sendable {
     }
 
     /// What each layer beneath the commands says for `keyPath` (`config.yaml` → `50`, `fleet` → `100`).
-    public func beneath(_ keyPath: String) -> [String: String] {
+    package func beneath(_ keyPath: String) -> [String: String] {
         var values: [String: String] = [:]
         if let text = ConfigurationSchema.runtimeField(at: keyPath)?.renderedText(of: base) {
             values["config.yaml"] = text

@@ -4,12 +4,12 @@ import Yams
 /// Reads config.yaml into an `AgentConfiguration`: defaults for what is missing, environment overrides on
 /// top, and every problem reported at once with its key path and line (see `ConfigurationError`). The agent
 /// refuses to start when this throws.
-public enum ConfigurationLoader {
+package enum ConfigurationLoader {
     /// Where `motion-agent run` looks when no `--config` is given, in order.
-    public static let searchPaths = ["./config.yaml", "/etc/motion-agent/config.yaml"]
+    package static let searchPaths = ["./config.yaml", "/etc/motion-agent/config.yaml"]
 
     /// The first of `searchPaths` that exists, or `nil` when there is none.
-    public static func defaultConfigPath(
+    package static func defaultConfigPath(
         fileExists: (String) -> Bool = FileManager.default.fileExists(atPath:)
     ) -> String? {
         searchPaths.first(where: fileExists)
@@ -17,7 +17,7 @@ public enum ConfigurationLoader {
 
     /// Loads the file at `path`. Relative paths inside it (password_file, tls files, replay.file,
     /// state_dir) are taken relative to the file's directory.
-    public static func load(
+    package static func load(
         file path: String,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> AgentConfiguration {
@@ -51,7 +51,7 @@ public enum ConfigurationLoader {
 
     /// Decodes YAML text. `source` names it in errors (a file name, or `<string>`); relative paths stay as
     /// written unless `baseDirectory` is given.
-    public static func decode(
+    package static func decode(
         yaml: String,
         source: String = "<string>",
         environment: [String: String] = [:],

@@ -5,22 +5,22 @@ import Yams
 /// config.yaml — a fleet, group or device desired document, or what commands set. Every value was validated
 /// by the config schema, the same check and the same error whichever door it came through, and is kept in the
 /// form `effectiveYAML()` writes (`100` and `100.0` are one value), so layers can be compared key by key.
-public struct ConfigurationOverlay: Sendable, Equatable, Codable {
+package struct ConfigurationOverlay: Sendable, Equatable, Codable {
     /// Key path → value, in canonical form.
-    public private(set) var values: [String: String]
+    package private(set) var values: [String: String]
 
-    public init() { values = [:] }
+    package init() { values = [:] }
 
-    public var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { values.isEmpty }
 
     /// The key paths this layer sets, sorted.
-    public var keyPaths: [String] { values.keys.sorted() }
+    package var keyPaths: [String] { values.keys.sorted() }
 
-    public subscript(keyPath: String) -> String? { values[keyPath] }
+    package subscript(keyPath: String) -> String? { values[keyPath] }
 
     /// Values as a command names them (key path → text as written), checked like config.yaml's: every
     /// problem at once, each naming the key, the value and what is allowed; `source` says where they came from.
-    public init(validating written: [String: String], source: String) throws(ConfigurationError) {
+    package init(validating written: [String: String], source: String) throws(ConfigurationError) {
         var errors: [ConfigurationError] = []
         var values: [String: String] = [:]
         for (keyPath, text) in written.sorted(by: { $0.key < $1.key }) {
@@ -92,7 +92,7 @@ public struct ConfigurationOverlay: Sendable, Equatable, Codable {
     }
 
     /// Writes every value into `configuration`.
-    public func apply(to configuration: inout AgentConfiguration) {
+    package func apply(to configuration: inout AgentConfiguration) {
         for (keyPath, text) in values {
             guard let field = ConfigurationSchema.runtimeField(at: keyPath),
                 case .scalar(let decode, _) = field.value
@@ -102,14 +102,14 @@ public struct ConfigurationOverlay: Sendable, Equatable, Codable {
     }
 
     /// This overlay with `other`'s values on top.
-    public func merging(_ other: ConfigurationOverlay) -> ConfigurationOverlay {
+    package func merging(_ other: ConfigurationOverlay) -> ConfigurationOverlay {
         var merged = self
         merged.values.merge(other.values) { _, new in new }
         return merged
     }
 
     /// This overlay without `keyPaths`.
-    public func removing(_ keyPaths: some Sequence<String>) -> ConfigurationOverlay {
+    package func removing(_ keyPaths: some Sequence<String>) -> ConfigurationOverlay {
         var trimmed = self
         for keyPath in keyPaths { trimmed.values[keyPath] = nil }
         return trimmed

@@ -104,7 +104,7 @@ extension AgentConfiguration {
     /// part of the schema (`ConfigurationSchema.runtime`) whose value changed, named by its section
     /// (`mqtt`, `source`) or, in a section that also has runtime keys, by its key path
     /// (`metrics.prometheus_file`) — so the list follows the schema as keys are added.
-    public func restartRequired(from running: AgentConfiguration) -> [String] {
+    package func restartRequired(from running: AgentConfiguration) -> [String] {
         let runtimeSections = Set(ConfigurationSchema.runtimeKeyPaths.map { String($0.prefix { $0 != "." }) })
         var names: [String] = []
         for (keyPath, field) in ConfigurationSchema.allFields
@@ -141,7 +141,7 @@ extension ConfigurationSchema {
 
 /// What a change of a setting does to the running agent — said once here, and by the docs' table (docs/fleet.md)
 /// and `check-config --explain`, so no layer's change is reported as in force before it is.
-public enum SettingEffect: String, Sendable, CaseIterable {
+package enum SettingEffect: String, Sendable, CaseIterable {
     /// Applies at once: the streams, the hardware plan and the reports change between two samples.
     case immediate = "applies at once"
     /// Applies once a resource it needs is open: `streams.<stream>.durable` opens the durable log (the first time
@@ -153,13 +153,13 @@ public enum SettingEffect: String, Sendable, CaseIterable {
 
 extension SettingEffect {
     /// What changing the key at `keyPath` does while the agent runs.
-    public static func of(keyPath: String) -> SettingEffect {
+    package static func of(keyPath: String) -> SettingEffect {
         guard ConfigurationSchema.runtimeField(at: keyPath) != nil else { return .restart }
         return keyPath.hasPrefix("streams.") && keyPath.hasSuffix(".durable") ? .opensDurableLog : .immediate
     }
 
     /// Every runtime key path with its effect, in schema order.
-    public static var runtimeKeys: [(keyPath: String, effect: SettingEffect)] {
+    package static var runtimeKeys: [(keyPath: String, effect: SettingEffect)] {
         ConfigurationSchema.runtimeKeyPaths.map { ($0, of(keyPath: $0)) }
     }
 }

@@ -653,7 +653,7 @@ extension MQTTSettings {
 
 extension AgentConfiguration {
     /// One stream's settings: as configured, else its descriptor's defaults.
-    public subscript(stream name: StreamName) -> StreamSettings {
+    package subscript(stream name: StreamName) -> StreamSettings {
         get { streams[name] ?? name.descriptor.defaults }
         set { streams[name] = newValue }
     }

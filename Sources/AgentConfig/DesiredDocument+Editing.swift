@@ -2,7 +2,7 @@ extension DesiredDocument {
     /// The payload as operators' tools publish it: `{"version": N, "metrics": {…}, "streams": {…}}`, nested
     /// like config.yaml, keys sorted, numbers and booleans plain, text quoted — so `decode` reads back
     /// exactly this document.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         // Nested sections from the dotted key paths; the field's own rendering says whether a value is text.
         var scratch = AgentConfiguration()
         settings.apply(to: &scratch)
@@ -31,7 +31,7 @@ extension DesiredDocument {
     /// The next version of this document for `fleet set` / `fleet unset`: `version + 1`, the `written` values
     /// (key path → text, checked by the config schema like everything else) on top, and `unset` key paths
     /// (or whole sections, `streams.gyroscope`) removed.
-    public func updating(
+    package func updating(
         setting written: [String: String],
         unsetting unset: [String] = [],
         source: String

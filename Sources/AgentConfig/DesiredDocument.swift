@@ -8,30 +8,30 @@ import MotionWire
 /// never because a broker retains nothing (an empty payload, or a cluster node that never had the document),
 /// and a device that was away when it was published finds it waiting when it connects. Its version is kept, so a
 /// replayed older document is refused after it as after any other.
-public struct DesiredDocument: Sendable, Equatable, Codable {
+package struct DesiredDocument: Sendable, Equatable, Codable {
     /// The largest version a JSON number holds exactly in every subscriber's language (2⁵³).
-    public static let maximumVersion = 9_007_199_254_740_992
+    package static let maximumVersion = 9_007_199_254_740_992
 
-    public var version: Int
-    public var settings: ConfigurationOverlay
+    package var version: Int
+    package var settings: ConfigurationOverlay
     /// The layer is cleared: it sets nothing, and the version stays in force.
-    public var clear: Bool
+    package var clear: Bool
 
-    public init(version: Int, settings: ConfigurationOverlay, clear: Bool = false) {
+    package init(version: Int, settings: ConfigurationOverlay, clear: Bool = false) {
         self.version = version
         self.settings = settings
         self.clear = clear
     }
 
     /// A clear of a layer at `version`.
-    public static func clearing(version: Int) -> DesiredDocument {
+    package static func clearing(version: Int) -> DesiredDocument {
         DesiredDocument(version: version, settings: ConfigurationOverlay(), clear: true)
     }
 
     /// Reads a payload: strict JSON (never YAML: network input) with `version`, optionally `clear`, and any of
     /// config.yaml's runtime keys. `source` names the document in errors (e.g. `motion/fleet/desired`). Every
     /// problem is reported at once, each as config.yaml's would be: the key path, the value, what is allowed.
-    public static func decode(_ payload: [UInt8], source: String) throws(ConfigurationError) -> DesiredDocument {
+    package static func decode(_ payload: [UInt8], source: String) throws(ConfigurationError) -> DesiredDocument {
         let root: StrictJSON.Value
         do {
             root = try StrictJSON.parse(payload, limits: .desiredDocument)
@@ -45,7 +45,7 @@ public struct DesiredDocument: Sendable, Equatable, Codable {
     }
 
     /// Reads a document's members (a signed envelope's, once opened and its `target` taken out).
-    public static func decode(
+    package static func decode(
         members: [(key: String, value: StrictJSON.Value)],
         source: String
     ) throws(ConfigurationError) -> DesiredDocument {

@@ -6,29 +6,29 @@ import Foundation
 /// with their id and time (`overrides.json`) — never a snapshot of the effective configuration, which is
 /// recomputed from config.yaml and these at every start. A device that boots with the broker unreachable
 /// therefore runs its last known desired state, and an edit of config.yaml still counts.
-public struct DesiredStateStore: Sendable {
-    public let state: any StateDirectory
+package struct DesiredStateStore: Sendable {
+    package let state: any StateDirectory
 
-    public init(state: any StateDirectory) {
+    package init(state: any StateDirectory) {
         self.state = state
     }
 
     /// `<state_dir>/desired`, for messages.
-    public var directory: String { state.location(of: .desiredDocument("-")).dropLastPathComponent }
+    package var directory: String { state.location(of: .desiredDocument("-")).dropLastPathComponent }
     /// The round-one file of stream settings saved by commands, migrated once.
     var legacyStreamsPath: String { state.location(of: .legacyStreams) }
 
     /// What was kept, and what could not be used (each a sentence naming the file, the problem and the fix).
-    public struct Contents: Sendable {
-        public var documents: [ConfigurationLayer: DesiredDocument] = [:]
-        public var overrides: [String: RuntimeOverride] = [:]
-        public var problems: [String] = []
+    package struct Contents: Sendable {
+        package var documents: [ConfigurationLayer: DesiredDocument] = [:]
+        package var overrides: [String: RuntimeOverride] = [:]
+        package var problems: [String] = []
     }
 
     /// Reads the documents of `layers` and the overrides. A kept document is opened again by `open` — checked by
     /// today's schema and, with signing on, its signature verified with today's keys: one that no longer passes
     /// is left out (reported), as a newly received one would be refused.
-    public func load(
+    package func load(
         layers: [ConfigurationLayer],
         open: (_ payload: [UInt8], _ layer: ConfigurationLayer) -> Result<DesiredDocument, any Error> = { payload, _ in
             Result { try DesiredDocument.decode(payload, source: "the kept document") }
@@ -80,13 +80,13 @@ public struct DesiredStateStore: Sendable {
     }
 
     /// Keeps a layer's document as received; nil (the retained document was cleared) deletes it.
-    public func save(_ payload: [UInt8]?, for layer: ConfigurationLayer) throws(StateFileError) {
+    package func save(_ payload: [UInt8]?, for layer: ConfigurationLayer) throws(StateFileError) {
         guard let payload else { return try state.remove(Self.file(of: layer)) }
         try state.replace(Self.file(of: layer), with: payload)
     }
 
     /// Keeps the command overrides (an empty set deletes the file).
-    public func save(overrides: [String: RuntimeOverride]) throws {
+    package func save(overrides: [String: RuntimeOverride]) throws {
         if overrides.isEmpty { return try state.remove(.commandOverrides) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -97,7 +97,7 @@ public struct DesiredStateStore: Sendable {
     /// over config.yaml for good. Read once: only the values that differ from config.yaml's become command
     /// overrides (of the keys a command had changed, as far as can be told); the file is renamed
     /// `streams.json.migrated` so this happens once. Returns nil when there is nothing to migrate.
-    public func migrateLegacyStreams(base: AgentConfiguration) -> (ConfigurationOverlay, problems: [String])? {
+    package func migrateLegacyStreams(base: AgentConfiguration) -> (ConfigurationOverlay, problems: [String])? {
         var problems: [String] = []
         let kept: [UInt8]?
         do {

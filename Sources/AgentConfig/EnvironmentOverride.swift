@@ -2,14 +2,14 @@
 /// the image and the broker and its secret differ per deployment. The value is checked exactly like the
 /// file's, and errors name the variable. An empty variable counts as unset (compose files often write
 /// `MOTION_AGENT_MQTT_HOST=` for "not given").
-public struct EnvironmentOverride: Sendable, Equatable {
+package struct EnvironmentOverride: Sendable, Equatable {
     /// The variable, e.g. `MOTION_AGENT_MQTT_PORT`.
-    public let variable: String
+    package let variable: String
     /// The option it replaces, e.g. `mqtt.port`.
-    public let keyPath: String
+    package let keyPath: String
 
     /// Every override, in the order they are applied.
-    public static let all: [EnvironmentOverride] = [
+    package static let all: [EnvironmentOverride] = [
         EnvironmentOverride(variable: "MOTION_AGENT_MQTT_HOST", keyPath: "mqtt.host"),
         EnvironmentOverride(variable: "MOTION_AGENT_MQTT_PORT", keyPath: "mqtt.port"),
         EnvironmentOverride(variable: "MOTION_AGENT_MQTT_PASSWORD_FILE", keyPath: "mqtt.password_file"),

@@ -1,20 +1,20 @@
 /// One broker address of `mqtt.servers`: `host:port`, `[v6-address]:port`, or a host alone (the default port).
-public struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// nil when `text` is not an address (`check` says why).
-    public init?(parsing text: String, defaultPort: Int) {
+    package init?(parsing text: String, defaultPort: Int) {
         guard case .success(let endpoint) = Self.parse(text, defaultPort: defaultPort) else { return nil }
         self = endpoint
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// A `{host, port}` section of `mqtt.servers`, read as the text `host:port` (`[host]:port` for IPv6, `host`
     /// alone without a port), which `parse` then checks like any other element.
@@ -80,7 +80,7 @@ public struct MQTTEndpoint: Sendable, Hashable, CustomStringConvertible {
 extension MQTTEndpoint {
     /// Whether the host is this machine's loopback (`localhost`, 127.0.0.0/8, `::1`): traffic to it never
     /// leaves the machine.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         let name = host.lowercased()
         if name == "localhost" || name.hasSuffix(".localhost") || name == "ip6-localhost" { return true }
         if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
@@ -94,7 +94,7 @@ extension MQTTSettings {
     /// `mqtt.password_file` or MOTION_AGENT_MQTT_PASSWORD), `mqtt.tls` is off, and a broker is not on this
     /// machine — or nil. Anyone on the path reads the password (MQTT's CONNECT carries it as plain text) and
     /// can then log in as this device.
-    public func cleartextPasswordWarning(hasPassword: Bool) -> String? {
+    package func cleartextPasswordWarning(hasPassword: Bool) -> String? {
         guard hasPassword, tls == nil else { return nil }
         let remote = endpoints.filter { !$0.isLoopback }
         guard !remote.isEmpty else { return nil }

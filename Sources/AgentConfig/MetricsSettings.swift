@@ -1,11 +1,11 @@
 /// `metrics`: the agent's health report on `{root}/metrics` and, when a path is set, as a Prometheus textfile
 /// for node_exporter's textfile collector.
-public struct MetricsSettings: Sendable, Equatable {
+package struct MetricsSettings: Sendable, Equatable {
     /// Seconds between reports, 1…3600; 0 switches the report (topic and file) off. Default 60.
-    public var intervalS: Int = 60
+    package var intervalS: Int = 60
     /// Where the Prometheus text exposition is written (atomically: temporary file, then rename); `nil`, the
     /// default, writes none. node_exporter reads `*.prom` files from its `--collector.textfile.directory`.
-    public var prometheusFile: String? = nil
+    package var prometheusFile: String? = nil
 
-    public init() {}
+    package init() {}
 }

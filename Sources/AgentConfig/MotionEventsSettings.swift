@@ -1,27 +1,27 @@
 /// Settings only the events stream has (`streams.events.falls`, `impact_threshold_g`, …): which motion events
 /// the detector reports and the thresholds an operator tunes per fleet. Every other detector parameter keeps the
 /// value it was chosen with on SisFall (BENCHMARKS.md, "Falls"): they are one set for every placement and rate.
-public struct MotionEventsSettings: Sendable, Equatable {
+package struct MotionEventsSettings: Sendable, Equatable {
     /// Falls, then one follow-up with their resolution.
-    public var falls = true
+    package var falls = true
     /// Impacts: the acceleration's magnitude above `impactThresholdG`.
-    public var impacts = true
+    package var impacts = true
     /// Free falls: the magnitude near 0 g long enough to be a drop.
-    public var freeFalls = true
+    package var freeFalls = true
     /// Tilt: the attitude leaving a cone of `tiltConeDegrees` around the reference attitude, and coming back.
-    public var tilt = false
+    package var tilt = false
     /// An impact is a peak above this, g.
-    public var impactThresholdG = 3.0
+    package var impactThresholdG = 3.0
     /// A fall not resolved by an operator becomes `rejected` when the wearer is active within this many seconds
     /// of its detection, `unresponsive` when still past it.
-    public var fallResponseSeconds = 60.0
+    package var fallResponseSeconds = 60.0
     /// The tilt cone's half-angle, degrees.
-    public var tiltConeDegrees = 30.0
+    package var tiltConeDegrees = 30.0
 
-    public init() {}
+    package init() {}
 
     /// Accepted ranges, shared by the config schema and its messages.
-    public static let impactThresholdRange = 1.5...16.0
-    public static let fallResponseRange = 10.0...600.0
-    public static let tiltConeRange = 5.0...85.0
+    package static let impactThresholdRange = 1.5...16.0
+    package static let fallResponseRange = 10.0...600.0
+    package static let tiltConeRange = 5.0...85.0
 }

@@ -6,15 +6,15 @@ import MotionModel
 /// The matrix is written as the kernel's `in_<type>_mount_matrix` (Documentation/ABI/testing/sysfs-bus-iio):
 /// row by row, and a chip-axes reading `v` becomes `M · v` in board axes. AgentConfig only reads the text;
 /// the IIO source turns it into its own `MountMatrixOverride`.
-public struct MountMatrixSetting: Sendable, Hashable {
+package struct MountMatrixSetting: Sendable, Hashable {
     /// An IIO device id (`iio:device2`) or driver name (`ak8975`).
-    public var device: String
+    package var device: String
     /// The sensor it applies to; nil for every vector sensor of the device.
-    public var sensor: SensorType?
+    package var sensor: SensorType?
     /// The nine numbers, row by row.
-    public var values: [Double]
+    package var values: [Double]
 
-    public init(device: String, sensor: SensorType?, values: [Double]) {
+    package init(device: String, sensor: SensorType?, values: [Double]) {
         self.device = device
         self.sensor = sensor
         self.values = values
@@ -105,7 +105,7 @@ public struct MountMatrixSetting: Sendable, Hashable {
 extension IIOSourceSettings {
     /// `mountMatrix` parsed; entries that do not parse (only possible when set in code, the loader refuses
     /// them) are left out.
-    public var mountMatrixOverrides: [MountMatrixSetting] {
+    package var mountMatrixOverrides: [MountMatrixSetting] {
         mountMatrix.compactMap { try? MountMatrixSetting.parse($0).get() }
     }
 }

@@ -2,26 +2,26 @@ import AgentPorts
 
 /// `sparkplug`: the agent as a Sparkplug B 3.0 edge node (docs/sparkplug.md) beside its native topics. Off by
 /// default. The edge node id is `device.id`; each stream listed is a Sparkplug device.
-public struct SparkplugSettings: Sendable, Equatable {
+package struct SparkplugSettings: Sendable, Equatable {
     /// Publish Sparkplug B. Default false.
-    public var enabled: Bool = false
+    package var enabled: Bool = false
     /// The Sparkplug group (a topic level). Default `motion`.
-    public var groupID: String = "motion"
+    package var groupID: String = "motion"
     /// A host application's id: publish only while its STATE says online. Default none.
-    public var primaryHostID: String? = nil
+    package var primaryHostID: String? = nil
     /// The streams carried, each a device. Default the slow streams and device motion.
-    public var streams: [String] = ["device-motion", "pedometer", "activity", "altimeter"]
+    package var streams: [String] = ["device-motion", "pedometer", "activity", "altimeter"]
     /// Let hosts write `config/enabled` and `config/rateHz` (NCMD/DCMD). Default false; refused while commands
     /// must be signed (`control.trusted_keys_file`), since a Sparkplug command carries no signature.
-    public var writes: Bool = false
+    package var writes: Bool = false
     /// The Sparkplug connection's MQTT user name; nil: `mqtt.username`. A broker that binds client ids to
     /// accounts (mosquitto's `use_username_as_clientid`, the shipped one) needs an account of its own here, or the
     /// two connections would take each other's place.
-    public var username: String? = nil
+    package var username: String? = nil
     /// The first line of this file is the Sparkplug account's password; nil: the native connection's password.
-    public var passwordFile: String? = nil
+    package var passwordFile: String? = nil
 
-    public init() {}
+    package init() {}
 
     /// Why `id` cannot be a Sparkplug id (a topic level: not empty, no `+ / #`, no control characters, at most
     /// 256 bytes — Sparkplug 3.0, 4.1.2–4.1.5), nil when it can.

@@ -5,25 +5,25 @@
 /// with `#` comment lines and blank lines. The key id names the key in every signed envelope (`"key"`), so
 /// several keys can be trusted at once — a rotation adds the new key before the old one goes — and a key is
 /// revoked by removing its line. `motion-agent keys generate` writes a key pair and prints its line.
-public struct TrustedKeyFile: Sendable, Equatable {
+package struct TrustedKeyFile: Sendable, Equatable {
     /// Key id → the raw 32-byte Ed25519 public key, in file order.
-    public var keys: [(id: String, publicKey: [UInt8])]
+    package var keys: [(id: String, publicKey: [UInt8])]
 
-    public init(keys: [(id: String, publicKey: [UInt8])]) {
+    package init(keys: [(id: String, publicKey: [UInt8])]) {
         self.keys = keys
     }
 
-    public static func == (a: TrustedKeyFile, b: TrustedKeyFile) -> Bool {
+    package static func == (a: TrustedKeyFile, b: TrustedKeyFile) -> Bool {
         a.keys.map(\.id) == b.keys.map(\.id) && a.keys.map(\.publicKey) == b.keys.map(\.publicKey)
     }
 
     /// At most this many keys: a fleet has a handful of operators; more is a mistake.
-    public static let maximumKeys = 64
+    package static let maximumKeys = 64
     /// The file's size limit, bytes.
-    public static let maximumBytes = 64 << 10
+    package static let maximumBytes = 64 << 10
 
     /// A key id: 1–64 of `A–Z a–z 0–9 . _ -`, so it is one word in a file and in a log line.
-    public static func idProblem(_ id: String) -> String? {
+    package static func idProblem(_ id: String) -> String? {
         if id.isEmpty || id.utf8.count > 64 { return "must be 1–64 characters" }
         let allowed = id.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
@@ -33,13 +33,13 @@ public struct TrustedKeyFile: Sendable, Equatable {
     }
 
     /// Why a trust file could not be read: the line and what is wrong with it.
-    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 
     /// Parses the file's text; the error names the line and what is wrong with it.
-    public static func parse(_ text: String) -> Result<TrustedKeyFile, Problem> {
+    package static func parse(_ text: String) -> Result<TrustedKeyFile, Problem> {
         var keys: [(id: String, publicKey: [UInt8])] = []
         var seen = Set<String>()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -67,17 +67,17 @@ public struct TrustedKeyFile: Sendable, Equatable {
     }
 
     /// The line for one key, as `keys generate` prints it.
-    public static func line(id: String, publicKey: [UInt8]) -> String {
+    package static func line(id: String, publicKey: [UInt8]) -> String {
         "\(id) ed25519 \(Base64.encode(publicKey))"
     }
 }
 
 /// Standard base64 (RFC 4648 §4) with padding, for keys and signatures: strict — no whitespace, no other
 /// alphabet — so every value has one spelling.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0
@@ -95,7 +95,7 @@ public enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 4 == 0 else { return nil }
         func value(_ c: UInt8) -> UInt32? {

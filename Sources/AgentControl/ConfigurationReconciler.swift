@@ -11,7 +11,7 @@ import Synchronization
 /// computes a candidate, hands its effective configuration to `apply` (the controller, which changes only what
 /// differs), and commits only when that succeeded: a document or command the hardware refuses leaves the
 /// previous state in force. Only ControlPlane calls it, inside its door, so changes never interleave.
-public final class ConfigurationReconciler: Sendable {
+package final class ConfigurationReconciler: Sendable {
     private struct State {
         var layers: ConfigurationLayers {
             didSet { account = nil }
@@ -29,7 +29,7 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// What became of a desired document.
-    public enum DocumentOutcome: Sendable, Equatable {
+    package enum DocumentOutcome: Sendable, Equatable {
         case applied(version: Int?, supersededCommands: [String])
         case unchanged
         case stale(version: Int, inForce: Int)
@@ -47,7 +47,7 @@ public final class ConfigurationReconciler: Sendable {
     /// Builds the layers from config.yaml and what the state directory kept (`store`, nil when
     /// `control.persist` is off), migrating round one's `streams.json` once. Problems with kept files are
     /// logged; the agent starts with what is usable.
-    public init(
+    package init(
         base: AgentConfiguration,
         store: DesiredStateStore?,
         opener: DesiredDocumentOpener = DesiredDocumentOpener(keys: nil),
@@ -89,16 +89,16 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// The layers with a desired document in force, and its version.
-    public var documentVersions: [ConfigurationLayer: Int] {
+    package var documentVersions: [ConfigurationLayer: Int] {
         state.withLock { $0.layers.documents.mapValues(\.version) }
     }
 
     /// The configuration to run: config.yaml with every layer on top.
-    public var effective: AgentConfiguration { state.withLock { $0.effective } }
+    package var effective: AgentConfiguration { state.withLock { $0.effective } }
 
     /// A command's settings (checked by the config schema when the command was parsed), on top of every layer.
     /// Throws, changing nothing, when the layers or `apply` refuse the result.
-    public func command(
+    package func command(
         _ settings: ConfigurationOverlay,
         id: String,
         time: Double,
@@ -118,7 +118,7 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// config.yaml as read again (SIGHUP, reload-config). Returns the command overrides it superseded.
-    public func reload(_ base: AgentConfiguration, apply: (AgentConfiguration) throws -> Void) throws -> [String] {
+    package func reload(_ base: AgentConfiguration, apply: (AgentConfiguration) throws -> Void) throws -> [String] {
         var superseded: [String] = []
         try change { layers in
             do {
@@ -137,7 +137,7 @@ public final class ConfigurationReconciler: Sendable {
     /// opener. An empty payload is not a clear — a broker that retains nothing for a topic says nothing about the layer
     /// (a cluster node may simply never have had the document) — so it changes nothing; a clear is a document
     /// (`{"version": N, "clear": true}`). Refusals are logged and kept for the status.
-    public func receive(
+    package func receive(
         _ payload: [UInt8],
         for layer: ConfigurationLayer,
         topic: String,
@@ -209,7 +209,7 @@ public final class ConfigurationReconciler: Sendable {
     }
 
     /// The status document's account of the configuration; `notes` adds what the hardware made of a value.
-    public func status(notes: [String: String] = [:]) -> ConfigurationStatus {
+    package func status(notes: [String: String] = [:]) -> ConfigurationStatus {
         state.withLock { s in
             let account = s.account ?? Self.account(of: s.layers)
             s.account = account
@@ -243,7 +243,7 @@ public final class ConfigurationReconciler: Sendable {
     package var refusedVersions: [ConfigurationLayer: Int] { state.withLock { $0.refusedVersions } }
 
     /// config.yaml as last read.
-    public var base: AgentConfiguration { state.withLock { $0.layers.base } }
+    package var base: AgentConfiguration { state.withLock { $0.layers.base } }
 
     private func change(
         _ edit: (inout ConfigurationLayers) throws -> Void,

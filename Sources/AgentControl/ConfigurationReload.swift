@@ -8,8 +8,8 @@ import MotionWire
 /// other key (the schema's non-runtime part: mqtt, source, device, topics…) needs a restart, and the report says
 /// which (`AgentConfiguration.restartRequired(from:)`). An invalid file changes nothing and the failure carries
 /// every problem.
-public enum ConfigurationReload {
-    public static func apply(
+package enum ConfigurationReload {
+    package static func apply(
         path: String?,
         reconciler: ConfigurationReconciler,
         controller: AgentController

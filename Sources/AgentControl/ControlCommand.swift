@@ -8,7 +8,7 @@ import MotionWire
 /// (start, stop, set-*) is the settings it sets: runtime keys checked by the config schema as it was parsed —
 /// the one check, the one representation a setting change has from here to the configuration's layers. Names,
 /// help and parsing live in `ControlCommandDescriptor.table`.
-public enum ControlCommand: Sendable, Equatable {
+package enum ControlCommand: Sendable, Equatable {
     /// Sets runtime keys as this command's overrides on top of the desired layers; the reply shows `stream`'s
     /// resulting state.
     case configure(ConfigurationOverlay, stream: StreamName)
@@ -29,7 +29,7 @@ public enum ControlCommand: Sendable, Equatable {
 
     /// The command that sets `values` (key → value as config.yaml writes it) of `stream`'s section, or the
     /// schema's refusal of a value as a bad command.
-    public static func configuring(
+    package static func configuring(
         _ stream: StreamName,
         _ values: [String: String]
     ) -> Result<ControlCommand, ControlFailure> {

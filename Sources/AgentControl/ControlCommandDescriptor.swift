@@ -8,33 +8,33 @@ import MotionWire
 
 /// One command, whole: its name, its help, how its arguments are read and what it does. `table` is the only
 /// list of commands; the agent's parser and dispatcher and `motion-agent ctl`'s help and validation read it.
-public struct ControlCommandDescriptor: Sendable {
-    public let name: String
+package struct ControlCommandDescriptor: Sendable {
+    package let name: String
     /// One short line for help (under 60 characters, so help never wraps it): what the command does.
-    public let summary: String
+    package let summary: String
     /// The arguments it accepts, in words (also quoted when an argument is refused).
-    public let arguments: String
+    package let arguments: String
     /// `key=value` argument lists as `motion-agent ctl` takes them, together showing every argument; each must
     /// parse (tested).
-    public let examples: [String]
+    package let examples: [String]
     /// The shape of its result in the reply.
-    public let result: ControlResult.Shape
+    package let result: ControlResult.Shape
     /// Its arguments read into the command the door carries out (`ControlCommand.run`).
     let parse: @Sendable (inout Arguments) -> Result<ControlCommand, ControlFailure>
 
-    public static func named(_ name: String) -> ControlCommandDescriptor? {
+    package static func named(_ name: String) -> ControlCommandDescriptor? {
         table.first { $0.name == name }
     }
 
-    public static var names: [String] { table.map(\.name) }
+    package static var names: [String] { table.map(\.name) }
 
     /// The highest rate a command may ask for, Hz: config.yaml's limit for `streams.<stream>.rate_hz` (the
     /// config schema checks it, whichever door a value comes through). The hardware clamps further.
-    public static let maximumRateHz = 1000.0
+    package static let maximumRateHz = 1000.0
 
     /// Help for every command: its summary, then its examples as `motion-agent ctl` takes them, each line short
     /// enough that help does not wrap it.
-    public static var helpText: String {
+    package static var helpText: String {
         table.map { d in
             (["  \(d.name) — \(d.summary)"]
                 + d.examples.map { $0.isEmpty ? "      \(d.name)" : "      \(d.name) \($0)" })
@@ -44,7 +44,7 @@ public struct ControlCommandDescriptor: Sendable {
 
     /// The JSON object of a command written as `ctl` takes it: `key=value` pairs, where numbers and
     /// true/false become JSON numbers and booleans; members in the order given (id, command, timestamp, pairs).
-    public static func object(
+    package static func object(
         id: String,
         command: String,
         pairs: [String],
@@ -73,7 +73,7 @@ public struct ControlCommandDescriptor: Sendable {
         return members
     }
 
-    public static let table: [ControlCommandDescriptor] = [
+    package static let table: [ControlCommandDescriptor] = [
         streamCommand("start", summary: "enable a stream", examples: ["stream=gyroscope"], sets: ["enabled": "true"]),
         streamCommand(
             "stop",

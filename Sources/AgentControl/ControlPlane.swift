@@ -18,16 +18,16 @@ import Synchronization
 /// With the operators' keys (`Settings.keys`) every command and desired document must be signed by one of them
 /// for its own topic: unsigned, tampered, moved and replayed envelopes are refused (401) before the command is
 /// even parsed. Replies go only to the command's own reply namespace (`replyTopic(for:)`).
-public final class ControlPlane: Sendable {
-    public typealias Settings = ControlDoorSettings
+package final class ControlPlane: Sendable {
+    package typealias Settings = ControlDoorSettings
 
     /// What to send back, and whether the retained status must be republished.
-    public struct Outcome: Sendable {
-        public var replyTopic: String
-        public var reply: ControlReply
-        public var correlationData: [UInt8]?
-        public var stateChanged: Bool
-        public var payload: [UInt8] { reply.encoded() }
+    package struct Outcome: Sendable {
+        package var replyTopic: String
+        package var reply: ControlReply
+        package var correlationData: [UInt8]?
+        package var stateChanged: Bool
+        package var payload: [UInt8] { reply.encoded() }
     }
 
     private let controller: AgentController
@@ -48,7 +48,7 @@ public final class ControlPlane: Sendable {
     private let door: Mutex<ControlAdmission>
     private let settings: Settings
 
-    public init(
+    package init(
         controller: AgentController,
         history: (any StepHistory)? = nil,
         reconciler: ConfigurationReconciler,
@@ -106,7 +106,7 @@ public final class ControlPlane: Sendable {
     }
 
     /// Handles one inbound message. Returns nil when nothing is to be answered (retained or duplicate).
-    public func handle(_ message: InboundMessage) -> Outcome? {
+    package func handle(_ message: InboundMessage) -> Outcome? {
         if let requested = message.responseTopic, !Self.isOperatorReplyTopic(requested) {
             logger.warning(
                 "a command asked for its answer on \(Printable.text(requested, limit: 200)), outside the operators' reply namespace: it is answered on \(topics.controlReply) instead (motion-ctl/<client>/reply is accepted)",
@@ -175,7 +175,7 @@ public final class ControlPlane: Sendable {
     /// command's id (its provenance in the status). There is no reply topic: the caller reports the outcome
     /// its own way. While commands must be signed (`control.trusted_keys_file`) it is refused, since such a
     /// command carries no operator's signature.
-    public func handleUnsigned(_ payload: [UInt8], source: String) -> ControlReply? {
+    package func handleUnsigned(_ payload: [UInt8], source: String) -> ControlReply? {
         let topic = "(\(source))"
         if settings.keys != nil {
             return refuse(
@@ -195,13 +195,13 @@ public final class ControlPlane: Sendable {
     }
 
     /// Whether `topic` carries a layer's desired state (`receiveDesired`) rather than commands.
-    public func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
+    package func carriesDesiredState(_ topic: String) -> Bool { desiredTopics[topic] != nil }
 
     /// A layer's retained desired document, through the door like every other change. Returns whether the
     /// status must be republished: always when it was applied; when it was refused or ignored as older (the
     /// status reports the last of each) only within the door's budget for refusals, so junk or replays on a
     /// desired topic — the fleet's reaches every device at once — do not become a status per message.
-    public func receiveDesired(_ message: InboundMessage) -> Bool {
+    package func receiveDesired(_ message: InboundMessage) -> Bool {
         guard let layer = desiredTopics[message.topic] else { return false }
         return door.withLock { admission in
             receiveInsideTheDoor(message.payload, layer: layer, topic: message.topic, admission: &admission)
@@ -237,7 +237,7 @@ public final class ControlPlane: Sendable {
 
     /// Re-reads config.yaml through the door, for SIGHUP and `reload-config` alike; an invalid file changes
     /// nothing and the outcome says why.
-    public func reload(trigger: ReloadTrigger) -> ReloadOutcome {
+    package func reload(trigger: ReloadTrigger) -> ReloadOutcome {
         door.withLock { _ in reloadInsideTheDoor(trigger: trigger) }
     }
 

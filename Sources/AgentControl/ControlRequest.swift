@@ -6,20 +6,20 @@ import MotionWire
 
 /// A parsed command: `{"id": "…", "command": "…", …arguments}`. Parsing checks only the envelope and the
 /// argument types; whether the command can be carried out is the control plane's decision.
-public struct ControlRequest: Sendable, Equatable {
-    public var id: String
+package struct ControlRequest: Sendable, Equatable {
+    package var id: String
     /// The command's name, which picks its `ControlCommandDescriptor`.
-    public var name: String
-    public var command: ControlCommand
+    package var name: String
+    package var command: ControlCommand
     /// Unix seconds the operator stamped the command with, if any; old commands are refused.
-    public var issuedAt: Double?
+    package var issuedAt: Double?
 
     /// The default largest command, bytes. A command is a few hundred bytes; anything bigger is a mistake or
     /// an attack, and parsing it would cost the device memory.
-    public static let maximumSize = 8192
+    package static let maximumSize = 8192
 
     /// Parses a payload, or says precisely what is wrong with it (malformed, too large, or unknown).
-    public static func parse(
+    package static func parse(
         _ payload: [UInt8],
         maximumSize: Int = maximumSize
     ) -> Result<ControlRequest, ControlFailure> {
@@ -62,7 +62,7 @@ public struct ControlRequest: Sendable, Equatable {
     }
 
     /// Reads a command object's members (a plain command's, or a signed one's once opened).
-    public static func parse(
+    package static func parse(
         members: [(key: String, value: StrictJSON.Value)]
     ) -> Result<ControlRequest, ControlFailure> {
         var args = Arguments(members)

@@ -6,19 +6,19 @@ import MotionWire
 /// the document: with signing on (`keys`), a signed envelope whose signature, target topic and layer check out
 /// (`SignedEnvelope`); with signing off, the document itself. The same path for both, so a kept document is
 /// verified again at every start (with the keys trusted then) and never read back as a plain document.
-public struct DesiredDocumentOpener: Sendable {
-    public let keys: OperatorKeys?
+package struct DesiredDocumentOpener: Sendable {
+    package let keys: OperatorKeys?
 
     /// A signed desired document is at most this large, bytes.
-    public static let maximumBytes = 64 << 10
+    package static let maximumBytes = 64 << 10
 
-    public init(keys: OperatorKeys?) {
+    package init(keys: OperatorKeys?) {
         self.keys = keys
     }
 
     /// The document `payload` carries for `layer` on `topic`, or why it is refused (with its version when
     /// readable).
-    public func open(
+    package func open(
         _ payload: [UInt8],
         layer: ConfigurationLayer,
         topic: String
@@ -62,7 +62,7 @@ public struct DesiredDocumentOpener: Sendable {
 
     /// The envelope an operator's tool publishes for `document` on `topic` (signed with `key`), or the document
     /// alone when there is no key.
-    public static func payload(
+    package static func payload(
         _ document: DesiredDocument,
         layer: ConfigurationLayer,
         topic: String,
@@ -77,16 +77,16 @@ public struct DesiredDocumentOpener: Sendable {
 }
 
 /// Why a desired document was refused, and its version when that could be read.
-public struct DesiredDocumentRefusal: Error, Sendable {
-    public var reason: String
-    public var version: Int?
+package struct DesiredDocumentRefusal: Error, Sendable {
+    package var reason: String
+    package var version: Int?
 
-    public init(reason: String, version: Int? = nil) {
+    package init(reason: String, version: Int? = nil) {
         self.reason = reason
         self.version = version
     }
 }
 
 extension DesiredDocumentRefusal: CustomStringConvertible {
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -5,15 +5,15 @@ import MotionWire
 /// The operators' Ed25519 public keys a device trusts (`control.trusted_keys_file`), by key id: what checks
 /// every signed command and desired document. A device holds only these — it can verify, never sign — so a
 /// compromised device cannot steer another one.
-public struct OperatorKeys: Sendable {
+package struct OperatorKeys: Sendable {
     /// Key id → raw 32-byte public key. (swift-crypto's key types are not `Sendable`; one is made per check.)
     private let keys: [String: [UInt8]]
 
     /// The ids, in the file's order.
-    public let ids: [String]
+    package let ids: [String]
 
     /// Throws when a key is not a valid Ed25519 public key.
-    public init(_ file: TrustedKeyFile) throws {
+    package init(_ file: TrustedKeyFile) throws {
         var keys: [String: [UInt8]] = [:]
         for (id, raw) in file.keys {
             _ = try Curve25519.Signing.PublicKey(rawRepresentation: raw)
@@ -23,10 +23,10 @@ public struct OperatorKeys: Sendable {
         ids = file.keys.map(\.id)
     }
 
-    public func contains(_ id: String) -> Bool { keys[id] != nil }
+    package func contains(_ id: String) -> Bool { keys[id] != nil }
 
     /// Whether `signature` is `id`'s Ed25519 signature of `message` (RFC 8032). False for an unknown id.
-    public func isValid(signature: [UInt8], of message: [UInt8], by id: String) -> Bool {
+    package func isValid(signature: [UInt8], of message: [UInt8], by id: String) -> Bool {
         guard let raw = keys[id], let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
             return false
         }

@@ -9,15 +9,15 @@ import Foundation
 ///
 /// Operators' tools sign with it (`ctl --signing-key`, `fleet set --signing-key`); devices never hold one. The counter that
 /// orders an operator's commands is kept beside it, in `<file>.counter`.
-public struct OperatorSigningKey: Sendable {
-    public let id: String
+package struct OperatorSigningKey: Sendable {
+    package let id: String
     /// The raw 32-byte private key.
     private let raw: [UInt8]
     /// Made once: making it from `raw` derives the public key, a scalar multiplication as costly as a signature,
     /// which every signature paid again.
     private let key: PrivateKeyBox
 
-    public init(id: String, privateKey raw: [UInt8]) throws(SigningKeyError) {
+    package init(id: String, privateKey raw: [UInt8]) throws(SigningKeyError) {
         if let problem = TrustedKeyFile.idProblem(id) { throw SigningKeyError("the key id \(id) \(problem)") }
         guard raw.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw SigningKeyError("the private key is not 32 bytes of an Ed25519 key")
@@ -28,37 +28,37 @@ public struct OperatorSigningKey: Sendable {
     }
 
     /// A new key with a fresh random private key.
-    public static func generate(id: String) throws(SigningKeyError) -> OperatorSigningKey {
+    package static func generate(id: String) throws(SigningKeyError) -> OperatorSigningKey {
         try OperatorSigningKey(id: id, privateKey: Array(Curve25519.Signing.PrivateKey().rawRepresentation))
     }
 
     /// The same key under another id.
-    public func named(_ id: String) throws(SigningKeyError) -> OperatorSigningKey {
+    package func named(_ id: String) throws(SigningKeyError) -> OperatorSigningKey {
         try OperatorSigningKey(id: id, privateKey: raw)
     }
 
-    public var publicKey: [UInt8] {
+    package var publicKey: [UInt8] {
         Array(key.key.publicKey.rawRepresentation)
     }
 
     /// The line of the devices' trusted keys file for this key.
-    public var trustLine: String { TrustedKeyFile.line(id: id, publicKey: publicKey) }
+    package var trustLine: String { TrustedKeyFile.line(id: id, publicKey: publicKey) }
 
     /// The Ed25519 signature of `message` (64 bytes).
-    public func signature(of message: [UInt8]) -> [UInt8] {
+    package func signature(of message: [UInt8]) -> [UInt8] {
         Array((try? key.key.signature(for: message)) ?? Data())
     }
 
     static let marker = "motion-agent-ed25519-private-key"
 
     /// The file's text.
-    public var fileText: String {
+    package var fileText: String {
         "# motion-agent operator signing key — keep it secret: whoever holds it steers every device that trusts it\n"
             + "\(Self.marker) \(id) \(Base64.encode(raw))\n"
     }
 
     /// Reads a key file's text.
-    public static func parse(_ text: String) throws(SigningKeyError) -> OperatorSigningKey {
+    package static func parse(_ text: String) throws(SigningKeyError) -> OperatorSigningKey {
         for raw in text.split(separator: "\n") {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -72,9 +72,9 @@ public struct OperatorSigningKey: Sendable {
     }
 }
 
-public struct SigningKeyError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct SigningKeyError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// swift-crypto does not mark the key `Sendable`, though it is an immutable value (the seed and the public key

@@ -2,13 +2,13 @@ import AgentPipeline
 import MotionWire
 
 /// The result of one reload, for the log, the status and the `reload-config` reply.
-public enum ReloadOutcome: Sendable, Equatable {
+package enum ReloadOutcome: Sendable, Equatable {
     case applied(ReloadReport)
     /// Nothing changed; the failure says why and what to do.
     case refused(ControlFailure)
 
     /// One line for the agent's log.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .applied(let report): "configuration reloaded: \(report.message)"
         case .refused(let failure): "configuration not reloaded: \(failure.message)"

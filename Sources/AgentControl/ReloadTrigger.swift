@@ -1,5 +1,5 @@
 /// What asked for config.yaml to be re-read: both enter through `ControlPlane.reload(trigger:)`.
-public enum ReloadTrigger: String, Sendable, Equatable {
+package enum ReloadTrigger: String, Sendable, Equatable {
     /// SIGHUP.
     case hangup
     /// The `reload-config` command.

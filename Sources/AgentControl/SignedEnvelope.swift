@@ -10,19 +10,21 @@ import MotionWire
 /// to — and, for a desired document, `"layer"`; a command also carries `"counter"`, the signer's increasing
 /// number that makes a replay detectable across restarts (`CounterLedger`). A signed object published on another
 /// topic than its target is refused: commands and documents cannot be moved between devices, groups and layers.
-public enum SignedEnvelope {
+package enum SignedEnvelope {
     /// A verified envelope's content.
-    public struct Opened: Sendable {
+    package struct Opened: Sendable {
         /// The key that signed it.
-        public var keyID: String
+        package var keyID: String
         /// The signed object's members, `target` and `layer` taken out.
-        public var members: [(key: String, value: StrictJSON.Value)]
+        package var members: [(key: String, value: StrictJSON.Value)]
     }
 
     /// The envelope around `object` (which must carry its `target`, and `counter` or `layer` as its kind needs),
     /// signed with `key`.
-    public static func seal(_ object: [(key: String, value: StrictJSON.Value)], with key: OperatorSigningKey) -> [UInt8]
-    {
+    package static func seal(
+        _ object: [(key: String, value: StrictJSON.Value)],
+        with key: OperatorSigningKey
+    ) -> [UInt8] {
         let signed = StrictJSON.Value.object(object).encoded()
         let envelope: StrictJSON.Value = .object([
             ("key", .string(key.id)),
@@ -36,7 +38,7 @@ public enum SignedEnvelope {
     /// bytes, the signed object (strictly parsed within `limits`) and its target (and `layer`, when given). Every
     /// refusal is `.unauthorized` but for a payload too large (`.tooLarge`), with a sentence naming the fix;
     /// `what` names the payload in them ("the command", "the desired document").
-    public static func open(
+    package static func open(
         _ payload: [UInt8],
         topic: String,
         layer: String? = nil,

@@ -7,47 +7,47 @@ import MotionModel
 /// The data path, wired: source → hub → streams → outbox, with the controller that applies a configuration to
 /// it. The one place it is put together, for the agent (`AgentBuilder`), `motion-agent process`
 /// (`OfflineProcessor`) and the benchmarks alike, so all three run the same streams with the same settings.
-public struct Pipeline: Sendable {
-    public struct Options: Sendable {
+package struct Pipeline: Sendable {
+    package struct Options: Sendable {
         /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
-        public var outboxBytes: Int = 2 << 20
+        package var outboxBytes: Int = 2 << 20
         /// Where durable streams' messages are staged before the durable log (nil: no stream is durable).
-        public var durableStaging: Outbox?
+        package var durableStaging: Outbox?
         /// Whether they go there from the start; false: only once the durable log is open
         /// (`Outbox.routeDurableMessages`, which `DurableOutbox` calls).
-        public var durableRoutedAtStart = true
+        package var durableRoutedAtStart = true
         /// Called with every configuration the controller is about to run, at start and before each change:
         /// where resources a setting needs are opened (the durable log, `DurableOutbox.prepare`).
-        public var prepare: @Sendable (AgentConfiguration) -> Void = { _ in }
+        package var prepare: @Sendable (AgentConfiguration) -> Void = { _ in }
         /// The agent's time source: sensor timestamps map to wall time through it, and the controller reads it.
-        public var clock: any AgentClock = SystemClock()
+        package var clock: any AgentClock = SystemClock()
         /// The host's clock synchronization, for the status and every message's wall time.
-        public var clockSynchronized: @Sendable () -> Bool = { true }
+        package var clockSynchronized: @Sendable () -> Bool = { true }
         /// Called on the acquisition thread when the source reports a fault or a recovery (after the
         /// controller has recorded it).
-        public var faults: @Sendable (SourceFault) -> Void = { _ in }
+        package var faults: @Sendable (SourceFault) -> Void = { _ in }
         /// Where the reference attitude's capture time is kept; nil: not kept.
-        public var referenceAttitudeStore: ReferenceAttitudeStore?
+        package var referenceAttitudeStore: ReferenceAttitudeStore?
         /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
-        public var pendingFallStore: PendingFallStore?
+        package var pendingFallStore: PendingFallStore?
         /// Sparkplug's lane (`sparkplug.enabled`); nil: the streams feed only their native topics.
-        public var sparkplug: SparkplugLane?
+        package var sparkplug: SparkplugLane?
 
-        public init() {}
+        package init() {}
     }
 
-    public let topics: TopicScheme
-    public let topicTable: TopicTable
-    public let outbox: Outbox
-    public let hub: SensorHub
-    public let controller: AgentController
+    package let topics: TopicScheme
+    package let topicTable: TopicTable
+    package let outbox: Outbox
+    package let hub: SensorHub
+    package let controller: AgentController
     /// The geomagnetic field at the configured location (declination, heading usability); nil without a
     /// location or when the World Magnetic Model cannot answer (logged).
-    public let field: WorldMagneticModel.GeomagneticField?
+    package let field: WorldMagneticModel.GeomagneticField?
 
     /// - Parameter configuration: the configuration in force, read at every change (the reconciler's effective
     ///   configuration in the agent); its identity (device id, topic root) and location are read once here.
-    public init(
+    package init(
         configuration: @escaping @Sendable () -> AgentConfiguration,
         source: SensorSource,
         options: Options = Options(),

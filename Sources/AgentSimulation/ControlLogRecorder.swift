@@ -9,31 +9,31 @@ import Synchronization
 ///
 /// Lines are kept from `level` up — `.info` by default, as the end-to-end tests' agents ran with
 /// `agent.log_level: info` — each as the message followed by its metadata (`key=value`, sorted), the level first.
-public final class ControlLogRecorder: Sendable {
+package final class ControlLogRecorder: Sendable {
     private let recorded = Mutex<[String]>([])
     private let level: Logger.Level
 
-    public init(level: Logger.Level = .info) {
+    package init(level: Logger.Level = .info) {
         self.level = level
     }
 
     /// Every line so far, oldest first.
-    public var lines: [String] { recorded.withLock { $0 } }
+    package var lines: [String] { recorded.withLock { $0 } }
 
     /// Whether a line contains `text`.
-    public func contains(_ text: String) -> Bool { recorded.withLock { $0.contains { $0.contains(text) } } }
+    package func contains(_ text: String) -> Bool { recorded.withLock { $0.contains { $0.contains(text) } } }
 
     /// How many lines contain `text`.
-    public func count(of text: String) -> Int { recorded.withLock { $0.filter { $0.contains(text) }.count } }
+    package func count(of text: String) -> Int { recorded.withLock { $0.filter { $0.contains(text) }.count } }
 
     /// The lines that contain `text`.
-    public func lines(containing text: String) -> [String] { recorded.withLock { $0.filter { $0.contains(text) } } }
+    package func lines(containing text: String) -> [String] { recorded.withLock { $0.filter { $0.contains(text) } } }
 
     /// Forgets the lines so far.
-    public func clear() { recorded.withLock { $0.removeAll() } }
+    package func clear() { recorded.withLock { $0.removeAll() } }
 
     /// A logger whose lines land here.
-    public var logger: Logger {
+    package var logger: Logger {
         let recorder = self
         return Logger(label: "motion-agent") { _ in Handler(recorder: recorder, logLevel: recorder.level) }
     }
@@ -61,7 +61,7 @@ public final class ControlLogRecorder: Sendable {
 extension SimulationWorld {
     /// A device, not yet started, whose every process logs into `log`.
     @discardableResult
-    public func addDevice(
+    package func addDevice(
         _ deviceID: String,
         configuration: AgentConfiguration,
         trustedKeys: OperatorKeys? = nil,

@@ -9,18 +9,18 @@ import Synchronization
 /// the last when that is higher) and a timestamp; desired documents for a topic and layer. With another key —
 /// one no device trusts, or another private key under a trusted key's id — it makes the forgeries an attacker
 /// would.
-public final class ControlSigner: Sendable {
-    public let key: OperatorSigningKey
+package final class ControlSigner: Sendable {
+    package let key: OperatorSigningKey
     private let clock: VirtualClock
     private let last = Mutex(0)
 
-    public init(key: OperatorSigningKey, clock: VirtualClock) {
+    package init(key: OperatorSigningKey, clock: VirtualClock) {
         self.key = key
         self.clock = clock
     }
 
     /// The next counter: rising, and at least the microseconds since 1970 now.
-    public func nextCounter() -> Int {
+    package func nextCounter() -> Int {
         let now = Int(clock.realtimeSeconds() * 1e6)
         return last.withLock { last in
             last = max(last + 1, now)
@@ -29,7 +29,7 @@ public final class ControlSigner: Sendable {
     }
 
     /// `{"id": id, "command": name, …arguments}`'s members.
-    public static func command(
+    package static func command(
         _ id: String,
         _ name: String,
         _ arguments: [(String, StrictJSON.Value)] = []
@@ -39,7 +39,7 @@ public final class ControlSigner: Sendable {
 
     /// The envelope of `command` signed for `target`, with `counter` (default: the next one) and the current
     /// real time as its timestamp, as the operators' ctl makes it.
-    public func signed(
+    package func signed(
         _ command: [(key: String, value: StrictJSON.Value)],
         target: String,
         counter: Int? = nil,
@@ -55,7 +55,7 @@ public final class ControlSigner: Sendable {
 
     /// The envelope of the desired document `json` (a JSON object: `version`, then settings or `clear`) for
     /// `layer` on `topic`, as `fleet set --signing-key` publishes it. nil when `json` is not a JSON object.
-    public func document(_ json: String, layer: ConfigurationLayer, topic: String) -> [UInt8]? {
+    package func document(_ json: String, layer: ConfigurationLayer, topic: String) -> [UInt8]? {
         guard case .object(let members)? = try? StrictJSON.parse(Array(json.utf8), limits: .desiredDocument) else {
             return nil
         }
@@ -67,7 +67,7 @@ public final class ControlSigner: Sendable {
 
     /// The signed object inside `envelope` (its members in order), unverified: what anyone who reads the topic
     /// can see.
-    public static func signedObject(_ envelope: [UInt8]) -> [(key: String, value: StrictJSON.Value)]? {
+    package static func signedObject(_ envelope: [UInt8]) -> [(key: String, value: StrictJSON.Value)]? {
         guard let outer = try? StrictJSON.parse(envelope, limits: .document),
             let signed = outer["signed"]?.string.flatMap(Base64.decode),
             case .object(let members)? = try? StrictJSON.parse(signed, limits: .document)

@@ -3,21 +3,21 @@ import Logging
 
 /// Runs schedules, seed after seed, and reports the first that breaks an invariant with its schedule, which
 /// `motion-bench simulate --seed S` runs again bit for bit.
-public struct FaultExplorer: Sendable {
-    public struct Summary: Sendable {
-        public var schedules = 0
-        public var simulatedSeconds = 0.0
-        public var wallSeconds = 0.0
-        public var jobs = 0
-        public var publications = 0
-        public var commands = 0
-        public var starts = 0
-        public var failures: [ScheduleRun.Outcome] = []
+package struct FaultExplorer: Sendable {
+    package struct Summary: Sendable {
+        package var schedules = 0
+        package var simulatedSeconds = 0.0
+        package var wallSeconds = 0.0
+        package var jobs = 0
+        package var publications = 0
+        package var commands = 0
+        package var starts = 0
+        package var failures: [ScheduleRun.Outcome] = []
 
-        public init() {}
+        package init() {}
 
         /// Counts one schedule's figures (not its failure: the caller decides).
-        public mutating func add(_ outcome: ScheduleRun.Outcome, minutes: Double) {
+        package mutating func add(_ outcome: ScheduleRun.Outcome, minutes: Double) {
             schedules += 1
             simulatedSeconds += minutes * 60
             jobs += outcome.jobs
@@ -26,7 +26,7 @@ public struct FaultExplorer: Sendable {
             starts += outcome.starts
         }
 
-        public mutating func merge(_ other: Summary) {
+        package mutating func merge(_ other: Summary) {
             schedules += other.schedules
             simulatedSeconds += other.simulatedSeconds
             jobs += other.jobs
@@ -37,26 +37,26 @@ public struct FaultExplorer: Sendable {
         }
     }
 
-    public var minutes: Double
-    public var quietSeconds: Double
+    package var minutes: Double
+    package var quietSeconds: Double
 
-    public init(minutes: Double = 10, quietSeconds: Double = 90) {
+    package init(minutes: Double = 10, quietSeconds: Double = 90) {
         self.minutes = minutes
         self.quietSeconds = quietSeconds
     }
 
     /// Runs a schedule (one drawn from a seed, or one kept in a file: `FaultSchedule` is Codable).
-    public func run(_ schedule: FaultSchedule, logger: Logger? = nil) -> ScheduleRun.Outcome {
+    package func run(_ schedule: FaultSchedule, logger: Logger? = nil) -> ScheduleRun.Outcome {
         ScheduleRun(schedule, logger: logger).run()
     }
 
     /// Runs the schedule of one seed.
-    public func run(seed: UInt64, logger: Logger? = nil) -> ScheduleRun.Outcome {
+    package func run(seed: UInt64, logger: Logger? = nil) -> ScheduleRun.Outcome {
         ScheduleRun(FaultSchedule.draw(seed: seed, minutes: minutes, quietSeconds: quietSeconds), logger: logger).run()
     }
 
     /// Runs every seed of `seeds`; stops after `maxFailures` failing ones.
-    public func explore(
+    package func explore(
         seeds: some Sequence<UInt64>,
         maxFailures: Int = 1,
         progress: (ScheduleRun.Outcome) -> Void = { _ in }

@@ -16,7 +16,7 @@ extension FaultSchedule {
         """
 
     /// Draws the schedule of `seed`: `minutes` long, the last `quietSeconds` without faults.
-    public static func draw(seed: UInt64, minutes: Double = 10, quietSeconds: Double = 90) -> FaultSchedule {
+    package static func draw(seed: UInt64, minutes: Double = 10, quietSeconds: Double = 90) -> FaultSchedule {
         var random = SimulationRandom(seed: seed)
         var setup = random.fork()
         let deviceCount = setup.int(1...3)

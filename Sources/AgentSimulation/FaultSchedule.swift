@@ -2,13 +2,13 @@
 /// a timed list of faults and operator actions over the schedule's minutes, ending in a quiet stretch where every
 /// fault is healed and the invariants are checked. `description` prints it; the same seed draws it again, bit for
 /// bit, whatever else the explorer ran before.
-public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
-    public enum Layer: Sendable, Hashable, Codable, CustomStringConvertible, Comparable {
+package struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
+    package enum Layer: Sendable, Hashable, Codable, CustomStringConvertible, Comparable {
         case fleet
         case group(String)
         case device(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .fleet: "fleet"
             case .group(let name): "group \(name)"
@@ -18,12 +18,12 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
     }
 
     /// Where a command goes.
-    public enum Target: Sendable, Hashable, Codable, CustomStringConvertible {
+    package enum Target: Sendable, Hashable, Codable, CustomStringConvertible {
         case device(String)
         case group(String)
         case fleet
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .device(let id): "device \(id)"
             case .group(let name): "group \(name)"
@@ -33,7 +33,7 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
     }
 
     /// How a message is signed when the fleet requires signatures.
-    public enum Signing: String, Sendable, Codable {
+    package enum Signing: String, Sendable, Codable {
         /// By the operator's key, as `fleet set` and `ctl --signing-key` sign.
         case signed
         /// Not at all: an attacker with write access to the topic (refused on a signing fleet).
@@ -42,7 +42,7 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
         case forged
     }
 
-    public enum Event: Sendable, Codable, CustomStringConvertible {
+    package enum Event: Sendable, Codable, CustomStringConvertible {
         /// The broker goes down for `seconds`, then starts with its store or without it.
         case brokerOutage(broker: String, seconds: Double, keepStore: Bool)
         /// A network fault on one device's connection.
@@ -74,7 +74,7 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
         /// The Sparkplug primary host's STATE (schedules with `sparkplug`).
         case primaryHost(online: Bool)
 
-        public var description: String {
+        package var description: String {
             func s(_ value: Double) -> String { String(format: "%.1f", value) }
             switch self {
             case .brokerOutage(let broker, let seconds, let keep):
@@ -102,31 +102,31 @@ public struct FaultSchedule: Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    public struct Step: Sendable, Codable {
+    package struct Step: Sendable, Codable {
         /// Seconds after the schedule's start.
-        public var time: Double
-        public var event: Event
+        package var time: Double
+        package var event: Event
     }
 
-    public var seed: UInt64
-    public var minutes: Double
-    public var devices: [String]
+    package var seed: UInt64
+    package var minutes: Double
+    package var devices: [String]
     /// Per device, the groups it listens to (`control.groups`).
-    public var groups: [String: [String]]
-    public var brokers: [String]
-    public var brokerPersistence: Bool
-    public var signing: Bool
-    public var fleet: SimulatedFleetConfiguration
-    public var steps: [Step]
+    package var groups: [String: [String]]
+    package var brokers: [String]
+    package var brokerPersistence: Bool
+    package var signing: Bool
+    package var fleet: SimulatedFleetConfiguration
+    package var steps: [Step]
     /// The last stretch of the schedule, seconds: no faults, every part healed, then the checks.
-    public var quietSeconds: Double
+    package var quietSeconds: Double
     /// The streams its documents and commands name.
-    public var streamNames: [String]
+    package var streamNames: [String]
     /// Whether the devices are also Sparkplug edge nodes (group `plant`, carrying the accelerometer) that wait
     /// for the primary host `scada`. nil in schedules kept before Sparkplug joined the explorer.
-    public var sparkplug: Bool? = nil
+    package var sparkplug: Bool? = nil
 
-    public var description: String {
+    package var description: String {
         var lines = [
             "seed \(seed): \(minutes) min, devices \(devices.joined(separator: ", ")), brokers \(brokers.joined(separator: ", "))"
                 + " (persistence \(brokerPersistence ? "on" : "off")), signing \(signing ? "on" : "off")",

@@ -6,34 +6,34 @@ import MemoryBroker
 import MotionWire
 
 /// Runs one `FaultSchedule` in a fresh `SimulationWorld` and checks the invariants at its end.
-public struct ScheduleRun {
+package struct ScheduleRun {
     /// What a run found.
-    public struct Outcome: Sendable {
-        public var schedule: FaultSchedule
+    package struct Outcome: Sendable {
+        package var schedule: FaultSchedule
         /// Every broken invariant, one sentence each; empty when the run held.
-        public var violations: [String]
+        package var violations: [String]
         /// Jobs the executor ran, messages the brokers took, commands sent.
-        public var jobs: Int
-        public var publications: Int
-        public var commands: Int
+        package var jobs: Int
+        package var publications: Int
+        package var commands: Int
         /// Process starts over all devices.
-        public var starts: Int
+        package var starts: Int
         /// Samples the devices' sensors delivered.
-        public var samples: Int = 0
+        package var samples: Int = 0
 
-        public var passed: Bool { violations.isEmpty }
+        package var passed: Bool { violations.isEmpty }
     }
 
-    public let schedule: FaultSchedule
-    public var logger: Logger?
+    package let schedule: FaultSchedule
+    package var logger: Logger?
 
-    public init(_ schedule: FaultSchedule, logger: Logger? = nil) {
+    package init(_ schedule: FaultSchedule, logger: Logger? = nil) {
         self.schedule = schedule
         self.logger = logger
     }
 
     /// The world as the schedule sets it up, before any step: for tests that drive a world themselves.
-    public func run() -> Outcome {
+    package func run() -> Outcome {
         let world = SimulationWorld(logger: logger)
         // Nothing moves the clock while the world is set up: the schedule's times count from here.
         let origin = world.now

@@ -5,17 +5,17 @@ import MotionModel
 /// its side (gravity along x: a 90° change of orientation) for good. Only the accelerometer moves (the
 /// gyroscope keeps reading a device at rest), so a test of it runs the accelerometer alone, as many devices do.
 /// The detector's accuracy is measured on real falls (SisFall, BENCHMARKS.md); this drives the agent's paths.
-public struct ScriptedFall: Sendable, Equatable {
+package struct ScriptedFall: Sendable, Equatable {
     /// When the free fall starts, s on the monotonic (sample) clock.
-    public var start: Double
+    package var start: Double
 
-    public static let freeFallSeconds = 0.3
-    public static let impactSeconds = 0.03
+    package static let freeFallSeconds = 0.3
+    package static let impactSeconds = 0.03
 
-    public init(start: Double) { self.start = start }
+    package init(start: Double) { self.start = start }
 
     /// The specific force the script replaces a resting device's (0, 0, −1) g with at `time`; nil before it.
-    public func acceleration(at time: Double) -> Vector3? {
+    package func acceleration(at time: Double) -> Vector3? {
         guard time >= start else { return nil }
         let t = time - start
         if t < Self.freeFallSeconds { return Vector3(x: 0, y: 0, z: 0) }

@@ -14,31 +14,31 @@ import ServiceLifecycle
 /// disconnect), `kill()` is SIGKILL or a crash (the connection drops, the broker publishes the will, written
 /// files stay), `powerCut` loses what the kernel had not written back as well. A dead process's tasks are
 /// cancelled and unwind, but nothing they do reaches the broker or the disk any more.
-public final class SimulatedAgent: @unchecked Sendable {
-    public let deviceID: String
-    public let configuration: AgentConfiguration
-    public let disk: SimulatedDisk
+package final class SimulatedAgent: @unchecked Sendable {
+    package let deviceID: String
+    package let configuration: AgentConfiguration
+    package let disk: SimulatedDisk
     let trustedKeys: OperatorKeys?
     let logger: Logger
     /// Seeds each start's random choices and the IMU's noise.
     let seed: UInt64
 
     /// A running (or ended) process of the agent.
-    public final class Process: @unchecked Sendable {
-        public let start: Int
-        public let client: any SimulatedBrokerClient
+    package final class Process: @unchecked Sendable {
+        package let start: Int
+        package let client: any SimulatedBrokerClient
         /// The Sparkplug edge node's own connection (`sparkplug.enabled`), or nil.
-        public let sparkplugClient: (any SimulatedBrokerClient)?
+        package let sparkplugClient: (any SimulatedBrokerClient)?
         let clock: VirtualClock
-        public let directory: SimulatedStateDirectory
-        public let host: SimulatedHost
-        public let source: VirtualSensorSource
+        package let directory: SimulatedStateDirectory
+        package let host: SimulatedHost
+        package let source: VirtualSensorSource
         package let services: AgentServices
         let group: ServiceGroup
         var task: Task<Void, Never>?
         /// Set when `run` returned: nil, or the error the group ended with.
-        public internal(set) var ended: Result<Void, any Error>?
-        public internal(set) var alive = true
+        package internal(set) var ended: Result<Void, any Error>?
+        package internal(set) var alive = true
 
         init(
             start: Int,
@@ -73,15 +73,15 @@ public final class SimulatedAgent: @unchecked Sendable {
         }
     }
 
-    public private(set) var process: Process?
-    public private(set) var starts = 0
+    package private(set) var process: Process?
+    package private(set) var starts = 0
     /// config.yaml on the device's real file system, for `reload-config` (nil: the command is refused, as for an
     /// agent built without a file). Read by each start.
-    public var configurationPath: String?
+    package var configurationPath: String?
     private var samplesOfEndedProcesses = 0
 
     /// Samples the device's sensors delivered over all its processes.
-    public var samplesDelivered: Int { samplesOfEndedProcesses + (process?.source.delivered ?? 0) }
+    package var samplesDelivered: Int { samplesOfEndedProcesses + (process?.source.delivered ?? 0) }
 
     init(
         deviceID: String,
@@ -100,7 +100,7 @@ public final class SimulatedAgent: @unchecked Sendable {
     }
 
     /// Whether a process runs.
-    public var isRunning: Bool { process?.alive == true && process?.ended == nil }
+    package var isRunning: Bool { process?.alive == true && process?.ended == nil }
 
     /// Starts a process: builds the agent as `motion-agent run` does and runs its service group as a task on
     /// `executor`.
@@ -247,7 +247,7 @@ public final class SimulatedAgent: @unchecked Sendable {
 
 /// The in-memory broker's client as the simulation uses it: the agent's `BrokerClient`, and a way to make it
 /// vanish as a killed process's connection does.
-public protocol SimulatedBrokerClient: BrokerClient {
+package protocol SimulatedBrokerClient: BrokerClient {
     /// The process holding it died: nothing it does afterwards reaches the broker, which sees the connection
     /// drop (and publishes the will).
     func kill()

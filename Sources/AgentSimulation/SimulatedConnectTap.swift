@@ -14,15 +14,15 @@ import Synchronization
 /// broker would refuse with return code 3 "server unavailable", which the agent treats as any refusal.
 ///
 /// Start a device with it through `SimulationWorld.start(_:tap:)`.
-public final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendable {
+package final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendable {
     /// What a referring endpoint answers.
-    public struct Referral: Sendable, Hashable {
+    package struct Referral: Sendable, Hashable {
         /// The Server Reference as the broker writes it ("host:port", or a list).
-        public var reference: String
+        package var reference: String
         /// 0x9C (use another server) or 0x9D (server moved).
-        public var reasonCode: Int
+        package var reasonCode: Int
 
-        public init(reference: String, reasonCode: Int = 0x9C) {
+        package init(reference: String, reasonCode: Int = 0x9C) {
             self.reference = reference
             self.reasonCode = reasonCode
         }
@@ -41,15 +41,15 @@ public final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendab
     }
 
     /// The client that really talks to the in-memory network.
-    public let inner: MemoryBrokerClient
-    public let events: AsyncStream<BrokerEvent>
+    package let inner: MemoryBrokerClient
+    package let events: AsyncStream<BrokerEvent>
     /// "host:port" → what that endpoint answers.
-    public let referrals: [String: Referral]
+    package let referrals: [String: Referral]
     private let shared: Shared
 
     /// Wraps `inner`; `executor` runs the task that forwards its events (the world's executor, so that the
     /// order stays the simulation's).
-    public init(
+    package init(
         wrapping inner: MemoryBrokerClient,
         referrals: [String: Referral],
         executor: SimulationExecutor
@@ -72,22 +72,22 @@ public final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendab
     }
 
     /// Every connection attempt the agent made, oldest first (referred ones included).
-    public var attempts: [BrokerConnectOptions] { shared.state.withLock { $0.attempts } }
+    package var attempts: [BrokerConnectOptions] { shared.state.withLock { $0.attempts } }
 
     /// How many attempts a referring endpoint answered with its reference.
-    public var referred: Int { shared.state.withLock { $0.referred } }
+    package var referred: Int { shared.state.withLock { $0.referred } }
 
-    public var droppedInboundCount: Int { inner.droppedInboundCount }
+    package var droppedInboundCount: Int { inner.droppedInboundCount }
 
-    public var inboundDrops: InboundDrops { inner.inboundDrops }
+    package var inboundDrops: InboundDrops { inner.inboundDrops }
 
-    public var isConnected: Bool { inner.isConnected }
+    package var isConnected: Bool { inner.isConnected }
 
-    public func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
+    package func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
         inner.setAcknowledgementHandler(handler)
     }
 
-    public func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
+    package func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
         let endpoint = "\(options.host):\(options.port)"
         let referral = referrals[endpoint]
         shared.state.withLock { $0.attempts.append(options) }
@@ -111,9 +111,9 @@ public final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendab
         }
     }
 
-    public func disconnect(flushTimeout: Double) async { await inner.disconnect(flushTimeout: flushTimeout) }
+    package func disconnect(flushTimeout: Double) async { await inner.disconnect(flushTimeout: flushTimeout) }
 
-    public func publish(
+    package func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
@@ -123,16 +123,16 @@ public final class SimulatedConnectTap: SimulatedBrokerClient, @unchecked Sendab
         try inner.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expirySeconds)
     }
 
-    public func publishResponse(topic: String, payload: [UInt8], correlationData: [UInt8]?) throws(BrokerError) {
+    package func publishResponse(topic: String, payload: [UInt8], correlationData: [UInt8]?) throws(BrokerError) {
         try inner.publishResponse(topic: topic, payload: payload, correlationData: correlationData)
     }
 
-    public func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
+    package func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
         try inner.subscribe(filters, qos: qos)
     }
 
     /// The process died: the wrapped connection is cut (the broker publishes the will) and `events` ends.
-    public func kill() {
+    package func kill() {
         inner.kill()
         shared.state.withLock { state in
             state.continuation?.finish()
@@ -146,7 +146,7 @@ extension SimulationWorld {
     /// would have given it — a `SimulatedConnectTap` to see and redirect its connection attempts. Returns what
     /// `tap` made.
     @discardableResult
-    public func start<Client: SimulatedBrokerClient>(
+    package func start<Client: SimulatedBrokerClient>(
         _ device: SimulatedAgent,
         tap: (MemoryBrokerClient) -> Client
     ) -> Client {

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// The agent reaches it through handles (`directory()`); a crash or power cut retires the handles of that run,
 /// so nothing the dead process's unwinding tasks still try to write reaches the disk.
-public final class SimulatedDisk: @unchecked Sendable {
+package final class SimulatedDisk: @unchecked Sendable {
     struct Segment {
         var bytes: [UInt8] = []
         /// Bytes the kernel has written back: what a power cut cannot take.
@@ -21,19 +21,19 @@ public final class SimulatedDisk: @unchecked Sendable {
     }
 
     /// A record the durable log wrote, as the checker follows it.
-    public struct Record: Sendable {
-        public enum Fate: Sendable, Equatable {
+    package struct Record: Sendable {
+        package enum Fate: Sendable, Equatable {
             /// On disk (or removed after its acknowledgement: see `removedWhileFull`).
             case written
             /// Cut off by a power cut before the kernel wrote it back.
             case lostInPowerCut
         }
 
-        public var topic: String
-        public var payload: [UInt8]
-        public var fate: Fate
+        package var topic: String
+        package var payload: [UInt8]
+        package var fate: Fate
         /// Its segment was removed while the disk was full (the log makes room that way, counting what it drops).
-        public var removedWhileFull = false
+        package var removedWhileFull = false
         var segment: String
         var offset: Int
     }
@@ -56,33 +56,33 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     let contents = Mutex(Contents())
     /// The state directory's path, for messages.
-    public let path: String
+    package let path: String
 
-    public init(path: String = "/var/lib/motion-agent") {
+    package init(path: String = "/var/lib/motion-agent") {
         self.path = path
     }
 
     /// The state directory as the current run of the agent sees it.
-    public func directory() -> SimulatedStateDirectory {
+    package func directory() -> SimulatedStateDirectory {
         SimulatedStateDirectory(disk: self, generation: contents.withLock { $0.generation })
     }
 
     /// The file system's size; nil: never full. Setting it below what is used makes every write fail.
-    public var capacityBytes: Int? {
+    package var capacityBytes: Int? {
         get { contents.withLock { $0.capacityBytes } }
         set { contents.withLock { $0.capacityBytes = newValue } }
     }
 
-    public var usedBytes: Int { contents.withLock { $0.usedBytes } }
+    package var usedBytes: Int { contents.withLock { $0.usedBytes } }
 
     /// The process died (SIGKILL, a crash): everything written stays, the dead run's handles are retired.
-    public func processDied() {
+    package func processDied() {
         contents.withLock { $0.generation += 1 }
     }
 
     /// The power went: each segment keeps what was written back and, of the rest, a prefix `keep` chooses
     /// (given the unsynced byte count, it returns how many of them survive). Handles are retired.
-    public func powerCut(keep: (Int) -> Int) {
+    package func powerCut(keep: (Int) -> Int) {
         contents.withLock { contents in
             contents.generation += 1
             for name in contents.segments.keys.sorted() {
@@ -106,7 +106,7 @@ public final class SimulatedDisk: @unchecked Sendable {
     }
 
     /// The kernel writes dirty pages back (every few seconds on Linux): what is written now survives a power cut.
-    public func writeBack() {
+    package func writeBack() {
         contents.withLock { contents in
             for name in contents.segments.keys.sorted() {
                 guard var segment = contents.segments[name] else { continue }
@@ -117,7 +117,7 @@ public final class SimulatedDisk: @unchecked Sendable {
     }
 
     /// Every record a durable log on this disk wrote, in order, with what became of it.
-    public var records: [Record] { contents.withLock { $0.records } }
+    package var records: [Record] { contents.withLock { $0.records } }
 
     /// The bytes a record took in its segment: the log's header (length, CRC-32), its fixed fields, topic, payload.
     static func recordLength(_ record: Record) -> Int { 8 + 20 + record.topic.utf8.count + record.payload.count }
@@ -133,13 +133,13 @@ public final class SimulatedDisk: @unchecked Sendable {
     }
 
     /// A state file's bytes as on disk now (for the checker).
-    public func file(_ file: StateFile) -> [UInt8]? {
+    package func file(_ file: StateFile) -> [UInt8]? {
         contents.withLock { $0.files[file.relativePath] }
     }
 }
 
 /// One run's view of a `SimulatedDisk`: the agent's `StateDirectory`.
-public final class SimulatedStateDirectory: StateDirectory, @unchecked Sendable {
+package final class SimulatedStateDirectory: StateDirectory, @unchecked Sendable {
     let disk: SimulatedDisk
     let generation: Int
 
@@ -148,18 +148,18 @@ public final class SimulatedStateDirectory: StateDirectory, @unchecked Sendable 
         self.generation = generation
     }
 
-    public var path: String { disk.path }
+    package var path: String { disk.path }
 
     /// Whether the process this handle belongs to is still the one running.
     var isCurrent: Bool { disk.contents.withLock { $0.generation == generation } }
 
     static let gone = StateFileError("the process that held this state directory is gone")
 
-    public func read(_ file: StateFile) throws(StateFileError) -> [UInt8]? {
+    package func read(_ file: StateFile) throws(StateFileError) -> [UInt8]? {
         disk.contents.withLock { $0.files[file.relativePath] }
     }
 
-    public func replace(_ file: StateFile, with bytes: [UInt8]) throws(StateFileError) {
+    package func replace(_ file: StateFile, with bytes: [UInt8]) throws(StateFileError) {
         let outcome = disk.contents.withLock { contents -> StateFileError? in
             guard contents.generation == generation else { return Self.gone }
             let previous = contents.files[file.relativePath]?.count ?? 0
@@ -175,7 +175,7 @@ public final class SimulatedStateDirectory: StateDirectory, @unchecked Sendable 
         if let outcome { throw outcome }
     }
 
-    public func remove(_ file: StateFile) throws(StateFileError) {
+    package func remove(_ file: StateFile) throws(StateFileError) {
         let alive = disk.contents.withLock { contents -> Bool in
             guard contents.generation == generation else { return false }
             contents.files[file.relativePath] = nil
@@ -184,12 +184,12 @@ public final class SimulatedStateDirectory: StateDirectory, @unchecked Sendable 
         if !alive { throw Self.gone }
     }
 
-    public func location(of file: StateFile) -> String {
+    package func location(of file: StateFile) -> String {
         // SQLite's in-memory database: the history is not part of what the simulation explores.
         file == .history ? ":memory:" : path + "/" + file.relativePath
     }
 
-    public func segmentStorage() throws(StateFileError) -> any SegmentStorage {
+    package func segmentStorage() throws(StateFileError) -> any SegmentStorage {
         SimulatedSegmentStorage(directory: self)
     }
 }

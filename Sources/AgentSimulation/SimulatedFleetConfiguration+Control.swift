@@ -4,7 +4,7 @@ extension SimulatedFleetConfiguration {
     /// `yaml(deviceID:)` with more keys in its `mqtt:` and `control:` sections (lines such as `protocol: v311`,
     /// `max_age_s: 60`, `persist: false`), which `extra` cannot add: a second `mqtt:` or `control:` key would be a
     /// YAML error. Each line is written two spaces in, after the section's own keys.
-    public func yaml(deviceID: String, mqtt: [String] = [], control: [String] = []) -> String {
+    package func yaml(deviceID: String, mqtt: [String] = [], control: [String] = []) -> String {
         var text = yaml(deviceID: deviceID)
         for (section, lines) in [("control:\n", control), ("mqtt:\n", mqtt)] where !lines.isEmpty {
             guard let start = text.range(of: section) else {
@@ -21,7 +21,7 @@ extension SimulatedFleetConfiguration {
     }
 
     /// The configuration a device reads from `yaml(deviceID:mqtt:control:)`.
-    public func configuration(
+    package func configuration(
         deviceID: String,
         mqtt: [String] = [],
         control: [String] = []

@@ -7,7 +7,7 @@ extension SimulatedFleetConfiguration {
     /// `outbox:`, `mqtt:`, `metrics:` or a stream's section is not written twice, which YAML refuses), or in a
     /// new top-level section. Paths of two or three levels; a key the section already has is written again, which
     /// the loader refuses with an error naming it: change such a key through the struct's own properties.
-    public func yaml(deviceID: String, adding settings: [(path: String, value: String)]) -> String {
+    package func yaml(deviceID: String, adding settings: [(path: String, value: String)]) -> String {
         var lines = yaml(deviceID: deviceID).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (path, value) in settings {
             let keys = path.split(separator: ".").map(String.init)
@@ -21,7 +21,7 @@ extension SimulatedFleetConfiguration {
     }
 
     /// The configuration a device reads from `yaml(deviceID:adding:)`, through `ConfigurationLoader`.
-    public func configuration(
+    package func configuration(
         deviceID: String,
         adding settings: [(path: String, value: String)]
     ) throws(ConfigurationError) -> AgentConfiguration {

@@ -4,15 +4,15 @@ import AgentPorts
 /// config.yaml for a simulated device: the broker(s) by their in-memory names, the streams at the rates fleets
 /// use (1–10 Hz: the simulation is after the control and delivery paths, not the estimators), everything else at
 /// config.yaml's defaults. The text goes through `ConfigurationLoader`, as a device's file does.
-public struct SimulatedFleetConfiguration: Sendable, Codable {
-    public struct Stream: Sendable, Codable {
-        public var name: String
-        public var rateHz: Double
-        public var qos: Int
-        public var durable: Bool
-        public var batch: Int
+package struct SimulatedFleetConfiguration: Sendable, Codable {
+    package struct Stream: Sendable, Codable {
+        package var name: String
+        package var rateHz: Double
+        package var qos: Int
+        package var durable: Bool
+        package var batch: Int
 
-        public init(_ name: String, rateHz: Double, qos: Int = 0, durable: Bool = false, batch: Int = 1) {
+        package init(_ name: String, rateHz: Double, qos: Int = 0, durable: Bool = false, batch: Int = 1) {
             self.name = name
             self.rateHz = rateHz
             self.qos = qos
@@ -22,23 +22,23 @@ public struct SimulatedFleetConfiguration: Sendable, Codable {
     }
 
     /// Broker names (`MemoryBroker.name`), all on port 1883; more than one becomes `mqtt.servers`.
-    public var brokers: [String] = ["broker"]
-    public var groups: [String] = []
+    package var brokers: [String] = ["broker"]
+    package var groups: [String] = []
     /// The enabled streams; every other stream is off.
-    public var streams: [Stream] = [Stream("accelerometer", rateHz: 2)]
-    public var metricsIntervalS = 30
-    public var cleanSession = true
-    public var outboxMaxBytes = 8 << 20
-    public var reconnectMaxDelay = 10.0
+    package var streams: [Stream] = [Stream("accelerometer", rateHz: 2)]
+    package var metricsIntervalS = 30
+    package var cleanSession = true
+    package var outboxMaxBytes = 8 << 20
+    package var reconnectMaxDelay = 10.0
     /// Extra YAML appended at the top level (a section that is not otherwise set here).
-    public var extra = ""
+    package var extra = ""
 
-    public init() {}
+    package init() {}
 
     /// Every stream of the agent, from its table (a hand list missed the events stream).
     static let allStreams = StreamName.allCases.map(\.rawValue)
 
-    public func yaml(deviceID: String) -> String {
+    package func yaml(deviceID: String) -> String {
         var text = """
             device:
               id: \(deviceID)
@@ -85,7 +85,7 @@ public struct SimulatedFleetConfiguration: Sendable, Codable {
     }
 
     /// The configuration a device reads from `yaml(deviceID:)`.
-    public func configuration(deviceID: String) throws(ConfigurationError) -> AgentConfiguration {
+    package func configuration(deviceID: String) throws(ConfigurationError) -> AgentConfiguration {
         try ConfigurationLoader.decode(yaml: yaml(deviceID: deviceID), source: "simulated config.yaml (\(deviceID))")
     }
 }

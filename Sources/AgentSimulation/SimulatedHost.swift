@@ -4,7 +4,7 @@ import Synchronization
 /// The operating system of a simulated device: a clock whose synchronization the schedule can take away, a
 /// service manager that only records what it was told, no process statistics (a simulated process has no CPU
 /// of its own), and the boot counter and health file in the simulated state directory.
-public final class SimulatedHost: HostSystem, @unchecked Sendable {
+package final class SimulatedHost: HostSystem, @unchecked Sendable {
     private struct State {
         var synchronized = true
         var notifications: [String] = []
@@ -19,13 +19,13 @@ public final class SimulatedHost: HostSystem, @unchecked Sendable {
         self.directory = directory
     }
 
-    public func isClockSynchronized() -> Bool { state.withLock { $0.synchronized } }
+    package func isClockSynchronized() -> Bool { state.withLock { $0.synchronized } }
 
     /// Whether the system clock counts as disciplined by a time daemon.
-    public func setClockSynchronized(_ synchronized: Bool) { state.withLock { $0.synchronized = synchronized } }
+    package func setClockSynchronized(_ synchronized: Bool) { state.withLock { $0.synchronized = synchronized } }
 
     @discardableResult
-    public func notifyServiceManager(_ message: String) -> Bool {
+    package func notifyServiceManager(_ message: String) -> Bool {
         state.withLock { state in
             // Bounded: only the newest matter to a check.
             if state.notifications.count >= 64 { state.notifications.removeFirst(32) }
@@ -34,11 +34,11 @@ public final class SimulatedHost: HostSystem, @unchecked Sendable {
         return true
     }
 
-    public var watchdogIntervalSeconds: Double? { nil }
+    package var watchdogIntervalSeconds: Double? { nil }
 
-    public func processStatistics() -> ProcessStatistics? { nil }
+    package func processStatistics() -> ProcessStatistics? { nil }
 
-    public func incrementBootCount() throws -> UInt64 {
+    package func incrementBootCount() throws -> UInt64 {
         let kept =
             (try? directory.read(.bootCount)).flatMap { $0 }
             .flatMap { UInt64(String(decoding: $0, as: UTF8.self).filter { !$0.isWhitespace }) } ?? 0
@@ -48,23 +48,23 @@ public final class SimulatedHost: HostSystem, @unchecked Sendable {
     }
 
     @discardableResult
-    public func writeHealth(_ document: HealthDocument) -> Error? {
+    package func writeHealth(_ document: HealthDocument) -> Error? {
         state.withLock { $0.health = document }
         return nil
     }
 
-    public var healthPath: String { directory.location(of: .health) }
+    package var healthPath: String { directory.location(of: .health) }
 
-    public func replaceFile(atPath path: String, with bytes: [UInt8], mode: UInt32) throws(StateFileError) {
+    package func replaceFile(atPath path: String, with bytes: [UInt8], mode: UInt32) throws(StateFileError) {
         state.withLock { $0.files[path] = bytes }
     }
 
     /// The health document last written.
-    public var health: HealthDocument? { state.withLock { $0.health } }
+    package var health: HealthDocument? { state.withLock { $0.health } }
 
     /// The bytes the agent last wrote to `path` through `replaceFile` (the Prometheus textfile); nil: never.
-    public func replacedFile(atPath path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
+    package func replacedFile(atPath path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
 
     /// What the agent told the service manager, newest last.
-    public var notifications: [String] { state.withLock { $0.notifications } }
+    package var notifications: [String] { state.withLock { $0.notifications } }
 }

@@ -10,16 +10,16 @@ import Synchronization
 /// own copy, as `fleet set --server` repeated does), commands with a response topic and correlation data, signed
 /// with the operator key when the fleet requires signatures. After every (re)connection it publishes each layer's
 /// newest document again — what an operator does after a broker lost its retained store.
-public final class SimulatedOperator: @unchecked Sendable {
-    public typealias Layer = FaultSchedule.Layer
+package final class SimulatedOperator: @unchecked Sendable {
+    package typealias Layer = FaultSchedule.Layer
 
     /// The newest document of a layer, as published.
-    public struct Published: Sendable {
-        public var version: Int
-        public var payload: [UInt8]
+    package struct Published: Sendable {
+        package var version: Int
+        package var payload: [UInt8]
         /// Whether a device should apply it (well-formed and, on a signing fleet, signed by the operator).
-        public var valid: Bool
-        public var clear: Bool
+        package var valid: Bool
+        package var clear: Bool
     }
 
     private struct State {
@@ -39,8 +39,8 @@ public final class SimulatedOperator: @unchecked Sendable {
     let impostor: OperatorSigningKey?
     private let state = Mutex(State())
     private var clients: [(broker: MemoryBroker, client: MemoryBrokerClient)] = []
-    public static let clientID = "operator"
-    public static let replyTopic = TopicScheme.operatorReply(clientID: clientID)
+    package static let clientID = "operator"
+    package static let replyTopic = TopicScheme.operatorReply(clientID: clientID)
 
     init(key: OperatorSigningKey?, impostor: OperatorSigningKey?) {
         self.key = key
@@ -71,7 +71,7 @@ public final class SimulatedOperator: @unchecked Sendable {
         }
     }
 
-    public static func topic(_ layer: Layer) -> String {
+    package static func topic(_ layer: Layer) -> String {
         switch layer {
         case .fleet: "motion/fleet/desired"
         case .group(let name): TopicScheme.groupDesired(name)
@@ -79,7 +79,7 @@ public final class SimulatedOperator: @unchecked Sendable {
         }
     }
 
-    public static func topic(_ target: FaultSchedule.Target) -> String {
+    package static func topic(_ target: FaultSchedule.Target) -> String {
         switch target {
         case .fleet: "motion/fleet/control"
         case .group(let name): TopicScheme.groupControl(name)
@@ -88,9 +88,9 @@ public final class SimulatedOperator: @unchecked Sendable {
     }
 
     /// The newest document published on each layer.
-    public var newest: [Layer: Published] { state.withLock { $0.newest } }
+    package var newest: [Layer: Published] { state.withLock { $0.newest } }
 
-    public var commandsSent: Int { state.withLock { $0.commandsSent } }
+    package var commandsSent: Int { state.withLock { $0.commandsSent } }
 
     /// Publishes the layer's next version: `settings` (JSON members without the version), or a clear.
     func publishDesired(
@@ -166,8 +166,8 @@ public final class SimulatedOperator: @unchecked Sendable {
     }
 
     /// The Sparkplug primary host the devices wait for (`sparkplug.primary_host_id`).
-    public static let primaryHostID = "scada"
-    public static let primaryHostTopic = "spBv1.0/STATE/\(primaryHostID)"
+    package static let primaryHostID = "scada"
+    package static let primaryHostTopic = "spBv1.0/STATE/\(primaryHostID)"
 
     /// The primary host says it is online or offline (retained, QoS 1), as a SCADA host does.
     func publishPrimaryHost(online: Bool, realtimeSeconds: Double) {

@@ -9,7 +9,7 @@ import MotionWire
 extension SimulatedTool {
     /// Publishes `payload` (QoS 1, not retained) as an MQTT 5 request — with `responseTopic` and `correlationData`,
     /// which an MQTT 3.1.1 connection leaves out — and lets the world take it.
-    public func publishRequest(
+    package func publishRequest(
         _ topic: String,
         _ payload: [UInt8],
         responseTopic: String,
@@ -31,13 +31,13 @@ extension SimulatedTool {
     ///
     /// Unlike `command(_:_:expect:timeout:)`, which decodes replies without a shape and so returns only those
     /// without a result (refusals), this returns every reply.
-    public func send(_ topic: String, _ json: String, expect: Int = 1, timeout: Double = 10) throws -> [ControlReply] {
+    package func send(_ topic: String, _ json: String, expect: Int = 1, timeout: Double = 10) throws -> [ControlReply] {
         try send(topic, Array(json.utf8), expect: expect, timeout: timeout)
     }
 
     /// `send` for any payload: a command object, a signed envelope (whose command is read inside it), or bytes
     /// that are neither (replies decoded without a result).
-    public func send(
+    package func send(
         _ topic: String,
         _ payload: [UInt8],
         expect: Int = 1,
@@ -66,7 +66,7 @@ extension SimulatedTool {
     }
 
     /// A reply as `motion-agent ctl` reads it: with the result shape of its command, or without a result.
-    public static func reply(_ payload: [UInt8], shape: ControlResult.Shape?) -> ControlReply? {
+    package static func reply(_ payload: [UInt8], shape: ControlResult.Shape?) -> ControlReply? {
         if let shape, let reply = try? ControlReply.decode(payload, shape: shape) { return reply }
         return try? JSONDecoder().decode(ControlReply.self, from: Data(payload))
     }
@@ -81,18 +81,18 @@ extension SimulatedTool {
     }
 
     /// The messages received on `topic`, each payload as a JSON object (empty when it is not one).
-    public func json(on topic: String) -> [[String: Any]] {
+    package func json(on topic: String) -> [[String: Any]] {
         messages(on: topic).map(Self.json)
     }
 
     /// Replies on `topic` (a device's `{root}/control/reply`, or an operator's `motion-ctl/<client>/reply/<device>`)
     /// whose `id` is `id`, as JSON objects.
-    public func replies(on topic: String, id: String) -> [[String: Any]] {
+    package func replies(on topic: String, id: String) -> [[String: Any]] {
         json(on: topic).filter { $0["id"] as? String == id }
     }
 
     /// A payload as a JSON object (empty when it is not one).
-    public static func json(_ message: InboundMessage) -> [String: Any] {
+    package static func json(_ message: InboundMessage) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]) ?? [:]
     }
 }

@@ -8,11 +8,11 @@ import MotionWire
 /// it keeps every message it receives and, when the connection is lost, connects again half a second later (and
 /// subscribes again, in a clean session), as a subscriber that reconnects does. Its waits run the world until a
 /// condition holds or a simulated deadline passes — a test on virtual time cannot time out on a loaded host.
-public final class SimulatedTool: @unchecked Sendable {
-    public let world: SimulationWorld
-    public let broker: MemoryBroker
-    public let client: MemoryBrokerClient
-    public let clientID: String
+package final class SimulatedTool: @unchecked Sendable {
+    package let world: SimulationWorld
+    package let broker: MemoryBroker
+    package let client: MemoryBrokerClient
+    package let clientID: String
     private let options: BrokerConnectOptions
     private var received: [InboundMessage] = []
     private var filters: [(filters: [String], qos: Int)] = []
@@ -20,7 +20,7 @@ public final class SimulatedTool: @unchecked Sendable {
     private var commandNumber = 0
 
     /// Connects `clientID` to `broker` and waits (simulated) for the connection.
-    public init(
+    package init(
         _ world: SimulationWorld,
         broker: MemoryBroker? = nil,
         clientID: String = "tool",
@@ -50,13 +50,13 @@ public final class SimulatedTool: @unchecked Sendable {
         if !filters.isEmpty { try subscribe(filters) }
     }
 
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         drain()
         return client.isConnected
     }
 
     /// Subscribes (QoS 1) and lets the retained messages arrive.
-    public func subscribe(_ filters: [String], qos: Int = 1) throws {
+    package func subscribe(_ filters: [String], qos: Int = 1) throws {
         self.filters.append((filters, qos))
         try client.subscribe(filters, qos: qos)
         world.run(for: 0.01)
@@ -64,26 +64,26 @@ public final class SimulatedTool: @unchecked Sendable {
     }
 
     /// Every message received so far, oldest first.
-    public var messages: [InboundMessage] {
+    package var messages: [InboundMessage] {
         drain()
         return received
     }
 
     /// The messages received on `topic`.
-    public func messages(on topic: String) -> [InboundMessage] { messages.filter { $0.topic == topic } }
+    package func messages(on topic: String) -> [InboundMessage] { messages.filter { $0.topic == topic } }
 
     /// Forgets what was received so far.
-    public func clear() {
+    package func clear() {
         drain()
         received.removeAll()
     }
 
     /// Publishes and lets the world take it.
-    public func publish(_ topic: String, _ payload: String, qos: Int = 1, retain: Bool = false) throws {
+    package func publish(_ topic: String, _ payload: String, qos: Int = 1, retain: Bool = false) throws {
         try publish(topic, Array(payload.utf8), qos: qos, retain: retain)
     }
 
-    public func publish(_ topic: String, _ payload: [UInt8], qos: Int = 1, retain: Bool = false) throws {
+    package func publish(_ topic: String, _ payload: [UInt8], qos: Int = 1, retain: Bool = false) throws {
         _ = try payload.withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: qos, retain: retain) }
         world.run(for: 0.01)
     }
@@ -91,8 +91,12 @@ public final class SimulatedTool: @unchecked Sendable {
     /// Sends `json` (a command object, or an envelope) on `topic` with `motion-agent ctl`'s response topic and
     /// correlation data, and returns the replies that arrive within `timeout` simulated seconds (`expect` of
     /// them: one for a device, one per member for a group or the fleet).
-    public func command(_ topic: String, _ json: String, expect: Int = 1, timeout: Double = 10) throws -> [ControlReply]
-    {
+    package func command(
+        _ topic: String,
+        _ json: String,
+        expect: Int = 1,
+        timeout: Double = 10
+    ) throws -> [ControlReply] {
         commandNumber += 1
         let correlation = Array("\(clientID)-\(commandNumber)".utf8)
         let responseTopic = TopicScheme.operatorReply(clientID: clientID)
@@ -113,17 +117,17 @@ public final class SimulatedTool: @unchecked Sendable {
     }
 
     /// The message the broker retains on `topic`.
-    public func retained(_ topic: String) -> [UInt8]? { broker.retainedMessage(topic: topic)?.payload }
+    package func retained(_ topic: String) -> [UInt8]? { broker.retainedMessage(topic: topic)?.payload }
 
     /// The retained status of `device` (default topic root).
-    public func status(_ device: String) -> AgentStatus? {
+    package func status(_ device: String) -> AgentStatus? {
         retained(TopicScheme(root: "motion/\(device)").status).flatMap {
             try? JSONDecoder().decode(AgentStatus.self, from: Data($0))
         }
     }
 
     /// The retained configuration account of `device`.
-    public func configuration(_ device: String) -> ConfigurationStatus? {
+    package func configuration(_ device: String) -> ConfigurationStatus? {
         retained(TopicScheme(root: "motion/\(device)").configuration).flatMap {
             try? JSONDecoder().decode(ConfigurationStatus.self, from: Data($0))
         }
@@ -131,7 +135,7 @@ public final class SimulatedTool: @unchecked Sendable {
 
     /// Runs the world until `condition` holds, at most `timeout` simulated seconds; returns whether it held.
     @discardableResult
-    public func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+    package func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
         world.run(until: condition, timeout: timeout)
     }
 
@@ -158,7 +162,7 @@ extension SimulationWorld {
     /// Runs until `condition` holds (checked whenever time moves), at most `timeout` simulated seconds; returns
     /// whether it held.
     @discardableResult
-    public func run(until condition: () -> Bool, timeout: Double, step: Double = 0.05) -> Bool {
+    package func run(until condition: () -> Bool, timeout: Double, step: Double = 0.05) -> Bool {
         let deadline = now + timeout
         while now < deadline {
             if condition() { return true }

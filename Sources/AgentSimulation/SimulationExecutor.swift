@@ -21,7 +21,7 @@ import Darwin
 /// that reaches the queue from another thread *while the simulation runs* means something in the simulated agent
 /// escaped the virtual world (a real timer, a thread of its own): it is still run here, in arrival order, and
 /// counted in `foreignEnqueues`, which the simulation reports as a determinism failure.
-public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
+package final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     // The queue is locked because a foreign thread may still enqueue (and is counted); the simulation itself
     // only ever touches it from its own thread.
     private let queue = Mutex(Queue())
@@ -34,11 +34,11 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         var ran = 0
     }
 
-    public init() {
+    package init() {
         Self.installHook()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         accept(UnownedJob(job))
     }
 
@@ -52,16 +52,16 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Jobs that arrived from a thread other than the simulation's while it ran.
-    public var foreignEnqueues: Int { queue.withLock { $0.foreign } }
+    package var foreignEnqueues: Int { queue.withLock { $0.foreign } }
 
     /// Jobs run so far.
-    public var jobsRun: Int { queue.withLock { $0.ran } }
+    package var jobsRun: Int { queue.withLock { $0.ran } }
 
     /// Whether a job waits.
-    public var hasWork: Bool { queue.withLock { $0.head < $0.jobs.count } }
+    package var hasWork: Bool { queue.withLock { $0.head < $0.jobs.count } }
 
     /// Makes this thread the simulation's for the duration of `body`: jobs enqueued from it come here.
-    public func run<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func run<Result>(_ body: () throws -> Result) rethrows -> Result {
         let previous = pthread_getspecific(Self.key)
         let previousOwner = owner.load(ordering: .acquiring)
         pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
@@ -76,7 +76,7 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// Runs queued jobs, and the jobs they enqueue, until none is left (or `limit` ran); returns how many ran.
     /// Call inside `run(_:)`.
     @discardableResult
-    public func runUntilIdle(limit: Int = .max) -> Int {
+    package func runUntilIdle(limit: Int = .max) -> Int {
         var count = 0
         while count < limit {
             let next: UnownedJob? = queue.withLock { queue in

@@ -11,7 +11,7 @@ import Darwin
 /// What reached the brokers, as the invariants need it: every PUBLISH a broker took from a client (where a
 /// publisher's responsibility ends), keyed by topic and payload; per stream topic the times messages arrived; and
 /// per device and command id the replies.
-public final class SimulationLedger: @unchecked Sendable {
+package final class SimulationLedger: @unchecked Sendable {
     /// A message as the ledger keeps it: 64 bits of a hash over its topic and payload (payloads carry their
     /// sample's timestamp, so distinct messages do not meet; keeping every payload whole cost more than the agent).
     /// Eight bytes a step, each mixed by a multiply and SplitMix's finaliser at the end: byte-wise FNV-1a was a
@@ -134,10 +134,10 @@ public final class SimulationLedger: @unchecked Sendable {
 
     /// One sample (or one message of a non-sample stream) as it reached a broker: its `seq` and the `timestamp`
     /// it was taken at (the agent's monotonic clock, which is the world's).
-    public struct SampleArrival: Sendable, Equatable {
-        public var arrival: Double
-        public var seq: Int
-        public var timestamp: Double
+    package struct SampleArrival: Sendable, Equatable {
+        package var arrival: Double
+        package var seq: Int
+        package var timestamp: Double
     }
 
     /// Calls `body` with each `"seq":N` of a JSON payload and the `"timestamp":T` that follows it (a batch holds
@@ -209,21 +209,21 @@ public final class SimulationLedger: @unchecked Sendable {
     }
 
     /// A Sparkplug message of an edge node as a broker took it.
-    public struct SparkplugArrival: Sendable, Equatable {
+    package struct SparkplugArrival: Sendable, Equatable {
         /// NBIRTH, DBIRTH, DDATA, NDATA, DDEATH, NDEATH.
-        public var type: String
+        package var type: String
         /// The payload's `seq` (absent from an NDEATH).
-        public var seq: UInt64?
-        public var arrival: Double
+        package var seq: UInt64?
+        package var arrival: Double
     }
 
     /// What the edge node `node` published, in the order the brokers took it.
-    public func sparkplug(node: String) -> [SparkplugArrival] {
+    package func sparkplug(node: String) -> [SparkplugArrival] {
         state.withLock { $0.sparkplug[node] ?? [] }
     }
 
     /// The samples that reached a broker on `topic` from `topicsFrom` on, in the order they arrived.
-    public func samples(on topic: String) -> [SampleArrival] {
+    package func samples(on topic: String) -> [SampleArrival] {
         state.withLock { $0.topics[topic]?.samples ?? [] }
     }
 
@@ -255,18 +255,18 @@ public final class SimulationLedger: @unchecked Sendable {
     }
 
     /// Whether a broker took this message (not retained) from some client.
-    public func accepted(topic: String, payload: [UInt8]) -> Bool {
+    package func accepted(topic: String, payload: [UInt8]) -> Bool {
         let fingerprint = Fingerprint.of(topic: topic, payload: payload)
         return state.withLock { $0.accepted.contains(fingerprint) }
     }
 
     /// Messages that arrived on `topic` at or after `time` (counted from `topicsFrom` on).
-    public func arrivals(on topic: String, since time: Double) -> Int {
+    package func arrivals(on topic: String, since time: Double) -> Int {
         state.withLock { state in state.topics[topic]?.arrivals.reduce(0) { $0 + ($1 >= time ? 1 : 0) } ?? 0 }
     }
 
     /// Replies per `device/id`.
-    public var replies: [String: Int] { state.withLock { $0.replies } }
+    package var replies: [String: Int] { state.withLock { $0.replies } }
 
-    public var publications: Int { state.withLock { $0.publications } }
+    package var publications: Int { state.withLock { $0.publications } }
 }

@@ -4,26 +4,26 @@ import Synchronization
 /// Keeps every line a simulated device logs, for a scenario test that checks what the agent said (a full disk, a
 /// failover, an ignored server reference): pass `logger` to `SimulationWorld.addDevice(_:configuration:logger:)`.
 /// Each line is the message followed by its metadata (`key=value`, sorted), at every level from trace up.
-public final class SimulationLogRecorder: Sendable {
+package final class SimulationLogRecorder: Sendable {
     private let recorded = Mutex<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// A logger whose lines this recorder keeps.
-    public func logger(label: String = "motion-agent.simulation") -> Logger {
+    package func logger(label: String = "motion-agent.simulation") -> Logger {
         var logger = Logger(label: label) { _ in Handler(recorder: self) }
         logger.logLevel = .trace
         return logger
     }
 
     /// Every line so far, oldest first.
-    public var lines: [String] { recorded.withLock { $0 } }
+    package var lines: [String] { recorded.withLock { $0 } }
 
     /// The lines containing `text`.
-    public func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
+    package func lines(containing text: String) -> [String] { lines.filter { $0.contains(text) } }
 
     /// Whether some line contains `text`.
-    public func contains(_ text: String) -> Bool { recorded.withLock { $0.contains { $0.contains(text) } } }
+    package func contains(_ text: String) -> Bool { recorded.withLock { $0.contains { $0.contains(text) } } }
 
     fileprivate func record(_ line: String) { recorded.withLock { $0.append(line) } }
 

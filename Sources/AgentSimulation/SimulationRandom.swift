@@ -1,11 +1,11 @@
 /// The explorer's random numbers: SplitMix64 (Steele, Lea, Flood 2014), so a seed names one schedule on every
 /// platform and every run.
-public struct SimulationRandom: RandomNumberGenerator, Sendable {
+package struct SimulationRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,21 +14,21 @@ public struct SimulationRandom: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    package mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Uniform in `range`.
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    package mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 
     /// Uniform in `range`.
-    public mutating func double(_ range: ClosedRange<Double>) -> Double {
+    package mutating func double(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + unit() * (range.upperBound - range.lowerBound)
     }
 
     /// True with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool { unit() < p }
+    package mutating func chance(_ p: Double) -> Bool { unit() < p }
 
-    public mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+    package mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
 
     /// A seed of its own for a part of the schedule, so adding a draw in one part does not reshuffle another.
-    public mutating func fork() -> SimulationRandom { SimulationRandom(seed: next()) }
+    package mutating func fork() -> SimulationRandom { SimulationRandom(seed: next()) }
 }

@@ -6,7 +6,7 @@ extension SimulationWorld {
     /// busy or slow device does: what it cannot read waits at the broker, which drops QoS 0 messages beyond its
     /// `maxQueuedMessages` (mosquitto's `max_queued_messages`), and what it read but did not take is dropped by
     /// the client and counted (`connection.inboundDropped`).
-    public func start(_ device: SimulatedAgent, readsPerPump: Int, eventBacklogLimit: Int = 16_384) {
+    package func start(_ device: SimulatedAgent, readsPerPump: Int, eventBacklogLimit: Int = 16_384) {
         guard let first = brokers.first else {
             preconditionFailure("add a broker before starting a device")
         }

@@ -7,7 +7,7 @@ extension SimulationWorld {
     /// and whose configuration is `configuration`. Start it with `start(_:)`; `device` must not run any more (it
     /// stays in `devices`, stopped, and `device(_:)` still finds it first).
     @discardableResult
-    public func addDevice(
+    package func addDevice(
         _ device: SimulatedAgent,
         editedConfiguration configuration: AgentConfiguration
     ) -> SimulatedAgent {

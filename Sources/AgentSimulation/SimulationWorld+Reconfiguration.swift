@@ -9,7 +9,7 @@ extension SimulationWorld {
     /// and is not started again — the new one is the device from now on (`devices` keeps both, the first one's
     /// process ended).
     @discardableResult
-    public func addDevice(reconfiguring device: SimulatedAgent, configuration: AgentConfiguration) -> SimulatedAgent {
+    package func addDevice(reconfiguring device: SimulatedAgent, configuration: AgentConfiguration) -> SimulatedAgent {
         precondition(!device.isRunning, "stop \(device.deviceID) (terminate, kill) before it is reconfigured")
         let next = addDevice(
             device.deviceID,

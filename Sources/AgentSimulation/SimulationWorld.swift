@@ -12,12 +12,12 @@ import MemoryBroker
 /// repeat until nothing moves; then advance the clock to the earliest of the sleepers' deadlines, the network's
 /// next packet, the publishers' next turn and the next scheduled action, and run what is due. Ten simulated
 /// minutes of an idle fleet take as many steps as it has timers.
-public final class SimulationWorld: @unchecked Sendable {
-    public let clock: VirtualClock
-    public let executor: SimulationExecutor
-    public let network: MemoryNetwork
-    public private(set) var brokers: [MemoryBroker] = []
-    public private(set) var devices: [SimulatedAgent] = []
+package final class SimulationWorld: @unchecked Sendable {
+    package let clock: VirtualClock
+    package let executor: SimulationExecutor
+    package let network: MemoryNetwork
+    package private(set) var brokers: [MemoryBroker] = []
+    package private(set) var devices: [SimulatedAgent] = []
     let logger: Logger
 
     private struct Action {
@@ -30,9 +30,9 @@ public final class SimulationWorld: @unchecked Sendable {
     private var actionOrder: UInt64 = 0
     private var publisherWakes: [Double] = []
     /// Rounds of `settle` that hit the limit: something kept moving without time passing (a livelock).
-    public private(set) var livelocks = 0
+    package private(set) var livelocks = 0
 
-    public init(start: Double = 100, realtimeStart: Double = 1_790_000_000, logger: Logger? = nil) {
+    package init(start: Double = 100, realtimeStart: Double = 1_790_000_000, logger: Logger? = nil) {
         clock = VirtualClock(start: start, realtimeStart: realtimeStart)
         executor = SimulationExecutor()
         let clock = self.clock
@@ -43,23 +43,23 @@ public final class SimulationWorld: @unchecked Sendable {
     }
 
     /// Seconds of simulated time since the start.
-    public var now: Double { clock.monotonicSeconds() }
+    package var now: Double { clock.monotonicSeconds() }
 
     // MARK: Parts
 
     /// A broker on the world's network, reached as `name:port`.
     @discardableResult
-    public func addBroker(name: String, options: MemoryBroker.Options = MemoryBroker.Options()) -> MemoryBroker {
+    package func addBroker(name: String, options: MemoryBroker.Options = MemoryBroker.Options()) -> MemoryBroker {
         let broker = MemoryBroker(name: name, options: options, network: network)
         brokers.append(broker)
         return broker
     }
 
-    public func broker(named name: String) -> MemoryBroker? { brokers.first { $0.name == name } }
+    package func broker(named name: String) -> MemoryBroker? { brokers.first { $0.name == name } }
 
     /// A device with its own disk, not yet started.
     @discardableResult
-    public func addDevice(
+    package func addDevice(
         _ deviceID: String,
         configuration: AgentConfiguration,
         trustedKeys: OperatorKeys? = nil,
@@ -80,10 +80,10 @@ public final class SimulationWorld: @unchecked Sendable {
         return device
     }
 
-    public func device(_ id: String) -> SimulatedAgent? { devices.first { $0.deviceID == id } }
+    package func device(_ id: String) -> SimulatedAgent? { devices.first { $0.deviceID == id } }
 
     /// A client on the world's network (operators, subscribers); `connect` it with a broker's `connectOptions`.
-    public func makeClient(readsPerPump: Int = .max) -> MemoryBrokerClient {
+    package func makeClient(readsPerPump: Int = .max) -> MemoryBrokerClient {
         guard let first = brokers.first else {
             preconditionFailure("add a broker before making clients")
         }
@@ -93,7 +93,7 @@ public final class SimulationWorld: @unchecked Sendable {
     // MARK: Processes
 
     /// Starts a process of `device` (a first boot, or a restart after `kill`, `powerCut` or `terminate`).
-    public func start(_ device: SimulatedAgent) {
+    package func start(_ device: SimulatedAgent) {
         let client = makeClient()
         // Sparkplug's edge node has a connection of its own, as in production (its will is the NDEATH).
         let sparkplugClient = device.configuration.sparkplug.enabled ? makeClient() : nil
@@ -103,18 +103,18 @@ public final class SimulationWorld: @unchecked Sendable {
     }
 
     /// SIGKILL: the process ends at once.
-    public func kill(_ device: SimulatedAgent) { executor.run { device.kill() } }
+    package func kill(_ device: SimulatedAgent) { executor.run { device.kill() } }
 
     /// A power cut: the process ends, the disk keeps what was written back and a prefix of the rest.
-    public func powerCut(_ device: SimulatedAgent, keep: (Int) -> Int) { executor.run { device.powerCut(keep: keep) } }
+    package func powerCut(_ device: SimulatedAgent, keep: (Int) -> Int) { executor.run { device.powerCut(keep: keep) } }
 
     /// SIGTERM: the ordered shutdown (it completes as the world runs).
-    public func terminate(_ device: SimulatedAgent) { executor.run { device.terminate(executor: executor) } }
+    package func terminate(_ device: SimulatedAgent) { executor.run { device.terminate(executor: executor) } }
 
     // MARK: Scheduling
 
     /// Runs `action` when the clock reaches `time` (at once if it has), in the order actions were scheduled.
-    public func schedule(at time: Double, _ action: @escaping (SimulationWorld) -> Void) {
+    package func schedule(at time: Double, _ action: @escaping (SimulationWorld) -> Void) {
         actionOrder += 1
         let entry = Action(time: time, order: actionOrder, run: action)
         let index = actions.firstIndex { ($0.time, $0.order) > (entry.time, entry.order) } ?? actions.count
@@ -122,14 +122,14 @@ public final class SimulationWorld: @unchecked Sendable {
     }
 
     /// Runs `action` `seconds` from now.
-    public func schedule(after seconds: Double, _ action: @escaping (SimulationWorld) -> Void) {
+    package func schedule(after seconds: Double, _ action: @escaping (SimulationWorld) -> Void) {
         schedule(at: now + seconds, action)
     }
 
     // MARK: The loop
 
     /// Runs the world until the clock reads `end` (monotonic seconds).
-    public func run(until end: Double) {
+    package func run(until end: Double) {
         executor.run {
             while true {
                 let wake = settle()
@@ -153,7 +153,7 @@ public final class SimulationWorld: @unchecked Sendable {
     /// the virtual clock or waiting for a client's events would hold what it reads — a process's whole service
     /// graph, a tool, the network — for as long as the program runs: an explorer running thousands of worlds in
     /// one process must end each one.
-    public func tearDown() {
+    package func tearDown() {
         executor.run {
             for device in devices { device.kill() }
             network.killAllClients()
@@ -162,7 +162,7 @@ public final class SimulationWorld: @unchecked Sendable {
     }
 
     /// Runs the world for `seconds` of simulated time.
-    public func run(for seconds: Double) { run(until: now + seconds) }
+    package func run(for seconds: Double) { run(until: now + seconds) }
 
     /// Runs jobs, pumps and turns until nothing moves; returns the earliest time a publisher asked to be turned.
     private func settle() -> Double? {

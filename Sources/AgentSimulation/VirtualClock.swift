@@ -8,7 +8,7 @@ import Synchronization
 /// began to sleep), so ten simulated minutes of an idle agent cost as many steps as the agent has timers, not
 /// ten minutes. Real time is monotonic time plus an offset that `stepRealtime(by:)` changes, as NTP or an
 /// operator stepping the system clock would.
-public final class VirtualClock: AgentClock, @unchecked Sendable {
+package final class VirtualClock: AgentClock, @unchecked Sendable {
     /// One sleep; guarded by the clock's lock.
     private final class Ticket: @unchecked Sendable {
         enum Phase {
@@ -41,15 +41,15 @@ public final class VirtualClock: AgentClock, @unchecked Sendable {
     /// - Parameters:
     ///   - start: the monotonic clock's first reading, seconds (a device's uptime at the simulation's start).
     ///   - realtimeStart: the real-time clock's first reading, Unix seconds.
-    public init(start: Double = 100, realtimeStart: Double = 1_790_000_000) {
+    package init(start: Double = 100, realtimeStart: Double = 1_790_000_000) {
         state = Mutex(State(now: start, realtimeOffset: realtimeStart - start))
     }
 
-    public func monotonicSeconds() -> Double { state.withLock { $0.now } }
+    package func monotonicSeconds() -> Double { state.withLock { $0.now } }
 
-    public func realtimeSeconds() -> Double { state.withLock { $0.now + $0.realtimeOffset } }
+    package func realtimeSeconds() -> Double { state.withLock { $0.now + $0.realtimeOffset } }
 
-    public func sleep(seconds: Double) async throws {
+    package func sleep(seconds: Double) async throws {
         try Task.checkCancellation()
         let ticket = state.withLock { state -> Ticket in
             state.order += 1
@@ -94,7 +94,7 @@ public final class VirtualClock: AgentClock, @unchecked Sendable {
     }
 
     /// The earliest deadline of a task still sleeping; nil when none sleeps.
-    public var nextDeadline: Double? {
+    package var nextDeadline: Double? {
         state.withLock { state in
             while let first = state.heap.first, case .finished = first.phase {
                 _ = Self.pop(from: &state.heap)
@@ -104,12 +104,12 @@ public final class VirtualClock: AgentClock, @unchecked Sendable {
     }
 
     /// Tasks asleep on this clock.
-    public var sleepers: Int { state.withLock { $0.asleep } }
+    package var sleepers: Int { state.withLock { $0.asleep } }
 
     /// Moves monotonic time to `time` (never backwards) and resumes every sleeper due by then, earliest first.
     /// Returns how many were resumed; their tasks run when the simulation next runs its executor.
     @discardableResult
-    public func advance(to time: Double) -> Int {
+    package func advance(to time: Double) -> Int {
         var due: [CheckedContinuation<Void, any Error>] = []
         state.withLock { state in
             state.now = max(state.now, time)
@@ -132,7 +132,7 @@ public final class VirtualClock: AgentClock, @unchecked Sendable {
     }
 
     /// Steps the real-time clock by `seconds` (negative: backwards), leaving monotonic time alone.
-    public func stepRealtime(by seconds: Double) {
+    package func stepRealtime(by seconds: Double) {
         state.withLock { $0.realtimeOffset += seconds }
     }
 

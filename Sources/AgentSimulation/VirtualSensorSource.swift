@@ -10,11 +10,11 @@ import Synchronization
 /// The readings are a device lying still, face up, with a little noise (`StillReadings`): the explorer is after
 /// the control and delivery paths, and the estimators' accuracy is measured on recordings (BENCHMARKS.md); a
 /// scenario of the full simulated IMU (`SimulatedIMU`, five times the cost per sample) can be asked for.
-public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
-    public static let deviceID = "simulated"
+package final class VirtualSensorSource: SensorSource, @unchecked Sendable {
+    package static let deviceID = "simulated"
 
-    public let devices: [SensorDevice]
-    public let summary: String
+    package let devices: [SensorDevice]
+    package let summary: String
     private let clock: VirtualClock
 
     private struct State {
@@ -32,10 +32,10 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
     private let state: Mutex<State>
 
     /// The rates the device accepts, Hz: round values, as IMUs' ODR tables are.
-    public static let rates: [Double] = [1, 2, 5, 10, 20, 50, 100, 200]
+    package static let rates: [Double] = [1, 2, 5, 10, 20, 50, 100, 200]
 
     /// - Parameter scenario: the simulated IMU's scenario; nil: a device lying still (cheap).
-    public init(clock: VirtualClock, scenario: SimulationScenario? = nil, seed: UInt64) {
+    package init(clock: VirtualClock, scenario: SimulationScenario? = nil, seed: UInt64) {
         self.clock = clock
         devices = [
             SensorDevice(
@@ -50,7 +50,7 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
         state = Mutex(State(imu: imu, still: StillReadings(seed: seed)))
     }
 
-    public func apply(_ plan: AcquisitionPlan) throws {
+    package func apply(_ plan: AcquisitionPlan) throws {
         let unknown = plan.devices.keys.filter { $0 != Self.deviceID }
         guard unknown.isEmpty else {
             throw AgentError("plan names unknown devices \(unknown.sorted()) — plan only '\(Self.deviceID)'")
@@ -69,22 +69,22 @@ public final class VirtualSensorSource: SensorSource, @unchecked Sendable {
     }
 
     /// From `fall.start` on, the device lying still falls (`ScriptedFall`; only without a scenario).
-    public func script(_ fall: ScriptedFall) {
+    package func script(_ fall: ScriptedFall) {
         state.withLock { $0.fall = fall }
     }
 
     /// Samples delivered so far.
-    public var delivered: Int { state.withLock { $0.delivered } }
+    package var delivered: Int { state.withLock { $0.delivered } }
 
     /// The rate the device runs at now, Hz (0: off).
-    public var rateHz: Double { state.withLock { $0.rateHz } }
+    package var rateHz: Double { state.withLock { $0.rateHz } }
 
     /// Samples are handed over in blocks, as an IIO buffer with a watermark hands them over: at most every this
     /// many seconds (and at least every sample period), on a grid every device shares — so a fleet's samples arrive
     /// at the same instants, each sample with its own timestamp.
-    public static let blockSeconds = 0.5
+    package static let blockSeconds = 0.5
 
-    public func run(into sink: SampleSink) async throws {
+    package func run(into sink: SampleSink) async throws {
         var next = clock.monotonicSeconds()
         while !Task.isCancelled {
             let (rate, generation) = state.withLock { ($0.rateHz, $0.generation) }

@@ -10,21 +10,21 @@
 ///   when sent) must be this console's, and the body must be JSON, which a cross-site form cannot send without a
 ///   CORS preflight the console never grants. The cookie is also `SameSite=Strict`.
 /// - A WebSocket (the live push, read-only) is refused from another origin (cross-site WebSocket hijacking).
-public struct ConsoleAccess: Sendable {
+package struct ConsoleAccess: Sendable {
     /// The secret a browser presents (cookie) or a script (bearer). Compared in constant time.
-    public let token: String
+    package let token: String
     /// Whether the console listens on loopback only: then reading needs no token.
-    public let loopback: Bool
+    package let loopback: Bool
     /// The `Host` header values the console answers to, lowercased (`127.0.0.1:8080`, `localhost:8080`, …).
-    public let hosts: Set<String>
+    package let hosts: Set<String>
 
     /// Whether the console serves HTTPS (`ConsoleTLS`): the scheme its own origin has, and a `Secure` cookie.
-    public let tls: Bool
+    package let tls: Bool
 
     /// The cookie the token's link sets.
-    public static let cookieName = "motion_console"
+    package static let cookieName = "motion_console"
 
-    public init(token: String, loopback: Bool, hosts: Set<String>, tls: Bool = false) {
+    package init(token: String, loopback: Bool, hosts: Set<String>, tls: Bool = false) {
         self.token = token
         self.loopback = loopback
         self.hosts = Set(hosts.map { $0.lowercased() })
@@ -35,19 +35,19 @@ public struct ConsoleAccess: Sendable {
     var scheme: String { tls ? "https" : "http" }
 
     /// The parts of a request the decision reads. Header names are case-insensitive; pass the values as sent.
-    public struct Request: Sendable {
-        public var method: String
-        public var path: String
-        public var host: String?
-        public var origin: String?
-        public var secFetchSite: String?
-        public var cookie: String?
-        public var authorization: String?
-        public var contentType: String?
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var host: String?
+        package var origin: String?
+        package var secFetchSite: String?
+        package var cookie: String?
+        package var authorization: String?
+        package var contentType: String?
         /// `Upgrade: websocket`.
-        public var upgrade: String?
+        package var upgrade: String?
 
-        public init(
+        package init(
             method: String,
             path: String,
             host: String? = nil,
@@ -70,14 +70,14 @@ public struct ConsoleAccess: Sendable {
         }
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Serve it; `canChange`: the request carries the token (the page offers edits).
         case allow(canChange: Bool)
         /// Refuse with this HTTP status and a reason for the body (no device text in it).
         case refuse(status: Int, reason: String)
     }
 
-    public func decide(_ request: Request) -> Decision {
+    package func decide(_ request: Request) -> Decision {
         guard let host = request.host?.lowercased(), hosts.contains(host) else {
             return .refuse(
                 status: 421,
@@ -117,10 +117,10 @@ public struct ConsoleAccess: Sendable {
     }
 
     /// Whether `candidate` is the token (the `?token=` of the printed address).
-    public func accepts(_ candidate: String) -> Bool { Self.constantTimeEqual(candidate, token) }
+    package func accepts(_ candidate: String) -> Bool { Self.constantTimeEqual(candidate, token) }
 
     /// The `Set-Cookie` value a correct `?token=` earns: the browser's session for the console.
-    public var sessionCookie: String {
+    package var sessionCookie: String {
         "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict\(tls ? "; Secure" : "")"
     }
 

@@ -7,17 +7,17 @@ import Synchronization
 /// retained documents, kept up by reconnecting every 2 s after a loss; one more per watched device, on the first
 /// node, subscribed to that device's streams. The clients come from `makeClient` (the CLI picks the adapter:
 /// MosquittoTransport's client), so this module depends on the port only.
-public struct ConsoleBroker: Sendable {
+package struct ConsoleBroker: Sendable {
     /// Each node's connection options (client ids differ per node; the device subscriptions add a suffix).
-    public let options: [BrokerConnectOptions]
-    public let root: String
-    public let makeClient: @Sendable () -> any BrokerClient
+    package let options: [BrokerConnectOptions]
+    package let root: String
+    package let makeClient: @Sendable () -> any BrokerClient
     /// The subscription QoS of the fleet filters (`--read-qos`, as `fleet` reads).
-    public let readQoS: Int
+    package let readQoS: Int
     private let clients: [any BrokerClient]
     private let logger: Logger
 
-    public init(
+    package init(
         options: [BrokerConnectOptions],
         root: String,
         readQoS: Int = 1,
@@ -33,7 +33,7 @@ public struct ConsoleBroker: Sendable {
     }
 
     /// `host:port` of each node.
-    public var nodes: [String] { options.map { "\($0.host):\($0.port)" } }
+    package var nodes: [String] { options.map { "\($0.host):\($0.port)" } }
 
     /// Keeps every node's fleet subscription up, feeding `hub`, until cancelled.
     func run(hub: ConsoleHub) async {

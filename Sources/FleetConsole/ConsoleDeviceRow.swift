@@ -3,16 +3,16 @@ import MotionWire
 
 /// One device's row in the page's fleet view. Every string in it but the numbers is the device's own text or
 /// derived from it: the page shows it with `textContent` only, never as HTML.
-public struct ConsoleDeviceRow: Encodable, Sendable, Equatable {
-    public struct Metrics: Encodable, Sendable, Equatable {
-        public var time: Double
-        public var cpuPercent: Double
-        public var rssBytes: UInt64
-        public var outboxDepth: Int
-        public var published: UInt64
-        public var dropped: UInt64
-        public var reconnects: UInt64
-        public var connected: Bool
+package struct ConsoleDeviceRow: Encodable, Sendable, Equatable {
+    package struct Metrics: Encodable, Sendable, Equatable {
+        package var time: Double
+        package var cpuPercent: Double
+        package var rssBytes: UInt64
+        package var outboxDepth: Int
+        package var published: UInt64
+        package var dropped: UInt64
+        package var reconnects: UInt64
+        package var connected: Bool
 
         init(_ metrics: AgentMetrics) {
             time = metrics.time
@@ -26,27 +26,27 @@ public struct ConsoleDeviceRow: Encodable, Sendable, Equatable {
         }
     }
 
-    public var device: String
+    package var device: String
     /// Whether a status came (metrics or configuration alone do not make a row the fleet knows).
-    public var seen: Bool
-    public var online = false
+    package var seen: Bool
+    package var online = false
     /// When the status was made, Unix s: since when the device is online or offline.
-    public var since: Double = 0
-    public var agentVersion: String?
-    public var bootCount: UInt64?
-    public var groups: [String] = []
+    package var since: Double = 0
+    package var agentVersion: String?
+    package var bootCount: UInt64?
+    package var groups: [String] = []
     /// Layer (`fleet`, `group lab`, `device`) → the version in force.
-    public var desired: [String: Int] = [:]
-    public var refused: String?
-    public var ignored: String?
-    public var impostor: String?
-    public var differing: [FleetDeviceStatus.Difference] = []
-    public var problem = false
+    package var desired: [String: Int] = [:]
+    package var refused: String?
+    package var ignored: String?
+    package var impostor: String?
+    package var differing: [FleetDeviceStatus.Difference] = []
+    package var problem = false
     /// Messages waiting in the outbox: the latest metrics', else the status's.
-    public var outboxDepth: Int?
-    public var metrics: Metrics?
+    package var outboxDepth: Int?
+    package var metrics: Metrics?
 
-    public init(device: String, seen: Bool) {
+    package init(device: String, seen: Bool) {
         self.device = device
         self.seen = seen
     }
@@ -54,19 +54,19 @@ public struct ConsoleDeviceRow: Encodable, Sendable, Equatable {
 
 /// The device view's documents besides the row: each stream's requested and effective rate, the sensors, and
 /// every setting's value and source (what `fleet status --explain` and `check-config --explain` print).
-public struct ConsoleDeviceDetail: Encodable, Sendable {
-    public var device: String
-    public var row: ConsoleDeviceRow?
-    public var streams: [String: AgentStatus.Stream]
-    public var hardware: [AgentStatus.Device]?
-    public var configuration: ConfigurationStatus?
+package struct ConsoleDeviceDetail: Encodable, Sendable {
+    package var device: String
+    package var row: ConsoleDeviceRow?
+    package var streams: [String: AgentStatus.Stream]
+    package var hardware: [AgentStatus.Device]?
+    package var configuration: ConfigurationStatus?
 }
 
 /// A desired document as the page lists it.
-public struct ConsoleDocument: Encodable, Sendable, Equatable {
-    public var topic: String
-    public var layer: String
-    public var version: Int
-    public var clear: Bool
-    public var settings: [String: String]
+package struct ConsoleDocument: Encodable, Sendable, Equatable {
+    package var topic: String
+    package var layer: String
+    package var version: Int
+    package var clear: Bool
+    package var settings: [String: String]
 }

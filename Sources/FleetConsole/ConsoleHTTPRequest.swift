@@ -2,33 +2,33 @@
 /// browser (or anyone on the network) sends goes through one parser that is unit-tested and fuzzed
 /// (Fuzz/FuzzConsoleHTTP). The console needs little of HTTP: GET, HEAD and POST with a Content-Length body, no
 /// chunked bodies, no pipelining (every answer closes its connection, but the WebSocket's).
-public struct ConsoleHTTPRequest: Sendable, Equatable {
-    public var method: String
+package struct ConsoleHTTPRequest: Sendable, Equatable {
+    package var method: String
     /// The path, percent-decoded (`/api/device`).
-    public var path: String
+    package var path: String
     /// Query items, percent-decoded, in order.
-    public var query: [(name: String, value: String)]
+    package var query: [(name: String, value: String)]
     /// Header names lowercased → value (trimmed).
-    public var headers: [String: String]
-    public var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.method == b.method && a.path == b.path && a.query.map(\.name) == b.query.map(\.name)
             && a.query.map(\.value) == b.query.map(\.value) && a.headers == b.headers && a.body == b.body
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
-    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+    package func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
     /// The request head is at most this many bytes, and has at most `maximumHeaders` fields.
-    public static let maximumHead = 16 << 10
-    public static let maximumHeaders = 64
+    package static let maximumHead = 16 << 10
+    package static let maximumHeaders = 64
     /// A body is at most this many bytes (an edit names a few keys).
-    public static let maximumBody = 16 << 10
+    package static let maximumBody = 16 << 10
 
     /// What the bytes so far make.
-    public enum Parse: Sendable, Equatable {
+    package enum Parse: Sendable, Equatable {
         /// Not a whole request yet: read more.
         case incomplete
         /// A request, and how many bytes it took.
@@ -37,7 +37,7 @@ public struct ConsoleHTTPRequest: Sendable, Equatable {
         case invalid(status: Int, reason: String)
     }
 
-    public static func parse(_ bytes: [UInt8]) -> Parse {
+    package static func parse(_ bytes: [UInt8]) -> Parse {
         guard let headEnd = find([13, 10, 13, 10], in: bytes) else {
             return bytes.count > maximumHead
                 ? .invalid(status: 431, reason: "the request head is over \(maximumHead) bytes") : .incomplete

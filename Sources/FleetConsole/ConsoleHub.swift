@@ -10,7 +10,7 @@ import Synchronization
 /// The console's running state between the broker and the pages: the fleet board fed by one subscription per
 /// broker node, one subscription per watched device (its streams), and every open page (a WebSocket session).
 /// A timer task sends each page what changed: device streams every 50 ms, fleet rows every 100 ms.
-public final class ConsoleHub: Sendable {
+package final class ConsoleHub: Sendable {
     /// One open page.
     struct Session: Sendable {
         let output: AsyncStream<String>.Continuation
@@ -53,7 +53,7 @@ public final class ConsoleHub: Sendable {
     /// Devices stop being watched this long after the last page left them, seconds.
     static let unwatchGrace = 5.0
 
-    public init(
+    package init(
         broker: ConsoleBroker,
         fleetTopic: String = TopicScheme.fleetDesired,
         signingKey: OperatorSigningKey?,
@@ -276,25 +276,25 @@ public final class ConsoleHub: Sendable {
     // MARK: - Edits
 
     /// What the page asks to change: one layer's document.
-    public struct EditRequest: Decodable, Sendable {
+    package struct EditRequest: Decodable, Sendable {
         /// `fleet`, `group`, `device`.
-        public var layer: String
+        package var layer: String
         /// The group's or device's name.
-        public var name: String?
-        public var set: [String: String]?
-        public var unset: [String]?
-        public var clear: Bool?
+        package var name: String?
+        package var set: [String: String]?
+        package var unset: [String]?
+        package var clear: Bool?
     }
 
     /// What was published.
-    public struct EditResult: Encodable, Sendable {
-        public var topic: String
-        public var layer: String
-        public var version: Int
-        public var signed: Bool
-        public var document: String
+    package struct EditResult: Encodable, Sendable {
+        package var topic: String
+        package var layer: String
+        package var version: Int
+        package var signed: Bool
+        package var document: String
         /// The devices in the layer's scope now (a group's members, as their statuses say).
-        public var devices: [String]
+        package var devices: [String]
     }
 
     /// Publishes the next version of the layer's document to every node (retained, QoS 1), built and signed as

@@ -1,15 +1,15 @@
 /// Where the console listens (`--listen HOST:PORT`): an IPv4 or IPv6 literal (`[::1]:8080`) and a port.
-public struct ConsoleListenAddress: Sendable, Equatable {
-    public var host: String
-    public var port: UInt16
+package struct ConsoleListenAddress: Sendable, Equatable {
+    package var host: String
+    package var port: UInt16
 
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
     /// `127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`, `[::]:8080`; nil when it is not one.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var host: Substring
         var portText: Substring
         if text.hasPrefix("[") {
@@ -35,19 +35,19 @@ public struct ConsoleListenAddress: Sendable, Equatable {
     }
 
     /// Whether only this machine can reach it: 127.0.0.0/8 or ::1.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         host.hasPrefix("127.") || host == "::1"
     }
 
     /// Whether it listens on every address (0.0.0.0, ::).
-    public var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
+    package var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
 
     /// `host:port` as a URL writes it.
-    public var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The `Host` values a browser sends for this address: the literal, loopback's names on loopback, and any
     /// names the operator gives (`--host-name`, for a wildcard or a name in DNS).
-    public func hostHeaders(names: [String]) -> Set<String> {
+    package func hostHeaders(names: [String]) -> Set<String> {
         var hosts: Set<String> = [authority.lowercased()]
         if isLoopback {
             hosts.formUnion(["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)"])

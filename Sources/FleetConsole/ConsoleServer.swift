@@ -12,10 +12,10 @@ import Synchronization
 /// HTTP and WebSocket are the console's own (`ConsoleHTTPRequest`, `WebSocketCodec`: small, bounded, fuzzed) on
 /// FlyingSocks' non-blocking sockets. FlyingFox's HTTP server was the first choice, but it imports
 /// FoundationNetworking (its proxy handler), which made the statically linked release agent need libcurl.
-public struct ConsoleServer: Sendable {
-    public let hub: ConsoleHub
-    public let access: ConsoleAccess
-    public let address: ConsoleListenAddress
+package struct ConsoleServer: Sendable {
+    package let hub: ConsoleHub
+    package let access: ConsoleAccess
+    package let address: ConsoleListenAddress
     let logger: Logger
 
     /// Connections served at once; more wait in the listen backlog.
@@ -23,7 +23,7 @@ public struct ConsoleServer: Sendable {
     /// Seconds a request may take to arrive whole (a slow sender holds no connection longer).
     static let requestTimeout = 10.0
 
-    public init(hub: ConsoleHub, access: ConsoleAccess, address: ConsoleListenAddress, logger: Logger) {
+    package init(hub: ConsoleHub, access: ConsoleAccess, address: ConsoleListenAddress, logger: Logger) {
         self.hub = hub
         self.access = access
         self.address = address
@@ -32,7 +32,7 @@ public struct ConsoleServer: Sendable {
 
     /// Serves until cancelled; `listening` is called once the socket is bound. With `tls`, every connection is
     /// TLS (`ConsoleTLS` terminates it and hands the plaintext over a socket pair).
-    public func run(tls: ConsoleTLS? = nil, listening: @escaping @Sendable () -> Void) async throws {
+    package func run(tls: ConsoleTLS? = nil, listening: @escaping @Sendable () -> Void) async throws {
         let socket: Socket
         if address.host.contains(":") {
             socket = try Socket(domain: AF_INET6, type: .stream)

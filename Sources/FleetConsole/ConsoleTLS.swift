@@ -11,7 +11,7 @@ import Glibc
 /// and relays the plaintext over a socket pair to the console's HTTP side, which serves it like any accepted
 /// connection (`ConsoleServer`). No plaintext listener exists beside the TLS one. TLS 1.2 at least; the
 /// certificate chain and key are read once, at start.
-public final class ConsoleTLS: @unchecked Sendable {
+package final class ConsoleTLS: @unchecked Sendable {
     // SSL_CTX is safe to share between threads once configured; each connection has its own SSL.
     private let context: OpaquePointer
 
@@ -20,12 +20,12 @@ public final class ConsoleTLS: @unchecked Sendable {
     /// Seconds a write to a client may block before the connection is dropped (a reader that stopped).
     static let writeTimeout = 30
 
-    public struct SetupError: Error, CustomStringConvertible {
-        public var description: String
+    package struct SetupError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Reads the PEM certificate chain and private key; throws naming the file and what is wrong with it.
-    public init(certificateFile: String, keyFile: String) throws {
+    package init(certificateFile: String, keyFile: String) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw SetupError(description: "cannot create a TLS context: \(Self.lastError())")
         }

@@ -7,8 +7,8 @@ import MotionWire
 /// acceleration, rotation rate), the latest value of the slower streams, the latest events and each stream's
 /// measured rate. Fed by the device's own subscription (`{root}/#`); `frame(now:)` hands the page what came since
 /// the last one. Pure, and allocation-light: 50 Hz of three streams is ~150 samples a second.
-public struct DeviceLive: Sendable {
-    public let device: String
+package struct DeviceLive: Sendable {
+    package let device: String
     let topics: TopicScheme
     /// Pending samples, flat: `[time, w, x, y, z, heading, rx, ry, rz]` per device-motion sample (Unix s, the
     /// quaternion, degrees, rad/s), `[time, x, y, z]` per accelerometer and gyroscope sample.
@@ -27,7 +27,7 @@ public struct DeviceLive: Sendable {
     /// Stream path → arrival times (monotonic s) of its samples in the last `rateWindow` seconds.
     private var arrivals: [String: [Double]] = [:]
     private var lastActivity: String?
-    public var undecodable = 0
+    package var undecodable = 0
 
     /// Rates are measured over this window, seconds.
     static let rateWindow = 2.0
@@ -35,7 +35,7 @@ public struct DeviceLive: Sendable {
     /// Samples per series a frame carries at most (a page that fell behind gets the newest).
     static let frameSampleLimit = 2000
 
-    public init(device: String, root: String) {
+    package init(device: String, root: String) {
         self.device = device
         topics = TopicScheme(template: root, device: device)
     }
@@ -43,7 +43,7 @@ public struct DeviceLive: Sendable {
     /// One message on the device's topics, received at `now` (monotonic seconds). Returns whether it was one of
     /// its streams.
     @discardableResult
-    public mutating func receive(topic: String, payload: [UInt8], now: Double) -> Bool {
+    package mutating func receive(topic: String, payload: [UInt8], now: Double) -> Bool {
         guard let path = topics.path(of: topic), let subject = topics.subject(of: topic),
             let kind = PayloadKind(subject: subject)
         else { return false }
@@ -122,25 +122,25 @@ public struct DeviceLive: Sendable {
     }
 
     /// An event the device view lists (`kind` and `text` are the console's own words, never device text).
-    public mutating func event(_ time: Double, _ kind: String, _ text: String) {
+    package mutating func event(_ time: Double, _ kind: String, _ text: String) {
         events.append((time, kind, text))
         if events.count > Self.eventLimit { events.removeFirst(events.count - Self.eventLimit) }
         newEvents += 1
     }
 
     /// Samples per second of each stream over the last window, as of `now`.
-    public func rates(now: Double) -> [String: Double] {
+    package func rates(now: Double) -> [String: Double] {
         arrivals.mapValues { Double($0.filter { $0 >= now - Self.rateWindow }.count) / Self.rateWindow }
     }
 
     /// Whether anything came since the last frame.
-    public var hasNews: Bool {
+    package var hasNews: Bool {
         !attitude.isEmpty || !acceleration.isEmpty || !rotation.isEmpty || !changedLatest.isEmpty || newEvents > 0
     }
 
     /// The page's message for what came since the last frame (JSON text), or nil when nothing did; `rates` are
     /// added when asked (about once a second).
-    public mutating func frame(now: Double, withRates: Bool) -> String? {
+    package mutating func frame(now: Double, withRates: Bool) -> String? {
         guard hasNews || withRates else { return nil }
         var out = "{\"type\":\"samples\",\"device\":\(ConsoleJSON.string(device))"
         out += ",\"attitude\":" + Self.array(attitude, stride: 9)
@@ -178,7 +178,7 @@ public struct DeviceLive: Sendable {
     }
 
     /// The current state of the slower streams and the events, for a page that starts watching.
-    public func snapshot() -> String {
+    package func snapshot() -> String {
         var out = "{\"type\":\"samples\",\"device\":\(ConsoleJSON.string(device)),\"attitude\":[],\"acceleration\":[],"
         out += "\"rotation\":[],\"motionAcceleration\":[],\"latest\":{"
         out += latest.sorted { $0.key < $1.key }.map { "\(ConsoleJSON.string($0.key)):\($0.value)" }.joined(

@@ -8,7 +8,7 @@ import MotionWire
 /// device's newest status (the highest boot count, then time — over every node), its latest metrics and its
 /// configuration document, and the desired documents on the fleet, group and device topics. Pure: fed message by
 /// message, it says which devices changed, and renders their rows for the page.
-public struct FleetBoard: Sendable {
+package struct FleetBoard: Sendable {
     /// One device's latest documents.
     struct Entry: Sendable {
         /// Node → the last status it delivered. One node delivers a topic's messages in the order they were
@@ -22,39 +22,39 @@ public struct FleetBoard: Sendable {
     }
 
     /// What a message changed.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case none
         case device(String)
         /// A desired document: every device in its layer's scope may now differ.
         case document(topic: String)
     }
 
-    public let root: String
-    public let fleetTopic: String
+    package let root: String
+    package let fleetTopic: String
     private(set) var entries: [String: Entry] = [:]
     /// Desired topic → node → the payload it retains (the newest heard), and the newest readable document.
     private(set) var retained: [String: [Int: [UInt8]]] = [:]
     private(set) var documents: [String: DesiredDocument] = [:]
     private let decoder = JSONDecoder()
 
-    public init(root: String, fleetTopic: String = TopicScheme.fleetDesired) {
+    package init(root: String, fleetTopic: String = TopicScheme.fleetDesired) {
         self.root = root
         self.fleetTopic = fleetTopic
     }
 
     /// The filters that bring every device's status, metrics, configuration and the desired documents.
-    public var filters: [String] {
+    package var filters: [String] {
         let every = TopicScheme(template: root, device: "+")
         return [
             every.status, every.metrics, every.configuration, every.desired, fleetTopic, TopicScheme.groupDesired("+"),
         ]
     }
 
-    public var deviceIDs: [String] { entries.keys.sorted() }
-    public var count: Int { entries.count }
+    package var deviceIDs: [String] { entries.keys.sorted() }
+    package var count: Int { entries.count }
 
     /// One message from node `node` (the index of its `--server`).
-    public mutating func receive(topic: String, payload: [UInt8], node: Int = 0) -> Change {
+    package mutating func receive(topic: String, payload: [UInt8], node: Int = 0) -> Change {
         if topic == fleetTopic || Self.isGroupDesired(topic) {
             return receiveDocument(topic: topic, payload: payload, node: node)
         }
@@ -113,10 +113,10 @@ public struct FleetBoard: Sendable {
     }
 
     /// What each node retains on a desired topic (node → payload).
-    public func retainedPayloads(on topic: String) -> [Int: [UInt8]] { retained[topic] ?? [:] }
+    package func retainedPayloads(on topic: String) -> [Int: [UInt8]] { retained[topic] ?? [:] }
 
     /// The devices a document on `topic` concerns: every device for the fleet's, a group's members, one device.
-    public func devices(concernedBy topic: String) -> [String] {
+    package func devices(concernedBy topic: String) -> [String] {
         if topic == fleetTopic { return deviceIDs }
         if let group = Self.group(of: topic) {
             return entries.filter { $0.value.status?.configuration?.groups.contains(group) == true }.keys.sorted()
@@ -128,7 +128,7 @@ public struct FleetBoard: Sendable {
     }
 
     /// The layer a desired topic belongs to, or nil.
-    public func layer(of topic: String) -> ConfigurationLayer? {
+    package func layer(of topic: String) -> ConfigurationLayer? {
         if topic == fleetTopic { return .fleet }
         if let group = Self.group(of: topic) { return .group(group) }
         if FleetDeviceStatus.device(of: topic, root: root, \.desired) != nil { return .device }
@@ -146,7 +146,7 @@ public struct FleetBoard: Sendable {
     }
 
     /// The device's status row, compared with the newest documents of its layers, or nil when no status came.
-    public func status(of device: String) -> FleetDeviceStatus? {
+    package func status(of device: String) -> FleetDeviceStatus? {
         guard let entry = entries[device], let status = entry.status else { return nil }
         var row = FleetDeviceStatus(status, device: device)
         row.settings = entry.configuration?.settings
@@ -159,7 +159,7 @@ public struct FleetBoard: Sendable {
     }
 
     /// The page's row for `device`.
-    public func row(of device: String) -> ConsoleDeviceRow? {
+    package func row(of device: String) -> ConsoleDeviceRow? {
         guard let entry = entries[device] else { return nil }
         guard let status = status(of: device), let raw = entry.status else {
             return ConsoleDeviceRow(device: device, seen: false)
@@ -185,7 +185,7 @@ public struct FleetBoard: Sendable {
     }
 
     /// The device view's documents: the status's streams and device, the configuration's settings.
-    public func detail(of device: String) -> ConsoleDeviceDetail? {
+    package func detail(of device: String) -> ConsoleDeviceDetail? {
         guard let entry = entries[device] else { return nil }
         return ConsoleDeviceDetail(
             device: device,
@@ -197,7 +197,7 @@ public struct FleetBoard: Sendable {
     }
 
     /// The newest readable document per desired topic, as the page lists them.
-    public var documentSummaries: [ConsoleDocument] {
+    package var documentSummaries: [ConsoleDocument] {
         documents.keys.sorted().compactMap { topic in
             guard let document = documents[topic], let layer = layer(of: topic) else { return nil }
             return ConsoleDocument(

@@ -4,8 +4,8 @@ import Foundation
 /// The WebSocket protocol (RFC 6455) as far as the console uses it: the opening handshake's answer, the frames a
 /// browser sends (masked, at most `maximumMessage` bytes a message) and the frames the console sends (text, pong,
 /// close; unmasked). Pure and bounded, like the HTTP parser, and fuzzed with it (Fuzz/FuzzConsoleHTTP).
-public struct WebSocketCodec: Sendable {
-    public enum Opcode: UInt8, Sendable {
+package struct WebSocketCodec: Sendable {
+    package enum Opcode: UInt8, Sendable {
         case continuation = 0
         case text = 1
         case binary = 2
@@ -15,14 +15,14 @@ public struct WebSocketCodec: Sendable {
     }
 
     /// One frame.
-    public struct Frame: Sendable, Equatable {
-        public var fin: Bool
-        public var opcode: Opcode
-        public var payload: [UInt8]
+    package struct Frame: Sendable, Equatable {
+        package var fin: Bool
+        package var opcode: Opcode
+        package var payload: [UInt8]
     }
 
     /// What the bytes so far make.
-    public enum Decoded: Sendable, Equatable {
+    package enum Decoded: Sendable, Equatable {
         case incomplete
         case frame(Frame, consumed: Int)
         /// A frame after which the connection closes, with the close code to send (1002 protocol error, 1009 too
@@ -31,18 +31,18 @@ public struct WebSocketCodec: Sendable {
     }
 
     /// A message from a page is at most this many bytes (`{"watch": "<device id>"}`).
-    public static let maximumMessage = 64 << 10
+    package static let maximumMessage = 64 << 10
 
     /// The `Sec-WebSocket-Accept` value for a request's `Sec-WebSocket-Key`, or nil when the key is not 16 bytes
     /// of base64.
-    public static func accept(key: String) -> String? {
+    package static func accept(key: String) -> String? {
         guard let decoded = Data(base64Encoded: key), decoded.count == 16 else { return nil }
         let digest = Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
         return Data(digest).base64EncodedString()
     }
 
     /// The frame at the start of `bytes`.
-    public static func decode(_ bytes: ArraySlice<UInt8>) -> Decoded {
+    package static func decode(_ bytes: ArraySlice<UInt8>) -> Decoded {
         let base = bytes.startIndex
         guard bytes.count >= 2 else { return .incomplete }
         let first = bytes[base]
@@ -79,15 +79,15 @@ public struct WebSocketCodec: Sendable {
     }
 
     /// Frames → messages: what a connection has read and not yet used, and a fragmented message in progress.
-    public struct Reader: Sendable {
+    package struct Reader: Sendable {
         private var buffer: [UInt8] = []
         private var fragments: (opcode: Opcode, payload: [UInt8])?
 
-        public init() {}
+        package init() {}
 
-        public mutating func append(_ bytes: [UInt8]) { buffer += bytes }
+        package mutating func append(_ bytes: [UInt8]) { buffer += bytes }
 
-        public enum Event: Sendable, Equatable {
+        package enum Event: Sendable, Equatable {
             /// Read more.
             case none
             /// A whole text or binary message (fragments joined), or a control frame (close, ping, pong).
@@ -95,7 +95,7 @@ public struct WebSocketCodec: Sendable {
             case invalid(code: UInt16, reason: String)
         }
 
-        public mutating func next() -> Event {
+        package mutating func next() -> Event {
             while true {
                 switch WebSocketCodec.decode(buffer[...]) {
                 case .incomplete: return .none
@@ -129,7 +129,7 @@ public struct WebSocketCodec: Sendable {
     }
 
     /// A frame from the console: FIN, unmasked.
-    public static func encode(_ opcode: Opcode, _ payload: [UInt8]) -> [UInt8] {
+    package static func encode(_ opcode: Opcode, _ payload: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x80 | opcode.rawValue]
         out.reserveCapacity(payload.count + 10)
         if payload.count < 126 {

@@ -7,9 +7,9 @@ import MotionWire
 /// console's edits): built on the newest retained document that verifies as what the devices would apply, one
 /// version above it — or, with `replace`, above every version the devices in scope report — and signed with the
 /// operator's key when one is given. Pure: the caller reads the broker and publishes the payload.
-public struct DesiredEditPlanner: Sendable {
+package struct DesiredEditPlanner: Sendable {
     /// What to change in the layer's document.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         /// Keys set to values (config.yaml's names) and keys removed.
         case set([String: String], unset: [String])
         /// `{"version": N, "clear": true}`: every device drops the layer.
@@ -17,25 +17,25 @@ public struct DesiredEditPlanner: Sendable {
     }
 
     /// The document to publish and its bytes (a signed envelope when a key was given).
-    public struct Edit: Sendable, Equatable {
-        public var document: DesiredDocument
-        public var payload: [UInt8]
+    package struct Edit: Sendable, Equatable {
+        package var document: DesiredDocument
+        package var payload: [UInt8]
     }
 
-    public var layer: ConfigurationLayer
-    public var topic: String
-    public var signingKey: OperatorSigningKey?
+    package var layer: ConfigurationLayer
+    package var topic: String
+    package var signingKey: OperatorSigningKey?
     /// Start from an empty document above what the devices report instead of the retained one.
-    public var replace: Bool
+    package var replace: Bool
     /// The version to publish, instead of the retained one's + 1.
-    public var version: Int?
+    package var version: Int?
 
     /// Versions `replace` keeps free above a version it counts from: a device claiming one closer to the last
     /// would freeze the layer after the operator's next edit (the claim of a compromised device, or a planted
     /// document's), so it is refused instead of counted from.
-    public static let headroom = 1 << 20
+    package static let headroom = 1 << 20
 
-    public init(
+    package init(
         layer: ConfigurationLayer,
         topic: String,
         signingKey: OperatorSigningKey? = nil,
@@ -51,7 +51,7 @@ public struct DesiredEditPlanner: Sendable {
 
     /// The keys a retained document must be signed with to be built upon: the signing key's own and those of a
     /// trusted keys file; nil (unsigned documents) when neither is given.
-    public static func verificationKeys(
+    package static func verificationKeys(
         signing: OperatorSigningKey?,
         trusted: TrustedKeyFile?
     ) throws -> OperatorKeys? {
@@ -67,7 +67,7 @@ public struct DesiredEditPlanner: Sendable {
     /// verification (`DesiredDocumentOpener`) and `unreadable` what each node retains that did not (node → why);
     /// `reported` what the devices in scope say they run for this layer (device → version): a status is the
     /// device's own word, so it is checked before it is counted from.
-    public func plan(
+    package func plan(
         _ change: Change,
         retained: DesiredDocument?,
         unreadable: [String: String],
@@ -132,10 +132,10 @@ public struct DesiredEditPlanner: Sendable {
 }
 
 /// Why an edit of a desired document cannot be published, with what to do.
-public struct DesiredEditError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct DesiredEditError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

@@ -5,36 +5,36 @@ import MotionWire
 
 /// One device's row in `motion-agent fleet status` and the console's fleet view, from its retained status (and, with
 /// `--explain`, its configuration document).
-public struct FleetDeviceStatus: Codable, Sendable {
+package struct FleetDeviceStatus: Codable, Sendable {
     /// A key whose effective value is not what the newest desired documents ask for, and why.
-    public struct Difference: Codable, Sendable, Equatable {
-        public var key: String
-        public var value: String?
-        public var wanted: String
-        public var why: String
+    package struct Difference: Codable, Sendable, Equatable {
+        package var key: String
+        package var value: String?
+        package var wanted: String
+        package var why: String
     }
 
-    public var device: String
-    public var online: Bool
+    package var device: String
+    package var online: Bool
     /// When the status was made (Unix s): since when the device is online or offline.
-    public var since: Double
-    public var groups: [String]
+    package var since: Double
+    package var groups: [String]
     /// Layer → version in force.
-    public var desired: [String: Int]
-    public var refused: String?
+    package var desired: [String: Int]
+    package var refused: String?
     /// The last document ignored as older than the one in force (someone published an old version).
-    public var ignored: String?
+    package var ignored: String?
     /// The device the status body names, when it is not the one of its topic.
-    public var impostor: String?
-    public var differing: [Difference] = []
+    package var impostor: String?
+    package var differing: [Difference] = []
     /// The values the status shows: command overrides (with their source) and the streams' settings.
-    public var known: [String: ConfigurationStatus.Setting] = [:]
+    package var known: [String: ConfigurationStatus.Setting] = [:]
     /// What the hardware made of a requested value, per key.
-    public var notes: [String: String] = [:]
+    package var notes: [String: String] = [:]
     /// Every setting's value and source (`--explain`: the device's `{root}/configuration`).
-    public var settings: [String: ConfigurationStatus.Setting]?
+    package var settings: [String: ConfigurationStatus.Setting]?
 
-    public var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
+    package var hasProblem: Bool { !online || refused != nil || !differing.isEmpty || impostor != nil }
 
     /// `known` is the row's working copy of the status; the JSON carries what the table shows.
     private enum CodingKeys: String, CodingKey {
@@ -44,7 +44,7 @@ public struct FleetDeviceStatus: Codable, Sendable {
     /// The row of the device whose status topic `status` came from: `device` is the topic's, which the shipped
     /// ACL lets only that device write — never what the body claims; a body naming another device is shown as a
     /// problem, not believed.
-    public init(_ status: AgentStatus, device: String) {
+    package init(_ status: AgentStatus, device: String) {
         let configuration = status.configuration
         self.device = device
         online = status.state == .online
@@ -61,7 +61,7 @@ public struct FleetDeviceStatus: Codable, Sendable {
 
     /// The device whose `path` topic (`status`, `configuration`) `topic` is, under the `topics.root` template, or
     /// nil.
-    public static func device(of topic: String, root template: String, _ path: (TopicScheme) -> String) -> String? {
+    package static func device(of topic: String, root template: String, _ path: (TopicScheme) -> String) -> String? {
         let parts = path(TopicScheme(template: template, device: "\u{0}")).components(separatedBy: "\u{0}")
         guard parts.count == 2, topic.hasPrefix(parts[0]), topic.hasSuffix(parts[1]),
             topic.count > parts[0].count + parts[1].count
@@ -71,12 +71,12 @@ public struct FleetDeviceStatus: Codable, Sendable {
     }
 
     /// The rows of every device among `statuses` (device of the topic → its newest status), sorted by device.
-    public static func collect(_ statuses: [String: AgentStatus]) -> [FleetDeviceStatus] {
+    package static func collect(_ statuses: [String: AgentStatus]) -> [FleetDeviceStatus] {
         statuses.map { FleetDeviceStatus($0.value, device: $0.key) }.sorted { $0.device < $1.device }
     }
 
     /// The stream settings a status shows, as config.yaml writes them (the source is not in the status).
-    public static func streamSettings(_ streams: [String: AgentStatus.Stream]) -> [String: ConfigurationStatus.Setting]
+    package static func streamSettings(_ streams: [String: AgentStatus.Stream]) -> [String: ConfigurationStatus.Setting]
     {
         var settings: [String: ConfigurationStatus.Setting] = [:]
         func put(_ key: String, _ value: String) {
@@ -96,12 +96,12 @@ public struct FleetDeviceStatus: Codable, Sendable {
     }
 
     /// A number as config.yaml writes it: `100`, `12.5`.
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         Int(exactly: value).map(String.init) ?? String(value)
     }
 
     /// Fills `differing` from the newest published documents (layer name → document).
-    public mutating func compare(with newest: [String: DesiredDocument]) {
+    package mutating func compare(with newest: [String: DesiredDocument]) {
         var wanted: [String: (value: String, layer: String, version: Int)] = [:]
         for layer in ["fleet"] + groups.map({ "group \($0)" }) + ["device"] {
             guard let document = newest[layer] else { continue }

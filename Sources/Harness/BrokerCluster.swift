@@ -1,7 +1,7 @@
 /// A broker cluster of several nodes on this host, for the cluster tests and `motion-bench fleet --engine`: a
 /// RabbitMQ cluster (retained messages kept per node) or a NATS cluster (retained messages replicated by
 /// JetStream). Both speak MQTT 3.1.1 only; each node has its own MQTT port on 127.0.0.1.
-public protocol BrokerCluster: AnyObject, Sendable {
+package protocol BrokerCluster: AnyObject, Sendable {
     /// The engine and its version, as the tests' and the bench's output name it (`RabbitMQ 3.10`, `NATS 2.9`).
     var engine: String { get }
     /// Every node's MQTT endpoint, `127.0.0.1:port`, in node order.
@@ -28,7 +28,7 @@ public protocol BrokerCluster: AnyObject, Sendable {
 
 extension BrokerCluster {
     /// The MQTT port of `node`.
-    public func port(_ node: Int) -> Int {
+    package func port(_ node: Int) -> Int {
         Int(endpoints[node].split(separator: ":").last ?? "") ?? 0
     }
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// The benchmarks keep the payloads, not decoded, while the agent runs, so that they compete with the agent
 /// for the shared cores as little as possible. Receipt is stamped when the message leaves the client's event
 /// stream, microseconds after the network thread read it: enough for windows of seconds.
-public final class CapturingSubscriber: Sendable {
-    public let client: MosquittoClient
+package final class CapturingSubscriber: Sendable {
+    package let client: MosquittoClient
     private let collected = CollectedBox()
     private final class CollectedBox: Sendable {
         let state = Mutex(Collected())
@@ -20,12 +20,12 @@ public final class CapturingSubscriber: Sendable {
     private let barrier: SubscriptionBarrier
 
     /// A message and when it arrived.
-    public struct Arrival: Sendable {
-        public var message: InboundMessage
+    package struct Arrival: Sendable {
+        package var message: InboundMessage
         /// CLOCK_MONOTONIC at receipt, ns.
-        public var receivedNanoseconds: UInt64
-        public var topic: String { message.topic }
-        public var payload: [UInt8] { message.payload }
+        package var receivedNanoseconds: UInt64
+        package var topic: String { message.topic }
+        package var payload: [UInt8] { message.payload }
     }
 
     private struct Collected {
@@ -36,8 +36,8 @@ public final class CapturingSubscriber: Sendable {
         var probeSeen = false
     }
 
-    public struct Timeout: Error, CustomStringConvertible {
-        public var description: String
+    package struct Timeout: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Connects with `options`, subscribes to `filters` at `qos`, and returns once the subscriptions are in
@@ -45,7 +45,7 @@ public final class CapturingSubscriber: Sendable {
     ///
     /// - Parameter eventBacklogLimit: messages that may wait for the collecting task before later ones are
     ///   dropped (`droppedCount`); a benchmark that must see every message of a run passes room for all.
-    public init(
+    package init(
         options: BrokerConnectOptions,
         filters: [String],
         qos: Int = 1,
@@ -91,7 +91,7 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Connects to `broker` with a fresh client id.
-    public convenience init(
+    package convenience init(
         broker: MosquittoBroker,
         filters: [String],
         qos: Int = 1,
@@ -117,20 +117,20 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Every message received so far (except the probe), in arrival order.
-    public var messages: [InboundMessage] { collected.withLock { $0.messages } }
+    package var messages: [InboundMessage] { collected.withLock { $0.messages } }
 
-    public func messages(on topic: String) -> [InboundMessage] {
+    package func messages(on topic: String) -> [InboundMessage] {
         collected.withLock { $0.messages.filter { $0.topic == topic } }
     }
 
     /// The newest message on `topic`, found from the end: cheap enough to poll every few milliseconds while
     /// thousands arrive, which copying them all with `messages(on:)` is not.
-    public func lastMessage(on topic: String) -> InboundMessage? {
+    package func lastMessage(on topic: String) -> InboundMessage? {
         collected.withLock { $0.messages.last { $0.topic == topic } }
     }
 
     /// Messages received in [`start`, `end`) (CLOCK_MONOTONIC ns), in arrival order, with their receipt times.
-    public func arrivals(from start: UInt64, to end: UInt64) -> [Arrival] {
+    package func arrivals(from start: UInt64, to end: UInt64) -> [Arrival] {
         collected.withLock { state in
             zip(state.messages, state.receipts).compactMap { message, received in
                 received >= start && received < end ? Arrival(message: message, receivedNanoseconds: received) : nil
@@ -139,20 +139,20 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Receipt time (CLOCK_MONOTONIC ns) of the first message on `topic`; nil before one arrived.
-    public func firstReceipt(topic: String) -> UInt64? {
+    package func firstReceipt(topic: String) -> UInt64? {
         collected.withLock { state in state.messages.firstIndex { $0.topic == topic }.map { state.receipts[$0] } }
     }
 
     /// Messages the client dropped because the collecting task fell `eventBacklogLimit` behind.
-    public var droppedCount: Int { client.droppedInboundCount }
+    package var droppedCount: Int { client.droppedInboundCount }
 
     /// `.connected`, `.connectFailed` and `.disconnected` events seen so far.
-    public var connectionEvents: [BrokerEvent] { collected.withLock { $0.connectionEvents } }
+    package var connectionEvents: [BrokerEvent] { collected.withLock { $0.connectionEvents } }
 
     /// Waits, at most `timeout` seconds, until at least `count` messages arrived (optionally on `topic`);
     /// returns them, or throws naming what did arrive.
     @discardableResult
-    public func waitFor(count: Int, on topic: String? = nil, timeout: Double = 10) async throws -> [InboundMessage] {
+    package func waitFor(count: Int, on topic: String? = nil, timeout: Double = 10) async throws -> [InboundMessage] {
         try await waitUntil(timeout: timeout, "\(count) message(s)\(topic.map { " on \($0)" } ?? "")") { messages in
             messages.lazy.filter { topic == nil || $0.topic == topic }.count >= count
         }
@@ -160,7 +160,7 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Waits, at most `timeout` seconds, until `predicate` holds for the messages received so far.
-    public func waitUntil(
+    package func waitUntil(
         timeout: Double = 10,
         _ description: String = "the condition",
         _ predicate: @Sendable ([InboundMessage]) -> Bool
@@ -169,7 +169,7 @@ public final class CapturingSubscriber: Sendable {
     }
 
     /// Disconnects cleanly (bounded by `flushTimeout` seconds plus the client's own margin).
-    public func close(flushTimeout: Double = 1) async {
+    package func close(flushTimeout: Double = 1) async {
         await client.disconnect(flushTimeout: flushTimeout)
     }
 

@@ -2,45 +2,45 @@ import Foundation
 
 /// One fake IIO device as `Sources/Harness/FakeIIOTree/fake_iio.py` builds it under /sys/bus/iio/devices (the JSON
 /// spec's field names).
-public struct FakeIIODevice: Encodable, Sendable {
-    public struct ScanElement: Encodable, Sendable {
-        public var name: String
-        public var index: Int
-        public var type: String
+package struct FakeIIODevice: Encodable, Sendable {
+    package struct ScanElement: Encodable, Sendable {
+        package var name: String
+        package var index: Int
+        package var type: String
 
-        public init(_ name: String, index: Int, type: String) {
+        package init(_ name: String, index: Int, type: String) {
             self.name = name
             self.index = index
             self.type = type
         }
     }
 
-    public struct Vanish: Encodable, Sendable {
-        public var after: Int
-        public var seconds: Double
+    package struct Vanish: Encodable, Sendable {
+        package var after: Int
+        package var seconds: Double
     }
 
-    public struct TimestampJump: Encodable, Sendable {
-        public var at: Int
-        public var delta_ns: Int64
+    package struct TimestampJump: Encodable, Sendable {
+        package var at: Int
+        package var delta_ns: Int64
     }
 
-    public var id: String
-    public var name: String
+    package var id: String
+    package var name: String
     /// Files in the device directory (sysfs attributes), without the trailing newline.
-    public var attrs: [String: String]
+    package var attrs: [String: String]
     /// A trigger name makes `trigger/current_trigger` (empty) and a matching `triggerN` device.
-    public var trigger: String?
-    public var scan: [ScanElement]
-    public var buffer_attrs: [String: String]
+    package var trigger: String?
+    package var scan: [ScanElement]
+    package var buffer_attrs: [String: String]
     /// Raw counts, one per non-timestamp scan element in index order; cycled.
-    public var records: [[Int64]]
-    public var t0_ns: Int64
-    public var timestamp_jumps: [TimestampJump]
-    public var vanish: Vanish?
-    public var pace: Bool
+    package var records: [[Int64]]
+    package var t0_ns: Int64
+    package var timestamp_jumps: [TimestampJump]
+    package var vanish: Vanish?
+    package var pace: Bool
 
-    public init(
+    package init(
         id: String,
         name: String,
         attrs: [String: String],
@@ -64,27 +64,27 @@ public struct FakeIIODevice: Encodable, Sendable {
     }
 
     /// After `after` records the device disappears from sysfs for `seconds`, then comes back re-probed.
-    public mutating func vanish(after: Int, seconds: Double) {
+    package mutating func vanish(after: Int, seconds: Double) {
         vanish = Vanish(after: after, seconds: seconds)
     }
 
     /// From record `at` on, timestamps are shifted by `deltaNs` (negative: the clock went backwards).
-    public mutating func jumpTimestamps(at: Int, deltaNs: Int64) {
+    package mutating func jumpTimestamps(at: Int, deltaNs: Int64) {
         timestamp_jumps.append(TimestampJump(at: at, delta_ns: deltaNs))
     }
 }
 
 /// The devices and triggers of one fake tree.
-public struct FakeIIOSpec: Encodable, Sendable {
-    public struct Trigger: Encodable, Sendable {
-        public var id: String
-        public var name: String
+package struct FakeIIOSpec: Encodable, Sendable {
+    package struct Trigger: Encodable, Sendable {
+        package var id: String
+        package var name: String
     }
 
-    public var devices: [FakeIIODevice]
-    public var triggers: [Trigger]
+    package var devices: [FakeIIODevice]
+    package var triggers: [Trigger]
 
-    public init(devices: [FakeIIODevice]) {
+    package init(devices: [FakeIIODevice]) {
         self.devices = devices
         var triggers: [Trigger] = []
         for device in devices {
@@ -97,13 +97,13 @@ public struct FakeIIOSpec: Encodable, Sendable {
 }
 
 /// What a command run inside the fake tree printed.
-public struct FakeIIOResult: Sendable {
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
+package struct FakeIIOResult: Sendable {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
 
     /// Tab-separated fields of the lines starting with `kind`.
-    public func lines(_ kind: String) -> [[String]] {
+    package func lines(_ kind: String) -> [[String]] {
         stdout.split(separator: "\n").map {
             $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
@@ -112,23 +112,23 @@ public struct FakeIIOResult: Sendable {
 }
 
 /// Failure to run the fixture at all, with what is needed.
-public struct FakeIIOError: Error, CustomStringConvertible {
-    public var description: String
+package struct FakeIIOError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Runs programs against fake IIO devices in a private mount namespace (Sources/Harness/FakeIIOTree/fake_iio.py).
 ///
 /// A multi-threaded process cannot `unshare(CLONE_NEWNS)`, so the code under test runs in a child: the
 /// fixture builds the tree, starts the FIFO writers (and iiod when asked), then runs the command.
-public enum FakeIIO {
+package enum FakeIIO {
     /// The fixture script, found from this source file's location.
-    public static var scriptPath: String {
+    package static var scriptPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("FakeIIOTree/fake_iio.py").path
     }
 
     /// A product built next to the running test binary (e.g. `IIOProbe`, `motion-agent`).
-    public static func builtProduct(_ name: String) throws -> String {
+    package static func builtProduct(_ name: String) throws -> String {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var candidates = [exe.deletingLastPathComponent().appendingPathComponent(name).path]
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -146,7 +146,7 @@ public enum FakeIIO {
     /// Runs `command` inside a fresh fake tree built from `spec`. `iiod: true` also serves the tree with iiod
     /// on a free port that replaces `{IIOD_PORT}` in `command`. `limit` (seconds) is a safety net against a
     /// hang, not a timing assertion.
-    public static func run(
+    package static func run(
         _ spec: FakeIIOSpec,
         iiod: Bool = false,
         limit: Double = 60,

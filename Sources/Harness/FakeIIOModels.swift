@@ -1,12 +1,12 @@
 /// Fake devices modelled on real kernel drivers: their attribute names, scan types and scales (from the
 /// drivers' tables, printed the way IIO prints them).
-public enum FakeIIOModels {
+package enum FakeIIOModels {
     /// bmi160 (drivers/iio/imu/bmi160): one device, accel + gyro in one triggered buffer with its own
     /// data-ready trigger `bmi160-dev0`; rates and scales per type. Scales: ±2 g = 0.000598 m/s²/count,
     /// ±2000 °/s = 0.001065 rad/s/count. Scan: gyro x,y,z at 4–6, accel x,y,z at 7–9, timestamp at 10.
     /// The real driver exposes `in_mount_matrix`; this model uses the ABI's per-type `in_accel_mount_matrix`
     /// and `in_anglvel_mount_matrix` so that form is exercised too (the other models cover the others).
-    public static func bmi160(
+    package static func bmi160(
         id: String = "iio:device0",
         records: [[Int64]],
         accelMatrix: String = "1, 0, 0; 0, 1, 0; 0, 0, 1",
@@ -51,7 +51,7 @@ public enum FakeIIOModels {
     /// trigger. Scan: x,y,z big-endian s16 at 0–2, temperature (CPU-endian s16) at 3, timestamp at 4.
     /// Scales: ±16 g = 0.004788403 m/s²/count, ±2000 °/s = 0.001065264 rad/s/count; temperature
     /// (raw + 3311.986611) × 7.548309 m°C (T = raw/132.48 + 25 °C). `mount_matrix` is shared by all channels.
-    public static func icm42600(
+    package static func icm42600(
         kind: Kind,
         id: String,
         records: [[Int64]],
@@ -86,12 +86,12 @@ public enum FakeIIOModels {
         )
     }
 
-    public enum Kind: Sendable { case accel, gyro }
+    package enum Kind: Sendable { case accel, gyro }
 
     /// ak8975 (drivers/iio/magnetometer/ak8975): no buffer without an external trigger, so it is polled;
     /// per-axis scales from the fuse-ROM sensitivity adjustment, `(ASA + 128) × 3000 / 256` µG: ASA 0x9f,
     /// 0xa0, 0x94 give 0.003363, 0.003375, 0.003234 G/count. `in_mount_matrix` as the driver exposes it.
-    public static func ak8975(
+    package static func ak8975(
         id: String,
         raw: (Int, Int, Int),
         matrix: String = "0, -1, 0; -1, 0, 0; 0, 0, -1"
@@ -110,7 +110,7 @@ public enum FakeIIOModels {
     /// bmp280 (drivers/iio/pressure/bmp280): processed values only, polled: `in_pressure_input` in kPa
     /// (compensated Pa/256 ÷ 1000, printed with 9 decimals), `in_temp_input` in m°C; oversampling but no
     /// sampling_frequency.
-    public static func bmp280(id: String, pressureKPa: String, temperatureMilliC: String) -> FakeIIODevice {
+    package static func bmp280(id: String, pressureKPa: String, temperatureMilliC: String) -> FakeIIODevice {
         FakeIIODevice(
             id: id,
             name: "bmp280",
@@ -127,7 +127,7 @@ public enum FakeIIOModels {
 
     /// bmc150-accel (drivers/iio/accel/bmc150-accel-core): 12-bit counts left-justified in 16 bits
     /// (`le:s12/16>>4`), triggered by its own `bmc150_accel-dev0` trigger; ±2 g = 0.009582 m/s²/count.
-    public static func bmc150(id: String, records: [[Int64]]) -> FakeIIODevice {
+    package static func bmc150(id: String, records: [[Int64]]) -> FakeIIODevice {
         FakeIIODevice(
             id: id,
             name: "bmc150_accel",
@@ -151,7 +151,7 @@ public enum FakeIIOModels {
 
     /// A magnetometer reporting unsigned counts around a mid-scale zero (`in_magn_offset` = −32768), big-endian,
     /// as memsic-style parts do: (raw − 32768) × 0.0009765625 G/count (1/1024 G).
-    public static func unsignedMagnetometer(id: String, records: [[Int64]]) -> FakeIIODevice {
+    package static func unsignedMagnetometer(id: String, records: [[Int64]]) -> FakeIIODevice {
         FakeIIODevice(
             id: id,
             name: "mmc-style",

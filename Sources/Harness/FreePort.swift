@@ -7,14 +7,14 @@ import Darwin
 #endif
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
-public enum FreePort {
+package enum FreePort {
     /// A port below the kernel's ephemeral range (net.ipv4.ip_local_port_range) that can be bound now.
     ///
     /// Ports from the ephemeral range (what binding port 0 returns) are also handed to every outgoing
     /// connection, so with many clients in parallel tests one of them can take the port between this call and
     /// the broker's bind. Below that range only explicit binds compete; a random pick among ~20 000 ports,
     /// checked by binding it, makes a clash between two tests unlikely, and `MosquittoBroker` retries on one.
-    public static func find() -> Int {
+    package static func find() -> Int {
         let low = ephemeralRangeStart()
         let candidates = 10_000..<max(10_001, low)
         for _ in 0..<200 {
@@ -25,7 +25,7 @@ public enum FreePort {
     }
 
     /// Binds port 0 on 127.0.0.1 and reads back the port the kernel chose (from the ephemeral range).
-    public static func kernelChosen() -> Int {
+    package static func kernelChosen() -> Int {
         let fd = makeSocket()
         precondition(fd >= 0, "socket() failed: \(String(cString: strerror(errno)))")
         defer { close(fd) }
@@ -82,7 +82,7 @@ public enum FreePort {
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port` right now.
-    public static func isAccepting(_ port: Int) -> Bool {
+    package static func isAccepting(_ port: Int) -> Bool {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -3,7 +3,7 @@ extension MosquittoBroker.Options {
     /// would not prove delivery, and mosquitto's own defaults otherwise.
     ///
     /// - Parameter tcpNoDelay: the broker's `set_tcp_nodelay` (mosquitto's default: off, Nagle on).
-    public static func benchmark(tcpNoDelay: Bool = false) -> Self {
+    package static func benchmark(tcpNoDelay: Bool = false) -> Self {
         Self(
             extraConfiguration: [
                 "set_tcp_nodelay \(tcpNoDelay)",

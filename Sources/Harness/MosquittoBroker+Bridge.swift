@@ -2,7 +2,7 @@ extension MosquittoBroker.Options {
     /// mosquitto.conf lines that bridge this broker to `central`: `topic` (a filter, e.g. `motion/#`) flows out
     /// at QoS 1 through a persistent bridge session, so what this broker accepted reaches `central` even when
     /// one of the two restarts in between (with `persistence` on, also when this broker restarts).
-    public static func bridge(to central: MosquittoBroker, name: String, topic: String) -> [String] {
+    package static func bridge(to central: MosquittoBroker, name: String, topic: String) -> [String] {
         [
             "connection \(name)",
             "address \(central.host):\(central.port)",

@@ -11,20 +11,20 @@ import Darwin
 
 /// A real `mosquitto` broker on 127.0.0.1 for tests, with a generated configuration in a temporary
 /// directory. A missing mosquitto is an error (tests fail, they do not skip).
-public final class MosquittoBroker: Sendable {
-    public static let executable = "/usr/sbin/mosquitto"
-    public static let passwordTool = "/usr/bin/mosquitto_passwd"
+package final class MosquittoBroker: Sendable {
+    package static let executable = "/usr/sbin/mosquitto"
+    package static let passwordTool = "/usr/bin/mosquitto_passwd"
 
-    public struct Options: Sendable {
-        public var allowAnonymous: Bool
+    package struct Options: Sendable {
+        package var allowAnonymous: Bool
         /// user name → password, written with `mosquitto_passwd -b` into the broker's password file.
-        public var users: [String: String]
+        package var users: [String: String]
         /// Keep retained messages and persistent sessions in the temporary directory across restarts.
-        public var persistence: Bool
+        package var persistence: Bool
         /// Lines appended to the generated mosquitto.conf.
-        public var extraConfiguration: [String]
+        package var extraConfiguration: [String]
 
-        public init(
+        package init(
             allowAnonymous: Bool = true,
             users: [String: String] = [:],
             persistence: Bool = false,
@@ -37,25 +37,25 @@ public final class MosquittoBroker: Sendable {
         }
     }
 
-    public struct FixtureError: Error, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+    package struct FixtureError: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
-    public let host = "127.0.0.1"
+    package let host = "127.0.0.1"
     /// Fixed once the broker first listened; `start()` may move an automatically chosen port before that.
-    public var port: Int { portValue.load(ordering: .relaxed) }
+    package var port: Int { portValue.load(ordering: .relaxed) }
     private let portValue: Atomic<Int>
     private let portChosenAutomatically: Bool
     /// The temporary directory with mosquitto.conf, the password file and persistence.
-    public let directory: String
-    public let options: Options
+    package let directory: String
+    package let options: Options
     private let running = Mutex<ProcessRunner?>(nil)
     /// Output of every broker process this fixture started, oldest first.
     private let pastLogs = Mutex<[String]>([])
 
     /// Writes the configuration; `start()` launches the broker.
-    public init(options: Options = Options(), port: Int? = nil) throws {
+    package init(options: Options = Options(), port: Int? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw FixtureError(
                 description: "mosquitto is not installed: run `apt-get install -y mosquitto mosquitto-clients`"
@@ -75,7 +75,7 @@ public final class MosquittoBroker: Sendable {
 
     /// Starts the broker and, bounded by `timeout` seconds, waits until its port accepts connections. The
     /// bound is generous: on a loaded 2-core machine (parallel suites, other builds) start-up has taken over 10 s.
-    public static func started(options: Options = Options(), timeout: Double = 30) async throws -> MosquittoBroker {
+    package static func started(options: Options = Options(), timeout: Double = 30) async throws -> MosquittoBroker {
         let broker = try MosquittoBroker(options: options)
         try await broker.start(timeout: timeout)
         return broker
@@ -83,7 +83,7 @@ public final class MosquittoBroker: Sendable {
 
     /// Runs `body` with a started broker and stops it afterwards, also when `body` throws: the broker lives
     /// exactly as long as the run that uses it, whatever ARC decides about the last use of the reference.
-    public static func withStarted<Result>(
+    package static func withStarted<Result>(
         options: Options = Options(),
         timeout: Double = 30,
         _ body: (MosquittoBroker) async throws -> Result
@@ -107,17 +107,17 @@ public final class MosquittoBroker: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public var configurationPath: String { directory + "/mosquitto.conf" }
+    package var configurationPath: String { directory + "/mosquitto.conf" }
 
-    public var isRunning: Bool { running.withLock { $0?.isRunning ?? false } }
+    package var isRunning: Bool { running.withLock { $0?.isRunning ?? false } }
 
     /// The running broker's pid (for its CPU time in /proc); nil while stopped.
-    public var processIdentifier: Int32? {
+    package var processIdentifier: Int32? {
         running.withLock { process in process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
     }
 
     /// Everything the broker processes wrote so far (mosquitto logs to stderr here).
-    public var log: String {
+    package var log: String {
         let current = running.withLock { $0 }
         return (pastLogs.withLock { $0 } + [current.map { $0.standardError + $0.standardOutput } ?? ""])
             .joined(separator: "\n")
@@ -125,12 +125,12 @@ public final class MosquittoBroker: Sendable {
 
     /// Waits at most `timeout` seconds until the broker's log contains `text` (for example
     /// "New client connected from" with a client id, since `connection_messages` is on).
-    public func waitForLog(containing text: String, timeout: Double = 10) async -> Bool {
+    package func waitForLog(containing text: String, timeout: Double = 10) async -> Bool {
         await Polling.until(timeout: timeout, interval: .milliseconds(10)) { log.contains(text) }
     }
 
     /// Connect options for a client of this broker.
-    public func connectOptions(
+    package func connectOptions(
         clientID: String,
         protocolVersion: MQTTProtocolVersion = .v5,
         keepaliveSeconds: Int = 30,
@@ -152,7 +152,7 @@ public final class MosquittoBroker: Sendable {
         )
     }
 
-    public func start(timeout: Double = 30) async throws {
+    package func start(timeout: Double = 30) async throws {
         guard !isRunning else { return }
         // Another test may bind the same free port first; until this broker has listened once, move on.
         var attempts = 0
@@ -202,18 +202,18 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// SIGTERM, then waits (bounded) for the exit; mosquitto saves persistence on the way out.
-    public func stop(timeout: Double = 5) async {
+    package func stop(timeout: Double = 5) async {
         await end(signal: SIGTERM, timeout: timeout)
     }
 
     /// SIGKILL: the broker vanishes without closing anything cleanly.
-    public func kill() async {
+    package func kill() async {
         await end(signal: SIGKILL, timeout: 5)
     }
 
     /// SIGSTOP: the broker keeps its sockets open but answers nothing (a hung broker or a stalled network).
     /// Returns once the kernel reports the process stopped (bounded by 5 s).
-    public func pause() async {
+    package func pause() async {
         guard let process = running.withLock({ $0 }) else { return }
         process.signal(SIGSTOP)
         let deadline = ContinuousClock.now + .seconds(5)
@@ -225,12 +225,12 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// SIGCONT after `pause()`.
-    public func resume() {
+    package func resume() {
         running.withLock { $0 }?.signal(SIGCONT)
     }
 
     /// Stops (SIGTERM) and starts again on the same port.
-    public func restart(timeout: Double = 10) async throws {
+    package func restart(timeout: Double = 10) async throws {
         await stop()
         try await start(timeout: timeout)
     }

@@ -13,28 +13,28 @@ import Darwin
 /// Its MQTT listener keeps retained messages in a JetStream stream replicated to every node (`$MQTT_rmsgs`,
 /// R3 on three nodes), so a document retained through one node is served by all: the engine the fleet model
 /// needs no per-node publishing on. A missing nats-server is an error, not a skip: scripts/test.sh installs it.
-public final class NATSCluster: BrokerCluster {
-    public static let server = "/usr/sbin/nats-server"
+package final class NATSCluster: BrokerCluster {
+    package static let server = "/usr/sbin/nats-server"
 
-    public struct Node: Sendable {
-        public let name: String
-        public let clientPort: Int
-        public let routePort: Int
-        public let mqttPort: Int
-        public let directory: String
-        public var endpoint: String { "127.0.0.1:\(mqttPort)" }
+    package struct Node: Sendable {
+        package let name: String
+        package let clientPort: Int
+        package let routePort: Int
+        package let mqttPort: Int
+        package let directory: String
+        package var endpoint: String { "127.0.0.1:\(mqttPort)" }
     }
 
-    public let nodes: [Node]
+    package let nodes: [Node]
     /// Configuration, JetStream stores and logs of every node.
-    public let directory: String
-    public var engine: String { "NATS 2.9" }
-    public var endpoints: [String] { nodes.map(\.endpoint) }
-    public var replicatesRetainedMessages: Bool { true }
-    public var operatorReadQoS: Int { 0 }
+    package let directory: String
+    package var engine: String { "NATS 2.9" }
+    package var endpoints: [String] { nodes.map(\.endpoint) }
+    package var replicatesRetainedMessages: Bool { true }
+    package var operatorReadQoS: Int { 0 }
     private let processes = NodeProcesses()
 
-    public init(nodeCount: Int = 3) throws {
+    package init(nodeCount: Int = 3) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.server) else {
             throw MosquittoBroker.FixtureError(
                 description: "nats-server is not installed: run `apt-get install -y nats-server` (scripts/test.sh does)"
@@ -69,7 +69,7 @@ public final class NATSCluster: BrokerCluster {
     /// Starts every node at once (NATS forms its cluster in seconds, unlike RabbitMQ) and waits, bounded by
     /// `timeout` seconds, until each one's MQTT listener accepts a connection — which needs the JetStream
     /// meta leader and the MQTT streams, replicated across the nodes.
-    public static func started(nodeCount: Int = 3, timeout: Double = 120) async throws -> NATSCluster {
+    package static func started(nodeCount: Int = 3, timeout: Double = 120) async throws -> NATSCluster {
         let cluster = try NATSCluster(nodeCount: nodeCount)
         do {
             for index in cluster.nodes.indices { try cluster.launch(index) }
@@ -86,31 +86,31 @@ public final class NATSCluster: BrokerCluster {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
+    package func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
 
-    public var processIdentifiers: [Int32] { processes.processIdentifiers }
+    package var processIdentifiers: [Int32] { processes.processIdentifiers }
 
-    public func log(_ index: Int) -> String {
+    package func log(_ index: Int) -> String {
         (try? String(contentsOfFile: nodes[index].directory + "/nats.log", encoding: .utf8)) ?? ""
     }
 
     /// SIGTERM: nats-server closes its clients and leaves the cluster; its JetStream data stays for a restart.
-    public func stop(node index: Int) async {
+    package func stop(node index: Int) async {
         guard let process = processes.take(node: index) else { return }
         await process.stop(grace: 30)
     }
 
-    public func start(node index: Int) async throws {
+    package func start(node index: Int) async throws {
         try launch(index)
         try await waitUntilListening(index, timeout: 120)
     }
 
-    public func stop() async {
+    package func stop() async {
         for index in nodes.indices { await stop(node: index) }
     }
 
     /// Removes the cluster's directory (stores and logs); `stop()` first.
-    public func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -1,11 +1,11 @@
 /// The one loop the harness and the tests wait on a condition with.
-public enum Polling {
+package enum Polling {
     /// Checks `condition` until it holds or `timeout` seconds pass; returns whether it held. The last check comes
     /// after the deadline: a task starved of the cooperative pool (2 threads on a 2-core host) can wake past it
     /// with the condition long true. Between checks it sleeps `interval` or 4× what the check took, whichever is
     /// longer, so a check that parses thousands of received messages takes at most a fifth of a core instead of
     /// becoming the load that keeps the agent under test behind (CI once waited 15 s so, every count exact).
-    public static func until(
+    package static func until(
         timeout: Double,
         interval: Duration = .milliseconds(5),
         _ condition: () -> Bool

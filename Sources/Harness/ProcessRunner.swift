@@ -15,11 +15,11 @@ import Darwin
 /// almost every signal blocked (SigBlk fffffffe3bfbea27 measured here), so a SIGTERM to mosquitto — or to
 /// motion-agent, whose graceful shutdown the end-to-end tests check — stays pending forever. Here the child
 /// gets an empty signal mask and default dispositions, as it would from a shell.
-public final class ProcessRunner: Sendable {
-    public let executable: String
-    public let arguments: [String]
-    public let environment: [String: String]?
-    public let workingDirectory: String?
+package final class ProcessRunner: Sendable {
+    package let executable: String
+    package let arguments: [String]
+    package let environment: [String: String]?
+    package let workingDirectory: String?
 
     private let state = StateBox()
 
@@ -39,14 +39,14 @@ public final class ProcessRunner: Sendable {
         var terminatedBySignal = false
     }
 
-    public struct LaunchError: Error, CustomStringConvertible {
-        public var description: String
+    package struct LaunchError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// - Parameters:
     ///   - environment: the child's whole environment; `nil` inherits this process's.
     ///   - workingDirectory: `nil` inherits this process's.
-    public init(
+    package init(
         executable: String,
         arguments: [String] = [],
         environment: [String: String]? = nil,
@@ -65,7 +65,7 @@ public final class ProcessRunner: Sendable {
     }
 
     /// Launches the process; output starts filling `standardOutput` and `standardError` at once.
-    public func start() throws {
+    package func start() throws {
         guard state.withLock({ $0.pid == nil }) else {
             throw LaunchError(description: "\(executable) was already started")
         }
@@ -158,37 +158,37 @@ public final class ProcessRunner: Sendable {
         }.start()
     }
 
-    public var processIdentifier: Int32 { state.withLock { $0.pid ?? -1 } }
+    package var processIdentifier: Int32 { state.withLock { $0.pid ?? -1 } }
 
-    public var isRunning: Bool { state.withLock { $0.pid != nil && $0.exitCode == nil } }
+    package var isRunning: Bool { state.withLock { $0.pid != nil && $0.exitCode == nil } }
 
-    public var standardOutput: String {
+    package var standardOutput: String {
         state.withLock { String(decoding: $0.standardOutput, as: UTF8.self) }
     }
 
-    public var standardError: String {
+    package var standardError: String {
         state.withLock { String(decoding: $0.standardError, as: UTF8.self) }
     }
 
     /// The exit status, or the signal number when `terminatedBySignal`; `nil` while running.
-    public var exitCode: Int32? { state.withLock { $0.exitCode } }
+    package var exitCode: Int32? { state.withLock { $0.exitCode } }
 
-    public var terminatedBySignal: Bool { state.withLock { $0.terminatedBySignal } }
+    package var terminatedBySignal: Bool { state.withLock { $0.terminatedBySignal } }
 
     /// Sends `signal` unless the child was already reaped (its pid could belong to another process by then).
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         state.withLock { state in
             if let pid = state.pid, state.exitCode == nil { _ = sendSignal(pid, signal) }
         }
     }
 
-    public func terminate() { signal(SIGTERM) }
+    package func terminate() { signal(SIGTERM) }
 
-    public func kill() { signal(SIGKILL) }
+    package func kill() { signal(SIGKILL) }
 
     /// SIGTERM, then SIGKILL when it has not exited within `grace` seconds; returns once it was reaped
     /// (bounded: 5 s after the SIGKILL).
-    public func stop(grace: Double) async {
+    package func stop(grace: Double) async {
         guard isRunning else { return }
         terminate()
         if await waitForExit(timeout: grace) == nil {
@@ -200,7 +200,7 @@ public final class ProcessRunner: Sendable {
     /// Waits up to `timeout` seconds for the exit and for both pipes to reach end-of-file (so the buffers
     /// hold everything the process wrote). Returns the exit code, or `nil` if it is still running.
     @discardableResult
-    public func waitForExit(timeout: Double) async -> Int32? {
+    package func waitForExit(timeout: Double) async -> Int32? {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while ContinuousClock.now < deadline {
             let done = state.withLock { $0.exitCode != nil && $0.outputClosed && $0.errorClosed }
@@ -211,7 +211,7 @@ public final class ProcessRunner: Sendable {
     }
 
     /// Waits up to `timeout` seconds until stdout or stderr contains `text`.
-    public func waitForOutput(containing text: String, timeout: Double) async -> Bool {
+    package func waitForOutput(containing text: String, timeout: Double) async -> Bool {
         await Polling.until(timeout: timeout, interval: .milliseconds(10)) {
             standardOutput.contains(text) || standardError.contains(text)
         }
@@ -268,21 +268,21 @@ private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
 
 extension ProcessRunner {
     /// The process's resident memory (VmRSS), bytes; nil once it has exited or when /proc cannot be read.
-    public var residentBytes: Int? {
+    package var residentBytes: Int? {
         ProcFS.statusKiB(pid: processIdentifier, "VmRSS:").map { Int($0) * 1024 }
     }
 }
 
 extension ProcessRunner {
     /// The process's peak resident memory (VmHWM), bytes, since it started or since `resetPeakResidentBytes`.
-    public var peakResidentBytes: Int? {
+    package var peakResidentBytes: Int? {
         ProcFS.statusKiB(pid: processIdentifier, "VmHWM:").map { Int($0) * 1024 }
     }
 
     /// Starts the peak over at the current resident memory (`5` to /proc/PID/clear_refs, proc(5)); false when
     /// not allowed (another user's process without CAP_SYS_PTRACE) or the process is gone.
     @discardableResult
-    public func resetPeakResidentBytes() -> Bool {
+    package func resetPeakResidentBytes() -> Bool {
         (try? "5".write(toFile: "/proc/\(processIdentifier)/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 }

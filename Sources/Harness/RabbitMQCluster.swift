@@ -14,32 +14,32 @@ import Darwin
 /// 127.0.0.1 on a free port, so nothing here meets a system RabbitMQ or another test's cluster. The nodes find
 /// each other at first boot (classic peer discovery), so no rabbitmqctl is needed. A missing rabbitmq-server is
 /// an error, not a skip: scripts/test.sh installs it.
-public final class RabbitMQCluster: BrokerCluster {
-    public static let server = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+package final class RabbitMQCluster: BrokerCluster {
+    package static let server = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 
-    public struct Node: Sendable {
-        public let name: String
-        public let mqttPort: Int
-        public let distributionPort: Int
+    package struct Node: Sendable {
+        package let name: String
+        package let mqttPort: Int
+        package let distributionPort: Int
         /// Unused (AMQP is off), but RabbitMQ derives defaults from it: distinct per node.
-        public let amqpPort: Int
-        public let directory: String
-        public var endpoint: String { "127.0.0.1:\(mqttPort)" }
+        package let amqpPort: Int
+        package let directory: String
+        package var endpoint: String { "127.0.0.1:\(mqttPort)" }
     }
 
-    public let nodes: [Node]
-    public var engine: String { "RabbitMQ 3.10" }
-    public var endpoints: [String] { nodes.map(\.endpoint) }
+    package let nodes: [Node]
+    package var engine: String { "RabbitMQ 3.10" }
+    package var endpoints: [String] { nodes.map(\.endpoint) }
     /// The MQTT plugin's retained store is per node (rabbit_mqtt_retainer), and it serves a retained message
     /// only to a subscription of exactly its topic, never to a wildcard.
-    public var replicatesRetainedMessages: Bool { false }
-    public var operatorReadQoS: Int { 1 }
+    package var replicatesRetainedMessages: Bool { false }
+    package var operatorReadQoS: Int { 1 }
     /// The private HOME: the Erlang cookie, and each node's configuration, database and logs.
-    public let directory: String
-    public let epmdPort: Int
+    package let directory: String
+    package let epmdPort: Int
     private let processes = NodeProcesses()
 
-    public init(nodeCount: Int = 3) throws {
+    package init(nodeCount: Int = 3) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.server) else {
             throw MosquittoBroker.FixtureError(
                 description: "rabbitmq-server is not installed: run `apt-get install -y rabbitmq-server` "
@@ -84,7 +84,7 @@ public final class RabbitMQCluster: BrokerCluster {
 
     /// Starts every node and waits (bounded by `timeout` seconds) until each accepts MQTT connections, which
     /// RabbitMQ does only after the node has joined the cluster and started the plugin.
-    public static func started(nodeCount: Int = 3, timeout: Double = 240) async throws -> RabbitMQCluster {
+    package static func started(nodeCount: Int = 3, timeout: Double = 240) async throws -> RabbitMQCluster {
         let cluster = try RabbitMQCluster(nodeCount: nodeCount)
         do {
             // One node at a time, each taking clients before the next boots, as an operator forms a cluster.
@@ -110,20 +110,20 @@ public final class RabbitMQCluster: BrokerCluster {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
+    package func isRunning(_ index: Int) -> Bool { processes.isRunning(index) }
 
-    public var processIdentifiers: [Int32] { processes.processIdentifiers }
+    package var processIdentifiers: [Int32] { processes.processIdentifiers }
 
     /// The node's log file (RabbitMQ's own; stdout holds only the banner).
-    public func log(_ index: Int) -> String {
+    package func log(_ index: Int) -> String {
         let node = nodes[index]
         return (try? String(contentsOfFile: "\(node.directory)/log/\(node.name).log", encoding: .utf8)) ?? ""
     }
 
     /// Stops one node as an operator would (SIGTERM: rabbitmq-server stops the node cleanly).
-    public func stop(node index: Int) async { await stop(node: index, timeout: 60) }
+    package func stop(node index: Int) async { await stop(node: index, timeout: 60) }
 
-    public func stop(node index: Int, timeout: Double) async {
+    package func stop(node index: Int, timeout: Double) async {
         guard let process = processes.take(node: index) else { return }
         process.terminate()
         if await process.waitForExit(timeout: timeout) == nil { process.kill() }
@@ -131,14 +131,14 @@ public final class RabbitMQCluster: BrokerCluster {
     }
 
     /// Starts a node that was stopped again, with its database (it rejoins the cluster).
-    public func start(node index: Int) async throws { try await start(node: index, timeout: 120) }
+    package func start(node index: Int) async throws { try await start(node: index, timeout: 120) }
 
-    public func start(node index: Int, timeout: Double) async throws {
+    package func start(node index: Int, timeout: Double) async throws {
         try launch(index)
         try await waitUntilListening(index, timeout: timeout)
     }
 
-    public func stop() async {
+    package func stop() async {
         for index in nodes.indices { await stop(node: index) }
         Self.killEPMD(port: epmdPort)
     }

@@ -5,9 +5,9 @@ import MotionModel
 /// Finds the accelerometer, gyroscope, magnetometer, pressure and temperature channels a libiio context
 /// offers, across one or several devices (inv_icm42600 shows accel and gyro as two devices; magnetometers and
 /// barometers are separate chips).
-public enum IIODiscovery {
+package enum IIODiscovery {
     /// Every device with at least one sensor the agent uses, in libiio's order (by device number).
-    public static func devices(
+    package static func devices(
         uri: String,
         mountMatrixOverrides: [MountMatrixOverride] = []
     ) throws(IIOError) -> [IIODeviceInfo] {
@@ -17,7 +17,7 @@ public enum IIODiscovery {
 
     /// Whether `uri` offers an accelerometer or gyroscope; cheap enough for `source.kind: auto`. Any error
     /// (no context, no devices) means no.
-    public static func hasIMU(uri: String = "local:") -> Bool {
+    package static func hasIMU(uri: String = "local:") -> Bool {
         guard let context = try? IIOContext(uri: uri) else { return false }
         return context.devices.contains { dev in
             dev.iioChannels.contains { $0.quantity == .acceleration || $0.quantity == .angularVelocity }
@@ -25,7 +25,7 @@ public enum IIODiscovery {
     }
 
     /// The libiio version this build runs against, e.g. `0.24`.
-    public static var libraryVersion: String { IIOLibrary.version() }
+    package static var libraryVersion: String { IIOLibrary.version() }
 
     static func describe(_ dev: OpaquePointer, overrides: [MountMatrixOverride]) -> IIODeviceInfo? {
         if iio_device_is_trigger(dev) { return nil }

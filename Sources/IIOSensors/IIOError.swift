@@ -1,15 +1,15 @@
 /// A failure talking to libiio: the operation, the library's text and what to do about it.
-public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was being done, e.g. `open IIO context "ip:10.0.0.5"`.
-    public var operation: String
+    package var operation: String
     /// The (positive) errno code libiio returned, 0 when the problem is not an errno.
-    public var code: Int32
+    package var code: Int32
     /// The library's text for `code`, or a sentence naming the problem.
-    public var message: String
+    package var message: String
     /// What the user can do about it.
-    public var fix: String
+    package var fix: String
 
-    public init(operation: String, code: Int32, message: String, fix: String) {
+    package init(operation: String, code: Int32, message: String, fix: String) {
         self.operation = operation
         self.code = code
         self.message = message
@@ -21,7 +21,7 @@ public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(operation: operation, code: abs(code), message: IIOLibrary.describe(errno: code), fix: fix)
     }
 
-    public var description: String {
+    package var description: String {
         // libiio's iio_strerror already ends in "(code)".
         let reason = code == 0 || message.hasSuffix("(\(code))") ? message : "\(message) (\(code))"
         return fix.isEmpty ? "\(operation) failed: \(reason)" : "\(operation) failed: \(reason) — \(fix)"

@@ -3,7 +3,7 @@ import MotionModel
 
 /// What an IIO channel measures, among the quantities the agent reads, with the conversion from the
 /// kernel's unit (sysfs-bus-iio) to the agent's.
-public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
+package enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     /// `in_accel_*`: m/s², specific force (+9.81 on the up axis at rest).
     case acceleration
     /// `in_anglvel_*`: rad/s.
@@ -30,7 +30,7 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The sensor this quantity feeds; temperature rides along with whatever device carries it.
-    public var sensor: SensorType? {
+    package var sensor: SensorType? {
         switch self {
         case .acceleration: .accelerometer
         case .angularVelocity: .gyroscope
@@ -48,7 +48,7 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     /// - magnetic field: Gauss → µT, × 100 (1 G = 100 µT);
     /// - temperature: m°C → °C, ÷ 1000;
     /// - angular velocity (rad/s) and pressure (kPa) are already the agent's units.
-    public var agentUnitFactor: Double {
+    package var agentUnitFactor: Double {
         switch self {
         case .acceleration: -1 / standardGravity
         case .angularVelocity, .pressure, .timestamp: 1
@@ -58,7 +58,7 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The channel type as sysfs spells it (`in_accel_x_raw`).
-    public var sysfsType: String {
+    package var sysfsType: String {
         switch self {
         case .acceleration: "accel"
         case .angularVelocity: "anglvel"
@@ -70,7 +70,7 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The kernel's unit, for listings.
-    public var kernelUnit: String {
+    package var kernelUnit: String {
         switch self {
         case .acceleration: "m/s²"
         case .angularVelocity: "rad/s"
@@ -82,7 +82,7 @@ public enum IIOQuantity: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The agent's stream this channel feeds, for `list-sensors`.
-    public var stream: String {
+    package var stream: String {
         switch self {
         case .acceleration: "accelerometer"
         case .angularVelocity: "gyroscope"

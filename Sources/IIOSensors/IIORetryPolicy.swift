@@ -1,19 +1,19 @@
 /// How a failing device is retried, and when a silent one counts as failing.
-public struct IIORetryPolicy: Sendable, Hashable {
+package struct IIORetryPolicy: Sendable, Hashable {
     /// First wait after a fault, seconds; doubled after each failed attempt.
-    public var initialDelay: Double
+    package var initialDelay: Double
     /// Longest wait between attempts, seconds.
-    public var maximumDelay: Double
+    package var maximumDelay: Double
     /// The shortest time a refill may wait for data before the device counts as failing, seconds. The actual
     /// limit is longer for slow rates: four buffer periods plus half a second.
-    public var minimumRefillTimeout: Double
+    package var minimumRefillTimeout: Double
 
-    public init(initialDelay: Double, maximumDelay: Double, minimumRefillTimeout: Double) {
+    package init(initialDelay: Double, maximumDelay: Double, minimumRefillTimeout: Double) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
         self.minimumRefillTimeout = minimumRefillTimeout
     }
 
     /// 0.5 s doubling to 5 s; a device silent for 1 s (at high rates) is failing.
-    public static let standard = IIORetryPolicy(initialDelay: 0.5, maximumDelay: 5, minimumRefillTimeout: 1)
+    package static let standard = IIORetryPolicy(initialDelay: 0.5, maximumDelay: 5, minimumRefillTimeout: 1)
 }

@@ -17,12 +17,12 @@ import MotionModel
 /// once with `recovered: false`, retried with back-off on a fresh context (found again by id, or by name
 /// if it came back under another number), and reported with `recovered: true` when it delivers again; the
 /// other devices keep running. Garbage is counted in `status()` (see `SensorDeviceCounters`).
-public final class IIOSensorSource: SensorSource {
-    public let uri: String
+package final class IIOSensorSource: SensorSource {
+    package let uri: String
     /// The discovered devices with channels, scales, rates and mount matrices.
-    public let deviceInfos: [IIODeviceInfo]
-    public let devices: [SensorDevice]
-    public var summary: String {
+    package let deviceInfos: [IIODeviceInfo]
+    package let devices: [SensorDevice]
+    package var summary: String {
         "IIO at \"\(uri)\": " + deviceInfos.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
     }
 
@@ -40,7 +40,7 @@ public final class IIOSensorSource: SensorSource {
     ///   - retryPolicy: back-off after a device fault.
     /// - Throws: `IIOError` when the context cannot be opened, offers no accelerometer, gyroscope,
     ///   magnetometer or pressure channel, or a name in `deviceFilter` matches none of them.
-    public init(
+    package init(
         uri: String = "local:",
         deviceFilter: [String] = [],
         mountMatrixOverrides: [MountMatrixOverride] = [],
@@ -78,7 +78,7 @@ public final class IIOSensorSource: SensorSource {
     /// The devices `filter` (config `source.iio.devices`: ids or driver names) names, in discovery order;
     /// every device when it is empty.
     /// - Throws: `IIOError` naming every entry that matches no device, with the devices found.
-    public static func select(
+    package static func select(
         _ filter: [String],
         from all: [IIODeviceInfo],
         uri: String
@@ -104,7 +104,7 @@ public final class IIOSensorSource: SensorSource {
     /// supported rate at or above the request, clamped), reconfigures the channels and restarts the buffer,
     /// or disables the buffer when the plan is off.
     /// - Throws: `IIOError` naming a device id the source does not have.
-    public func apply(_ plan: AcquisitionPlan) throws {
+    package func apply(_ plan: AcquisitionPlan) throws {
         for id in plan.devices.keys where !deviceInfos.contains(where: { $0.id == id }) {
             throw IIOError(
                 operation: "apply the acquisition plan",
@@ -125,16 +125,16 @@ public final class IIOSensorSource: SensorSource {
     }
 
     /// Every device's state, rates and counters.
-    public func status() -> [IIODeviceStatus] {
+    package func status() -> [IIODeviceStatus] {
         state.statuses()
     }
 
-    public func deviceCounters() -> [String: SensorDeviceCounters] {
+    package func deviceCounters() -> [String: SensorDeviceCounters] {
         Dictionary(state.statuses().map { ($0.id, $0.counters) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Acquires until the task is cancelled: one thread per device, each retrying by itself after faults.
-    public func run(into sink: SampleSink) async throws {
+    package func run(into sink: SampleSink) async throws {
         guard state.beginRun() else {
             throw IIOError(
                 operation: "run the IIO source",

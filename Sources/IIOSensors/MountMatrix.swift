@@ -6,9 +6,9 @@ import MotionModel
 /// Kernel Documentation/ABI/testing/sysfs-bus-iio: "x0, y0, z0; x1, y1, z1; x2, y2, z2" row by row, and
 /// applications "should apply this rotation matrix to samples", so a reading `v` in chip axes is `M · v` in
 /// board axes (iio-sensor-proxy's `apply_mount_matrix` does exactly this).
-public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
+package struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// The three rows: `board.x = rows[0] · v`, and so on.
-    public var rows: (Vector3, Vector3, Vector3) {
+    package var rows: (Vector3, Vector3, Vector3) {
         get { (row0, row1, row2) }
         set { (row0, row1, row2) = newValue }
     }
@@ -17,19 +17,19 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     private var row1: Vector3
     private var row2: Vector3
 
-    public init(rows r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
+    package init(rows r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
         row0 = r0
         row1 = r1
         row2 = r2
     }
 
-    public static let identity = MountMatrix(rows: Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+    package static let identity = MountMatrix(rows: Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
 
-    public var isIdentity: Bool { self == .identity }
+    package var isIdentity: Bool { self == .identity }
 
     /// Parses the sysfs text ("1, 0, 0; 0, -1, 0; 0, 0, -1"). Nil when it is not nine finite numbers in three
     /// rows, or a row is all zeros (which would erase an axis; iio-sensor-proxy rejects it too).
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let rows = text.split(separator: ";", omittingEmptySubsequences: false)
         guard rows.count == 3 else { return nil }
         var values: [Double] = []
@@ -50,12 +50,12 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 
     /// `M · v`: a chip-axes reading in board axes.
     @inlinable
-    public func apply(_ v: Vector3) -> Vector3 {
+    package func apply(_ v: Vector3) -> Vector3 {
         let (r0, r1, r2) = rows
         return Vector3(r0.dot(v), r1.dot(v), r2.dot(v))
     }
 
-    public var description: String {
+    package var description: String {
         func cell(_ v: Double) -> String {
             // Int(exactly:): a value beyond Int (a fuzzed sysfs text) prints as a Double instead of trapping.
             Int(exactly: v).map(String.init) ?? String(v)
@@ -64,11 +64,11 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         return [r0, r1, r2].map { "\(cell($0.x)), \(cell($0.y)), \(cell($0.z))" }.joined(separator: "; ")
     }
 
-    public static func == (a: MountMatrix, b: MountMatrix) -> Bool {
+    package static func == (a: MountMatrix, b: MountMatrix) -> Bool {
         a.row0 == b.row0 && a.row1 == b.row1 && a.row2 == b.row2
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(row0)
         hasher.combine(row1)
         hasher.combine(row2)

@@ -2,14 +2,14 @@ import MotionModel
 
 /// A mount matrix from the configuration, for boards whose driver exposes none (or a wrong one). It wins over
 /// what the driver reports.
-public struct MountMatrixOverride: Sendable, Hashable {
+package struct MountMatrixOverride: Sendable, Hashable {
     /// An IIO device id (`iio:device2`) or driver name (`ak8975`).
-    public var device: String
+    package var device: String
     /// The sensor it applies to; nil for every vector sensor of the device.
-    public var sensor: SensorType?
-    public var matrix: MountMatrix
+    package var sensor: SensorType?
+    package var matrix: MountMatrix
 
-    public init(device: String, sensor: SensorType? = nil, matrix: MountMatrix) {
+    package init(device: String, sensor: SensorType? = nil, matrix: MountMatrix) {
         self.device = device
         self.sensor = sensor
         self.matrix = matrix

@@ -4,7 +4,7 @@ extension SupportedRates {
     /// Parses `sampling_frequency_available` as the kernel prints it: a space-separated list
     /// ("12.500000 25.000000 50.000000") or a range "[min step max]" (sysfs-bus-iio). Nil when it holds no
     /// positive finite rate.
-    public init?(sysfs text: String) {
+    package init?(sysfs text: String) {
         let trimmed = Substring(text).trimmingWhitespace()
         if trimmed.hasPrefix("[") {
             guard trimmed.hasSuffix("]") else { return nil }

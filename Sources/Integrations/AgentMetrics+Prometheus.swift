@@ -5,7 +5,7 @@ extension AgentMetrics {
     /// The same figures in the Prometheus text exposition format (version 0.0.4), for node_exporter's
     /// textfile collector: `# HELP` and `# TYPE` before each family, base units in the names (`_seconds`,
     /// `_bytes`), counters ending in `_total`, every sample labelled with the device.
-    public func prometheusText() -> String {
+    package func prometheusText() -> String {
         let label = "{device=\"\(Self.escapeLabel(device))\"}"
         var text = ""
         func family(_ name: String, _ type: String, _ help: String, _ value: String, extraLabels: String = "") {

@@ -6,15 +6,15 @@ import MotionWire
 /// #mqtt-discovery): one retained message per entity on `<prefix>/<component>/<node_id>/<object_id>/config`,
 /// whose JSON names the state topic, how to read the value from it, the unit and the device the entity belongs
 /// to. Entities read the agent's own stream topics through `value_template`, so nothing extra is published.
-public struct HomeAssistantDiscovery: Sendable {
+package struct HomeAssistantDiscovery: Sendable {
     /// One discovery config; keys as Home Assistant's MQTT sensor and binary sensor platforms name them.
-    public struct Entity: Sendable, Codable, Equatable {
-        public struct Device: Sendable, Codable, Equatable {
-            public var identifiers: [String]
-            public var name: String
-            public var model: String
-            public var manufacturer: String
-            public var swVersion: String
+    package struct Entity: Sendable, Codable, Equatable {
+        package struct Device: Sendable, Codable, Equatable {
+            package var identifiers: [String]
+            package var name: String
+            package var model: String
+            package var manufacturer: String
+            package var swVersion: String
 
             enum CodingKeys: String, CodingKey {
                 case identifiers, name, model, manufacturer
@@ -22,9 +22,9 @@ public struct HomeAssistantDiscovery: Sendable {
             }
         }
 
-        public struct Origin: Sendable, Codable, Equatable {
-            public var name: String
-            public var swVersion: String
+        package struct Origin: Sendable, Codable, Equatable {
+            package var name: String
+            package var swVersion: String
 
             enum CodingKeys: String, CodingKey {
                 case name
@@ -32,26 +32,26 @@ public struct HomeAssistantDiscovery: Sendable {
             }
         }
 
-        public var name: String
-        public var uniqueID: String
-        public var stateTopic: String
-        public var valueTemplate: String
-        public var unitOfMeasurement: String?
-        public var deviceClass: String?
-        public var stateClass: String?
-        public var options: [String]?
-        public var icon: String?
+        package var name: String
+        package var uniqueID: String
+        package var stateTopic: String
+        package var valueTemplate: String
+        package var unitOfMeasurement: String?
+        package var deviceClass: String?
+        package var stateClass: String?
+        package var options: [String]?
+        package var icon: String?
         /// An event entity's `event_types` (its `value_template` yields `{"event_type": …}`).
-        public var eventTypes: [String]? = nil
-        public var payloadOn: String?
-        public var payloadOff: String?
-        public var availabilityTopic: String?
-        public var availabilityTemplate: String?
-        public var payloadAvailable: String?
-        public var payloadNotAvailable: String?
-        public var entityCategory: String?
-        public var device: Device
-        public var origin: Origin
+        package var eventTypes: [String]? = nil
+        package var payloadOn: String?
+        package var payloadOff: String?
+        package var availabilityTopic: String?
+        package var availabilityTemplate: String?
+        package var payloadAvailable: String?
+        package var payloadNotAvailable: String?
+        package var entityCategory: String?
+        package var device: Device
+        package var origin: Origin
 
         enum CodingKeys: String, CodingKey {
             case name, options, icon, device, origin
@@ -73,16 +73,16 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// A config and where it goes.
-    public struct Message: Sendable, Equatable {
-        public var topic: String
-        public var entity: Entity
+    package struct Message: Sendable, Equatable {
+        package var topic: String
+        package var entity: Entity
     }
 
-    public let prefix: String
-    public let deviceID: String
-    public let topics: TopicScheme
+    package let prefix: String
+    package let deviceID: String
+    package let topics: TopicScheme
 
-    public init(prefix: String, deviceID: String, topics: TopicScheme) {
+    package init(prefix: String, deviceID: String, topics: TopicScheme) {
         var p = prefix
         while p.hasSuffix("/") { p.removeLast() }
         self.prefix = p
@@ -91,17 +91,17 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// Home Assistant's node and object ids allow `[a-zA-Z0-9_-]` only; anything else becomes `_`.
-    public var nodeID: String {
+    package var nodeID: String {
         String(deviceID.map { c in c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "-") ? c : "_" })
     }
 
     /// `<prefix>/<component>/<node_id>/<object_id>/config`.
-    public func configTopic(component: String, objectID: String) -> String {
+    package func configTopic(component: String, objectID: String) -> String {
         TopicScheme.homeAssistantConfig(prefix: prefix, component: component, nodeID: nodeID, objectID: objectID)
     }
 
     /// Every entity's config, in a fixed order.
-    public var messages: [Message] {
+    package var messages: [Message] {
         let device = Entity.Device(
             identifiers: ["motion-agent-\(nodeID)"],
             name: deviceID,
@@ -179,7 +179,7 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// A config's JSON payload (sorted keys, slashes unescaped).
-    public static func payload(_ entity: Entity) throws -> [UInt8] {
+    package static func payload(_ entity: Entity) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(entity))

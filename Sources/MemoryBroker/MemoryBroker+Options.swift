@@ -2,25 +2,25 @@ import AgentPorts
 
 extension MemoryBroker {
     /// The broker's configuration: mosquitto.conf's options that change what clients see.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// The port clients connect to (with the broker's name as the host).
-        public var port: Int
+        package var port: Int
         /// mosquitto's `max_queued_messages`: QoS 1 messages held per client beyond those in flight (online) or in
         /// all (offline); and, for a connected client, the packets waiting to be read beyond which QoS 0 messages
         /// are dropped. 0: no limit.
-        public var maxQueuedMessages: Int
+        package var maxQueuedMessages: Int
         /// QoS 1 messages in flight to one client at once (mosquitto's `max_inflight_messages`; libmosquitto's
         /// Receive Maximum is 20 too). 0: no limit.
-        public var maxInflightMessages: Int
+        package var maxInflightMessages: Int
         /// Whether retained messages and persistent sessions survive `stop()` and `start()` (mosquitto's
         /// `persistence true`, stopped with SIGTERM).
-        public var persistence: Bool
+        package var persistence: Bool
         /// user name → password; nil allows anonymous clients and takes any credentials.
-        public var users: [String: String]?
+        package var users: [String: String]?
         /// Seconds a packet takes for one hop; 0 moves every packet at the next pump.
-        public var latencySeconds: Double
+        package var latencySeconds: Double
 
-        public init(
+        package init(
             port: Int = 1883,
             maxQueuedMessages: Int = 1000,
             maxInflightMessages: Int = 20,
@@ -38,63 +38,63 @@ extension MemoryBroker {
     }
 
     /// Messages the broker dropped for one client id, counted since the broker was made (restarts included).
-    public struct Drops: Sendable, Hashable {
+    package struct Drops: Sendable, Hashable {
         /// Beyond `maxQueuedMessages`: QoS 1 with the window full and the queue full (or offline with the queue
         /// full), QoS 0 with that many packets waiting to be read.
-        public var queueFull: Int
+        package var queueFull: Int
         /// Larger than the client's MQTT 5 Maximum Packet Size.
-        public var oversize: Int
+        package var oversize: Int
         /// Past their message expiry interval before they could be sent.
-        public var expired: Int
+        package var expired: Int
         /// QoS 0 messages for a persistent session while its client was offline (MQTT queues only QoS > 0).
-        public var offlineQoS0: Int
+        package var offlineQoS0: Int
 
-        public init(queueFull: Int = 0, oversize: Int = 0, expired: Int = 0, offlineQoS0: Int = 0) {
+        package init(queueFull: Int = 0, oversize: Int = 0, expired: Int = 0, offlineQoS0: Int = 0) {
             self.queueFull = queueFull
             self.oversize = oversize
             self.expired = expired
             self.offlineQoS0 = offlineQoS0
         }
 
-        public var total: Int { queueFull + oversize + expired + offlineQoS0 }
+        package var total: Int { queueFull + oversize + expired + offlineQoS0 }
     }
 
     /// A retained message as the broker holds it.
-    public struct RetainedMessage: Sendable, Hashable {
-        public var topic: String
-        public var payload: [UInt8]
-        public var qos: Int
-        public var responseTopic: String?
-        public var correlationData: [UInt8]?
+    package struct RetainedMessage: Sendable, Hashable {
+        package var topic: String
+        package var payload: [UInt8]
+        package var qos: Int
+        package var responseTopic: String?
+        package var correlationData: [UInt8]?
         /// When it expires, on the broker's clock; nil: never.
-        public var expiresAt: Double?
+        package var expiresAt: Double?
     }
 
     /// A PUBLISH the broker took from a client, as it arrived (for invariants: the publisher's client id is not
     /// in what subscribers receive).
-    public struct Publication: Sendable, Hashable {
-        public var clientID: String
-        public var topic: String
-        public var payload: [UInt8]
-        public var qos: Int
-        public var retain: Bool
-        public var duplicate: Bool
-        public var responseTopic: String?
-        public var correlationData: [UInt8]?
+    package struct Publication: Sendable, Hashable {
+        package var clientID: String
+        package var topic: String
+        package var payload: [UInt8]
+        package var qos: Int
+        package var retain: Bool
+        package var duplicate: Bool
+        package var responseTopic: String?
+        package var correlationData: [UInt8]?
     }
 
     /// What the broker sent one client, as it left the broker (for invariants and tests: the port's
     /// `InboundMessage` has no message expiry).
-    public struct Delivery: Sendable, Hashable {
-        public var clientID: String
-        public var topic: String
-        public var payload: [UInt8]
-        public var qos: Int
-        public var retain: Bool
-        public var duplicate: Bool
+    package struct Delivery: Sendable, Hashable {
+        package var clientID: String
+        package var topic: String
+        package var payload: [UInt8]
+        package var qos: Int
+        package var retain: Bool
+        package var duplicate: Bool
         /// The remaining MQTT 5 Message Expiry Interval it carried, seconds; nil: none (or MQTT 3.1.1).
-        public var messageExpirySeconds: UInt32?
-        public var responseTopic: String?
-        public var correlationData: [UInt8]?
+        package var messageExpirySeconds: UInt32?
+        package var responseTopic: String?
+        package var correlationData: [UInt8]?
     }
 }

@@ -42,19 +42,19 @@ import AgentPorts
 /// Locking: one lock for the whole network. Client calls (`publish` …) only queue packets; a pump moves them and,
 /// after releasing the lock, hands events to `events` and acknowledgements to the handler — never from inside
 /// `publish`, so a publisher holding its own lock across `publish` (OutboxPublisher) cannot deadlock.
-public final class MemoryBroker: Sendable {
+package final class MemoryBroker: Sendable {
     /// The host clients dial to reach this broker.
-    public let name: String
-    public let network: MemoryNetwork
+    package let name: String
+    package let network: MemoryNetwork
     let index: Int
 
     /// A broker on a network of its own, on the clock `now` (seconds).
-    public convenience init(name: String, options: Options = Options(), now: @escaping @Sendable () -> Double) {
+    package convenience init(name: String, options: Options = Options(), now: @escaping @Sendable () -> Double) {
         self.init(name: name, options: options, network: MemoryNetwork(now: now))
     }
 
     /// A broker on a shared network (failover between brokers, one clock). It starts running.
-    public init(name: String, options: Options = Options(), network: MemoryNetwork) {
+    package init(name: String, options: Options = Options(), network: MemoryNetwork) {
         self.name = name
         self.network = network
         index = network.world.withLock { world in
@@ -63,16 +63,16 @@ public final class MemoryBroker: Sendable {
         }
     }
 
-    public var options: Options { network.world.withLock { $0.brokers[index].options } }
+    package var options: Options { network.world.withLock { $0.brokers[index].options } }
 
-    public var port: Int { options.port }
+    package var port: Int { options.port }
 
-    public var isRunning: Bool { network.world.withLock { $0.brokers[index].running } }
+    package var isRunning: Bool { network.world.withLock { $0.brokers[index].running } }
 
     // MARK: Controls
 
     /// Starts accepting connections again (with the store `stop` left).
-    public func start() {
+    package func start() {
         network.world.withLock { $0.brokers[index].running = true }
     }
 
@@ -81,25 +81,25 @@ public final class MemoryBroker: Sendable {
     /// then every connection ends (clients get `.disconnected(expected: false)`, or `.connectFailed` if not yet
     /// accepted), and the store — retained messages and persistent sessions with what they are owed — is kept only
     /// with `options.persistence`.
-    public func stop() {
+    package func stop() {
         stop(keepingStore: nil, publishingWills: true)
     }
 
     /// The broker process is killed (SIGKILL): as `stop()`, but no will is published.
-    public func kill() {
+    package func kill() {
         stop(keepingStore: nil, publishingWills: false)
     }
 
     /// `stop()` (or `kill()`, when not `graceful`) then `start()`, keeping the retained messages and persistent
     /// sessions or losing them whatever `options.persistence` says.
-    public func restart(keepingStore: Bool, graceful: Bool = true) {
+    package func restart(keepingStore: Bool, graceful: Bool = true) {
         stop(keepingStore: keepingStore, publishingWills: graceful)
         start()
     }
 
     /// `stop()` (or `kill()`, when not `graceful`), keeping the store or losing it whatever `options.persistence`
     /// says (a broker whose store file went missing, or one killed between autosaves).
-    public func stop(keepingStore: Bool, graceful: Bool = true) {
+    package func stop(keepingStore: Bool, graceful: Bool = true) {
         stop(keepingStore: Optional(keepingStore), publishingWills: graceful)
     }
 
@@ -142,7 +142,7 @@ public final class MemoryBroker: Sendable {
 
     /// A network fault on `clientID`'s connection (or connection attempt): what is on its wires is lost, the client
     /// sees its connection drop, the broker publishes the will.
-    public func dropConnection(clientID: String) {
+    package func dropConnection(clientID: String) {
         let broker = index
         network.mutate { world, now, effects in
             for id in Self.connections(of: clientID, broker: broker, in: world) {
@@ -153,7 +153,7 @@ public final class MemoryBroker: Sendable {
 
     /// Stalls (or resumes) `clientID`'s current connection in either direction: a stalled direction moves nothing
     /// (packets wait on it), as when a peer stops reading or a network path hangs.
-    public func setStalled(clientID: String, towardsBroker: Bool, towardsClient: Bool) {
+    package func setStalled(clientID: String, towardsBroker: Bool, towardsClient: Bool) {
         let broker = index
         network.world.withLock { world in
             for id in Self.connections(of: clientID, broker: broker, in: world) {
@@ -174,7 +174,7 @@ public final class MemoryBroker: Sendable {
 
     // MARK: Observation
 
-    public func retainedMessage(topic: String) -> RetainedMessage? {
+    package func retainedMessage(topic: String) -> RetainedMessage? {
         network.world.withLock { world in
             world.brokers[index].retained[topic].map {
                 RetainedMessage(
@@ -190,24 +190,24 @@ public final class MemoryBroker: Sendable {
     }
 
     /// Topics with a retained message, sorted (expired ones included until something looks them up).
-    public var retainedTopics: [String] {
+    package var retainedTopics: [String] {
         network.world.withLock { $0.brokers[index].retainedTopicsInOrder() }
     }
 
     /// What the broker dropped for `clientID` so far.
-    public func drops(clientID: String) -> Drops {
+    package func drops(clientID: String) -> Drops {
         network.world.withLock { $0.brokers[index].drops[clientID] ?? Drops() }
     }
 
     /// Client ids with an accepted connection, in session creation order.
-    public var connectedClientIDs: [String] {
+    package var connectedClientIDs: [String] {
         network.world.withLock { world in
             world.brokers[index].sessions.filter { $0.connection != nil }.map(\.clientID)
         }
     }
 
     /// Client ids with a session (connected or offline and not expired), in creation order.
-    public var sessionClientIDs: [String] {
+    package var sessionClientIDs: [String] {
         let now = network.now()
         return network.world.withLock { world in
             world.brokers[index].sessions.filter { !$0.hasExpired(at: now) }.map(\.clientID)
@@ -215,7 +215,7 @@ public final class MemoryBroker: Sendable {
     }
 
     /// QoS > 0 messages the broker holds for `clientID` (in flight and queued); nil without a session.
-    public func heldMessageCount(clientID: String) -> Int? {
+    package func heldMessageCount(clientID: String) -> Int? {
         network.world.withLock { world in
             world.brokers[index].sessions.first { $0.clientID == clientID }.map { $0.inflight.count + $0.queued.count }
         }
@@ -224,13 +224,13 @@ public final class MemoryBroker: Sendable {
     /// Called (outside the network's lock, during the pump that brought it) for every PUBLISH the broker takes
     /// from a client — acknowledged, for QoS 1: where a publisher's responsibility for the message ends; nil stops
     /// the calls.
-    public func setPublishObserver(_ observer: (@Sendable (Publication) -> Void)?) {
+    package func setPublishObserver(_ observer: (@Sendable (Publication) -> Void)?) {
         network.world.withLock { $0.brokers[index].publishObserver = observer }
     }
 
     /// Called (outside the network's lock, during the pump that sent it) for every PUBLISH the broker sends a
     /// client; nil stops the calls.
-    public func setDeliveryObserver(_ observer: (@Sendable (Delivery) -> Void)?) {
+    package func setDeliveryObserver(_ observer: (@Sendable (Delivery) -> Void)?) {
         network.world.withLock { $0.brokers[index].observer = observer }
     }
 
@@ -243,12 +243,12 @@ public final class MemoryBroker: Sendable {
     /// released, events go into the clients' `events` and each client's acknowledgements go to its handler in one
     /// batch. Returns whether anything moved.
     @discardableResult
-    public func pump() -> Bool {
+    package func pump() -> Bool {
         network.pump()
     }
 
     /// The earliest time at which a pump would move something; nil when nothing is pending.
-    public var nextDueTime: Double? { network.nextDueTime }
+    package var nextDueTime: Double? { network.nextDueTime }
 
     // MARK: Clients
 
@@ -259,7 +259,7 @@ public final class MemoryBroker: Sendable {
     ///     written, beyond which `publish` refuses (MosquittoClient's bound).
     ///   - readsPerPump: PUBLISH packets the client reads from its connection per pump; fewer makes a slow
     ///     consumer, whose backlog then waits at the broker (and is dropped past `maxQueuedMessages`).
-    public func makeClient(
+    package func makeClient(
         eventBacklogLimit: Int = 16_384,
         eventBacklogBytes: Int = 64 << 20,
         maxQueuedMessages: Int = 20_000,
@@ -275,7 +275,7 @@ public final class MemoryBroker: Sendable {
     }
 
     /// Connect options that reach this broker.
-    public func connectOptions(
+    package func connectOptions(
         clientID: String,
         protocolVersion: MQTTProtocolVersion = .v5,
         cleanSession: Bool = true,

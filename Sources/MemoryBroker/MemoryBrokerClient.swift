@@ -11,10 +11,10 @@ import AgentPorts
 /// later pump; `disconnect` returns at once when nothing is left to flush, otherwise when a pump finds the flush
 /// done or its deadline (`flushTimeout` seconds on the network's clock) passed — so something must keep pumping
 /// while it is awaited.
-public final class MemoryBrokerClient: BrokerClient {
+package final class MemoryBrokerClient: BrokerClient {
     let network: MemoryNetwork
     let index: Int
-    public let events: AsyncStream<BrokerEvent>
+    package let events: AsyncStream<BrokerEvent>
     private let queue: MemoryEventQueue
 
     init(
@@ -51,18 +51,18 @@ public final class MemoryBrokerClient: BrokerClient {
         queue.finish()
     }
 
-    public var isConnected: Bool { network.world.withLock { $0.clients[index].phase == .connected } }
+    package var isConnected: Bool { network.world.withLock { $0.clients[index].phase == .connected } }
 
-    public var droppedInboundCount: Int { queue.drops.behind }
+    package var droppedInboundCount: Int { queue.drops.behind }
 
-    public var inboundDrops: InboundDrops { queue.drops }
+    package var inboundDrops: InboundDrops { queue.drops }
 
-    public func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
+    package func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
         network.world.withLock { $0.clients[index].handler = handler }
     }
 
     /// Messages handed over and not yet written (QoS 0) or acknowledged (QoS > 0).
-    public var queuedMessageCount: Int { network.world.withLock { $0.clients[index].queuedMessageCount } }
+    package var queuedMessageCount: Int { network.world.withLock { $0.clients[index].queuedMessageCount } }
 
     /// Takes every event waiting in `events`, for a test that reads them synchronously between pumps instead of
     /// iterating the stream (never both).
@@ -71,12 +71,12 @@ public final class MemoryBrokerClient: BrokerClient {
     }
 
     /// PUBLISH packets read from the connection per pump; lower it to make this client a slow consumer.
-    public var readsPerPump: Int {
+    package var readsPerPump: Int {
         get { network.world.withLock { $0.clients[index].readsPerPump } }
         set { network.world.withLock { $0.clients[index].readsPerPump = max(0, newValue) } }
     }
 
-    public func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
+    package func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
         try MemoryReasons.validate(options)
         let client = index
         try network.mutate { (world, now, _) throws(BrokerError) in
@@ -84,7 +84,7 @@ public final class MemoryBrokerClient: BrokerClient {
         }
     }
 
-    public func disconnect(flushTimeout: Double) async {
+    package func disconnect(flushTimeout: Double) async {
         let flushSeconds = flushTimeout.isFinite ? min(max(0, flushTimeout), 3600) : 0
         let client = index
         let network = self.network
@@ -102,7 +102,7 @@ public final class MemoryBrokerClient: BrokerClient {
         }
     }
 
-    public func publish(
+    package func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
@@ -132,7 +132,7 @@ public final class MemoryBrokerClient: BrokerClient {
         }
     }
 
-    public func publishResponse(
+    package func publishResponse(
         topic: String,
         payload: [UInt8],
         correlationData: [UInt8]?
@@ -148,7 +148,7 @@ public final class MemoryBrokerClient: BrokerClient {
 
     /// Publishes an MQTT 5 request: the receiver answers on `responseTopic` with `correlationData` (QoS 1). On
     /// MQTT 3.1.1 the properties do not exist and a plain QoS 1 message is sent.
-    public func publishRequest(
+    package func publishRequest(
         topic: String,
         payload: [UInt8],
         responseTopic: String,
@@ -194,7 +194,7 @@ public final class MemoryBrokerClient: BrokerClient {
 
     /// Sends one SUBSCRIBE for all `filters`; the retained messages of each come after it. Subscriptions of a clean
     /// session end with the connection.
-    public func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
+    package func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
         guard (0...2).contains(qos) else { throw MemoryReasons.invalidQoS(operation: "subscribe") }
         guard !filters.isEmpty else { return }
         let client = index
@@ -205,7 +205,7 @@ public final class MemoryBrokerClient: BrokerClient {
 
     /// The process holding this client died: its connection is cut without DISCONNECT (the broker publishes the
     /// will), `events` ends, no acknowledgement is handed over any more, and every later call fails.
-    public func kill() {
+    package func kill() {
         let client = index
         network.mutate { world, now, effects in
             world.kill(client, now: now, effects: &effects)

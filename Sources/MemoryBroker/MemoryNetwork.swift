@@ -6,18 +6,18 @@ import Synchronization
 /// (`MemoryBroker(name:options:network:)`) share it, so a client can fail over between them (it dials
 /// `host:port` = a broker's name and port). Nothing moves between `pump()` calls: the network starts no thread,
 /// task or timer.
-public final class MemoryNetwork: Sendable {
+package final class MemoryNetwork: Sendable {
     /// Seconds on the caller's clock (a simulation's virtual clock, or a test's).
-    public let now: @Sendable () -> Double
+    package let now: @Sendable () -> Double
     let world = Mutex(MemoryWorld())
 
-    public init(now: @escaping @Sendable () -> Double) {
+    package init(now: @escaping @Sendable () -> Double) {
         self.now = now
     }
 
     /// One network turn (see `MemoryBroker.pump()`); returns whether anything moved.
     @discardableResult
-    public func pump() -> Bool {
+    package func pump() -> Bool {
         let now = self.now()
         var effects = PumpEffects()
         let moved = world.withLock { $0.pump(now: now, effects: &effects) }
@@ -28,7 +28,7 @@ public final class MemoryNetwork: Sendable {
     /// Pumps until a turn moves nothing (at most `maxPumps` turns); returns the turns that moved something. With
     /// latency, packets not yet due stay where they are: advance the clock and pump again.
     @discardableResult
-    public func settle(maxPumps: Int = 100_000) -> Int {
+    package func settle(maxPumps: Int = 100_000) -> Int {
         var turns = 0
         while turns < maxPumps, pump() { turns += 1 }
         return turns
@@ -36,13 +36,13 @@ public final class MemoryNetwork: Sendable {
 
     /// The earliest time at which a pump would move something (a packet's arrival, a flush deadline); nil when
     /// nothing is pending. A time at or before `now` means "pump now".
-    public var nextDueTime: Double? {
+    package var nextDueTime: Double? {
         world.withLock { $0.nextDueTime() }
     }
 
     /// Kills every client as `MemoryBrokerClient.kill()` does: the streams end, so the tasks reading them return
     /// (a simulation ends this way; a task left waiting for an event would hold its client and the network).
-    public func killAllClients() {
+    package func killAllClients() {
         mutate { world, now, effects in
             for client in world.clients.indices { world.kill(client, now: now, effects: &effects) }
         }

@@ -13,7 +13,7 @@ import Logging
 /// mode, so `publish` and `subscribe` from any thread only queue the packet and wake the loop through
 /// libmosquitto's socket pair; they never wait on the network. Callbacks run on the network thread and only
 /// yield into `events`; acknowledgements are handed, once per loop turn, to the acknowledgement handler.
-public final class MosquittoClient: BrokerClient {
+package final class MosquittoClient: BrokerClient {
     let core: MosquittoClientCore
 
     /// - Parameters:
@@ -25,7 +25,7 @@ public final class MosquittoClient: BrokerClient {
     ///     ones are dropped and counted the same way; one message larger than this still passes when none waits.
     ///   - maxQueuedMessages: QoS > 0 messages awaiting acknowledgement, and separately QoS 0 messages not
     ///     yet written, beyond which `publish` refuses: libmosquitto itself queues without bound. 1…30000.
-    public init(
+    package init(
         logger: Logger = Logger(label: "motion-agent.mqtt"),
         eventBacklogLimit: Int = 16_384,
         eventBacklogBytes: Int = 64 << 20,
@@ -51,31 +51,31 @@ public final class MosquittoClient: BrokerClient {
     }
 
     /// "major.minor.revision" of the libmosquitto loaded at run time.
-    public static var libraryVersion: String {
+    package static var libraryVersion: String {
         let version = MosquittoLibrary.version()
         return "\(version.major).\(version.minor).\(version.revision)"
     }
 
-    public var events: AsyncStream<BrokerEvent> { core.channel.stream }
+    package var events: AsyncStream<BrokerEvent> { core.channel.stream }
 
-    public var isConnected: Bool { core.phase == .connected }
+    package var isConnected: Bool { core.phase == .connected }
 
     /// Inbound messages dropped because `events` was `eventBacklogLimit` messages or `eventBacklogBytes` bytes
     /// behind.
-    public var droppedInboundCount: Int { core.channel.droppedDataEvents }
+    package var droppedInboundCount: Int { core.channel.droppedDataEvents }
 
-    public var inboundDrops: InboundDrops { core.channel.drops }
+    package var inboundDrops: InboundDrops { core.channel.drops }
 
-    public func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
+    package func setAcknowledgementHandler(_ handler: (any BrokerAcknowledgementHandler)?) {
         core.locked.withLock { $0.acknowledgementHandler = handler }
     }
 
     /// Messages handed to libmosquitto and not yet written (QoS 0) or acknowledged (QoS > 0).
-    public var queuedMessageCount: Int {
+    package var queuedMessageCount: Int {
         core.locked.withLock { $0.outstanding.awaitingAcknowledgement + $0.outstanding.unwrittenQoS0 }
     }
 
-    public func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
+    package func connect(_ options: BrokerConnectOptions) throws(BrokerError) {
         try Self.validate(options)
         let core = self.core
         let connection = try core.locked.withLock { (state) throws(BrokerError) -> MosquittoConnection in
@@ -136,7 +136,7 @@ public final class MosquittoClient: BrokerClient {
         thread.start()
     }
 
-    public func disconnect(flushTimeout: Double) async {
+    package func disconnect(flushTimeout: Double) async {
         let flushSeconds = flushTimeout.isFinite ? min(max(0, flushTimeout), 3600) : 0
         let deadline = ContinuousClock.now + .seconds(flushSeconds)
         let core = self.core
@@ -166,7 +166,7 @@ public final class MosquittoClient: BrokerClient {
         bound?.cancel()
     }
 
-    public func publish(
+    package func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
@@ -216,7 +216,7 @@ public final class MosquittoClient: BrokerClient {
         return messageID
     }
 
-    public func publishResponse(
+    package func publishResponse(
         topic: String,
         payload: [UInt8],
         correlationData: [UInt8]?
@@ -232,7 +232,7 @@ public final class MosquittoClient: BrokerClient {
 
     /// Publishes an MQTT 5 request: the receiver answers on `responseTopic` with `correlationData` (QoS 1).
     /// On MQTT 3.1.1 the properties do not exist and a plain QoS 1 message is sent.
-    public func publishRequest(
+    package func publishRequest(
         topic: String,
         payload: [UInt8],
         responseTopic: String,
@@ -308,7 +308,7 @@ public final class MosquittoClient: BrokerClient {
 
     /// Sends one SUBSCRIBE for all `filters`. Subscriptions of a clean session end with the connection:
     /// subscribe again after each `.connected` (or use a persistent session and check `sessionPresent`).
-    public func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
+    package func subscribe(_ filters: [String], qos: Int) throws(BrokerError) {
         guard (0...2).contains(qos) else { throw Self.invalidQoS(operation: "subscribe") }
         guard !filters.isEmpty else { return }
         // mosquitto_subscribe_multiple takes `char *const *`: C copies of the filters, freed after the call.

@@ -15,29 +15,29 @@ import MotionModel
 /// share of the probability for `none`, so it is reported as the nearest class with low confidence.
 /// Stationary, walking, running and cycling are trained and validated on DSADS (real recordings, people held
 /// out); automotive on TMD's windows (BENCHMARKS.md, Activity).
-public struct ActivityEstimator: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct ActivityEstimator: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// The smoothed probabilities from which a class is reported with `medium` and with `high` confidence.
-        public struct Confidence: Sendable, Equatable {
-            public var medium: Double
-            public var high: Double
+        package struct Confidence: Sendable, Equatable {
+            package var medium: Double
+            package var high: Double
 
-            public init(medium: Double, high: Double) {
+            package init(medium: Double, high: Double) {
                 self.medium = medium
                 self.high = high
             }
         }
 
         /// Time constant of the probability smoothing, s.
-        public var probabilityTimeConstant: Double
+        package var probabilityTimeConstant: Double
         /// How far another class's smoothed probability must exceed the current one's to take over.
-        public var switchMargin: Double
+        package var switchMargin: Double
         /// How long `automotive` stays set after a vehicle comes to rest, s.
-        public var automotiveHold: Double
+        package var automotiveHold: Double
         /// Per class, in `ActivityModel.ActivityClass` order.
-        public var confidence: [Confidence]
+        package var confidence: [Confidence]
 
-        public init(
+        package init(
             probabilityTimeConstant: Double,
             switchMargin: Double,
             automotiveHold: Double,
@@ -55,7 +55,7 @@ public struct ActivityEstimator: Sendable {
         /// out, for automotive TMD's held-out windows — so that each level is right at least as often as it
         /// promises (high 97 %, medium 85 %) and jumping is not reported as running above `low`. Running's
         /// `medium` is higher than the others' for that: on the leg, jumping looks most like running.
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             probabilityTimeConstant: 4,
             switchMargin: 0.15,
             automotiveHold: 180,
@@ -69,39 +69,39 @@ public struct ActivityEstimator: Sendable {
         )
 
         /// The confidence of class `c` reported with smoothed probability `p`.
-        public func confidence(of c: ActivityModel.ActivityClass, probability p: Double) -> MotionActivity.Confidence {
+        package func confidence(of c: ActivityModel.ActivityClass, probability p: Double) -> MotionActivity.Confidence {
             let t = confidence[c.rawValue]
             return p >= t.high ? .high : p >= t.medium ? .medium : .low
         }
     }
 
     /// Length of a classified window, s.
-    public static let windowLength = ActivityWindow.length
+    package static let windowLength = ActivityWindow.length
     /// Time between classifications, s.
-    public static let hop = Double(ActivityFeatureExtractor.hopBins) / ActivityResampler.rateHz
+    package static let hop = Double(ActivityFeatureExtractor.hopBins) / ActivityResampler.rateHz
 
-    public let settings: Settings
-    public let model: ActivityModel
+    package let settings: Settings
+    package let model: ActivityModel
     /// The current activity; `unknown` until the first full window.
-    public private(set) var activity: MotionActivity
+    package private(set) var activity: MotionActivity
     /// The last classified window.
-    public private(set) var lastObservation: ActivityFeatureExtractor.Observation?
+    package private(set) var lastObservation: ActivityFeatureExtractor.Observation?
     /// The last window's probabilities, before smoothing.
-    public private(set) var lastProbabilities = ActivityModel.Probabilities()
+    package private(set) var lastProbabilities = ActivityModel.Probabilities()
     /// The smoothed class probabilities.
-    public private(set) var smoothed = ActivityModel.Probabilities()
+    package private(set) var smoothed = ActivityModel.Probabilities()
     private var current: ActivityModel.ActivityClass?
     private var automotiveUntil = -Double.infinity
     private var extractor = ActivityFeatureExtractor()
 
-    public init(settings: Settings = .defaults, model: ActivityModel = .shipped, startDate: Double = 0) {
+    package init(settings: Settings = .defaults, model: ActivityModel = .shipped, startDate: Double = 0) {
         self.settings = settings
         self.model = model
         activity = MotionActivity(startDate: startDate, unknown: true, confidence: .low)
     }
 
     /// Feeds one sample; returns the new activity when its flags or confidence changed.
-    public mutating func update(_ sample: IMUSample) -> MotionActivity? {
+    package mutating func update(_ sample: IMUSample) -> MotionActivity? {
         guard let o = extractor.add(sample) else { return nil }
         lastObservation = o
         guard extractor.hasRotation else {
@@ -113,7 +113,7 @@ public struct ActivityEstimator: Sendable {
 
     /// Feeds one window's class probabilities directly, ending at `t` (s); `update(_:)` calls it every second.
     /// Returns the new activity when its flags or confidence changed.
-    public mutating func update(probabilities p: ActivityModel.Probabilities, at t: Double) -> MotionActivity? {
+    package mutating func update(probabilities p: ActivityModel.Probabilities, at t: Double) -> MotionActivity? {
         lastProbabilities = p
         if current == nil {
             smoothed = p

@@ -9,28 +9,28 @@ import MotionModel
 /// taken at 100 Hz would hold more vibration, and larger extremes, than either set ever showed.
 ///
 /// Fixed capacity, allocated once: `add` allocates nothing.
-public struct ActivityFeatureExtractor: Sendable {
+package struct ActivityFeatureExtractor: Sendable {
     /// One window, ready to classify.
-    public struct Observation: Sendable {
+    package struct Observation: Sendable {
         /// The time of the sample that completed the window, s.
-        public var time: Double
-        public var features: ActivityFeatures
+        package var time: Double
+        package var features: ActivityFeatures
     }
 
     /// Bins between two observations: one second.
-    public static let hopBins = Int(ActivityResampler.rateHz)
+    package static let hopBins = Int(ActivityResampler.rateHz)
 
     private var resampler = ActivityResampler()
     private var window = ActivityWindow()
     private var binsSinceHop = 0
 
-    public init() {}
+    package init() {}
 
     /// Whether the samples since the last gap carried a gyroscope (the classifier needs one).
-    public var hasRotation: Bool { resampler.hasRotation }
+    package var hasRotation: Bool { resampler.hasRotation }
 
     /// Feeds one sample; returns the window's observation when a hop completes with the window full.
-    public mutating func add(_ sample: IMUSample) -> Observation? {
+    package mutating func add(_ sample: IMUSample) -> Observation? {
         let t = sample.timestamp
         guard t.isFinite else { return nil }
         let a = sample.acceleration.flatMap { $0.isFinite ? $0 : nil }

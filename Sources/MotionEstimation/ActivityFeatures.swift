@@ -4,50 +4,50 @@
 /// window (the mean acceleration) or to the motion's own main axis — so the device may sit any way in a pocket,
 /// on a wrist or a strap, and a rotated window gives the same features. No random-rotation augmentation is
 /// needed for that. The first eight are TMD's statistics (the vehicle model reads those only).
-public struct ActivityFeatures: Sendable, Equatable {
+package struct ActivityFeatures: Sendable, Equatable {
     /// |a|, m/s² (specific-force magnitude: ≈ 9.81 at rest).
-    public var accelerationMean = 0.0
-    public var accelerationMin = 0.0
-    public var accelerationMax = 0.0
-    public var accelerationStd = 0.0
+    package var accelerationMean = 0.0
+    package var accelerationMin = 0.0
+    package var accelerationMax = 0.0
+    package var accelerationStd = 0.0
     /// |ω|, rad/s.
-    public var rotationMean = 0.0
-    public var rotationMin = 0.0
-    public var rotationMax = 0.0
-    public var rotationStd = 0.0
+    package var rotationMean = 0.0
+    package var rotationMin = 0.0
+    package var rotationMax = 0.0
+    package var rotationStd = 0.0
     /// 10th and 90th percentile of |a|, m/s².
-    public var accelerationP10 = 0.0
-    public var accelerationP90 = 0.0
+    package var accelerationP10 = 0.0
+    package var accelerationP90 = 0.0
     /// Standard deviation of the acceleration along gravity, and the rms of its horizontal part, m/s².
-    public var verticalStd = 0.0
-    public var horizontalStd = 0.0
+    package var verticalStd = 0.0
+    package var horizontalStd = 0.0
     /// The vertical variance's share of the total (0…1).
-    public var verticalFraction = 0.0
+    package var verticalFraction = 0.0
     /// Rms rotation rate about gravity's direction and about horizontal axes, rad/s.
-    public var verticalRotation = 0.0
-    public var horizontalRotation = 0.0
+    package var verticalRotation = 0.0
+    package var horizontalRotation = 0.0
     /// Mean and largest angle between gravity's direction and the acceleration averaged over 0.2 s, °.
-    public var tiltMean = 0.0
-    public var tiltMax = 0.0
+    package var tiltMean = 0.0
+    package var tiltMax = 0.0
     /// Best normalised autocorrelation over lags of 0.32–2 s, and its lag (s), of |a|, of |ω| and of the
     /// horizontal rotation rate.
-    public var accelerationPeriodicity = 0.0
-    public var accelerationPeriod = 0.0
-    public var rotationPeriodicity = 0.0
-    public var rotationPeriod = 0.0
-    public var horizontalRotationPeriodicity = 0.0
-    public var horizontalRotationPeriod = 0.0
+    package var accelerationPeriodicity = 0.0
+    package var accelerationPeriod = 0.0
+    package var rotationPeriodicity = 0.0
+    package var rotationPeriod = 0.0
+    package var horizontalRotationPeriodicity = 0.0
+    package var horizontalRotationPeriod = 0.0
     /// Mean |Δa| per second on the 25 Hz grid, m/s³.
-    public var jerk = 0.0
+    package var jerk = 0.0
     /// Share of the rotation rate's second moment about its main axis (1: about one axis, like a thigh
     /// turning at the hip; 1/3: about all alike), and of the acceleration's variance along its main axis.
-    public var rotationAxisShare = 0.0
-    public var accelerationAxisShare = 0.0
+    package var rotationAxisShare = 0.0
+    package var accelerationAxisShare = 0.0
 
-    public init() {}
+    package init() {}
 
     /// TMD's eight statistics of the window (what the vehicle model reads).
-    public var statistics: ActivityModel.WindowStatistics {
+    package var statistics: ActivityModel.WindowStatistics {
         ActivityModel.WindowStatistics(
             accelerationMean: accelerationMean,
             accelerationMin: accelerationMin,
@@ -61,7 +61,7 @@ public struct ActivityFeatures: Sendable, Equatable {
     }
 
     /// Names in `subscript` order (the training script's columns).
-    public static let names = [
+    package static let names = [
         "accelerationMean", "accelerationMin", "accelerationMax", "accelerationStd",
         "rotationMean", "rotationMin", "rotationMax", "rotationStd",
         "accelerationP10", "accelerationP90", "verticalStd", "horizontalStd", "verticalFraction",
@@ -73,7 +73,7 @@ public struct ActivityFeatures: Sendable, Equatable {
 
     /// Feature `i` in `names` order.
     @inlinable
-    public subscript(i: Int) -> Double {
+    package subscript(i: Int) -> Double {
         switch i {
         case 0: accelerationMean
         case 1: accelerationMin

@@ -16,9 +16,9 @@ import Darwin
 ///   can be trained on it; the DSADS windows are its other non-vehicle examples.
 ///
 /// The probability of automotive is the vehicle model's; the rest is shared by the motion model's classes.
-public struct ActivityModel: Sendable {
+package struct ActivityModel: Sendable {
     /// Core Motion's classes.
-    public enum ActivityClass: Int, Sendable, CaseIterable {
+    package enum ActivityClass: Int, Sendable, CaseIterable {
         case stationary = 0
         case walking
         case running
@@ -27,19 +27,19 @@ public struct ActivityModel: Sendable {
     }
 
     /// TMD's statistics of one window.
-    public struct WindowStatistics: Sendable, Equatable, TreeInput {
+    package struct WindowStatistics: Sendable, Equatable, TreeInput {
         /// Accelerometer magnitude, m/s² (specific-force magnitude: ≈ 9.81 at rest, whatever the sign).
-        public var accelerationMean: Double
-        public var accelerationMin: Double
-        public var accelerationMax: Double
-        public var accelerationStd: Double
+        package var accelerationMean: Double
+        package var accelerationMin: Double
+        package var accelerationMax: Double
+        package var accelerationStd: Double
         /// Gyroscope magnitude, rad/s.
-        public var rotationMean: Double
-        public var rotationMin: Double
-        public var rotationMax: Double
-        public var rotationStd: Double
+        package var rotationMean: Double
+        package var rotationMin: Double
+        package var rotationMax: Double
+        package var rotationStd: Double
 
-        public init(
+        package init(
             accelerationMean: Double,
             accelerationMin: Double,
             accelerationMax: Double,
@@ -61,13 +61,13 @@ public struct ActivityModel: Sendable {
 
         /// The vehicle model's inputs: the eight statistics, then both ranges and both coefficients of
         /// variation (`vehicle_inputs()` in the training script computes the same).
-        public static let names = [
+        package static let names = [
             "accelerationMean", "accelerationMin", "accelerationMax", "accelerationStd",
             "rotationMean", "rotationMin", "rotationMax", "rotationStd",
             "accelerationRange", "rotationRange", "accelerationVariation", "rotationVariation",
         ]
 
-        public func input(_ i: Int) -> Double {
+        package func input(_ i: Int) -> Double {
             switch i {
             case 0: accelerationMean
             case 1: accelerationMin
@@ -86,18 +86,18 @@ public struct ActivityModel: Sendable {
     }
 
     /// Class probabilities: Core Motion's five in `ActivityClass` order, then `none`.
-    public struct Probabilities: Sendable, Equatable {
-        public var stationary = 0.0
-        public var walking = 0.0
-        public var running = 0.0
-        public var cycling = 0.0
-        public var automotive = 0.0
+    package struct Probabilities: Sendable, Equatable {
+        package var stationary = 0.0
+        package var walking = 0.0
+        package var running = 0.0
+        package var cycling = 0.0
+        package var automotive = 0.0
         /// None of Core Motion's classes.
-        public var none = 0.0
+        package var none = 0.0
 
-        public init() {}
+        package init() {}
 
-        public subscript(c: ActivityClass) -> Double {
+        package subscript(c: ActivityClass) -> Double {
             switch c {
             case .stationary: stationary
             case .walking: walking
@@ -121,7 +121,7 @@ public struct ActivityModel: Sendable {
         /// (its model decides vehicle or not, and the motion model what else), otherwise the most probable of
         /// the other four. `none` never leads: what is none of the classes is reported as the nearest class,
         /// with the low confidence its share leaves.
-        public var best: (ActivityClass, Double) {
+        package var best: (ActivityClass, Double) {
             if automotive >= 0.5 { return (.automotive, automotive) }
             var c = ActivityClass.stationary
             var v = stationary
@@ -133,11 +133,11 @@ public struct ActivityModel: Sendable {
     }
 
     /// Stationary, walking, running, cycling, none (5 classes) from `ActivityFeatures`.
-    public let motion: ActivityTrees
+    package let motion: ActivityTrees
     /// Automotive or not (binary) from `WindowStatistics`.
-    public let vehicle: ActivityTrees
+    package let vehicle: ActivityTrees
 
-    public init(motion: ActivityTrees, vehicle: ActivityTrees) {
+    package init(motion: ActivityTrees, vehicle: ActivityTrees) {
         precondition(motion.classCount == 5 && motion.inputCount <= ActivityFeatures.names.count)
         precondition(vehicle.classCount == 1 && vehicle.inputCount <= WindowStatistics.names.count)
         self.motion = motion
@@ -145,7 +145,7 @@ public struct ActivityModel: Sendable {
     }
 
     /// The model the agent ships, trained on every DSADS subject and TMD's training rows.
-    public static let shipped: ActivityModel = {
+    package static let shipped: ActivityModel = {
         do {
             return ActivityModel(
                 motion: try ActivityTrees(table: motionTable),
@@ -157,7 +157,7 @@ public struct ActivityModel: Sendable {
     }()
 
     /// The motion model's probabilities (stationary, walking, running, cycling, none), in that order.
-    public func motionProbabilities(_ f: ActivityFeatures) -> (Double, Double, Double, Double, Double) {
+    package func motionProbabilities(_ f: ActivityFeatures) -> (Double, Double, Double, Double, Double) {
         let s = (
             motion.score(class: 0, f), motion.score(class: 1, f), motion.score(class: 2, f),
             motion.score(class: 3, f), motion.score(class: 4, f)
@@ -169,12 +169,12 @@ public struct ActivityModel: Sendable {
     }
 
     /// The vehicle model's probability that the window is in a vehicle.
-    public func vehicleProbability(_ w: WindowStatistics) -> Double {
+    package func vehicleProbability(_ w: WindowStatistics) -> Double {
         vehicle.probability(w)
     }
 
     /// Every class's probability for one window.
-    public func probabilities(_ f: ActivityFeatures) -> Probabilities {
+    package func probabilities(_ f: ActivityFeatures) -> Probabilities {
         let q = motionProbabilities(f)
         let vehicle = vehicleProbability(f.statistics)
         let rest = 1 - vehicle

@@ -11,28 +11,28 @@ import MotionModel
 /// that sensor's last value. A gap longer than `maximumGap` restarts the series.
 ///
 /// Fixed state, no storage: `add` and `nextBin` allocate nothing.
-public struct ActivityResampler: Sendable {
+package struct ActivityResampler: Sendable {
     /// The output rate, Hz: DSADS' rate, the lowest the agent offers.
-    public static let rateHz = 25.0
+    package static let rateHz = 25.0
     /// The output period, s.
-    public static let period = 1 / rateHz
+    package static let period = 1 / rateHz
     /// The longest time between two samples that is still joined by a line, s.
-    public static let maximumGap = 0.5
+    package static let maximumGap = 0.5
 
     /// One output value: the averages over a bin of the acceleration (m/s², specific-force magnitude
     /// units; the sign convention does not matter to the features) and the rotation rate (rad/s).
-    public struct Bin: Sendable, Equatable {
-        public var acceleration: Vector3
-        public var rotationRate: Vector3
+    package struct Bin: Sendable, Equatable {
+        package var acceleration: Vector3
+        package var rotationRate: Vector3
 
-        public init(acceleration: Vector3, rotationRate: Vector3) {
+        package init(acceleration: Vector3, rotationRate: Vector3) {
             self.acceleration = acceleration
             self.rotationRate = rotationRate
         }
     }
 
     /// Whether a sample continued the series or started it over.
-    public enum Continuity: Sendable, Equatable {
+    package enum Continuity: Sendable, Equatable {
         case continued
         /// The first sample, or one after a gap: whatever came before it is not continuous with it.
         case restarted
@@ -46,10 +46,10 @@ public struct ActivityResampler: Sendable {
     private var integralAcceleration = Vector3.zero
     private var integralRotation = Vector3.zero
     /// Whether each sensor has been seen since the last restart.
-    public private(set) var hasAcceleration = false
-    public private(set) var hasRotation = false
+    package private(set) var hasAcceleration = false
+    package private(set) var hasRotation = false
 
-    public init() {}
+    package init() {}
 
     /// The end of the bin being filled, s.
     private var binEnd: Double { origin + Double(binIndex + 1) * Self.period }
@@ -63,7 +63,7 @@ public struct ActivityResampler: Sendable {
     /// Takes one sample (acceleration in g, either sign convention; rotation rate in rad/s; either may be nil;
     /// a sample at or before the previous one is ignored). Then call `nextBin()` until it returns nil for the
     /// bins the sample completed, oldest first.
-    public mutating func add(timestamp t: Double, acceleration: Vector3?, rotationRate: Vector3?) -> Continuity {
+    package mutating func add(timestamp t: Double, acceleration: Vector3?, rotationRate: Vector3?) -> Continuity {
         while nextBin() != nil {}
         let a = acceleration.map { standardGravity * $0 } ?? lastAcceleration
         let w = rotationRate ?? lastRotation
@@ -84,7 +84,7 @@ public struct ActivityResampler: Sendable {
     }
 
     /// The next bin the last sample completed, or nil when there is none (left over).
-    public mutating func nextBin() -> Bin? {
+    package mutating func nextBin() -> Bin? {
         guard pending else { return nil }
         let t = pendingTime
         let a = pendingAcceleration

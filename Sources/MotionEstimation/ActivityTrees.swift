@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Something a tree ensemble reads: input `i` of a fixed list.
-public protocol TreeInput {
+package protocol TreeInput {
     func input(_ i: Int) -> Double
 }
 
@@ -16,9 +16,9 @@ public protocol TreeInput {
 /// followed by its nodes in sklearn's order — `s <input> <threshold> <left> <right>` (a split: go left when the
 /// input is ≤ the threshold or is NaN; children numbered within the tree) or `l <score>` (a leaf). Tree `i` adds to
 /// class `i % classes`; with one class the ensemble is binary and its score is the log-odds of that class.
-public struct ActivityTrees: Sendable {
-    public let classCount: Int
-    public let inputCount: Int
+package struct ActivityTrees: Sendable {
+    package let classCount: Int
+    package let inputCount: Int
     let baseline: [Double]
     let roots: [Int32]
     let nodeInput: [Int8]
@@ -27,16 +27,16 @@ public struct ActivityTrees: Sendable {
     let nodeRight: [Int32]
     let nodeValue: [Double]
 
-    public struct FormatError: Error, CustomStringConvertible {
-        public let line: Int
-        public let text: String
-        public var description: String {
+    package struct FormatError: Error, CustomStringConvertible {
+        package let line: Int
+        package let text: String
+        package var description: String {
             "activity model table, line \(line): cannot read '\(text)' — regenerate it with "
                 + "scripts/research/activity/train_activity.py"
         }
     }
 
-    public init(table: String) throws {
+    package init(table: String) throws {
         var classes = 0
         var inputs = 0
         var baseline: [Double] = []
@@ -103,7 +103,7 @@ public struct ActivityTrees: Sendable {
     }
 
     /// The raw score of class `c` (log-odds for a binary ensemble).
-    public func score<Input: TreeInput>(class c: Int, _ x: Input) -> Double {
+    package func score<Input: TreeInput>(class c: Int, _ x: Input) -> Double {
         var s = baseline[c]
         var tree = c
         while tree < roots.count {
@@ -120,14 +120,14 @@ public struct ActivityTrees: Sendable {
     }
 
     /// The binary ensemble's probability of its class.
-    public func probability<Input: TreeInput>(_ x: Input) -> Double {
+    package func probability<Input: TreeInput>(_ x: Input) -> Double {
         1 / (1 + exp(-score(class: 0, x)))
     }
 
     /// Number of nodes (for the bench and the docs).
-    public var nodeCount: Int { nodeInput.count }
+    package var nodeCount: Int { nodeInput.count }
 }
 
 extension ActivityFeatures: TreeInput {
-    public func input(_ i: Int) -> Double { self[i] }
+    package func input(_ i: Int) -> Double { self[i] }
 }

@@ -10,16 +10,16 @@ import Darwin
 /// (`ActivityFeatures`).
 ///
 /// Fixed capacity, allocated once: `append` and `features()` allocate nothing.
-public struct ActivityWindow: Sendable {
+package struct ActivityWindow: Sendable {
     /// The window, s: DSADS' segments, and TMD's windows, are 5 s.
-    public static let length = 5.0
+    package static let length = 5.0
     /// Bins in a window.
-    public static let count = Int((length * ActivityResampler.rateHz).rounded())
+    package static let count = Int((length * ActivityResampler.rateHz).rounded())
 
     private var ring: ContiguousArray<ActivityResampler.Bin>
     private var next = 0
     /// Bins in the ring (up to `count`).
-    public private(set) var filled = 0
+    package private(set) var filled = 0
     // Scratch for one computation, in time order: the window's bins and series derived from them.
     private var bins: ContiguousArray<ActivityResampler.Bin>
     private var accelerationNorm: ContiguousArray<Double>
@@ -27,7 +27,7 @@ public struct ActivityWindow: Sendable {
     private var horizontalRotation: ContiguousArray<Double>
     private var sorted: ContiguousArray<Double>
 
-    public init() {
+    package init() {
         let zero = ActivityResampler.Bin(acceleration: .zero, rotationRate: .zero)
         ring = ContiguousArray(repeating: zero, count: Self.count)
         bins = ring
@@ -38,22 +38,22 @@ public struct ActivityWindow: Sendable {
     }
 
     /// Whether the window holds `length` seconds.
-    public var isFull: Bool { filled == Self.count }
+    package var isFull: Bool { filled == Self.count }
 
-    public mutating func append(_ bin: ActivityResampler.Bin) {
+    package mutating func append(_ bin: ActivityResampler.Bin) {
         ring[next] = bin
         next = (next + 1) % Self.count
         filled = min(filled + 1, Self.count)
     }
 
     /// Forgets the window (after a gap).
-    public mutating func clear() {
+    package mutating func clear() {
         filled = 0
         next = 0
     }
 
     /// The features of the full window (nil until it is full).
-    public mutating func features() -> ActivityFeatures? {
+    package mutating func features() -> ActivityFeatures? {
         guard isFull else { return nil }
         let n = Self.count
         for i in 0..<n { bins[i] = ring[(next + i) % n] }

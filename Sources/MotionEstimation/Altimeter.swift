@@ -8,19 +8,19 @@ import MotionModel
 /// 0.1 kPa an hour, ≈ 8 m, so it drifts over hours as Core Motion's does). Absolute altitude needs the
 /// day's sea-level pressure (QNH, from a weather service or a known height); its `accuracy` combines that
 /// pressure's uncertainty with the noise, its `precision` is the smoothed output's noise.
-public struct Altimeter: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct Altimeter: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// Time constant of the pressure smoothing, s.
-        public var pressureTimeConstant: Double
+        package var pressureTimeConstant: Double
         /// Sea-level pressure (QNH) the absolute altitude refers to, kPa.
-        public var seaLevelPressureKPa: Double
+        package var seaLevelPressureKPa: Double
         /// One standard deviation of how far the true sea-level pressure may be from the configured one, kPa.
         /// 1 kPa is the day-to-day spread of mid-latitude weather when nobody sets QNH (≈ 84 m of height).
-        public var seaLevelPressureUncertaintyKPa: Double
+        package var seaLevelPressureUncertaintyKPa: Double
         /// Time constant of the noise estimate behind `precision`, s.
-        public var noiseTimeConstant: Double
+        package var noiseTimeConstant: Double
 
-        public init(
+        package init(
             pressureTimeConstant: Double,
             seaLevelPressureKPa: Double,
             seaLevelPressureUncertaintyKPa: Double,
@@ -32,7 +32,7 @@ public struct Altimeter: Sendable {
             self.noiseTimeConstant = noiseTimeConstant
         }
 
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             pressureTimeConstant: 0.5,
             seaLevelPressureKPa: StandardAtmosphere.seaLevelPressureKPa,
             seaLevelPressureUncertaintyKPa: 1.0,
@@ -40,22 +40,22 @@ public struct Altimeter: Sendable {
         )
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// The smoothed pressure of the first sample, kPa: relative altitude is measured from it.
-    public private(set) var referenceKPa: Double?
+    package private(set) var referenceKPa: Double?
     /// The smoothed pressure, kPa.
-    public private(set) var pressureKPa = 0.0
+    package private(set) var pressureKPa = 0.0
     private var lastTimestamp = 0.0
     private var residualVariance = 0.0
     private var smoothingGain = 1.0
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
     }
 
     /// Feeds one sample; returns the relative altitude when it carried a pressure.
     @discardableResult
-    public mutating func update(_ sample: IMUSample) -> AltitudeData? {
+    package mutating func update(_ sample: IMUSample) -> AltitudeData? {
         guard let p = sample.pressureKPa, p.isFinite, p > 0 else { return nil }
         if referenceKPa == nil {
             referenceKPa = p
@@ -75,7 +75,7 @@ public struct Altimeter: Sendable {
     }
 
     /// Metres since the first pressure sample; nil before it.
-    public var relativeAltitude: Double? {
+    package var relativeAltitude: Double? {
         guard let reference = referenceKPa else { return nil }
         return StandardAtmosphere.altitude(pressureKPa: pressureKPa, referenceKPa: reference)
     }
@@ -85,7 +85,7 @@ public struct Altimeter: Sendable {
     }
 
     /// Altitude above sea level with its accuracy and precision; nil before the first pressure sample.
-    public var absoluteAltitude: AbsoluteAltitudeData? {
+    package var absoluteAltitude: AbsoluteAltitudeData? {
         guard referenceKPa != nil else { return nil }
         let qnh = settings.seaLevelPressureKPa
         let altitude = StandardAtmosphere.altitude(pressureKPa: pressureKPa, referenceKPa: qnh)

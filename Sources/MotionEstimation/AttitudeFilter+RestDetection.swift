@@ -35,7 +35,7 @@ extension AttitudeFilter {
 
     /// How far the last samples were from rest, relative to the thresholds (< 1 means within them):
     /// (gyroscope, accelerometer), vqf.cpp `getRelativeRestDeviations`.
-    public var relativeRestDeviations: (gyroscope: Double, accelerometer: Double) {
+    package var relativeRestDeviations: (gyroscope: Double, accelerometer: Double) {
         (
             restSquaredDeviationGyroscope.squareRoot() / (parameters.restThresholdGyroscope * .pi / 180),
             restSquaredDeviationAccelerometer.squareRoot() / parameters.restThresholdAccelerometer

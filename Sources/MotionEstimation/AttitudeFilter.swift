@@ -45,17 +45,17 @@ import Darwin
 /// Conventions are VQF's, not Core Motion's: the accelerometer input is the specific force in m/s² (+9.81
 /// on the axis pointing up at rest), the 9-axis output frame is East-North-Up, the 6-axis output frame has
 /// z up and an arbitrary yaw. `DeviceMotionEstimator` converts to and from Core Motion's conventions.
-public struct AttitudeFilter: Sendable {
+package struct AttitudeFilter: Sendable {
     /// Which parts of a sample `update` used.
-    public struct Update: OptionSet, Sendable, Hashable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package struct Update: OptionSet, Sendable, Hashable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
         /// The gyroscope sample was accepted (and integrated unless `gap` is set).
-        public static let gyroscope = Update(rawValue: 1)
-        public static let accelerometer = Update(rawValue: 2)
-        public static let magnetometer = Update(rawValue: 4)
+        package static let gyroscope = Update(rawValue: 1)
+        package static let accelerometer = Update(rawValue: 2)
+        package static let magnetometer = Update(rawValue: 4)
         /// The interval since the last accepted sample exceeded `maximumGap` and was not integrated.
-        public static let gap = Update(rawValue: 8)
+        package static let gap = Update(rawValue: 8)
     }
 
     struct Coefficients: Sendable {
@@ -79,7 +79,7 @@ public struct AttitudeFilter: Sendable {
         var meanInterval: Double
     }
 
-    public let parameters: AttitudeFilterParameters
+    package let parameters: AttitudeFilterParameters
     var coefficients: Coefficients
     var gyroscopeClock: SampleClock
     var accelerometerClock: SampleClock
@@ -120,7 +120,7 @@ public struct AttitudeFilter: Sendable {
     /// - Parameters:
     ///   - sampleInterval: the expected time between gyroscope samples, s (1 / rate). The filter adapts
     ///     to the measured intervals; this only seeds the coefficients.
-    public init(sampleInterval: Double, parameters: AttitudeFilterParameters = .default) {
+    package init(sampleInterval: Double, parameters: AttitudeFilterParameters = .default) {
         let ts = sampleInterval.isFinite && sampleInterval > 0 ? sampleInterval : 0.01
         self.parameters = parameters
         coefficients = Self.coefficients(parameters, gyroscope: ts, accelerometer: ts, magnetometer: ts)
@@ -169,37 +169,37 @@ public struct AttitudeFilter: Sendable {
     // MARK: - Outputs
 
     /// Attitude from the gyroscope alone, sensor → an arbitrary frame fixed at start.
-    public var quaternion3D: Quaternion { gyrQuat }
+    package var quaternion3D: Quaternion { gyrQuat }
     /// Attitude from gyroscope and accelerometer, sensor → a frame with z up and arbitrary yaw.
-    public var quaternion6D: Quaternion { accQuat * gyrQuat }
+    package var quaternion6D: Quaternion { accQuat * gyrQuat }
     /// Attitude from all three sensors, sensor → East-North-Up.
-    public var quaternion9D: Quaternion { Quaternion.aboutZ(delta) * (accQuat * gyrQuat) }
+    package var quaternion9D: Quaternion { Quaternion.aboutZ(delta) * (accQuat * gyrQuat) }
     /// The heading correction from the 6D to the 9D frame, rad in [−π, π].
-    public var headingCorrection: Double { delta }
+    package var headingCorrection: Double { delta }
     /// Gyroscope bias estimate, rad/s, device axes.
-    public var gyroscopeBias: Vector3 { bias }
+    package var gyroscopeBias: Vector3 { bias }
     /// Standard deviation of the bias estimate, rad/s (an upper bound over the axes, vqf.cpp `getBiasEstimate`).
-    public var gyroscopeBiasSigma: Double {
+    package var gyroscopeBiasSigma: Double {
         min(biasP.maxAbsoluteRowSum, coefficients.biasP0).squareRoot() * (Double.pi / 100 / 180)
     }
     /// Whether the device is at rest (still for `restMinimumTime`).
-    public var isAtRest: Bool { restDetected }
+    package var isAtRest: Bool { restDetected }
     /// Whether the magnetic field currently differs from the reference (heading correction paused).
-    public var isMagneticDisturbanceDetected: Bool { magDistDetected }
+    package var isMagneticDisturbanceDetected: Bool { magDistDetected }
     /// The share of the full magnetic correction gain the heading gets now: 1 undisturbed, 0 while a
     /// disturbance is being rejected, 1 / `magneticRejectionFactor` after the longest rejection.
-    public var magneticGainScale: Double {
+    package var magneticGainScale: Double {
         guard parameters.magneticDisturbanceRejection, magDistDetected else { return 1 }
         return magRejectT <= parameters.magneticMaximumRejectionTime ? 0 : 1 / parameters.magneticRejectionFactor
     }
     /// The share of the heading disagreement the latest magnetometer sample corrected (0 while a
     /// disturbance is rejected; larger during the fast initial convergence).
-    public var magneticGain: Double { lastMagGain }
+    package var magneticGain: Double { lastMagGain }
     /// The latest disagreement between the magnetometer's heading and the filter's, rad in [−π, π].
-    public var magneticDisagreement: Double { lastMagDisAngle }
+    package var magneticDisagreement: Double { lastMagDisAngle }
     /// Variance of the bias estimate in the earth frame, (rad/s)²: summed over the two horizontal axes
     /// (what tilts the inclination) and about the vertical (what turns the heading).
-    public var gyroscopeBiasEarthVariance: (horizontal: Double, vertical: Double) {
+    package var gyroscopeBiasEarthVariance: (horizontal: Double, vertical: Double) {
         let q = quaternion6D
         let (w, x, y, z) = (q.w, q.x, q.y, q.z)
         let r0 = Vector3(1 - 2 * y * y - 2 * z * z, 2 * (x * y - w * z), 2 * (x * z + w * y))
@@ -212,12 +212,12 @@ public struct AttitudeFilter: Sendable {
         )
     }
     /// The accepted reference field: norm (magnetometer unit, 0 before one is accepted) and dip (rad).
-    public var magneticReference: (norm: Double, dip: Double) { (magRefNorm, magRefDip) }
+    package var magneticReference: (norm: Double, dip: Double) { (magRefNorm, magRefDip) }
 
     // MARK: - Persistence
 
     /// The slowly learned state to keep across restarts.
-    public var persistentState: AttitudeFilterState {
+    package var persistentState: AttitudeFilterState {
         AttitudeFilterState(
             gyroscopeBias: bias,
             gyroscopeBiasSigma: gyroscopeBiasSigma,
@@ -228,7 +228,7 @@ public struct AttitudeFilter: Sendable {
 
     /// Restores a saved state (vqf.cpp `setBiasEstimate` and `setMagRef`). Non-finite values are ignored;
     /// the bias is clipped to `biasClip`.
-    public mutating func restore(_ saved: AttitudeFilterState) {
+    package mutating func restore(_ saved: AttitudeFilterState) {
         if saved.gyroscopeBias.isFinite {
             bias = clip(saved.gyroscopeBias, parameters.biasClip * .pi / 180)
         }
@@ -255,7 +255,7 @@ public struct AttitudeFilter: Sendable {
     ///   resynchronises so the next sample is accepted), a non-finite, zero or absurd (> 1000 m/s²)
     ///   specific force, a non-finite or zero magnetic field (those parts are skipped).
     @discardableResult
-    public mutating func update(
+    package mutating func update(
         timestamp: Double,
         gyroscope: Vector3,
         specificForce: Vector3?,

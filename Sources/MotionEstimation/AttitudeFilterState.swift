@@ -2,17 +2,17 @@ import MotionModel
 
 /// What `AttitudeFilter` learns slowly and the agent keeps across restarts: the gyroscope bias with its
 /// uncertainty and the magnetic reference. Attitude itself is not kept (the device may have moved).
-public struct AttitudeFilterState: Sendable, Hashable, Codable {
+package struct AttitudeFilterState: Sendable, Hashable, Codable {
     /// Gyroscope bias, rad/s, device axes.
-    public var gyroscopeBias: Vector3
+    package var gyroscopeBias: Vector3
     /// Standard deviation of the bias estimate, rad/s.
-    public var gyroscopeBiasSigma: Double
+    package var gyroscopeBiasSigma: Double
     /// Norm of the accepted magnetic reference field, in the magnetometer's unit; 0 when none was accepted.
-    public var magneticReferenceNorm: Double
+    package var magneticReferenceNorm: Double
     /// Dip (inclination) of the accepted reference field, rad, positive when the field points down.
-    public var magneticReferenceDip: Double
+    package var magneticReferenceDip: Double
 
-    public init(
+    package init(
         gyroscopeBias: Vector3,
         gyroscopeBiasSigma: Double,
         magneticReferenceNorm: Double,

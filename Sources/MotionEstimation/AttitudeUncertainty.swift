@@ -28,19 +28,19 @@ import Darwin
 /// The timing terms are the error of a fast rotation at its own timestamp (sampling and sensor latency).
 /// The constants were fitted on BROAD's even trials (BENCHMARKS.md, "Device-motion uncertainty"); the rest
 /// of the model is the filter's own state. Allocation-free; a few multiplications per sample.
-public struct AttitudeUncertainty: Sendable {
+package struct AttitudeUncertainty: Sendable {
     /// Inclination error with a still accelerometer reference, rad (noise, misalignment, reference truth).
-    public static let inclinationFloor = 0.2 * Double.pi / 180
+    package static let inclinationFloor = 0.2 * Double.pi / 180
     /// Seconds of rotation about a horizontal axis counted as inclination error.
-    public static let inclinationTiming = 0.0024
+    package static let inclinationTiming = 0.0024
     /// Seconds of rotation about the vertical counted as heading error.
-    public static let headingTiming = 0.0016
+    package static let headingTiming = 0.0016
     /// Gyroscope scale error (a fraction of the rotation), seen about the vertical.
-    public static let gyroscopeScaleError = 0.004
+    package static let gyroscopeScaleError = 0.004
     /// Share of the specific force's length that changes without acceleration (accelerometer scale error).
-    public static let accelerationDeadband = 0.03
+    package static let accelerationDeadband = 0.03
     /// Heading error of a magnetic reference by calibration accuracy, rad.
-    public static func magneticSigma(_ accuracy: MagneticFieldAccuracy) -> Double {
+    package static func magneticSigma(_ accuracy: MagneticFieldAccuracy) -> Double {
         switch accuracy {
         // What is left at rest once the drift and scale terms have relaxed: the smallest floor that keeps
         // BROAD's still samples 95 % within 2σ (moving samples alone pushed it to the search's bound, and
@@ -66,16 +66,16 @@ public struct AttitudeUncertainty: Sendable {
     private var verticalRate = 0.0
 
     /// Starts uncertain: heading 180° until the magnetometer has steered it.
-    public init() {}
+    package init() {}
 
     /// Inclination variance, rad².
-    public var inclinationVariance: Double {
+    package var inclinationVariance: Double {
         let tilt = atan(acceleration)
         return square(Self.inclinationFloor) + square(Self.inclinationTiming * horizontalRate)
             + square(inclinationDrift) + tilt * tilt
     }
     /// Heading variance, rad² (at most π²).
-    public var headingVariance: Double {
+    package var headingVariance: Double {
         min(
             headingReference + square(headingDrift) + square(Self.gyroscopeScaleError * verticalRotation)
                 + square(Self.headingTiming * verticalRate),
@@ -83,11 +83,11 @@ public struct AttitudeUncertainty: Sendable {
         )
     }
     /// The sustained acceleration the inclination term counts, g (0 within the dead band).
-    public var sustainedAcceleration: Double { acceleration }
+    package var sustainedAcceleration: Double { acceleration }
     /// 1-σ inclination error, degrees.
-    public var inclinationDegrees: Double { inclinationVariance.squareRoot() * 180 / .pi }
+    package var inclinationDegrees: Double { inclinationVariance.squareRoot() * 180 / .pi }
     /// 1-σ heading error, degrees.
-    public var headingDegrees: Double { headingVariance.squareRoot() * 180 / .pi }
+    package var headingDegrees: Double { headingVariance.squareRoot() * 180 / .pi }
 
     /// Advances by `dt` s (0 for the first output).
     /// - Parameters:
@@ -99,7 +99,7 @@ public struct AttitudeUncertainty: Sendable {
     ///   - magneticGain: the filter's heading-correction gain when a magnetometer sample was used (0 while it
     ///     rejects a disturbance); nil when none was.
     ///   - magneticAccuracy: the calibration's accuracy.
-    public mutating func update(
+    package mutating func update(
         dt: Double,
         rotationRate: Vector3,
         specificForce: Vector3?,

@@ -23,22 +23,22 @@ import Darwin
 /// at run time without a transient. Magnetometer samples are calibrated first; samples the calibrator
 /// finds off its sphere (`MagnetometerCalibrator.isConsistent` false: a magnet nearby, or a hard iron that
 /// changed and is being re-learnt) are reported in `magneticField` but do not steer the heading.
-public struct DeviceMotionEstimator: Sendable {
-    public private(set) var filter: AttitudeFilter
-    public private(set) var calibrator: MagnetometerCalibrator
+package struct DeviceMotionEstimator: Sendable {
+    package private(set) var filter: AttitudeFilter
+    package private(set) var calibrator: MagnetometerCalibrator
     /// 1-σ inclination and heading errors of the latest output (`AttitudeUncertainty`).
-    public private(set) var uncertainty = AttitudeUncertainty()
+    package private(set) var uncertainty = AttitudeUncertainty()
     var lastOutputTime = -Double.infinity
 
     /// The frame of the attitude in the outputs; may be changed between samples.
-    public var referenceFrame: AttitudeReferenceFrame {
+    package var referenceFrame: AttitudeReferenceFrame {
         didSet {
             if referenceFrame != oldValue { yawCaptured = false }
         }
     }
 
     /// Magnetic declination, degrees east of true north, for `xTrueNorthZVertical`.
-    public var declinationDegrees: Double {
+    package var declinationDegrees: Double {
         didSet { trueFromMagnetic = Quaternion.aboutZ(-declinationDegrees * .pi / 180) }
     }
 
@@ -56,7 +56,7 @@ public struct DeviceMotionEstimator: Sendable {
     /// - Parameters:
     ///   - sampleInterval: expected seconds between gyroscope samples (1 / rate); the filter adapts to the
     ///     measured intervals.
-    public init(
+    package init(
         referenceFrame: AttitudeReferenceFrame = .xArbitraryZVertical,
         sampleInterval: Double,
         parameters: AttitudeFilterParameters = .default,
@@ -71,11 +71,11 @@ public struct DeviceMotionEstimator: Sendable {
 
     // MARK: - Persistence
 
-    public var persistentState: DeviceMotionEstimatorState {
+    package var persistentState: DeviceMotionEstimatorState {
         DeviceMotionEstimatorState(filter: filter.persistentState, magnetometer: calibrator.persistentState)
     }
 
-    public mutating func restore(_ state: DeviceMotionEstimatorState) {
+    package mutating func restore(_ state: DeviceMotionEstimatorState) {
         filter.restore(state.filter)
         calibrator.restore(state.magnetometer)
     }
@@ -84,7 +84,7 @@ public struct DeviceMotionEstimator: Sendable {
 
     /// Feeds one sample (Core Motion's units and signs, see `IMUSample`); returns the device motion when
     /// the sample carried an accepted gyroscope reading, nil otherwise.
-    public mutating func update(_ sample: IMUSample) -> DeviceMotion? {
+    package mutating func update(_ sample: IMUSample) -> DeviceMotion? {
         if let a = sample.acceleration, a.isFinite {
             pendingAcceleration = a
             lastAcceleration = a

@@ -10,18 +10,18 @@ import Darwin
 
 extension FallDetector {
     /// What the detector measured around one candidate impact (exposed for tests and the research's cross-check).
-    public struct Features: Sendable, Equatable {
+    package struct Features: Sendable, Equatable {
         /// The impact's largest |a|, g, and its time, s.
-        public var peakG: Double
-        public var peakTime: Double
+        package var peakG: Double
+        package var peakTime: Double
         /// The change of the direction of gravity in the device across the impact, degrees.
-        public var orientationChangeDegrees: Double
+        package var orientationChangeDegrees: Double
         /// Standard deviation of |a| from 1 to 2 s after the impact, g.
-        public var stillnessG: Double
+        package var stillnessG: Double
         /// Σ ||a| − 1 g| dt over the second around the impact, g·s.
-        public var energyGSeconds: Double
+        package var energyGSeconds: Double
         /// The largest |ω| from 1 s before to 1 s after, rad/s; nil without a gyroscope.
-        public var peakRotationRateRadPerS: Double?
+        package var peakRotationRateRadPerS: Double?
     }
 
     /// The features of block `k` when it holds a candidate impact (a local maximum of |a| ≥ `candidatePeakG`) whose
@@ -91,7 +91,7 @@ extension FallDetector {
     }
 
     /// The candidate's score (`FallScore`): a fall when ≥ 0 and through the gates.
-    public func score(_ f: Features) -> Double {
+    package func score(_ f: Features) -> Double {
         settings.score.value(
             peakG: f.peakG,
             energyGSeconds: f.energyGSeconds,

@@ -27,32 +27,32 @@ import Darwin
 /// The structure (blocks, windows) and `FallScore.shipped` were chosen with subjects held out on SisFall
 /// (`scripts/research/falls/tune_falls.py`, which computes the same features; BENCHMARKS.md "Falls"). One
 /// sample per `update`, no allocation after `init`, no clock: time is the samples' timestamps.
-public struct FallDetector: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct FallDetector: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// Smallest peak |a| of a candidate impact, g. SisFall's softest falls peak at 1.7 g at the waist.
-        public var candidatePeakG: Double
+        package var candidatePeakG: Double
         /// Smallest change of the direction of gravity in the device across the impact, degrees: a fall ends in
         /// another posture. Fixed in the research (a gate, not fitted).
-        public var minimumOrientationChangeDegrees: Double
+        package var minimumOrientationChangeDegrees: Double
         /// Largest standard deviation of |a| from 1 to 2 s after the impact, g: a fallen body lies still (the score
         /// weighs stillness too; this gate only keeps obvious movement out).
-        public var maximumStillnessG: Double
+        package var maximumStillnessG: Double
         /// The decision on the candidates that pass the gates.
-        public var score: FallScore
+        package var score: FallScore
         /// After a fall is reported, the time within which resumed activity resolves it as `rejected`; past it,
         /// it is `unresponsive`, s. Apple Watch calls emergency services after about a minute of immobility.
-        public var responseWindowSeconds: Double
+        package var responseWindowSeconds: Double
         /// Activity, accumulated over 0.1 s blocks, that resolves a fall as `rejected`, s. From their falls' decisions
         /// to the trials' ends (median 6 s), SisFall's fallen subjects were active 1.2 s at most (99th percentile of
         /// 675 falls; the largest 4.2 s); walking is active 72–100 % of the time (`tune_falls.py` prints both).
-        public var recoveryActivitySeconds: Double
+        package var recoveryActivitySeconds: Double
         /// A block is active when the mean ||a| − baseline| over it exceeds this, g; the baseline follows |a| with
         /// a 1 s time constant, so a miscalibrated |a| at rest (SisFall's reads 0.81–1.18 g) is not activity.
-        public var activityAccelerationG: Double
+        package var activityAccelerationG: Double
         /// ...or, with a gyroscope, when its mean |ω| exceeds this, rad/s.
-        public var activityRotationRateRadPerS: Double
+        package var activityRotationRateRadPerS: Double
 
-        public init(
+        package init(
             candidatePeakG: Double,
             minimumOrientationChangeDegrees: Double,
             maximumStillnessG: Double,
@@ -74,7 +74,7 @@ public struct FallDetector: Sendable {
 
         /// The shipped set: the gates and score of `tune_falls.py` (one set for every placement and rate), a
         /// minute's response window like Apple Watch's, and the activity thresholds measured on SisFall.
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             candidatePeakG: 1.6,
             minimumOrientationChangeDegrees: 30,
             maximumStillnessG: 0.3,
@@ -87,20 +87,20 @@ public struct FallDetector: Sendable {
     }
 
     /// What one sample produced.
-    public struct Update: Sendable, Equatable {
+    package struct Update: Sendable, Equatable {
         /// A fall the detector just became sure of (`resolution` nil).
-        public var fall: FallDetectionEvent?
+        package var fall: FallDetectionEvent?
         /// The follow-up of an earlier fall, with its resolution.
-        public var resolution: FallDetectionEvent?
+        package var resolution: FallDetectionEvent?
 
-        public init(fall: FallDetectionEvent? = nil, resolution: FallDetectionEvent? = nil) {
+        package init(fall: FallDetectionEvent? = nil, resolution: FallDetectionEvent? = nil) {
             self.fall = fall
             self.resolution = resolution
         }
     }
 
     /// The length of a block, s: the resolution of every window below.
-    public static let blockSeconds = 0.1
+    package static let blockSeconds = 0.1
     /// Blocks of ±0.5 s in which a candidate must be the largest |a|.
     static let localMaximumBlocks = 5
     /// The windows, in blocks from the candidate's: before [−20, −10), after [10, 20), energy [−5, 5), gyroscope
@@ -120,11 +120,11 @@ public struct FallDetector: Sendable {
     static let boundaryToleranceSeconds = 1e-6
 
     /// Read at every sample: `MotionEventDetector.reconfigure` changes them between two.
-    public internal(set) var settings: Settings
+    package internal(set) var settings: Settings
     /// The fall reported and not yet resolved.
-    public private(set) var unresolvedFall: FallDetectionEvent?
+    package private(set) var unresolvedFall: FallDetectionEvent?
     /// The last candidate impact judged (fall or not), with its features: what `motion-bench falls --explain` prints.
-    public private(set) var lastCandidate: Features?
+    package private(set) var lastCandidate: Features?
 
     var blocks: ContiguousArray<MagnitudeBlock>
     /// The time block 0 starts at (the first sample, or the first after a restart), s.
@@ -138,14 +138,14 @@ public struct FallDetector: Sendable {
     private var baseline = 1.0
     private var recoveryActivity = 0.0
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
         blocks = ContiguousArray(repeating: .empty, count: Self.ringCapacity)
     }
 
     /// Feeds one sample: acceleration in g (either sign convention: only magnitudes and angles are used), rotation
     /// rate in rad/s or nil, time in s.
-    public mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> Update {
+    package mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> Update {
         var out = Update()
         guard t.isFinite, a.isFinite else { return out }
         if let fall = unresolvedFall, t - fall.detectionDate >= settings.responseWindowSeconds {
@@ -173,14 +173,14 @@ public struct FallDetector: Sendable {
     }
 
     /// Feeds one sample (nothing happens without an acceleration).
-    public mutating func update(_ sample: IMUSample) -> Update {
+    package mutating func update(_ sample: IMUSample) -> Update {
         guard let a = sample.acceleration else { return Update() }
         return update(timestamp: sample.timestamp, acceleration: a, rotationRate: sample.rotationRate)
     }
 
     /// Resolves the unresolved fall — `confirmed` or `dismissed` by an operator, or any resolution — at `time` (s on
     /// the sample clock); nil when no fall awaits a resolution (none was reported, or it was already resolved).
-    public mutating func resolve(_ resolution: FallDetectionEvent.Resolution, at time: Double) -> FallDetectionEvent? {
+    package mutating func resolve(_ resolution: FallDetectionEvent.Resolution, at time: Double) -> FallDetectionEvent? {
         guard let fall = unresolvedFall else { return nil }
         unresolvedFall = nil
         return fall.resolved(resolution, at: time)
@@ -189,7 +189,7 @@ public struct FallDetector: Sendable {
     /// Takes over a fall an earlier run of the agent reported and did not resolve, its dates moved onto this run's
     /// sample clock: it gets its resolution as if it had been detected here — `rejected` after recovery activity,
     /// `unresponsive` when its response window (counted from its detection) ends, at once if it has already.
-    public mutating func adopt(_ fall: FallDetectionEvent) {
+    package mutating func adopt(_ fall: FallDetectionEvent) {
         unresolvedFall = fall
         recoveryActivity = 0
     }

@@ -16,21 +16,21 @@ import Darwin
 /// The coefficients are fitted, with the threshold folded into `intercept`, by
 /// `scripts/research/falls/tune_falls.py` on SisFall (BENCHMARKS.md, "Falls"): one set for 50–200 Hz, with and
 /// without the gyroscope. Every input is a magnitude, so no device orientation or axis convention enters.
-public struct FallScore: Sendable, Equatable {
-    public var intercept: Double
-    public var logPeak: Double
-    public var logEnergy: Double
-    public var logStillness: Double
+package struct FallScore: Sendable, Equatable {
+    package var intercept: Double
+    package var logPeak: Double
+    package var logEnergy: Double
+    package var logStillness: Double
     /// Added when the samples around the impact carried a rotation rate.
-    public var gyroscopeIntercept: Double
-    public var logRotationRate: Double
+    package var gyroscopeIntercept: Double
+    package var logRotationRate: Double
 
     /// Floors that keep the logarithms finite; the research script uses the same.
-    public static let energyFloorGSeconds = 0.001
-    public static let stillnessFloorG = 0.005
-    public static let rotationRateOffsetRadPerS = 0.1
+    package static let energyFloorGSeconds = 0.001
+    package static let stillnessFloorG = 0.005
+    package static let rotationRateOffsetRadPerS = 0.1
 
-    public init(
+    package init(
         intercept: Double,
         logPeak: Double,
         logEnergy: Double,
@@ -48,7 +48,7 @@ public struct FallScore: Sendable, Equatable {
 
     /// The score of one candidate; `peakRotationRateRadPerS` nil without a gyroscope.
     @inlinable
-    public func value(
+    package func value(
         peakG: Double,
         energyGSeconds: Double,
         stillnessG: Double,
@@ -65,7 +65,7 @@ public struct FallScore: Sendable, Equatable {
 
     /// The shipped coefficients: `scripts/research/falls/run.sh --swift`, the procedure run on all 14 SisFall
     /// subjects (held-out figures of the same procedure in BENCHMARKS.md).
-    public static let shipped = FallScore(
+    package static let shipped = FallScore(
         intercept: 3.2278934258408194,
         logPeak: 1.855437398982469,
         logEnergy: 3.6029877227642175,

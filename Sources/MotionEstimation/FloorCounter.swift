@@ -7,20 +7,20 @@
 /// height changed by a lift or the weather never becomes floors, and a pause on a landing loses nothing.
 /// The step detector confirms a walk a few steps late; `walkStarted(at:)` then restores the anchor from
 /// that moment (snapshots every 0.5 s over the last 16 s), so the first steps of a flight count too.
-public struct FloorCounter: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct FloorCounter: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// Height of one floor, m (Core Motion counts about 3 m, roughly ten stairs).
-        public var floorHeight: Double
+        package var floorHeight: Double
         /// Time constant of the pressure smoothing, s.
-        public var pressureTimeConstant: Double
+        package var pressureTimeConstant: Double
         /// Time constant of the vertical-speed estimate, s.
-        public var verticalSpeedTimeConstant: Double
+        package var verticalSpeedTimeConstant: Double
         /// Fastest vertical speed still counted as stairs, m/s.
-        public var maximumStairSpeed: Double
+        package var maximumStairSpeed: Double
         /// Height change counts as stepping when the last step is at most this old, s.
-        public var stepAttributionWindow: Double
+        package var stepAttributionWindow: Double
 
-        public init(
+        package init(
             floorHeight: Double,
             pressureTimeConstant: Double,
             verticalSpeedTimeConstant: Double,
@@ -34,7 +34,7 @@ public struct FloorCounter: Sendable {
             self.stepAttributionWindow = stepAttributionWindow
         }
 
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             floorHeight: 3.0,
             pressureTimeConstant: 1.0,
             verticalSpeedTimeConstant: 2.0,
@@ -43,13 +43,13 @@ public struct FloorCounter: Sendable {
         )
     }
 
-    public let settings: Settings
-    public private(set) var floorsAscended = 0
-    public private(set) var floorsDescended = 0
+    package let settings: Settings
+    package private(set) var floorsAscended = 0
+    package private(set) var floorsDescended = 0
     /// Smoothed height relative to the first pressure sample, m.
-    public private(set) var height = 0.0
+    package private(set) var height = 0.0
     /// Smoothed vertical speed, m/s.
-    public private(set) var verticalSpeed = 0.0
+    package private(set) var verticalSpeed = 0.0
     private var referenceKPa: Double?
     private var smoothedKPa = 0.0
     private var anchor = 0.0
@@ -60,12 +60,12 @@ public struct FloorCounter: Sendable {
     private var snapshotNext = 0
     private var nextSnapshotTime = -Double.infinity
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
     }
 
     /// Feeds one pressure sample (kPa) and whether the user is stepping now.
-    public mutating func update(timestamp: Double, pressureKPa: Double, stepping: Bool) {
+    package mutating func update(timestamp: Double, pressureKPa: Double, stepping: Bool) {
         guard pressureKPa.isFinite, pressureKPa > 0 else { return }
         guard let reference = referenceKPa else {
             referenceKPa = pressureKPa
@@ -95,7 +95,7 @@ public struct FloorCounter: Sendable {
     }
 
     /// The step detector confirmed a walk whose first step was at `time`: height gained since then counts.
-    public mutating func walkStarted(at time: Double) {
+    package mutating func walkStarted(at time: Double) {
         var best: (time: Double, anchor: Double)?
         for s in snapshots where s.time <= time && s.time > (best?.time ?? -.infinity) { best = s }
         guard let b = best else { return }

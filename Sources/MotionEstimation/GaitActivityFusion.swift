@@ -10,23 +10,23 @@ import MotionModel
 /// or unknown, the activity is walking (running from `runningCadence` steps/s), dated from the walk's first
 /// step. Walking from gait alone has confidence `high` (the detector is measured on the Oxford walks), running
 /// from cadence alone `low` (nothing here measured running from cadence alone).
-public struct GaitActivityFusion: Sendable {
+package struct GaitActivityFusion: Sendable {
     /// Steps per second from which a followed gait is running: walking tops out near 2.3–2.5 steps/s,
     /// running starts around 2.5 (e.g. Minetti 2002 on the walk–run transition).
-    public static let runningCadence = 2.45
+    package static let runningCadence = 2.45
 
     /// The fused activity (unknown until the classifier or the gait says otherwise).
-    public private(set) var activity = MotionActivity(startDate: 0, unknown: true, confidence: .low)
+    package private(set) var activity = MotionActivity(startDate: 0, unknown: true, confidence: .low)
     /// When the current walk began (back-dated to its first step by the detector).
     private var walkStart = 0.0
     /// The latest gait reading (a sample without acceleration keeps it).
     private var gait = StepDetector.Reading()
 
-    public init() {}
+    package init() {}
 
     /// Combines the classifier's current activity with the gait reading of the same sample (nil: the
     /// sample had no acceleration); returns the fused activity when its flags or confidence changed.
-    public mutating func update(classifier: MotionActivity, gait reading: StepDetector.Reading?) -> MotionActivity? {
+    package mutating func update(classifier: MotionActivity, gait reading: StepDetector.Reading?) -> MotionActivity? {
         if let r = reading {
             gait = r
             if let start = r.update.walkStarted { walkStart = start }

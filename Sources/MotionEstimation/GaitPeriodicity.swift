@@ -19,9 +19,9 @@
 /// repeat after `2P` but does after `4P`, and `P` is a step when it repeats after `2P`.
 ///
 /// Fixed capacity, allocated once: `record` and `autocorrelation` allocate nothing.
-public struct GaitPeriodicity: Sendable {
+package struct GaitPeriodicity: Sendable {
     /// Resampling rate of the history, Hz (the signal is low-passed at 3 Hz before it comes here).
-    public static let rate = 50.0
+    package static let rate = 50.0
 
     private var history: ContiguousArray<Double>
     private var horizontal1: ContiguousArray<Double>
@@ -34,14 +34,14 @@ public struct GaitPeriodicity: Sendable {
     private var previous = (0.0, 0.0, 0.0)
 
     /// - Parameter window: how much signal the autocorrelation looks at, s.
-    public init(window: Double) {
+    package init(window: Double) {
         history = ContiguousArray(repeating: 0, count: max(Int(window * Self.rate), 16))
         horizontal1 = history
         horizontal2 = history
     }
 
     /// Forgets the signal (after a gap in the samples).
-    public mutating func restart(at time: Double) {
+    package mutating func restart(at time: Double) {
         filled = 0
         nextTime = time
         previousTime = -.infinity
@@ -51,7 +51,7 @@ public struct GaitPeriodicity: Sendable {
     /// interpolated onto an exact `rate` grid whatever the input rate and its jitter: lags are in seconds,
     /// and a history that kept "the first sample after each tick" of a jittery 50 Hz stream would hold
     /// anything between 25 and 50 samples a second and read its lags wrong by up to 2×.
-    public mutating func record(_ value: Double, horizontal: (Double, Double) = (0, 0), at time: Double) {
+    package mutating func record(_ value: Double, horizontal: (Double, Double) = (0, 0), at time: Double) {
         let current = (value, horizontal.0, horizontal.1)
         defer {
             previousTime = time
@@ -75,14 +75,14 @@ public struct GaitPeriodicity: Sendable {
 
     /// Normalised autocorrelation of the recent magnitude signal at a lag in s (−1…1; 0 without enough
     /// signal).
-    public func autocorrelation(lag seconds: Double) -> Double {
+    package func autocorrelation(lag seconds: Double) -> Double {
         let (xy, xx, yy) = Self.products(history, lag: seconds, next: next, filled: filled)
         let d = (xx * yy).squareRoot()
         return d > 0 ? xy / d : 0
     }
 
     /// Normalised autocorrelation of the recent horizontal acceleration (both components) at a lag in s.
-    public func horizontalAutocorrelation(lag seconds: Double) -> Double {
+    package func horizontalAutocorrelation(lag seconds: Double) -> Double {
         let a = Self.products(horizontal1, lag: seconds, next: next, filled: filled)
         let b = Self.products(horizontal2, lag: seconds, next: next, filled: filled)
         let d = ((a.1 + b.1) * (a.2 + b.2)).squareRoot()
@@ -116,7 +116,7 @@ public struct GaitPeriodicity: Sendable {
 
     /// The larger of the autocorrelations at one step and at one stride: a phone on the body's midline
     /// repeats every step, one in a trouser pocket or a swinging hand only every stride.
-    public func regularity(stepPeriod: Double) -> Double {
+    package func regularity(stepPeriod: Double) -> Double {
         max(autocorrelation(lag: stepPeriod), autocorrelation(lag: 2 * stepPeriod))
     }
 
@@ -127,7 +127,7 @@ public struct GaitPeriodicity: Sendable {
     ///     not a gait).
     ///   - harmonicCorrelation: below this autocorrelation at `period`, one crossing is not a step.
     ///   - strideRegularity: the autocorrelation at `2 × period` needed to call it a double-peaked step.
-    public func stepPeriod(
+    package func stepPeriod(
         crossingPeriod period: Double,
         longestStep: Double,
         harmonicCorrelation: Double,

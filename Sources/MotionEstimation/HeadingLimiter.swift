@@ -7,25 +7,25 @@ import MotionModel
 ///
 /// Where the location is configured, the World Magnetic Model's expectation decides; otherwise the horizontal
 /// field the device measures, smoothed over about two seconds.
-public struct HeadingLimiter: Sendable {
+package struct HeadingLimiter: Sendable {
     /// From the World Magnetic Model at the configured location; nil: judged from the measured field.
-    public var expected: WorldMagneticModel.HeadingUsability?
+    package var expected: WorldMagneticModel.HeadingUsability?
     /// The horizontal component of the calibrated field, nT, smoothed over about two seconds.
-    public private(set) var measuredHorizontalNanotesla = Double.nan
+    package private(set) var measuredHorizontalNanotesla = Double.nan
 
-    public init(expected: WorldMagneticModel.HeadingUsability? = nil) {
+    package init(expected: WorldMagneticModel.HeadingUsability? = nil) {
         self.expected = expected
     }
 
     /// How far the heading can be trusted now.
-    public var usability: WorldMagneticModel.HeadingUsability {
+    package var usability: WorldMagneticModel.HeadingUsability {
         expected
             ?? (measuredHorizontalNanotesla.isNaN
                 ? .normal : WorldMagneticModel.HeadingUsability(horizontalNanotesla: measuredHorizontalNanotesla))
     }
 
     /// Follows the horizontal field of every estimated sample (`rateHz`: how often they come).
-    public mutating func observe(_ motion: DeviceMotion, rateHz: Double) {
+    package mutating func observe(_ motion: DeviceMotion, rateHz: Double) {
         let m = motion.magneticField
         let g = motion.gravity.normalized
         let horizontal = (m - g * m.dot(g)).norm * 1000
@@ -37,7 +37,7 @@ public struct HeadingLimiter: Sendable {
     }
 
     /// Downgrades or refuses `motion`'s heading as the usability demands.
-    public func limit(_ motion: inout DeviceMotion) {
+    package func limit(_ motion: inout DeviceMotion) {
         switch usability {
         case .normal: break
         case .degraded: motion.magneticFieldAccuracy = min(motion.magneticFieldAccuracy, .low)

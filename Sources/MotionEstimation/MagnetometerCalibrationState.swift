@@ -1,19 +1,19 @@
 import MotionModel
 
 /// What `MagnetometerCalibrator` keeps across restarts: its well-spread samples and the fit.
-public struct MagnetometerCalibrationState: Sendable, Hashable, Codable {
+package struct MagnetometerCalibrationState: Sendable, Hashable, Codable {
     /// Raw samples, µT, at most one per direction cell (≤ 54).
-    public var samples: [Vector3]
+    package var samples: [Vector3]
     /// Hard iron, µT.
-    public var hardIron: Vector3
+    package var hardIron: Vector3
     /// Soft-iron correction by rows (det 1).
-    public var softIronRows: [Vector3]
+    package var softIronRows: [Vector3]
     /// Norm of the calibrated field, µT (0 before the calibration was evaluated).
-    public var fieldNorm: Double
+    package var fieldNorm: Double
     /// RMS relative residual, nil before the calibration was evaluated.
-    public var relativeResidual: Double?
+    package var relativeResidual: Double?
 
-    public init(
+    package init(
         samples: [Vector3],
         hardIron: Vector3,
         softIronRows: [Vector3],

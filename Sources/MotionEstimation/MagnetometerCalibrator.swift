@@ -28,7 +28,7 @@ import MotionModel
 ///
 /// Per sample the cost is a cell lookup and one calibrated norm; a refit (at most every `refitInterval`)
 /// solves at most a 9 × 9 system. Nothing is allocated.
-public struct MagnetometerCalibrator: Sendable {
+package struct MagnetometerCalibrator: Sendable {
     var bins = MagnetometerSampleBins()
     var candidate = MagnetometerSampleBins()
     var candidateSum = Vector3.zero
@@ -50,35 +50,35 @@ public struct MagnetometerCalibrator: Sendable {
     var lastTimestamp = Double.nan
 
     /// Seconds between refits at most.
-    public var refitInterval = 0.5
+    package var refitInterval = 0.5
 
-    public init() {}
+    package init() {}
 
     /// Whether the current calibration (at first the identity) has been checked against enough samples.
     var isEvaluated: Bool { fit.radius > 0 }
 
     /// Hard iron, µT (zero until a fit replaced the identity).
-    public var hardIron: Vector3 { fit.offset }
+    package var hardIron: Vector3 { fit.offset }
     /// Soft-iron correction (det 1; identity until a fit replaced the identity), rows.
-    public var softIron: (r0: Vector3, r1: Vector3, r2: Vector3) {
+    package var softIron: (r0: Vector3, r1: Vector3, r2: Vector3) {
         let m = fit.softIron
         return (m.r0, m.r1, m.r2)
     }
     /// Norm of the calibrated field, µT (0 until evaluated).
-    public var fieldNorm: Double { fit.radius }
+    package var fieldNorm: Double { fit.radius }
     /// RMS relative residual of the calibration over the kept samples (infinity until evaluated).
-    public var relativeResidual: Double { fit.relativeResidual }
+    package var relativeResidual: Double { fit.relativeResidual }
 
     /// False while the latest samples are off the calibrated sphere (relative residual low-passed over
     /// 1 s above 8 %): the field is disturbed or the calibration is out of date, and its direction should
     /// not steer the heading. True before the calibration could be evaluated.
-    public var isConsistent: Bool { !isEvaluated || residualAverage <= 0.08 }
+    package var isConsistent: Bool { !isEvaluated || residualAverage <= 0.08 }
 
     /// The calibrated field for `raw` (µT) without learning from it.
     @inline(__always)
-    public func calibrate(_ raw: Vector3) -> Vector3 { fit.calibrate(raw) }
+    package func calibrate(_ raw: Vector3) -> Vector3 { fit.calibrate(raw) }
 
-    public var accuracy: MagneticFieldAccuracy {
+    package var accuracy: MagneticFieldAccuracy {
         guard residualAverage > 0.08 else { return coverageAccuracy }
         switch coverageAccuracy {
         case .high: return .medium
@@ -112,7 +112,7 @@ public struct MagnetometerCalibrator: Sendable {
     /// Learns from one raw sample (µT) taken at `timestamp` (s) and returns it calibrated. Non-finite or
     /// zero samples are ignored and returned unchanged.
     @discardableResult
-    public mutating func update(_ raw: Vector3, timestamp: Double) -> Vector3 {
+    package mutating func update(_ raw: Vector3, timestamp: Double) -> Vector3 {
         guard raw.isFinite, raw.squaredNorm > 0, timestamp.isFinite else { return raw }
         let dt = lastTimestamp.isNaN ? 0 : min(max(timestamp - lastTimestamp, 0), 1)
         lastTimestamp = timestamp
@@ -221,7 +221,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     // MARK: - Persistence
 
-    public var persistentState: MagnetometerCalibrationState {
+    package var persistentState: MagnetometerCalibrationState {
         MagnetometerCalibrationState(
             samples: bins.storedSamples,
             hardIron: hardIron,
@@ -233,7 +233,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     /// Restores a saved calibration: the fit is used at once, the samples seed the cells (their age is
     /// set to `timestamp`, s, so fresh samples replace them after a second).
-    public mutating func restore(_ state: MagnetometerCalibrationState, timestamp: Double = 0) {
+    package mutating func restore(_ state: MagnetometerCalibrationState, timestamp: Double = 0) {
         bins.clear()
         for s in state.samples where s.isFinite {
             bins.insert(s, center: state.hardIron, timestamp: timestamp, refresh: 0)

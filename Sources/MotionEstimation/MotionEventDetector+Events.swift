@@ -4,16 +4,16 @@ extension MotionEventDetector {
     /// What one sample produced: at most one event of each kind. Iterating gives them as `MotionEvent`s in the
     /// order a subscriber should see them — an earlier fall's resolution before a new fall, a free fall before the
     /// impact that ends it — without allocating.
-    public struct Events: Sendable, Equatable, Sequence {
+    package struct Events: Sendable, Equatable, Sequence {
         /// The follow-up of an earlier fall, with its resolution.
-        public var fallResolution: FallDetectionEvent?
-        public var freeFall: FreeFallEvent?
-        public var impact: ImpactEvent?
+        package var fallResolution: FallDetectionEvent?
+        package var freeFall: FreeFallEvent?
+        package var impact: ImpactEvent?
         /// A fall the detector just became sure of (`resolution` nil).
-        public var fall: FallDetectionEvent?
-        public var tilt: TiltEvent?
+        package var fall: FallDetectionEvent?
+        package var tilt: TiltEvent?
 
-        public init(
+        package init(
             fallResolution: FallDetectionEvent? = nil,
             freeFall: FreeFallEvent? = nil,
             impact: ImpactEvent? = nil,
@@ -27,17 +27,17 @@ extension MotionEventDetector {
             self.tilt = tilt
         }
 
-        public var isEmpty: Bool {
+        package var isEmpty: Bool {
             fallResolution == nil && freeFall == nil && impact == nil && fall == nil && tilt == nil
         }
 
-        public func makeIterator() -> Iterator { Iterator(events: self) }
+        package func makeIterator() -> Iterator { Iterator(events: self) }
 
-        public struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             let events: Events
             var position = 0
 
-            public mutating func next() -> MotionEvent? {
+            package mutating func next() -> MotionEvent? {
                 while position < 5 {
                     defer { position += 1 }
                     switch position {

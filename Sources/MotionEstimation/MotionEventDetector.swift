@@ -4,18 +4,18 @@ import MotionModel
 /// accelerometer (and gyroscope when it has one), one sample per `update`, each kind on or off in the settings.
 /// Pure: no I/O, no clock (time is the samples'), no allocation after `init`. Its output is `MotionEvent`s, the
 /// values a stream publishes.
-public struct MotionEventDetector: Sendable {
-    public struct Settings: Sendable, Equatable {
-        public var fallEnabled: Bool
-        public var fall: FallDetector.Settings
-        public var impactEnabled: Bool
-        public var impact: ImpactDetector.Settings
-        public var freeFallEnabled: Bool
-        public var freeFall: FreeFallDetector.Settings
-        public var tiltEnabled: Bool
-        public var tilt: TiltDetector.Settings
+package struct MotionEventDetector: Sendable {
+    package struct Settings: Sendable, Equatable {
+        package var fallEnabled: Bool
+        package var fall: FallDetector.Settings
+        package var impactEnabled: Bool
+        package var impact: ImpactDetector.Settings
+        package var freeFallEnabled: Bool
+        package var freeFall: FreeFallDetector.Settings
+        package var tiltEnabled: Bool
+        package var tilt: TiltDetector.Settings
 
-        public init(
+        package init(
             fallEnabled: Bool = true,
             fall: FallDetector.Settings = .defaults,
             impactEnabled: Bool = true,
@@ -37,16 +37,16 @@ public struct MotionEventDetector: Sendable {
 
         /// Falls, impacts and free falls on; tilt off: a body-worn device tilts whenever its wearer sits or bends,
         /// so tilt is for devices with a resting attitude (a crate, a machine), switched on with their reference.
-        public static let defaults = Settings()
+        package static let defaults = Settings()
     }
 
-    public private(set) var settings: Settings
-    public private(set) var fall: FallDetector
-    public private(set) var impact: ImpactDetector
-    public private(set) var freeFall: FreeFallDetector
-    public private(set) var tilt: TiltDetector
+    package private(set) var settings: Settings
+    package private(set) var fall: FallDetector
+    package private(set) var impact: ImpactDetector
+    package private(set) var freeFall: FreeFallDetector
+    package private(set) var tilt: TiltDetector
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
         fall = FallDetector(settings: settings.fall)
         impact = ImpactDetector(settings: settings.impact)
@@ -56,7 +56,7 @@ public struct MotionEventDetector: Sendable {
 
     /// Feeds one sample: acceleration in g with Core Motion's sign (only magnitudes and angles are used, so the
     /// other sign works too), rotation rate in rad/s or nil, time in s.
-    public mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> Events {
+    package mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> Events {
         var out = Events()
         guard t.isFinite, a.isFinite else { return out }
         let m = a.norm
@@ -72,14 +72,14 @@ public struct MotionEventDetector: Sendable {
     }
 
     /// Feeds one sample (nothing happens without an acceleration).
-    public mutating func update(_ sample: IMUSample) -> Events {
+    package mutating func update(_ sample: IMUSample) -> Events {
         guard let a = sample.acceleration else { return Events() }
         return update(timestamp: sample.timestamp, acceleration: a, rotationRate: sample.rotationRate)
     }
 
     /// Resolves the fall awaiting a resolution (an operator's `confirmed` or `dismissed`) at `time`, s on the sample
     /// clock; nil when there is none.
-    public mutating func resolveFall(
+    package mutating func resolveFall(
         _ resolution: FallDetectionEvent.Resolution,
         at time: Double
     ) -> FallDetectionEvent? {
@@ -88,7 +88,7 @@ public struct MotionEventDetector: Sendable {
 
     /// Takes over a fall an earlier run reported and did not resolve (`FallDetector.adopt`); nothing when falls are
     /// off.
-    public mutating func adoptUnresolvedFall(_ event: FallDetectionEvent) {
+    package mutating func adoptUnresolvedFall(_ event: FallDetectionEvent) {
         guard settings.fallEnabled else { return }
         fall.adopt(event)
     }
@@ -97,7 +97,7 @@ public struct MotionEventDetector: Sendable {
     /// detector knows: a fall awaiting its resolution still gets it — under the new response window, counted from
     /// its detection — and the tilt keeps its reference. A kind switched off forgets its state (a pending fall gets no
     /// follow-up: its resolution was switched off with it); switched on again, it starts afresh.
-    public mutating func reconfigure(_ new: Settings) {
+    package mutating func reconfigure(_ new: Settings) {
         if new.fallEnabled != settings.fallEnabled { fall = FallDetector(settings: new.fall) }
         fall.settings = new.fall
         if new.impactEnabled != settings.impactEnabled { impact = ImpactDetector(settings: new.impact) }
@@ -116,7 +116,7 @@ public struct MotionEventDetector: Sendable {
     }
 
     /// Makes `direction` (gravity in device axes) the tilt reference from now on.
-    public mutating func setTiltReference(_ direction: Vector3) {
+    package mutating func setTiltReference(_ direction: Vector3) {
         tilt.setReference(direction)
     }
 }

@@ -5,20 +5,20 @@ import MotionModel
 ///
 /// Everything is cumulative since the first sample, which is what the agent snapshots for its history:
 /// the steps between two snapshots are the difference of their `numberOfSteps`.
-public struct Pedometer: Sendable {
-    public struct Settings: Sendable, Equatable {
-        public var stepDetector: StepDetector.Settings
+package struct Pedometer: Sendable {
+    package struct Settings: Sendable, Equatable {
+        package var stepDetector: StepDetector.Settings
         /// The user's height, m; step length scales with it.
-        public var userHeight: Double
+        package var userHeight: Double
         /// Step length per unit of height at zero cadence (the intercept of the linear model), m/m.
-        public var stepLengthIntercept: Double
+        package var stepLengthIntercept: Double
         /// How step length per unit of height grows with cadence, (m/m) per (steps/s).
-        public var stepLengthSlope: Double
+        package var stepLengthSlope: Double
         /// Bounds on step length per unit of height, m/m (a shuffle to a sprint).
-        public var stepLengthRange: ClosedRange<Double>
-        public var floors: FloorCounter.Settings
+        package var stepLengthRange: ClosedRange<Double>
+        package var floors: FloorCounter.Settings
 
-        public init(
+        package init(
             stepDetector: StepDetector.Settings,
             userHeight: Double,
             stepLengthIntercept: Double,
@@ -37,7 +37,7 @@ public struct Pedometer: Sendable {
         /// Step length = height × (0.09 + 0.17 × cadence): 0.40 × height at 1.85 steps/s, the usual walking
         /// rule of thumb (step ≈ 0.41–0.42 × height), growing linearly with step frequency as in the
         /// frequency-based models of Weinberg (2002) and Renaudin et al. (2012); 0.60 × height at 3 steps/s.
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             stepDetector: .defaults,
             userHeight: 1.70,
             stepLengthIntercept: 0.09,
@@ -47,56 +47,56 @@ public struct Pedometer: Sendable {
         )
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// The detector `update(_:)` runs; `update(_:gait:)` takes a shared detector's reading instead and
     /// leaves this one idle.
-    public private(set) var detector: StepDetector
+    package private(set) var detector: StepDetector
     /// Steps counted since start.
-    public private(set) var numberOfSteps = 0
+    package private(set) var numberOfSteps = 0
     /// The latest gait reading (walking, step period, last step).
-    public private(set) var gait = StepDetector.Reading()
-    public private(set) var floorCounter: FloorCounter
+    package private(set) var gait = StepDetector.Reading()
+    package private(set) var floorCounter: FloorCounter
     /// The first sample's time, s.
-    public private(set) var startDate: Double?
+    package private(set) var startDate: Double?
     /// The latest sample's time, s.
-    public private(set) var endDate: Double?
+    package private(set) var endDate: Double?
     /// Distance since start, m.
-    public private(set) var distance = 0.0
+    package private(set) var distance = 0.0
     /// Time spent walking or running since start, s (between the first and last step of each walk).
-    public private(set) var activeTime = 0.0
+    package private(set) var activeTime = 0.0
     private var hasBarometer = false
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
         detector = StepDetector(settings: settings.stepDetector)
         floorCounter = FloorCounter(settings: settings.floors)
     }
 
-    public var isWalking: Bool { gait.isWalking }
+    package var isWalking: Bool { gait.isWalking }
 
     /// Steps per second over the last few steps; nil when not walking.
-    public var currentCadence: Double? { gait.cadence }
+    package var currentCadence: Double? { gait.cadence }
 
     /// Seconds per metre over the last few steps; nil when not walking.
-    public var currentPace: Double? {
+    package var currentPace: Double? {
         guard let cadence = currentCadence else { return nil }
         return 1 / (cadence * stepLength(cadence: cadence))
     }
 
     /// Seconds per metre over all the time spent walking; nil before the first walk.
-    public var averageActivePace: Double? {
+    package var averageActivePace: Double? {
         distance > 0 && activeTime > 0 ? activeTime / distance : nil
     }
 
     /// Step length at a cadence, m.
-    public func stepLength(cadence: Double) -> Double {
+    package func stepLength(cadence: Double) -> Double {
         let perHeight = settings.stepLengthIntercept + settings.stepLengthSlope * cadence
         let bounded = min(max(perHeight, settings.stepLengthRange.lowerBound), settings.stepLengthRange.upperBound)
         return settings.userHeight * bounded
     }
 
     /// Everything since the first sample, as Core Motion reports it.
-    public var data: PedometerData {
+    package var data: PedometerData {
         PedometerData(
             startDate: startDate ?? 0,
             endDate: endDate ?? 0,
@@ -113,7 +113,7 @@ public struct Pedometer: Sendable {
     /// Feeds one sample through this pedometer's own detector; returns a pause or resume event when
     /// walking stops or starts.
     @discardableResult
-    public mutating func update(_ sample: IMUSample) -> PedometerEvent? {
+    package mutating func update(_ sample: IMUSample) -> PedometerEvent? {
         var reading: StepDetector.Reading?
         if let a = sample.acceleration { reading = detector.read(timestamp: sample.timestamp, acceleration: a) }
         return update(sample, gait: reading)
@@ -121,7 +121,7 @@ public struct Pedometer: Sendable {
 
     /// Feeds one sample with the reading a shared detector made of it (nil: no acceleration in it).
     @discardableResult
-    public mutating func update(_ sample: IMUSample, gait reading: StepDetector.Reading?) -> PedometerEvent? {
+    package mutating func update(_ sample: IMUSample, gait reading: StepDetector.Reading?) -> PedometerEvent? {
         if startDate == nil { startDate = sample.timestamp }
         endDate = sample.timestamp
         var event: PedometerEvent?

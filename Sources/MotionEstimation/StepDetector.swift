@@ -42,53 +42,53 @@ import MotionModel
 ///
 /// This is the windowed-peak scheme of Brajdic & Harle (UbiComp 2013) and Salvi et al. (EMBC 2018) made
 /// causal, with the regularity gate of commercial pedometers (a few steps before the first count).
-public struct StepDetector: Sendable {
+package struct StepDetector: Sendable {
     /// Detector settings; every number carries its unit. The defaults were chosen on half of the Oxford
     /// step-counter walks and checked on the other half (`scripts/research/steps_benchmark.py`, `motion-bench steps`).
-    public struct Settings: Sendable, Equatable {
+    package struct Settings: Sendable, Equatable {
         /// Low-pass cut-off on the acceleration magnitude, Hz. Walking and running cadences are 1–3.5 Hz.
-        public var lowPassCutoff: Double
+        package var lowPassCutoff: Double
         /// Time constant of the baseline (gravity) removed from the magnitude, s.
-        public var baselineTimeConstant: Double
+        package var baselineTimeConstant: Double
         /// Time constant of the RMS that scales the threshold, s.
-        public var thresholdTimeConstant: Double
+        package var thresholdTimeConstant: Double
         /// Threshold as a multiple of the recent RMS of the filtered signal.
-        public var thresholdFactor: Double
+        package var thresholdFactor: Double
         /// Smallest threshold, g: below it nothing is a step (sensor noise, a phone on a table).
-        public var minimumThreshold: Double
+        package var minimumThreshold: Double
         /// How far below zero, as a fraction of the threshold, the signal must go before the next step.
-        public var rearmFraction: Double
+        package var rearmFraction: Double
         /// Shortest time between two steps, s (3.5 steps/s is a sprint; 4 steps/s is the fastest human cadence).
-        public var minimumStepInterval: Double
+        package var minimumStepInterval: Double
         /// While walking, the shortest interval becomes this fraction of the current step period.
-        public var adaptiveIntervalFraction: Double
+        package var adaptiveIntervalFraction: Double
         /// Longest time between two steps of one walk, s.
-        public var maximumStepInterval: Double
+        package var maximumStepInterval: Double
         /// Candidates needed, all regular, before walking is confirmed and they are counted.
-        public var confirmationSteps: Int
+        package var confirmationSteps: Int
         /// Largest ratio of the longest to the shortest interval among the confirming candidates.
-        public var maximumIntervalRatio: Double
+        package var maximumIntervalRatio: Double
         /// Walking stops (a pause event) when no step comes for this long, s.
-        public var stopTimeout: Double
+        package var stopTimeout: Double
         /// Smallest share of the dynamic acceleration's power along gravity needed to confirm walking.
-        public var minimumVerticalFraction: Double
+        package var minimumVerticalFraction: Double
         /// Time constant of the gravity estimate and of the vertical-share averages, s.
-        public var verticalTimeConstant: Double
+        package var verticalTimeConstant: Double
         /// Smallest normalised autocorrelation of the filtered magnitude at a lag of one step or one stride.
-        public var minimumStrideRegularity: Double
+        package var minimumStrideRegularity: Double
         /// Length of signal the stride autocorrelation looks at, s.
-        public var regularityWindow: Double
+        package var regularityWindow: Double
         /// While walking, an interval this many step periods long counts as that many steps, rounded
         /// (footfalls too soft to cross the threshold).
-        public var missedStepRatio: ClosedRange<Double>
+        package var missedStepRatio: ClosedRange<Double>
         /// The slowest step, s: crossings are read as half steps (double peaks) only when twice their
         /// period is at most this (1.15 steps/s, below the slowest walk considered).
-        public var longestStepPeriod: Double
+        package var longestStepPeriod: Double
         /// Below this autocorrelation after one crossing period, the signal does not repeat every crossing,
         /// so a crossing is not a step (`GaitPeriodicity.stepPeriod`).
-        public var harmonicCorrelation: Double
+        package var harmonicCorrelation: Double
 
-        public init(
+        package init(
             lowPassCutoff: Double,
             baselineTimeConstant: Double,
             thresholdTimeConstant: Double,
@@ -131,7 +131,7 @@ public struct StepDetector: Sendable {
         }
 
         /// The shipped parameter set (one set for every placement and walker).
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             lowPassCutoff: 3.0,
             baselineTimeConstant: 1.0,
             thresholdTimeConstant: 2.0,
@@ -155,31 +155,31 @@ public struct StepDetector: Sendable {
     }
 
     /// What one sample changed.
-    public struct Update: Sendable, Equatable {
+    package struct Update: Sendable, Equatable {
         /// Steps counted by this sample: 0, 1, 2 (a missed step filled in), or `confirmationSteps` when a
         /// walk is confirmed.
-        public var newSteps = 0
+        package var newSteps = 0
         /// Set when this sample confirmed a walk: the time of its first (back-counted) step, s.
-        public var walkStarted: Double?
+        package var walkStarted: Double?
         /// Set when this sample ended a walk: the time of its last step, s.
-        public var walkStopped: Double?
+        package var walkStopped: Double?
         /// The time of the most recent counted step, s, when `newSteps > 0`.
-        public var lastStepTime: Double?
+        package var lastStepTime: Double?
 
-        public init() {}
+        package init() {}
     }
 
     /// What the consumers of one detector (the pedometer, the activity) need after each sample, so the
     /// detector runs once per sample however many of them read it.
-    public struct Reading: Sendable, Equatable {
-        public var update: Update
-        public var isWalking: Bool
+    package struct Reading: Sendable, Equatable {
+        package var update: Update
+        package var isWalking: Bool
         /// The smoothed step period, s; 0 when not walking.
-        public var stepPeriod: Double
+        package var stepPeriod: Double
         /// The time of the last counted step, s (−∞ before the first).
-        public var lastStepTime: Double
+        package var lastStepTime: Double
 
-        public init(
+        package init(
             update: Update = Update(),
             isWalking: Bool = false,
             stepPeriod: Double = 0,
@@ -192,18 +192,18 @@ public struct StepDetector: Sendable {
         }
 
         /// Steps per second while walking, else nil.
-        public var cadence: Double? { isWalking && stepPeriod > 0 ? 1 / stepPeriod : nil }
+        package var cadence: Double? { isWalking && stepPeriod > 0 ? 1 / stepPeriod : nil }
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// Whether a walk is confirmed and not yet timed out.
-    public private(set) var isWalking = false
+    package private(set) var isWalking = false
     /// Steps counted since start.
-    public private(set) var stepCount = 0
+    package private(set) var stepCount = 0
     /// The time of the last counted step, s (−∞ before the first).
-    public private(set) var lastStepTime = -Double.infinity
+    package private(set) var lastStepTime = -Double.infinity
     /// The smoothed interval between counted steps, s; 0 when not walking.
-    public private(set) var stepPeriod = 0.0
+    package private(set) var stepPeriod = 0.0
 
     private var lowPass: LowPassBiquad
     private var horizontalLowPass: (LowPassBiquad, LowPassBiquad)
@@ -230,9 +230,9 @@ public struct StepDetector: Sendable {
     private var verticalSettledAt = Double.infinity
     private var verticalSamples = 0.0
     // The filtered magnitude, for the autocorrelations: fixed capacity.
-    public private(set) var periodicity: GaitPeriodicity
+    package private(set) var periodicity: GaitPeriodicity
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
         lowPass = LowPassBiquad(cutoff: settings.lowPassCutoff)
         horizontalLowPass = (
@@ -247,13 +247,13 @@ public struct StepDetector: Sendable {
     }
 
     /// Feeds one accelerometer sample and returns the update with the state after it.
-    public mutating func read(timestamp: Double, acceleration: Vector3) -> Reading {
+    package mutating func read(timestamp: Double, acceleration: Vector3) -> Reading {
         let u = update(timestamp: timestamp, acceleration: acceleration)
         return Reading(update: u, isWalking: isWalking, stepPeriod: stepPeriod, lastStepTime: lastStepTime)
     }
 
     /// Feeds one accelerometer sample (g, either sign convention; time in s).
-    public mutating func update(timestamp: Double, acceleration: Vector3) -> Update {
+    package mutating func update(timestamp: Double, acceleration: Vector3) -> Update {
         var out = Update()
         let dt = timestamp - lastTimestamp
         let first = !lastTimestamp.isFinite
@@ -338,7 +338,7 @@ public struct StepDetector: Sendable {
     }
 
     /// The share of the dynamic acceleration's power along gravity over the last few seconds (0…1).
-    public var verticalFraction: Double {
+    package var verticalFraction: Double {
         let m = gravity
         let g2 = m.squaredNorm
         guard g2 > 0 else { return 0 }
@@ -542,12 +542,12 @@ public struct StepDetector: Sendable {
     }
 
     /// The larger of the autocorrelations at one step and at one stride (`GaitPeriodicity.regularity`).
-    public func regularity(stepPeriod: Double) -> Double {
+    package func regularity(stepPeriod: Double) -> Double {
         periodicity.regularity(stepPeriod: stepPeriod)
     }
 
     /// Normalised autocorrelation of the recent filtered magnitude at a lag in s (−1…1).
-    public func autocorrelation(lag seconds: Double) -> Double {
+    package func autocorrelation(lag seconds: Double) -> Double {
         periodicity.autocorrelation(lag: seconds)
     }
 

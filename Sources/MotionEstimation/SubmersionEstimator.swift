@@ -7,29 +7,29 @@ import MotionModel
 /// walking uphill are tracked but a dive is not) only while the device is not submerged. States are chosen by
 /// depth against thresholds; moving to a deeper state needs the threshold, moving back needs the threshold
 /// minus `hysteresis`, so a diver hovering at a boundary does not flip the state with every wave.
-public struct SubmersionEstimator: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct SubmersionEstimator: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// Fresh water at 25 °C, kg/m³.
-        public static let freshWaterDensity = 997.0
+        package static let freshWaterDensity = 997.0
         /// Sea water (35 g/kg salinity, about 15 °C), kg/m³.
-        public static let saltWaterDensity = 1025.0
+        package static let saltWaterDensity = 1025.0
 
         /// Density of the water, kg/m³.
-        public var waterDensity: Double
+        package var waterDensity: Double
         /// Depth at which the device counts as submerged, m.
-        public var submergedDepth: Double
+        package var submergedDepth: Double
         /// Depth from which it is `submergedDeep`, m.
-        public var deepDepth: Double
+        package var deepDepth: Double
         /// The deepest the device is rated for, m: beyond it the state is `pastMaxDepth`.
-        public var maximumDepth: Double
+        package var maximumDepth: Double
         /// How far above the maximum depth `approachingMaxDepth` begins, m.
-        public var approachingMargin: Double
+        package var approachingMargin: Double
         /// How far back above a threshold the depth must come before the state moves back, m.
-        public var hysteresis: Double
+        package var hysteresis: Double
         /// Time constant of the surface-pressure tracking while not submerged, s.
-        public var surfaceTimeConstant: Double
+        package var surfaceTimeConstant: Double
 
-        public init(
+        package init(
             waterDensity: Double,
             submergedDepth: Double,
             deepDepth: Double,
@@ -49,7 +49,7 @@ public struct SubmersionEstimator: Sendable {
 
         /// Fresh water; a 6 m rating (Apple Watch's depth gauge outside the Ultra); submerged from 0.3 m,
         /// deep from 1 m (Core Motion does not publish its thresholds, so these are configurable).
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             waterDensity: freshWaterDensity,
             submergedDepth: 0.3,
             deepDepth: 1.0,
@@ -60,28 +60,28 @@ public struct SubmersionEstimator: Sendable {
         )
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// The current state; `notSubmerged` before the first pressure sample.
-    public private(set) var state = SubmersionData.State.notSubmerged
+    package private(set) var state = SubmersionData.State.notSubmerged
     /// When the current state began, s.
-    public private(set) var stateStart: Double?
+    package private(set) var stateStart: Double?
     /// The surface (air) pressure, kPa; nil before the first pressure sample.
-    public private(set) var surfacePressureKPa: Double?
+    package private(set) var surfacePressureKPa: Double?
     private var temperatureC: Double?
     private var lastTimestamp = 0.0
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
     }
 
     /// Depth below the surface for a pressure, m (negative above the surface).
-    public func depth(pressureKPa: Double, surfacePressureKPa: Double) -> Double {
+    package func depth(pressureKPa: Double, surfacePressureKPa: Double) -> Double {
         (pressureKPa - surfacePressureKPa) * 1000 / (settings.waterDensity * standardGravity)
     }
 
     /// Feeds one sample; returns the measurement when it carried a pressure, with an event when the state
     /// changed.
-    public mutating func update(_ sample: IMUSample) -> (measurement: SubmersionData, event: SubmersionData.Event?)? {
+    package mutating func update(_ sample: IMUSample) -> (measurement: SubmersionData, event: SubmersionData.Event?)? {
         if let t = sample.temperatureC, t.isFinite { temperatureC = t }
         guard let p = sample.pressureKPa, p.isFinite, p > 0 else { return nil }
         let surface: Double

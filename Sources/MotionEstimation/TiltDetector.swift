@@ -16,18 +16,18 @@ import Darwin
 /// fast turn is followed at once and a shake or a bump, which does not rotate the device, is smoothed away. The
 /// reference is `referenceGravity` (a direction in device axes, Core Motion's sign: face up is (0, 0, −1)), or
 /// when nil the gravity estimated over the first `gravityTimeConstantSeconds` × 3 after the start.
-public struct TiltDetector: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct TiltDetector: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// Half-angle of the cone around the reference, degrees.
-        public var coneHalfAngleDegrees: Double
+        package var coneHalfAngleDegrees: Double
         /// How far back inside the cone the tilt must come before it counts as back, degrees.
-        public var hysteresisDegrees: Double
+        package var hysteresisDegrees: Double
         /// The reference direction of gravity in device axes (any length but zero); nil: gravity at the start.
-        public var referenceGravity: Vector3?
+        package var referenceGravity: Vector3?
         /// Time constant of the gravity estimate, s.
-        public var gravityTimeConstantSeconds: Double
+        package var gravityTimeConstantSeconds: Double
 
-        public init(
+        package init(
             coneHalfAngleDegrees: Double,
             hysteresisDegrees: Double,
             referenceGravity: Vector3?,
@@ -41,7 +41,7 @@ public struct TiltDetector: Sendable {
 
         /// A 30° cone with 5° of hysteresis around the attitude at start, gravity averaged over 0.5 s: a crate or
         /// a machine that leans 30° has tipped; walking sways a body-worn device by less than 20°.
-        public static let defaults = Settings(
+        package static let defaults = Settings(
             coneHalfAngleDegrees: 30,
             hysteresisDegrees: 5,
             referenceGravity: nil,
@@ -49,20 +49,20 @@ public struct TiltDetector: Sendable {
         )
     }
 
-    public private(set) var settings: Settings
+    package private(set) var settings: Settings
     /// The reference direction, unit length; nil until it is known.
-    public private(set) var reference: Vector3?
+    package private(set) var reference: Vector3?
     /// Whether the tilt is outside the cone.
-    public private(set) var isTilted = false
+    package private(set) var isTilted = false
     /// The current gravity estimate, g (Core Motion's sign); zero before the first sample.
-    public private(set) var gravity = Vector3.zero
+    package private(set) var gravity = Vector3.zero
     private var start: Double?
     private var lastTimestamp = -Double.infinity
     /// cos of the cone's half-angle, and of the half-angle minus the hysteresis.
     private var cosCone: Double
     private var cosBack: Double
 
-    public init(settings: Settings = .defaults) {
+    package init(settings: Settings = .defaults) {
         self.settings = settings
         cosCone = cos(settings.coneHalfAngleDegrees * Double.pi / 180)
         cosBack = cos(max(settings.coneHalfAngleDegrees - settings.hysteresisDegrees, 0) * Double.pi / 180)
@@ -80,24 +80,24 @@ public struct TiltDetector: Sendable {
 
     /// The direction of gravity in device axes for a device whose attitude (device → a Z-up reference frame) is
     /// `attitude`: what a tilt reference given as an attitude means.
-    public static func gravity(inAttitude attitude: Quaternion) -> Vector3 {
+    package static func gravity(inAttitude attitude: Quaternion) -> Vector3 {
         attitude.normalized.inverseRotate(Vector3(0, 0, -1))
     }
 
     /// Makes `direction` (device axes) the reference from now on; the tilt is judged against it at the next sample.
-    public mutating func setReference(_ direction: Vector3) {
+    package mutating func setReference(_ direction: Vector3) {
         guard direction.isFinite, direction.norm > 0 else { return }
         reference = direction.normalized
     }
 
     /// The angle between the current gravity estimate and the reference, rad; nil before both are known.
-    public var angle: Double? {
+    package var angle: Double? {
         guard let r = reference, gravity.norm > 0 else { return nil }
         return acos(min(max(gravity.normalized.dot(r), -1), 1))
     }
 
     /// Feeds one sample (g, rad/s or nil, s); returns a tilt event when the cone was left or re-entered.
-    public mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> TiltEvent? {
+    package mutating func update(timestamp t: Double, acceleration a: Vector3, rotationRate: Vector3?) -> TiltEvent? {
         guard t.isFinite, a.isFinite else { return nil }
         let dt = t - lastTimestamp
         if start == nil || !(dt > 0) || dt > 1 {

@@ -8,12 +8,12 @@ extension WorldMagneticModel {
     /// The date as a decimal year in UTC, the time argument of ``field(latitude:longitude:altitudeKm:decimalYear:)``:
     /// the year plus the fraction of it elapsed, counted in seconds of that year's real length (365 or 366 days,
     /// proleptic Gregorian). 2025-07-02T12:00:00Z is 2025.5. Leap seconds are ignored, as by `Date`.
-    public static func decimalYear(from date: Date) -> Double {
+    package static func decimalYear(from date: Date) -> Double {
         decimalYear(unixSeconds: date.timeIntervalSince1970)
     }
 
     /// ``decimalYear(from:)`` of a Unix time, s.
-    public static func decimalYear(unixSeconds seconds: Double) -> Double {
+    package static func decimalYear(unixSeconds seconds: Double) -> Double {
         let secondsPerDay = 86_400.0
         let day = Int((seconds / secondsPerDay).rounded(.down))
         let year = civilYear(daysSince1970: day)

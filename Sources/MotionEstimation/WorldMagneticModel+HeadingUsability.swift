@@ -5,7 +5,7 @@ extension WorldMagneticModel {
     /// specification MIL-PRF-89500B: the "blackout zone" where H < 2000 nT, in which compasses are unreliable,
     /// and the "caution zone" where 2000 ≤ H < 6000 nT, in which their accuracy degrades. A fixed magnetometer error
     /// becomes a larger heading error as H shrinks, and local disturbances dominate.
-    public enum HeadingUsability: Sendable, Hashable, CaseIterable {
+    package enum HeadingUsability: Sendable, Hashable, CaseIterable {
         /// H ≥ 6000 nT: magnetic heading at its usual accuracy.
         case normal
         /// 2000 ≤ H < 6000 nT: report a widened heading accuracy.
@@ -14,11 +14,11 @@ extension WorldMagneticModel {
         case unusable
 
         /// The caution-zone boundary, nT.
-        public static let degradedBelowNanotesla = 6000.0
+        package static let degradedBelowNanotesla = 6000.0
         /// The blackout-zone boundary, nT.
-        public static let unusableBelowNanotesla = 2000.0
+        package static let unusableBelowNanotesla = 2000.0
 
-        public init(horizontalNanotesla: Double) {
+        package init(horizontalNanotesla: Double) {
             if !(horizontalNanotesla >= Self.unusableBelowNanotesla) {
                 // NaN lands here too: an unknown field is no basis for a heading.
                 self = .unusable

@@ -22,7 +22,7 @@ import Darwin
 /// the derived elements H, F, I, D.
 ///
 /// `field(...)` allocates nothing: the recursions run over scalars, and the coefficient tables are built once.
-public struct WorldMagneticModel: Sendable {
+package struct WorldMagneticModel: Sendable {
     /// One row of a coefficient file: degree `n`, order `m`, Gauss coefficients `g`, `h` (nT) at the epoch and
     /// their secular variation `gDot`, `hDot` (nT/yr).
     struct Coefficient: Sendable {
@@ -35,13 +35,13 @@ public struct WorldMagneticModel: Sendable {
     }
 
     /// The model's name as its coefficient file states it ("WMM-2025").
-    public let name: String
+    package let name: String
     /// The reference epoch of the coefficients, decimal year.
-    public let epoch: Double
+    package let epoch: Double
     /// The decimal years in which the model is valid: five years from the epoch, both ends included.
-    public let validYears: ClosedRange<Double>
+    package let validYears: ClosedRange<Double>
     /// Highest degree (and order) of the expansion.
-    public let maxDegree: Int
+    package let maxDegree: Int
 
     // Coefficients in triangular order, index n(n+1)/2 + m, already multiplied by the Schmidt factor that
     // turns the Gauss-normalised Legendre functions computed in `field` into Schmidt semi-normalised ones
@@ -55,7 +55,7 @@ public struct WorldMagneticModel: Sendable {
 
     /// WMM2025: epoch 2025.0, valid 2025.0–2030.0, degree and order 12 (see `WMM2025Coefficients.swift`
     /// for the file's provenance and checksum).
-    public static let wmm2025 = WorldMagneticModel(
+    package static let wmm2025 = WorldMagneticModel(
         name: WMM2025Coefficients.name,
         epoch: WMM2025Coefficients.epoch,
         validUntil: WMM2025Coefficients.validUntil,
@@ -129,7 +129,7 @@ public struct WorldMagneticModel: Sendable {
     ///     −1...850 km as the report specifies; GNSS receivers report this height directly.
     ///   - decimalYear: the date as a decimal year (``decimalYear(from:)``), inside ``validYears``.
     /// - Throws: ``WorldMagneticModelError`` naming the offending input and what to pass instead.
-    public func field(
+    package func field(
         latitude: Double,
         longitude: Double,
         altitudeKm: Double,
@@ -260,5 +260,5 @@ public struct WorldMagneticModel: Sendable {
     }
 
     /// Heights the report specifies the model for: 1 km below to 850 km above the WGS-84 ellipsoid.
-    public static let validAltitudeKm: ClosedRange<Double> = -1...850
+    package static let validAltitudeKm: ClosedRange<Double> = -1...850
 }

@@ -1,7 +1,7 @@
 /// Why ``WorldMagneticModel/field(latitude:longitude:altitudeKm:decimalYear:)`` refused its inputs, with a
 /// sentence that names the bad value and what to pass instead.
-public struct WorldMagneticModelError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: Sendable, Hashable {
+package struct WorldMagneticModelError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: Sendable, Hashable {
         /// The date is outside the model's five-year validity.
         case dateOutOfRange
         /// The latitude is outside −90...90 degrees.
@@ -12,10 +12,10 @@ public struct WorldMagneticModelError: Error, Sendable, Hashable, CustomStringCo
         case nonFiniteInput
     }
 
-    public let code: Code
-    public let message: String
+    package let code: Code
+    package let message: String
 
-    public var description: String { message }
+    package var description: String { message }
 
     init(code: Code, message: String) {
         self.code = code

@@ -1,7 +1,7 @@
 /// Why a history query or opening the history database failed, with a sentence that names the file or the
 /// value and the fix.
-public struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Code: String, Sendable, Equatable {
+package struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable {
+    package enum Code: String, Sendable, Equatable {
         /// `retentionDays` is not a positive whole number of days.
         case invalidRetention
         /// A query bound is NaN or infinite, or `from` is after `to`.
@@ -16,10 +16,10 @@ public struct HistoryError: Error, CustomStringConvertible, Equatable, Sendable 
         case queryFailed
     }
 
-    public var code: Code
-    public var description: String
+    package var code: Code
+    package var description: String
 
-    public init(code: Code, description: String) {
+    package init(code: Code, description: String) {
         self.code = code
         self.description = description
     }

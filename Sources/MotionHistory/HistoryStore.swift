@@ -16,16 +16,16 @@ import Synchronization
 ///
 /// Thread-safe: one lock around one SQLite connection (WAL journal, `synchronous=NORMAL`, statements
 /// prepared once). Calls are rare, so clarity wins over speed.
-public final class HistoryStore: Sendable {
+package final class HistoryStore: Sendable {
     /// Core Motion keeps seven days; so does the agent unless configured otherwise.
-    public static let defaultRetentionDays = 7
+    package static let defaultRetentionDays = 7
     /// `prune(now:)` deletes at most this often, s.
-    public static let pruneInterval = 3600.0
+    package static let pruneInterval = 3600.0
 
     /// The database file.
-    public let path: String
+    package let path: String
     /// Days of history kept.
-    public let retentionDays: Int
+    package let retentionDays: Int
 
     private let report: @Sendable (String) -> Void
     private let state: Mutex<HistoryState>
@@ -40,7 +40,7 @@ public final class HistoryStore: Sendable {
     ///   - report: receives one sentence per problem (a file moved aside, a dropped write), for the log.
     /// - Throws: `HistoryError` `.invalidRetention`, or `.cannotOpen` when no usable database can be opened
     ///   or created at `path` even after moving a bad file aside (a missing directory, no permission).
-    public convenience init(
+    package convenience init(
         path: String,
         retentionDays: Int = HistoryStore.defaultRetentionDays,
         now: Double = HistoryStore.wallClock(),
@@ -75,10 +75,10 @@ public final class HistoryStore: Sendable {
     }
 
     /// The wall clock, Unix s.
-    public static func wallClock() -> Double { DatabaseFile.wallClock() }
+    package static func wallClock() -> Double { DatabaseFile.wallClock() }
 
     /// Unix s before which history has been deleted (`-infinity` until the first pruning succeeds).
-    public var retainedSince: Double { state.withLock { $0.retainedSince } }
+    package var retainedSince: Double { state.withLock { $0.retainedSince } }
 
     // MARK: Recording
 
@@ -88,7 +88,7 @@ public final class HistoryStore: Sendable {
     /// over the time between the two. A session's first snapshot (counters since the session started) is an
     /// increment at its own instant, so record a zero snapshot when the pedometer starts. A counter that went
     /// down restarted at zero; a time at or before the previous snapshot's gets its increment at that instant.
-    public func recordPedometer(_ snapshot: PedometerSnapshot) {
+    package func recordPedometer(_ snapshot: PedometerSnapshot) {
         guard snapshot.time.isFinite else {
             report("a pedometer snapshot at time \(snapshot.time) was dropped — history needs finite Unix times")
             return
@@ -105,7 +105,7 @@ public final class HistoryStore: Sendable {
     /// A new segment starts only when the flags differ from the segment in progress (`hasSameFlags`, as the
     /// agent publishes); a report with the same flags and a higher confidence raises the segment's confidence,
     /// so a segment carries the best confidence it reached. `activity.startDate` (sample clock) is ignored.
-    public func recordActivity(_ activity: MotionActivity, at wallTime: Double) {
+    package func recordActivity(_ activity: MotionActivity, at wallTime: Double) {
         guard wallTime.isFinite else {
             report("an activity at time \(wallTime) was dropped — history needs finite Unix times")
             return
@@ -119,7 +119,7 @@ public final class HistoryStore: Sendable {
 
     /// Deletes history older than `retentionDays` before `now` (Unix s), at most once per `pruneInterval`;
     /// call it as often as convenient.
-    public func prune(now: Double) {
+    package func prune(now: Double) {
         guard now.isFinite else { return }
         locked { state, reports in
             state.prune(now: now, interval: Self.pruneInterval, reports: &reports)
@@ -144,7 +144,7 @@ public final class HistoryStore: Sendable {
     ///
     /// - Throws: `HistoryError` `.invalidInterval` (NaN, infinite, `from > to`), `.outsideRetention` (the
     ///   window ends before the retained history), `.queryFailed` (the database failed; reported).
-    public func queryPedometerData(from: Double, to: Double) throws(HistoryError) -> PedometerData {
+    package func queryPedometerData(from: Double, to: Double) throws(HistoryError) -> PedometerData {
         try query(from: from, to: to) { database, start, end throws(SQLiteError) in
             PedometerTotals.sum(try database.intervals(from: start, to: end), from: start, to: end)
         }
@@ -153,7 +153,7 @@ public final class HistoryStore: Sendable {
     /// The most segments one activity query returns: a reply of about 150 KB (each segment is ~140 bytes of
     /// JSON), well inside the shipped broker's 1.1 MB packet limit, and a bounded read under the control door.
     /// A week of history can hold far more (an activity that flips every few seconds).
-    public static let maximumActivitySegments = 1000
+    package static let maximumActivitySegments = 1000
 
     /// The activity segments that START in `[from, to]` (Unix s), oldest first, like
     /// `CMMotionActivityManager.queryActivityStarting`: a segment already in progress at `from` is not
@@ -161,7 +161,7 @@ public final class HistoryStore: Sendable {
     ///
     /// - Throws: as `queryPedometerData(from:to:)`, and `.tooManyResults` when more than `limit` segments start
     ///   in the interval (its message names where the next page starts).
-    public func queryActivityStarting(
+    package func queryActivityStarting(
         from: Double,
         to: Double,
         limit: Int = maximumActivitySegments

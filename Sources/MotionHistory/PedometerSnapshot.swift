@@ -3,23 +3,23 @@
 /// Counters are CUMULATIVE since the agent's pedometer started counting in this `sessionID` (a new session
 /// each agent start or pedometer reset, when the counters go back to zero). Times are wall-clock Unix
 /// seconds, not the sample clock: history must line up across restarts.
-public struct PedometerSnapshot: Sendable, Equatable {
+package struct PedometerSnapshot: Sendable, Equatable {
     /// Identifies one run of the pedometer; counters restart at zero in a new session.
-    public var sessionID: String
+    package var sessionID: String
     /// When the counters had these values, Unix seconds.
-    public var time: Double
+    package var time: Double
     /// Steps since the session started.
-    public var numberOfSteps: Int
+    package var numberOfSteps: Int
     /// Metres since the session started; nil when the device cannot estimate distance.
-    public var distance: Double?
+    package var distance: Double?
     /// Floors climbed on foot since the session started; nil without a barometer.
-    public var floorsAscended: Int?
+    package var floorsAscended: Int?
     /// Floors descended on foot since the session started; nil without a barometer.
-    public var floorsDescended: Int?
+    package var floorsDescended: Int?
     /// Seconds spent walking or running since the session started, s (the basis of `averageActivePace`).
-    public var activeTime: Double
+    package var activeTime: Double
 
-    public init(
+    package init(
         sessionID: String,
         time: Double,
         numberOfSteps: Int,

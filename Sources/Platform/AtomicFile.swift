@@ -15,9 +15,9 @@ import Darwin
 /// user who can write the directory cannot make the agent (root, say) write through a symbolic link or into a
 /// file they prepared. Foundation's `.atomic` writes rename without an fsync, which a power cut can turn into an
 /// empty file.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Replaces `path` with `bytes`; `mode` applies to the new file.
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StateFileError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(StateFileError) {
         var fd: Int32 = -1
         var temporary = ""
         for _ in 0..<8 {
@@ -65,7 +65,7 @@ public enum AtomicFile {
 
     /// The contents of `path`, read without following a final symbolic link; nil when it does not exist.
     /// Throws when it cannot be read or holds more than `limit` bytes.
-    public static func read(_ path: String, limit: Int) throws(StateFileError) -> [UInt8]? {
+    package static func read(_ path: String, limit: Int) throws(StateFileError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }

@@ -4,20 +4,20 @@ import Foundation
 /// `<state_dir>/health.json`: the connection's state for local tools and people on the device, rewritten
 /// atomically on every connection change — the one place that says, without the broker, that the broker
 /// refuses this device's credentials or client id.
-public struct HealthFile: Sendable {
-    public typealias Document = HealthDocument
+package struct HealthFile: Sendable {
+    package typealias Document = HealthDocument
 
     let state: any StateDirectory
 
-    public init(state: any StateDirectory) {
+    package init(state: any StateDirectory) {
         self.state = state
     }
 
-    public var path: String { state.location(of: .health) }
+    package var path: String { state.location(of: .health) }
 
     /// Replaces the file; failures are returned, not thrown, because health reporting must never stop the agent.
     @discardableResult
-    public func write(_ document: Document) -> Error? {
+    package func write(_ document: Document) -> Error? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
@@ -28,7 +28,7 @@ public struct HealthFile: Sendable {
         }
     }
 
-    public func read() -> Document? {
+    package func read() -> Document? {
         guard let data = (try? state.read(.health)).flatMap({ $0 }) else { return nil }
         return try? JSONDecoder().decode(Document.self, from: Data(data))
     }

@@ -3,16 +3,16 @@ import Foundation
 
 /// CPU time and memory from procfs (proc(5)): the agent's own (its metrics), and other processes' for the
 /// benchmarks and the test harness — the one reader of /proc in the project.
-public enum ProcFS {
+package enum ProcFS {
     /// The clock ticks per second of /proc/PID/stat's times.
-    public static var ticksPerSecond: Double {
+    package static var ticksPerSecond: Double {
         let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
         return hertz > 0 ? hertz : 100
     }
 
     /// Reads /proc/PID/stat and /proc/PID/status (`self` for this process); nil where procfs is missing (not
     /// Linux) or the process is gone.
-    public static func processStatistics(pid: String = "self") -> ProcessStatistics? {
+    package static func processStatistics(pid: String = "self") -> ProcessStatistics? {
         guard let stat = read("/proc/\(pid)/stat"), let status = read("/proc/\(pid)/status"),
             let ticks = cpuTicks(stat: stat),
             let rss = residentBytes(status: status)
@@ -21,38 +21,38 @@ public enum ProcFS {
     }
 
     /// utime + stime of process `pid`, clock ticks; nil once it is gone.
-    public static func cpuTicks(pid: Int32) -> UInt64? { read("/proc/\(pid)/stat").flatMap { cpuTicks(stat: $0) } }
+    package static func cpuTicks(pid: Int32) -> UInt64? { read("/proc/\(pid)/stat").flatMap { cpuTicks(stat: $0) } }
 
     /// A "kB" line of /proc/PID/status (`VmRSS:`, `VmHWM:`), KiB; nil when missing.
-    public static func statusKiB(pid: Int32, _ name: String) -> UInt64? {
+    package static func statusKiB(pid: Int32, _ name: String) -> UInt64? {
         read("/proc/\(pid)/status").flatMap { kibField($0, name) }
     }
 
     /// Proportional set size (/proc/PID/smaps_rollup `Pss:`), KiB: pages shared by N processes (the binary, the
     /// libraries) count 1/N to each, so the sum over many processes is what they really occupy.
-    public static func proportionalKiB(pid: Int32) -> UInt64? {
+    package static func proportionalKiB(pid: Int32) -> UInt64? {
         read("/proc/\(pid)/smaps_rollup").flatMap { kibField($0, "Pss:") }
     }
 
     /// MemAvailable of /proc/meminfo, KiB: what the machine can still give without swapping.
-    public static func availableKiB() -> UInt64? { read("/proc/meminfo").flatMap { kibField($0, "MemAvailable:") } }
+    package static func availableKiB() -> UInt64? { read("/proc/meminfo").flatMap { kibField($0, "MemAvailable:") } }
 
     /// The state letter of process `pid` (/proc/PID/stat field 3: `R`, `S`, `T` stopped…); nil once it is gone.
-    public static func state(pid: Int32) -> Character? {
+    package static func state(pid: Int32) -> Character? {
         guard let stat = read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
         return stat[stat.index(after: close)...].first { $0 != " " }
     }
 
     /// A numeric line of /proc/PID/status (`Threads:`, or a "kB" one in KiB); nil when missing.
-    public static func statusValue(pid: Int32, _ name: String) -> UInt64? { statusKiB(pid: pid, name) }
+    package static func statusValue(pid: Int32, _ name: String) -> UInt64? { statusKiB(pid: pid, name) }
 
     /// Every process now, by /proc's numeric entries.
-    public static func processIdentifiers() -> [Int32] {
+    package static func processIdentifiers() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
     }
 
     /// `roots` and all their descendants now (by /proc/PID/status's `PPid:`).
-    public static func processTree(_ roots: [Int32]) -> [Int32] {
+    package static func processTree(_ roots: [Int32]) -> [Int32] {
         var children: [Int32: [Int32]] = [:]
         for pid in processIdentifiers() {
             guard let parent = statusValue(pid: pid, "PPid:") else { continue }
@@ -68,7 +68,7 @@ public enum ProcFS {
     }
 
     /// The command line of process `pid` (NUL-separated arguments), or nil.
-    public static func commandLine(pid: String) -> String? { read("/proc/\(pid)/cmdline") }
+    package static func commandLine(pid: String) -> String? { read("/proc/\(pid)/cmdline") }
 
     /// The value of the first line starting with `name` in a procfs "name: value kB" file.
     static func kibField(_ text: String, _ name: String) -> UInt64? {
@@ -89,7 +89,7 @@ public enum ProcFS {
 
     /// utime + stime (fields 14 and 15 of /proc/PID/stat, in clock ticks). The command name (field 2) is in
     /// parentheses and may itself hold spaces or parentheses, so fields are counted after the last `)`.
-    public static func cpuTicks(stat: String) -> UInt64? {
+    package static func cpuTicks(stat: String) -> UInt64? {
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After ")": field 3 (state) is fields[0], so field n is fields[n - 3].
@@ -98,5 +98,5 @@ public enum ProcFS {
     }
 
     /// `VmRSS:   12345 kB` of /proc/PID/status (the kernel's "kB" is KiB).
-    public static func residentBytes(status: String) -> UInt64? { kibField(status, "VmRSS:").map { $0 * 1024 } }
+    package static func residentBytes(status: String) -> UInt64? { kibField(status, "VmRSS:").map { $0 * 1024 } }
 }

@@ -10,14 +10,14 @@ import Darwin
 /// descriptor kept open on the segment last read, and the cursor replaced through `AtomicFile`. A record is one
 /// `write(2)`, not fsynced: the page cache outlives a killed process, and a power cut costs at most what the
 /// kernel had not flushed (the log cuts a torn tail at its next open).
-public final class SegmentFiles: SegmentStorage {
-    public let folder: String
+package final class SegmentFiles: SegmentStorage {
+    package let folder: String
     private var appendFD: Int32 = -1
     private var readFD: Int32 = -1
     private var readName = ""
 
     /// Opens the folder, creating it (and its missing parents) when needed.
-    public init(folder: String) throws(StateFileError) {
+    package init(folder: String) throws(StateFileError) {
         var p = folder
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         self.folder = p
@@ -32,7 +32,7 @@ public final class SegmentFiles: SegmentStorage {
 
     private func path(_ name: String) -> String { folder + "/" + name }
 
-    public func segmentNames() -> [String] {
+    package func segmentNames() -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -45,16 +45,16 @@ public final class SegmentFiles: SegmentStorage {
         return names.sorted()
     }
 
-    public func contents(of segment: String) -> [UInt8]? {
+    package func contents(of segment: String) -> [UInt8]? {
         // A segment is at most a few MiB (DurableLog.maxSegmentBytes); anything larger is not the log's.
         try? AtomicFile.read(path(segment), limit: 64 << 20)
     }
 
-    public func truncate(_ segment: String, to bytes: Int) {
+    package func truncate(_ segment: String, to bytes: Int) {
         _ = Glibc.truncate(path(segment), off_t(bytes))
     }
 
-    public func remove(_ segment: String) {
+    package func remove(_ segment: String) {
         if readName == segment {
             close(readFD)
             readFD = -1
@@ -63,7 +63,7 @@ public final class SegmentFiles: SegmentStorage {
         unlink(path(segment))
     }
 
-    public func beginAppending(to segment: String, existing: Bool) throws(StateFileError) {
+    package func beginAppending(to segment: String, existing: Bool) throws(StateFileError) {
         if appendFD >= 0 { close(appendFD) }
         let flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (existing ? 0 : O_CREAT | O_TRUNC)
         appendFD = open(path(segment), flags, 0o600)
@@ -75,7 +75,7 @@ public final class SegmentFiles: SegmentStorage {
         }
     }
 
-    public func append(_ bytes: UnsafeRawBufferPointer, length: Int) -> SegmentAppendOutcome {
+    package func append(_ bytes: UnsafeRawBufferPointer, length: Int) -> SegmentAppendOutcome {
         guard appendFD >= 0 else { return .failed("no segment is open for writing") }
         let written = Glibc.write(appendFD, bytes.baseAddress, bytes.count)
         if written == bytes.count { return .written }
@@ -86,7 +86,7 @@ public final class SegmentFiles: SegmentStorage {
         return .failed(String(cString: strerror(code)))
     }
 
-    public func freeBytes() -> Int {
+    package func freeBytes() -> Int {
         var stats = statvfs()
         let rc = appendFD >= 0 ? fstatvfs(appendFD, &stats) : statvfs(folder, &stats)
         guard rc == 0 else { return .max }
@@ -95,7 +95,7 @@ public final class SegmentFiles: SegmentStorage {
         return free.overflow || free.partialValue > UInt64(Int.max) ? .max : Int(free.partialValue)
     }
 
-    public func read(_ segment: String, at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func read(_ segment: String, at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if readName != segment {
             if readFD >= 0 { close(readFD) }
             readFD = open(path(segment), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -105,15 +105,15 @@ public final class SegmentFiles: SegmentStorage {
         return pread(readFD, buffer.baseAddress, buffer.count, off_t(offset))
     }
 
-    public func readCursor() -> String? {
+    package func readCursor() -> String? {
         (try? AtomicFile.read(path("cursor"), limit: 4096)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    public func writeCursor(_ text: String) throws(StateFileError) {
+    package func writeCursor(_ text: String) throws(StateFileError) {
         try AtomicFile.write(Array(text.utf8), to: path("cursor"), mode: 0o600)
     }
 
-    public func closeFiles() {
+    package func closeFiles() {
         if appendFD >= 0 { close(appendFD) }
         if readFD >= 0 { close(readFD) }
         appendFD = -1

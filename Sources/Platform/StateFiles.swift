@@ -9,34 +9,34 @@ import Darwin
 /// The state directory on the local file system (`StateDirectory`): atomic, durable replacements through
 /// `AtomicFile`, bounded reads that do not follow a final symbolic link, and the durable outbox's segment
 /// folder. Sub-folders (`desired/`, `outbox/`) are created with mode 0700 when first written.
-public final class StateFiles: StateDirectory {
-    public let path: String
+package final class StateFiles: StateDirectory {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         self.path = p
     }
 
-    public func location(of file: StateFile) -> String { path + "/" + file.relativePath }
+    package func location(of file: StateFile) -> String { path + "/" + file.relativePath }
 
-    public func read(_ file: StateFile) throws(StateFileError) -> [UInt8]? {
+    package func read(_ file: StateFile) throws(StateFileError) -> [UInt8]? {
         try AtomicFile.read(location(of: file), limit: StateFile.maximumBytes)
     }
 
-    public func replace(_ file: StateFile, with bytes: [UInt8]) throws(StateFileError) {
+    package func replace(_ file: StateFile, with bytes: [UInt8]) throws(StateFileError) {
         try makeFolder(of: file)
         try AtomicFile.write(bytes, to: location(of: file), mode: 0o600)
     }
 
-    public func remove(_ file: StateFile) throws(StateFileError) {
+    package func remove(_ file: StateFile) throws(StateFileError) {
         let target = location(of: file)
         guard unlink(target) == 0 || errno == ENOENT else {
             throw StateFileError("cannot remove \(target): \(String(cString: strerror(errno))) — check agent.state_dir")
         }
     }
 
-    public func segmentStorage() throws(StateFileError) -> any SegmentStorage {
+    package func segmentStorage() throws(StateFileError) -> any SegmentStorage {
         try SegmentFiles(folder: location(of: .durableOutbox))
     }
 

@@ -8,12 +8,12 @@ import Glibc
 /// sd_notify(3) without libsystemd: one datagram to `$NOTIFY_SOCKET` (a path, or an abstract socket written
 /// with a leading `@`). Under systemd with `Type=notify` this says READY once the agent runs, WATCHDOG while it
 /// is healthy (`WatchdogSec=`), STOPPING at shutdown. Outside systemd there is no socket and it does nothing.
-public struct SystemdNotifier: Sendable {
-    public let socketPath: String?
+package struct SystemdNotifier: Sendable {
+    package let socketPath: String?
     /// Half of `$WATCHDOG_USEC`, the keep-alive period systemd expects; nil without a watchdog.
-    public let watchdogInterval: Double?
+    package let watchdogInterval: Double?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let path = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketPath = path
         if path != nil, let usec = environment["WATCHDOG_USEC"].flatMap(Double.init), usec > 0,
@@ -27,7 +27,7 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends `state` (e.g. "READY=1\nSTATUS=…"). Returns false when not under systemd or the send failed.
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         #if canImport(Glibc)
         guard let socketPath else { return false }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

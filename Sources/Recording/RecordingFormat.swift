@@ -7,12 +7,13 @@ import MotionModel
 ///
 /// `timestamp,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,mag_x,mag_y,mag_z,pressure,temperature`
 /// s, g (face up at rest: acc_z = −1), rad/s, µT, kPa, °C.
-public enum RecordingFormat {
-    public static let header = "timestamp,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,mag_x,mag_y,mag_z,pressure,temperature"
-    public static let columns = header.split(separator: ",").map(String.init)
+package enum RecordingFormat {
+    package static let header =
+        "timestamp,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,mag_x,mag_y,mag_z,pressure,temperature"
+    package static let columns = header.split(separator: ",").map(String.init)
 
     /// Parses one data row. `lineNumber` is for the error message only.
-    public static func parse(row: Substring, lineNumber: Int) throws(RecordingError) -> IMUSample {
+    package static func parse(row: Substring, lineNumber: Int) throws(RecordingError) -> IMUSample {
         var cells:
             (
                 Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?, Substring?,
@@ -95,7 +96,7 @@ public enum RecordingFormat {
     }
 
     /// Formats one row (without the newline).
-    public static func format(_ s: IMUSample) -> String {
+    package static func format(_ s: IMUSample) -> String {
         func n(_ v: Double?, _ digits: Int = 9) -> String {
             guard let v, v.isFinite else { return "" }
             return String(v)
@@ -110,18 +111,18 @@ public enum RecordingFormat {
 }
 
 /// A problem in a recording, with its line.
-public struct RecordingError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var file: String?
-    public var line: Int
-    public var message: String
+package struct RecordingError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var file: String?
+    package var line: Int
+    package var message: String
 
-    public init(file: String? = nil, line: Int, message: String) {
+    package init(file: String? = nil, line: Int, message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
-    public var description: String { "\(file ?? "recording"):\(line): \(message)" }
+    package var description: String { "\(file ?? "recording"):\(line): \(message)" }
 }
 
 extension Substring {

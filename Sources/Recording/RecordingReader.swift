@@ -12,10 +12,10 @@ import Darwin
 /// Memory stays at one block however long the file: replay streams through this instead of loading the
 /// recording, since an hour at 1 kHz is 3.6 million rows (about 400 MB as samples). Rows are checked as
 /// `Recording` always did: the header first, then every cell, with timestamps never going backwards.
-public struct RecordingReader: ~Copyable {
-    public let path: String
+package struct RecordingReader: ~Copyable {
+    package let path: String
     /// The line of the row `next()` returned last (1 is the header).
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     private let descriptor: Int32
     /// Complete lines read and not yet returned, and the bytes after the last newline read so far.
     private var text = ""
@@ -27,13 +27,13 @@ public struct RecordingReader: ~Copyable {
     private var atEnd = false
     private var previous = -Double.infinity
     /// 64 KiB holds ~800 rows: ~1 read per 0.8 s of a 1 kHz recording.
-    public static let blockSize = 65536
+    package static let blockSize = 65536
     /// A row is ~100 bytes; a "line" this long means the file is not a recording, and reading on would only
     /// grow memory.
     static let longestLine = 1 << 20
 
     /// Opens `path` and reads up to its header.
-    public init(path: String) throws(RecordingError) {
+    package init(path: String) throws(RecordingError) {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         cursor = text.startIndex
@@ -46,7 +46,7 @@ public struct RecordingReader: ~Copyable {
     }
 
     /// The next sample, or nil at the end of the file.
-    public mutating func next() throws(RecordingError) -> IMUSample? {
+    package mutating func next() throws(RecordingError) -> IMUSample? {
         while let line = try nextLine() {
             if Self.isBlank(line) { continue }
             do throws(RecordingError) {
@@ -70,7 +70,7 @@ public struct RecordingReader: ~Copyable {
     }
 
     /// Starts over at the first row (replay's loop).
-    public mutating func rewind() throws(RecordingError) {
+    package mutating func rewind() throws(RecordingError) {
         guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw readError() }
         text = ""
         cursor = text.startIndex

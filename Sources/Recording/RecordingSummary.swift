@@ -3,18 +3,18 @@ import MotionModel
 
 /// What a recording holds — sample count, sensors, time span and each sensor's rate — gathered one sample at
 /// a time, so a recording can be described without keeping it in memory.
-public struct RecordingSummary: Sendable {
-    public private(set) var sampleCount = 0
-    public private(set) var sensors: Set<SensorType> = []
-    public private(set) var firstTimestamp: Double?
-    public private(set) var lastTimestamp: Double?
+package struct RecordingSummary: Sendable {
+    package private(set) var sampleCount = 0
+    package private(set) var sensors: Set<SensorType> = []
+    package private(set) var firstTimestamp: Double?
+    package private(set) var lastTimestamp: Double?
     /// The first timestamps of each sensor, enough for a robust median gap.
     private var timestamps: [SensorType: [Double]] = [:]
     private static let timestampsKept = 2001
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ sample: IMUSample) {
+    package mutating func add(_ sample: IMUSample) {
         sampleCount += 1
         if firstTimestamp == nil { firstTimestamp = sample.timestamp }
         lastTimestamp = sample.timestamp
@@ -27,7 +27,7 @@ public struct RecordingSummary: Sendable {
     }
 
     /// The median rate at which `sensor` was recorded, Hz (robust to the odd gap).
-    public func rateHz(of sensor: SensorType) -> Double? {
+    package func rateHz(of sensor: SensorType) -> Double? {
         guard let times = timestamps[sensor], times.count > 1 else { return nil }
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }.sorted()
         guard !gaps.isEmpty else { return nil }
@@ -36,10 +36,10 @@ public struct RecordingSummary: Sendable {
     }
 
     /// The rate of the fastest sensor, Hz: the one rate a replayed recording's device offers.
-    public var fastestRateHz: Double? { sensors.compactMap { rateHz(of: $0) }.max() }
+    package var fastestRateHz: Double? { sensors.compactMap { rateHz(of: $0) }.max() }
 
     /// Seconds from the first sample to the last.
-    public var duration: Double {
+    package var duration: Double {
         guard let firstTimestamp, let lastTimestamp else { return 0 }
         return lastTimestamp - firstTimestamp
     }

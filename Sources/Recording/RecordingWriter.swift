@@ -8,14 +8,14 @@ import MotionModel
 /// slightly out of order across devices, while `Recording` refuses a timestamp going backwards. Rows are held
 /// for `reorderWindow` seconds of sample time behind the newest timestamp seen and written sorted; a sample
 /// older than a row already written is counted in `late` and left out.
-public struct RecordingWriter {
+package struct RecordingWriter {
     /// Sample-time seconds a row waits for earlier samples from other devices.
-    public let reorderWindow: Double
-    public private(set) var rows = 0
+    package let reorderWindow: Double
+    package private(set) var rows = 0
     /// Rows holding each sensor (the barometer counts rows with a pressure).
-    public private(set) var counts: [SensorType: Int] = [:]
+    package private(set) var counts: [SensorType: Int] = [:]
     /// Samples left out because a later row had already been written.
-    public private(set) var late = 0
+    package private(set) var late = 0
 
     private let output: FileHandle
     /// Samples waiting for the window, with their arrival number: rows with equal timestamps (two devices
@@ -26,14 +26,14 @@ public struct RecordingWriter {
     private var lastWritten = -Double.infinity
 
     /// Writes the header at once.
-    public init(output: FileHandle, reorderWindow: Double = 1) throws {
+    package init(output: FileHandle, reorderWindow: Double = 1) throws {
         self.output = output
         self.reorderWindow = reorderWindow
         try output.write(contentsOf: Data((RecordingFormat.header + "\n").utf8))
     }
 
     /// Takes a batch and writes the rows older than the reorder window; `final` writes everything held.
-    public mutating func write(_ batch: [IMUSample], final: Bool = false) throws {
+    package mutating func write(_ batch: [IMUSample], final: Bool = false) throws {
         for sample in batch {
             guard sample.timestamp.isFinite, sample.timestamp >= lastWritten else {
                 late += 1
@@ -62,7 +62,7 @@ public struct RecordingWriter {
     }
 
     /// "1234 rows: accelerometer 1000, gyroscope 1000, magnetometer 200, barometer 34".
-    public var summary: String {
+    package var summary: String {
         var text =
             "\(rows) rows: "
             + SensorType.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")

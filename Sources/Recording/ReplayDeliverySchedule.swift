@@ -8,24 +8,24 @@ import AgentPorts
 /// hardware (`IIODeviceWorker.samplesPerRefill`: about 20 ms per refill). Samples keep their timestamps;
 /// each waits at most `interval` longer than its due time. Recordings slower than `1 / interval` still wake
 /// once per sample, at its due time.
-public struct ReplayDeliverySchedule: Sendable, Hashable {
+package struct ReplayDeliverySchedule: Sendable, Hashable {
     /// Seconds between wake-ups while samples come faster than that.
-    public let interval: Double
+    package let interval: Double
     /// Every sample due at or before this monotonic time (s) may be delivered without sleeping.
-    public private(set) var releasedUntil = -Double.infinity
+    package private(set) var releasedUntil = -Double.infinity
 
     /// 10 ms: 100 wake-ups a second at any rate above 100 Hz, and at most 10 ms added to a sample's delay —
     /// half the IIO source's refill period, so a replay is never laggier than the hardware it stands for.
-    public static let defaultInterval = 0.01
+    package static let defaultInterval = 0.01
 
-    public init(interval: Double = Self.defaultInterval) {
+    package init(interval: Double = Self.defaultInterval) {
         self.interval = max(interval, 0)
     }
 
     /// The monotonic time (s) to sleep until before the sample due at `due` may be delivered; nil when it
     /// is released already. One interval after the previous wake-up, or the sample's own due time if later
     /// (a slow recording, or a gap in it).
-    public func wakeTime(forSampleDueAt due: Double) -> Double? {
+    package func wakeTime(forSampleDueAt due: Double) -> Double? {
         guard due > releasedUntil else { return nil }
         return max(due, releasedUntil + interval)
     }
@@ -33,7 +33,7 @@ public struct ReplayDeliverySchedule: Sendable, Hashable {
     /// Records a wake-up at monotonic time `now` (s), at or after the wake time asked for: everything due by
     /// then is released. After a late wake-up (a stalled machine) what fell due meanwhile goes out at once,
     /// as a full FIFO would.
-    public mutating func woke(at now: Double) {
+    package mutating func woke(at now: Double) {
         releasedUntil = max(releasedUntil, now)
     }
 }

@@ -19,19 +19,19 @@ import Darwin
 /// by the hub as with hardware. Sensors the plan switches off are blanked from the samples. With `loop`, the
 /// recording starts over with timestamps continuing, so consumers never see time go backwards. In real time
 /// the samples come in batches, as from a hardware FIFO (`ReplayDeliverySchedule`).
-public final class ReplaySensorSource: SensorSource {
+package final class ReplaySensorSource: SensorSource {
     /// What the file held when the source was made.
-    public let recorded: RecordingSummary
-    public let path: String
-    public let realtime: Bool
-    public let loop: Bool
-    public let devices: [SensorDevice]
+    package let recorded: RecordingSummary
+    package let path: String
+    package let realtime: Bool
+    package let loop: Bool
+    package let devices: [SensorDevice]
     /// The planned sensors as a bit mask (`Self.bit`): read once per sample without a lock.
     private let enabled = Atomic<UInt8>(0)
     /// Longest single sleep, s, so a stop is seen soon even in a recording with long gaps.
     static let longestSleep = 0.05
 
-    public init(path: String, realtime: Bool, loop: Bool) throws(RecordingError) {
+    package init(path: String, realtime: Bool, loop: Bool) throws(RecordingError) {
         var reader = try RecordingReader(path: path)
         var recorded = RecordingSummary()
         while let sample = try reader.next() { recorded.add(sample) }
@@ -51,11 +51,11 @@ public final class ReplaySensorSource: SensorSource {
         devices = [SensorDevice(id: "replay", name: "replay", sensors: sensors, supportedRates: .list([rate]))]
     }
 
-    public var summary: String {
+    package var summary: String {
         "replay of \(path) (\(recorded.sampleCount) samples, \(String(format: "%.1f", recorded.duration)) s, \(realtime ? "real time" : "as fast as possible")\(loop ? ", looping" : ""))"
     }
 
-    public func apply(_ plan: AcquisitionPlan) throws {
+    package func apply(_ plan: AcquisitionPlan) throws {
         let sensors = plan.devices["replay"]?.sensors ?? []
         enabled.store(sensors.reduce(0) { $0 | Self.bit($1) }, ordering: .releasing)
     }
@@ -70,7 +70,7 @@ public final class ReplaySensorSource: SensorSource {
         }
     }
 
-    public func run(into sink: SampleSink) async throws {
+    package func run(into sink: SampleSink) async throws {
         let stop = Atomic<Bool>(false)
         // The thread resumes the task when it ends (data over, stopped, or the file became unreadable): no
         // polling from the task side.

@@ -22,35 +22,35 @@ import Darwin
 /// own mount; `up` and `tilt` are then unused).
 ///
 /// Core Motion's sign: at rest the reading is −up (gravity), in g.
-public struct GaitStressSignal: Sendable {
-    public var cadence: Double
+package struct GaitStressSignal: Sendable {
+    package var cadence: Double
     /// Amplitude of the walking bounce, g (≈ 0.2–0.5 walking, ≈ 1 running).
-    public var bounce: Double
-    public var heelImpact = 0.0
-    public var strikeHump = 0.0
-    public var secondPeak = 0.0
-    public var secondPeakPhase = 0.5
-    public var asymmetry = 0.0
+    package var bounce: Double
+    package var heelImpact = 0.0
+    package var strikeHump = 0.0
+    package var secondPeak = 0.0
+    package var secondPeakPhase = 0.5
+    package var asymmetry = 0.0
     /// Stride-rate tilt of the device (thigh swing), rad.
-    public var tilt = 0.0
+    package var tilt = 0.0
     /// Device axes of "up" at rest (any unit vector: (0, 0, −1) is upside down).
-    public var up = Vector3(0, 0, 1)
-    public var bagFrequency = 0.0
-    public var bagSwing = 0.0
+    package var up = Vector3(0, 0, 1)
+    package var bagFrequency = 0.0
+    package var bagSwing = 0.0
     /// Pendulum length, m; `bagFrequency` sets it (L = g / (2πf)²).
-    public var bagLength: Double { bagFrequency > 0 ? standardGravity / pow(2 * Double.pi * bagFrequency, 2) : 0 }
+    package var bagLength: Double { bagFrequency > 0 ? standardGravity / pow(2 * Double.pi * bagFrequency, 2) : 0 }
     /// A trouser pocket on the thigh of the leg that strikes at even steps (nil: `up` and `tilt` place the
     /// device).
-    public var pocket: ThighPocket?
-    public var cadenceJitter = 0.02
+    package var pocket: ThighPocket?
+    package var cadenceJitter = 0.02
     /// Uneven steps: this leg's steps last `1 − timingAsymmetry`, the other's `1 + timingAsymmetry` of the mean
     /// step (the Oxford validation back-pocket walk's foot switches alternate 0.48 and 0.69 s: about 0.18).
-    public var timingAsymmetry = 0.0
+    package var timingAsymmetry = 0.0
     /// Sensor noise, g rms per axis.
-    public var noise = 0.01
-    public var rate = 100.0
+    package var noise = 0.01
+    package var rate = 100.0
 
-    public init(cadence: Double, bounce: Double) {
+    package init(cadence: Double, bounce: Double) {
         self.cadence = cadence
         self.bounce = bounce
     }
@@ -67,7 +67,7 @@ public struct GaitStressSignal: Sendable {
 
     /// `still` seconds at rest, `walk` seconds of gait, `after` seconds at rest; the samples and the number
     /// of footfalls during the walk.
-    public func samples(
+    package func samples(
         still: Double,
         walk: Double,
         after: Double = 3,

@@ -7,52 +7,52 @@ import MotionModel
 /// Defaults describe a consumer MEMS set: a Bosch BMI160 IMU with a BMM150 magnetometer and a BMP280
 /// barometer (figures from their datasheets, cited per field). Constant biases are drawn once per seed
 /// from zero-mean normals with the given standard deviations; the truth reports the values in effect.
-public struct SensorErrorModel: Sendable, Equatable {
+package struct SensorErrorModel: Sendable, Equatable {
     /// Accelerometer white noise, g/√Hz. BMI160: 180 µg/√Hz (datasheet, "output noise density", normal
     /// mode).
-    public var accelerometerNoiseDensity: Double = 180e-6
+    package var accelerometerNoiseDensity: Double = 180e-6
     /// Standard deviation of the constant accelerometer offset per axis, g. BMI160 zero-g offset is
     /// ±40 mg untrimmed; phones are factory trimmed to roughly a quarter of that.
-    public var accelerometerBiasSigma: Double = 0.01
+    package var accelerometerBiasSigma: Double = 0.01
     /// Gyroscope white noise, rad/s/√Hz. BMI160: 0.007 °/s/√Hz (datasheet, "output noise density").
-    public var gyroscopeNoiseDensity: Double = 0.007 * .pi / 180
+    package var gyroscopeNoiseDensity: Double = 0.007 * .pi / 180
     /// Standard deviation of the constant gyroscope offset per axis, rad/s. BMI160 zero-rate offset is
     /// ±3 °/s untrimmed; 0.5 °/s is a typical residual after factory trimming.
-    public var gyroscopeBiasSigma: Double = 0.5 * .pi / 180
+    package var gyroscopeBiasSigma: Double = 0.5 * .pi / 180
     /// Gyroscope rate random walk, rad/s/√s: the bias wanders by this times √(elapsed seconds). 0.001 °/s/√s
     /// gives ≈ 0.06 °/s per hour, the in-run stability of consumer MEMS gyroscopes (≈ 5–10 °/h).
-    public var gyroscopeBiasRandomWalk: Double = 0.001 * .pi / 180
+    package var gyroscopeBiasRandomWalk: Double = 0.001 * .pi / 180
     /// Magnetometer white noise per axis and sample, µT (independent of rate: each reading is a separate
     /// conversion). BMM150: ≈ 0.3 µT resolution, noise of the same order in the regular preset.
-    public var magnetometerNoise: Double = 0.4
+    package var magnetometerNoise: Double = 0.4
     /// Standard deviation of the hard-iron offset per axis (the phone's own magnetised parts), µT.
-    public var hardIronSigma: Double = 10
+    package var hardIronSigma: Double = 10
     /// Hard-iron offset that overrides the seeded draw, µT, device axes.
-    public var hardIron: Vector3? = nil
+    package var hardIron: Vector3? = nil
     /// Soft-iron matrix rows (device axes), applied to the Earth field before the hard-iron offset;
     /// `nil` is the identity.
-    public var softIron: (Vector3, Vector3, Vector3)? = nil
+    package var softIron: (Vector3, Vector3, Vector3)? = nil
     /// Barometer white noise per sample, kPa. BMP280: 2.4 cm RMS ≈ 0.3 Pa in the "handheld device dynamic"
     /// setting (datasheet table 7).
-    public var barometerNoise: Double = 0.3e-3
+    package var barometerNoise: Double = 0.3e-3
     /// Barometer offset, kPa, standard deviation of the seeded constant. BMP280 relative accuracy ±0.12 hPa.
-    public var barometerOffsetSigma: Double = 0.012
+    package var barometerOffsetSigma: Double = 0.012
     /// Standard deviation of the seeded rate at which ambient pressure drifts (weather), kPa/s.
     /// 5 × 10⁻⁶ kPa/s is 0.18 hPa/h, an ordinary weather change.
-    public var barometerDriftRateSigma: Double = 5e-6
+    package var barometerDriftRateSigma: Double = 5e-6
     /// How fast that drift rate itself wanders, kPa/s/√s.
-    public var barometerDriftRateRandomWalk: Double = 1e-7
+    package var barometerDriftRateRandomWalk: Double = 1e-7
     /// Die temperature at start, °C, and its white noise per sample, °C.
-    public var temperatureC: Double = 25
-    public var temperatureNoise: Double = 0.01
+    package var temperatureC: Double = 25
+    package var temperatureNoise: Double = 0.01
 
-    public init() {}
+    package init() {}
 
     /// The consumer MEMS defaults described above.
-    public static let consumerMEMS = SensorErrorModel()
+    package static let consumerMEMS = SensorErrorModel()
 
     /// Perfect sensors: no noise, no bias, no drift (the readings are the truth).
-    public static let ideal: SensorErrorModel = {
+    package static let ideal: SensorErrorModel = {
         var m = SensorErrorModel()
         m.accelerometerNoiseDensity = 0
         m.accelerometerBiasSigma = 0
@@ -69,7 +69,7 @@ public struct SensorErrorModel: Sendable, Equatable {
         return m
     }()
 
-    public static func == (a: SensorErrorModel, b: SensorErrorModel) -> Bool {
+    package static func == (a: SensorErrorModel, b: SensorErrorModel) -> Bool {
         a.accelerometerNoiseDensity == b.accelerometerNoiseDensity
             && a.accelerometerBiasSigma == b.accelerometerBiasSigma
             && a.gyroscopeNoiseDensity == b.gyroscopeNoiseDensity

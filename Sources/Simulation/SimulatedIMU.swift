@@ -14,23 +14,23 @@ import Darwin
 /// sampling rate mid-run keeps the physics continuous and the noise right for the new rate. Deterministic:
 /// the same scenario, options, seed and sequence of times give the same samples. No allocation per
 /// sample.
-public struct SimulatedIMU: Sendable {
+package struct SimulatedIMU: Sendable {
     /// Earth's field at lat 48.2° N, lon 16.37° E (Vienna), NWU, µT: north 21.4, east 1.6, down 44.0.
-    public static let defaultEarthField = Vector3(21.4, -1.6, -44.0)
+    package static let defaultEarthField = Vector3(21.4, -1.6, -44.0)
 
-    public let scenario: SimulationScenario
-    public let seed: UInt64
+    package let scenario: SimulationScenario
+    package let seed: UInt64
     /// Earth field, world axes (NWU), µT.
-    public let earthField: Vector3
+    package let earthField: Vector3
     /// Ground altitude at the start, m above sea level.
-    public let altitudeM: Double
+    package let altitudeM: Double
     /// Sea-level pressure for the ISA altitude formula, kPa.
-    public let seaLevelPressureKPa: Double
-    public let errors: SensorErrorModel
-    public let options: SimulationOptions
+    package let seaLevelPressureKPa: Double
+    package let errors: SensorErrorModel
+    package let options: SimulationOptions
 
     /// The truth at the last sampled time.
-    public private(set) var truth: SimulationTruth
+    package private(set) var truth: SimulationTruth
 
     private let script: MotionScript
     /// World (true north) → magnetic-north NWU: a turn about up by minus the field's declination.
@@ -61,7 +61,7 @@ public struct SimulatedIMU: Sendable {
     ///   - altitudeM: ground altitude at the start, m.
     ///   - nominalRateHz: the rate assumed for the noise of the very first sample (later samples use the
     ///     actual interval).
-    public init(
+    package init(
         scenario: SimulationScenario,
         seed: UInt64 = 1,
         earthField: Vector3 = SimulatedIMU.defaultEarthField,
@@ -105,11 +105,11 @@ public struct SimulatedIMU: Sendable {
     }
 
     /// The fastest rate the noise model accepts, Hz; closer samples are treated as this far apart.
-    public static let maximumRateHz = 8000.0
+    package static let maximumRateHz = 8000.0
 
     /// The readings at time `t` (s) of the requested sensors; the others are `nil`. The sample's timestamp
     /// is `t`. Afterwards `truth` describes the same instant.
-    public mutating func sample(at t: Double, sensors: Set<SensorType>) -> IMUSample {
+    package mutating func sample(at t: Double, sensors: Set<SensorType>) -> IMUSample {
         let dt = lastTime.map { max(0, t - $0) } ?? 0
         lastTime = max(t, lastTime ?? t)
         advanceDrift(by: dt)
@@ -196,7 +196,7 @@ public struct SimulatedIMU: Sendable {
 
     /// ISA troposphere pressure, kPa, at `altitude` m: p = p₀ (1 − 2.25577 × 10⁻⁵ h)^5.25588
     /// (ICAO standard atmosphere, valid below 11 km).
-    public static func isaPressure(altitude: Double, seaLevel: Double = 101.325) -> Double {
+    package static func isaPressure(altitude: Double, seaLevel: Double = 101.325) -> Double {
         seaLevel * pow(1 - 2.25577e-5 * altitude, 5.25588)
     }
 }

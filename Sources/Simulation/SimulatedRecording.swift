@@ -8,17 +8,17 @@ import MotionModel
 /// var run = SimulatedRecording(imu: SimulatedIMU(scenario: .walking, seed: 7), rateHz: 100, duration: 60)
 /// while let (sample, truth) = run.next() { … }
 /// ```
-public struct SimulatedRecording: Sequence, IteratorProtocol, Sendable {
-    public private(set) var imu: SimulatedIMU
-    public let rateHz: Double
-    public let sensors: Set<SensorType>
-    public let startTime: Double
+package struct SimulatedRecording: Sequence, IteratorProtocol, Sendable {
+    package private(set) var imu: SimulatedIMU
+    package let rateHz: Double
+    package let sensors: Set<SensorType>
+    package let startTime: Double
     /// Number of samples in the run: ⌊duration · rate⌋ + 1 (both ends included).
-    public let count: Int
+    package let count: Int
     /// Samples produced so far.
-    public private(set) var index = 0
+    package private(set) var index = 0
 
-    public init(
+    package init(
         imu: SimulatedIMU,
         rateHz: Double,
         duration: Double,
@@ -33,7 +33,7 @@ public struct SimulatedRecording: Sequence, IteratorProtocol, Sendable {
         count = Swift.max(0, Int((duration * rateHz + 1e-9).rounded(.down)) + 1)
     }
 
-    public mutating func next() -> (sample: IMUSample, truth: SimulationTruth)? {
+    package mutating func next() -> (sample: IMUSample, truth: SimulationTruth)? {
         guard index < count else { return nil }
         let t = startTime + Double(index) / rateHz
         index += 1
@@ -43,7 +43,7 @@ public struct SimulatedRecording: Sequence, IteratorProtocol, Sendable {
 
     /// Fills `buffer` with the next samples (without truth); returns how many were written (fewer than the
     /// buffer holds only at the end of the run).
-    public mutating func fill(_ buffer: UnsafeMutableBufferPointer<IMUSample>) -> Int {
+    package mutating func fill(_ buffer: UnsafeMutableBufferPointer<IMUSample>) -> Int {
         var written = 0
         while written < buffer.count, index < count {
             let t = startTime + Double(index) / rateHz

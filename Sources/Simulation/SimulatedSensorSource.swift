@@ -17,14 +17,14 @@ import Darwin
 /// up before its next sample. With the device off (absent from the plan, or no sensors) nothing is
 /// delivered. The simulated world keeps its own time, which starts at 0 with the first `run` and continues
 /// where it stopped on a later `run`.
-public final class SimulatedSensorSource: SensorSource {
-    public static let deviceID = "simulated"
-    public static let deviceName = "simulated-imu"
+package final class SimulatedSensorSource: SensorSource {
+    package static let deviceID = "simulated"
+    package static let deviceName = "simulated-imu"
 
     /// The configured top rate, Hz.
-    public let rateHz: Double
-    public let devices: [SensorDevice]
-    public let summary: String
+    package let rateHz: Double
+    package let devices: [SensorDevice]
+    package let summary: String
 
     private struct Plan {
         var rateHz: Double
@@ -50,7 +50,7 @@ public final class SimulatedSensorSource: SensorSource {
     /// - Parameters:
     ///   - rateHz: the top of the ODR ladder, Hz (`source.simulated.rate_hz`, 1–4000).
     ///   - earthField: the Earth's field at the configured place, NWU, µT.
-    public init(
+    package init(
         scenario: SimulationScenario,
         seed: UInt64 = 1,
         rateHz: Double = 200,
@@ -101,16 +101,16 @@ public final class SimulatedSensorSource: SensorSource {
 
     /// The ground truth at the last delivered sample (at simulation time 0 before the first), for tests
     /// and diagnostics that compare the agent's output with what really happened.
-    public var truth: SimulationTruth {
+    package var truth: SimulationTruth {
         latestTruth.withLock { $0 }
     }
 
     /// Whether a `run` currently owns the simulator.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         state.withLock { $0.imu == nil }
     }
 
-    public func apply(_ plan: AcquisitionPlan) throws {
+    package func apply(_ plan: AcquisitionPlan) throws {
         let unknown = plan.devices.keys.filter { $0 != SimulatedSensorSource.deviceID }
         guard unknown.isEmpty else {
             throw SimulatedSourceError(
@@ -147,7 +147,7 @@ public final class SimulatedSensorSource: SensorSource {
         }
     }
 
-    public func run(into sink: SampleSink) async throws {
+    package func run(into sink: SampleSink) async throws {
         let imu = try state.withLock { state -> SimulatedIMU in
             guard let imu = state.imu else {
                 throw SimulatedSourceError(

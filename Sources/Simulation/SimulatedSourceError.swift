@@ -1,8 +1,8 @@
 import AgentPorts
 
 /// A misuse of `SimulatedSensorSource`, with a sentence that names the problem and the fix.
-public struct SimulatedSourceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct SimulatedSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         case invalidRate
         case unknownDevice
         case alreadyRunning
@@ -10,13 +10,13 @@ public struct SimulatedSourceError: Error, Sendable, Equatable, CustomStringConv
         case unknownScenario
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -50,4 +50,4 @@ import MotionModel
 /// - Body mechanics are kinematic patterns with published magnitudes, not a musculoskeletal model; the
 ///   running and cycling cases have no public raw recording to be checked against (see
 ///   Tests/Fixtures/data/README.md), so they are as good as these patterns.
-public enum Simulation {}
+package enum Simulation {}

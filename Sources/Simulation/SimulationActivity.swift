@@ -1,5 +1,5 @@
 /// The truth label of what the simulated person is doing, in Core Motion's `CMMotionActivity` classes.
-public enum SimulationActivity: String, CaseIterable, Sendable {
+package enum SimulationActivity: String, CaseIterable, Sendable {
     case stationary
     case walking
     case running

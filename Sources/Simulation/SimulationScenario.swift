@@ -1,6 +1,6 @@
 /// What the simulated person does with the simulated device. Raw values are the configuration strings
 /// (`source.simulated.scenario`).
-public enum SimulationScenario: String, CaseIterable, Sendable {
+package enum SimulationScenario: String, CaseIterable, Sendable {
     /// Face up on a table, heading fixed; only sensor errors move.
     case stationary
     /// Walking on level ground with the phone held in front of the chest (reading posture), gently
@@ -28,7 +28,7 @@ public enum SimulationScenario: String, CaseIterable, Sendable {
 
 extension SimulationScenario {
     /// The scenario named by a configuration string, or an error listing the valid names.
-    public init(configValue: String) throws {
+    package init(configValue: String) throws {
         guard let scenario = SimulationScenario(rawValue: configValue) else {
             let names = SimulationScenario.allCases.map(\.rawValue).joined(separator: ", ")
             throw SimulatedSourceError(

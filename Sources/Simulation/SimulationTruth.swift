@@ -6,65 +6,65 @@ import MotionModel
 /// given to the simulator (Core Motion's `xTrueNorthZVertical`); `attitude` maps device axes to it.
 /// `magneticAttitude` is the same attitude in Core Motion's `xMagneticNorthZVertical` frame, x along the
 /// horizontal field. Device-axis quantities are in Core Motion's units and signs.
-public struct SimulationTruth: Sendable, Equatable {
+package struct SimulationTruth: Sendable, Equatable {
     /// Simulation time, s.
-    public var time: Double
+    package var time: Double
     /// Which scenario is active at this instant (for `mixed-day`, the part of the day; a transition between
     /// parts reports the part it leads to).
-    public var scenario: SimulationScenario
+    package var scenario: SimulationScenario
     /// True while the phone is being moved between placements (pocket, hand, table, car) in `mixed-day`.
-    public var isTransition: Bool
-    public var activity: SimulationActivity
+    package var isTransition: Bool
+    package var activity: SimulationActivity
 
     /// Device → world (NWU, x true north).
-    public var attitude: Quaternion
+    package var attitude: Quaternion
     /// Device → NWU with x along the horizontal Earth field (magnetic north): `attitude` turned by the
     /// declination.
-    public var magneticAttitude: Quaternion
+    package var magneticAttitude: Quaternion
     /// True angular velocity, rad/s, device axes (what a perfect gyroscope reads).
-    public var rotationRate: Vector3
+    package var rotationRate: Vector3
     /// Kinematic acceleration of the device, m/s², world axes (z up; gravity not included).
-    public var acceleration: Vector3
+    package var acceleration: Vector3
     /// Velocity of the device, m/s, world axes.
-    public var velocity: Vector3
+    package var velocity: Vector3
     /// Core Motion's `gravity`: the unit gravity direction in device axes, g (face up at rest: (0, 0, −1)).
-    public var gravity: Vector3
+    package var gravity: Vector3
     /// Core Motion's `userAcceleration`, g, device axes: `−acceleration / 9.80665` rotated into the device
     /// (so `gravity + userAcceleration` is exactly the noise-free accelerometer reading).
-    public var userAcceleration: Vector3
+    package var userAcceleration: Vector3
 
     /// Device altitude above sea level, m (what the barometer senses).
-    public var altitude: Double
+    package var altitude: Double
     /// ISA pressure at `altitude`, kPa, before sensor errors.
-    public var pressureKPa: Double
+    package var pressureKPa: Double
 
     /// Foot strikes since the simulation began (each strike is one step).
-    public var steps: Int
+    package var steps: Int
     /// Distance walked or run since the simulation began, m (along the path; rides and drives excluded).
-    public var distance: Double
+    package var distance: Double
     /// Current step frequency, steps/s (0 when not on foot).
-    public var cadence: Double
+    package var cadence: Double
     /// Current speed of the person or vehicle along the path, m/s.
-    public var speed: Double
+    package var speed: Double
     /// Floors climbed on foot (3 m each) since the simulation began; lifts do not count.
-    public var floorsAscended: Int
+    package var floorsAscended: Int
     /// Floors descended on foot since the simulation began.
-    public var floorsDescended: Int
+    package var floorsDescended: Int
 
     /// Earth field in world axes, µT (NWU).
-    public var earthField: Vector3
+    package var earthField: Vector3
     /// The sensor errors in effect at this instant (the reading is truth + these + white noise).
-    public var gyroscopeBias: Vector3
+    package var gyroscopeBias: Vector3
     /// g, device axes.
-    public var accelerometerBias: Vector3
+    package var accelerometerBias: Vector3
     /// µT, device axes.
-    public var hardIron: Vector3
+    package var hardIron: Vector3
     /// Slow barometer drift (weather and sensor offset), kPa.
-    public var pressureOffsetKPa: Double
+    package var pressureOffsetKPa: Double
     /// Die temperature, °C.
-    public var temperatureC: Double
+    package var temperatureC: Double
 
-    public init() {
+    package init() {
         time = 0
         scenario = .stationary
         isTransition = false

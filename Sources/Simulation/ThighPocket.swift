@@ -35,59 +35,59 @@ import Darwin
 /// Every acceleration is the exact consequence of the chain (`KinematicFrame`): the thigh's angular rate and
 /// acceleration give the tangential and centripetal terms at the pocket, and the device reports the specific
 /// force in its own axes.
-public struct ThighPocket: Sendable, Equatable {
+package struct ThighPocket: Sendable, Equatable {
     /// Hip flexion, rad: mean, first harmonic, second harmonic and the second's phase (rad) over the stride.
-    public var flexionMean = 0.17
-    public var flexionAmplitude = 0.35
-    public var flexionSecond = 0.05
-    public var flexionSecondPhase = 0.8
+    package var flexionMean = 0.17
+    package var flexionAmplitude = 0.35
+    package var flexionSecond = 0.05
+    package var flexionSecondPhase = 0.8
     /// Share of the thigh's rotation the pocket follows (1 on the thigh, about 0.5 on the buttock).
-    public var follow = 1.0
+    package var follow = 1.0
     /// The phone's centre relative to the hip joint in thigh axes (x forward, y left, z along the thigh,
     /// up), m.
-    public var offset = Vector3(0.06, 0, -0.18)
+    package var offset = Vector3(0.06, 0, -0.18)
     /// Device axes → thigh axes with the leg straight.
-    public var mount = Quaternion(w: 0.5, x: 0.5, y: 0.5, z: 0.5)
+    package var mount = Quaternion(w: 0.5, x: 0.5, y: 0.5, z: 0.5)
     /// The other leg's heel impact as this pocket feels it, relative to its own leg's.
-    public var contralateralImpact = 0.5
+    package var contralateralImpact = 0.5
     /// Stride-rate vertical acceleration of the hip joint, g, lowest at `swingDipPhase` of the stride.
-    public var swingDip = 0.0
-    public var swingDipPhase = 0.72
+    package var swingDip = 0.0
+    package var swingDipPhase = 0.72
     /// Forward surge (at the step rate) and sideways sway (at the stride rate) of the pelvis, g.
-    public var surge = 0.12
-    public var sway = 0.06
+    package var surge = 0.12
+    package var sway = 0.06
     /// Rocking of the phone in the pocket at the stride rate, rad, and its lag behind the thigh (stride
     /// fraction).
-    public var wobble = 0.0
-    public var wobbleLag = 0.15
+    package var wobble = 0.0
+    package var wobbleLag = 0.15
     /// Slow change of the phone's seat in the pocket, rad, over `driftPeriod` s.
-    public var drift = 0.0
-    public var driftPeriod = 23.0
+    package var drift = 0.0
+    package var driftPeriod = 23.0
     /// A loose phone knocking against the cloth and the body: short pulses in device axes (reading units, g;
     /// 60 ms raised cosines) at fixed phases of the stride (0 at this leg's strike). A phone loose in a back
     /// pocket shows three to five |a| peaks above 2 g a stride, along different device axes (the Oxford
     /// validation set's back-pocket walk of user 1, Samsung S6 at 100 Hz: −z 2 g just after one strike, +y
     /// 2.5 g at the other, +x 2.2 g and +y 2 g 0.35 and 0.5 s later).
-    public var knocks: [Knock] = []
+    package var knocks: [Knock] = []
 
-    public struct Knock: Sendable, Equatable {
-        public var phase: Double
-        public var reading: Vector3
+    package struct Knock: Sendable, Equatable {
+        package var phase: Double
+        package var reading: Vector3
 
-        public init(phase: Double, reading: Vector3) {
+        package init(phase: Double, reading: Vector3) {
             self.phase = phase
             self.reading = reading
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// Left front trouser pocket: screen facing forward, top edge up toward the hip, 18 cm down the thigh.
-    public static let front = ThighPocket()
+    package static let front = ThighPocket()
 
     /// Left back trouser pocket: screen facing backward, top edge up, on the buttock (10 cm behind and 8 cm
     /// below the hip joint), following half of the thigh's swing, loose enough to rock and drift.
-    public static var back: ThighPocket {
+    package static var back: ThighPocket {
         var p = ThighPocket()
         p.offset = Vector3(-0.10, 0, -0.08)
         p.follow = 0.5
@@ -100,7 +100,7 @@ public struct ThighPocket: Sendable, Equatable {
     }
 
     /// The mount that puts device x and y along the given thigh-frame directions (z = x × y).
-    public static func mount(x: Vector3, y: Vector3) -> Quaternion {
+    package static func mount(x: Vector3, y: Vector3) -> Quaternion {
         let z = x.cross(y)
         // Rotation matrix with columns x, y, z (device axes in thigh axes) → quaternion.
         let m00 = x.x

@@ -1,7 +1,7 @@
 /// What went wrong at the Sparkplug boundary — a configuration value, an inbound message, our own stored bytes —
 /// in one sentence that names the problem and what is accepted.
-public struct SparkplugError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Equatable {
+package struct SparkplugError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: String, Sendable, Equatable {
         /// A group, edge node, device or host id the topic namespace cannot carry.
         case invalidIdentifier
         /// A topic that is not a Sparkplug B topic of the expected form.
@@ -14,13 +14,13 @@ public struct SparkplugError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidCatalog
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -17,7 +17,7 @@ enum AgentPipelineCodegen {
                 "The stream object behind each name: the type its declaration names (`StreamDeclaration.streamType`) "
                     + "builds itself from this catalog (`CatalogStream.make`)."
             )
-            s.block("public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {") { s in
+            s.block("package func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {") { s in
                 s.line("switch name {")
                 for stream in StreamDeclaration.table {
                     s.line("case .\(stream.swiftName): \(stream.streamType).make(name, settings, in: self)")

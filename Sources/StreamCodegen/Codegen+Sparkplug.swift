@@ -140,7 +140,7 @@ enum SparkplugCodegen {
             s.doc("The streams Sparkplug can carry, in catalog order (the agent's stream names).")
             s.expression(
                 .array(StreamDeclaration.table.map { .string($0.name) }),
-                prefix: "public static let streams = "
+                prefix: "package static let streams = "
             )
             s.line()
             s.doc("A stream's data metrics: its topics' fields, in slot order; nil for a name that is not a stream.")
@@ -195,7 +195,7 @@ enum SparkplugCodegen {
                     s.doc("`{root}/\(topic.path)`: metrics \(slot)–\(slot + count - 1) of the \(stream.name) device.")
                     let payload = topic.payload
                     s.block(
-                        "public mutating func record(\(payload.swiftCase) v: \(payload.swiftType), timeMs t: UInt64) {"
+                        "package mutating func record(\(payload.swiftCase) v: \(payload.swiftType), timeMs t: UInt64) {"
                     ) { s in
                         switch payload.shape {
                         case .fields:
@@ -261,7 +261,7 @@ enum SparkplugCodegen {
             s.doc("Records `payload` into its stream's device writer (`SparkplugDeviceWriter+Motion`).")
             s.line("@inline(__always)")
             s.block(
-                "public static func record(_ payload: StreamPayload, into writer: inout SparkplugDeviceWriter, timeMs t: UInt64) {"
+                "package static func record(_ payload: StreamPayload, into writer: inout SparkplugDeviceWriter, timeMs t: UInt64) {"
             ) { s in
                 s.switchBlock("switch payload {") { s in
                     for topic in topics {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What the generator writes: a whole file, or a region between two marker lines of a file kept by hand.
-public struct GeneratedOutput: Sendable, Equatable {
-    public enum Target: Sendable, Equatable {
+package struct GeneratedOutput: Sendable, Equatable {
+    package enum Target: Sendable, Equatable {
         case file
         /// The lines strictly between the line containing `BEGIN GENERATED <name>` and the next containing
         /// `END GENERATED <name>`.
@@ -10,24 +10,24 @@ public struct GeneratedOutput: Sendable, Equatable {
     }
 
     /// Relative to the repository's root.
-    public let path: String
-    public let target: Target
-    public let contents: String
+    package let path: String
+    package let target: Target
+    package let contents: String
 
-    public static func file(_ path: String, _ contents: String) -> GeneratedOutput {
+    package static func file(_ path: String, _ contents: String) -> GeneratedOutput {
         GeneratedOutput(path: path, target: .file, contents: contents)
     }
 
-    public static func region(_ path: String, _ name: String, _ contents: String) -> GeneratedOutput {
+    package static func region(_ path: String, _ name: String, _ contents: String) -> GeneratedOutput {
         GeneratedOutput(path: path, target: .region(name), contents: contents)
     }
 
-    public struct Problem: Error, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// `current` (the file as it is, nil when missing) with this output applied.
-    public func applied(to current: String?) throws(Problem) -> String {
+    package func applied(to current: String?) throws(Problem) -> String {
         switch target {
         case .file:
             return contents
@@ -49,7 +49,7 @@ public struct GeneratedOutput: Sendable, Equatable {
 
     /// The files under `root` that differ from what the generator makes (their paths), after applying every
     /// output in order.
-    public static func stale(_ outputs: [GeneratedOutput], root: URL) throws -> [String] {
+    package static func stale(_ outputs: [GeneratedOutput], root: URL) throws -> [String] {
         var expected: [String: String] = [:]
         var order: [String] = []
         for output in outputs {
@@ -65,7 +65,7 @@ public struct GeneratedOutput: Sendable, Equatable {
 
     /// Writes every output under `root`; returns the paths it changed.
     @discardableResult
-    public static func write(_ outputs: [GeneratedOutput], root: URL) throws -> [String] {
+    package static func write(_ outputs: [GeneratedOutput], root: URL) throws -> [String] {
         var expected: [String: String] = [:]
         var order: [String] = []
         for output in outputs {

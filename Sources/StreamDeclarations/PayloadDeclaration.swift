@@ -1,26 +1,26 @@
 /// A payload: the MotionModel value a topic carries and its fields, in the order they are written after the
 /// envelope (`seq`, `timestamp`, `time`, `clockSynchronized`).
-public struct PayloadDeclaration: Sendable {
+package struct PayloadDeclaration: Sendable {
     /// The `StreamPayload` case that carries it: `pedometerEvent`.
-    public var swiftCase: String
+    package var swiftCase: String
     /// The MotionModel type: `PedometerEvent`.
-    public var swiftType: String
+    package var swiftType: String
     /// Its codec in MotionWire (`Payloads/Codecs/<codec>.swift`): `PedometerEventCodec`.
-    public var codec: String
-    public var shape: Shape
+    package var codec: String
+    package var shape: Shape
     /// The value's initializer as the decoder calls it: argument labels in order, each a field's `swift` accessor
     /// (`timestamp`: the envelope's). Nil when the payload is a single field's value (a raw sensor's vector).
-    public var initializer: [String]?
+    package var initializer: [String]?
     /// One line for a terminal (`watch`): the body of a Swift function of `v`, the value, returning a `String` (one
     /// expression, or statements ending in `return`), a line of code each.
-    public var summary: [String]
+    package var summary: [String]
     /// Sparkplug metrics carry sensor values as 32-bit floats (the sensors' precision, half the bytes) and the
     /// slow streams' as doubles.
-    public var sparkplugFloats: Bool
+    package var sparkplugFloats: Bool
     /// Members added to the sample's JSON Schema object as they are (an `if`/`then` across fields), JSON text.
-    public var schemaRules: [(key: String, json: String)]
+    package var schemaRules: [(key: String, json: String)]
 
-    public init(
+    package init(
         swiftCase: String,
         swiftType: String,
         codec: String,
@@ -40,7 +40,7 @@ public struct PayloadDeclaration: Sendable {
         self.schemaRules = schemaRules
     }
 
-    public enum Shape: Sendable {
+    package enum Shape: Sendable {
         /// A struct's fields.
         case fields([FieldDeclaration])
         /// An enum whose cases are each a struct: `discriminator` names the case on the wire (`"kind":"fall"`),
@@ -49,23 +49,23 @@ public struct PayloadDeclaration: Sendable {
     }
 
     /// Every field of a struct payload (empty for variants).
-    public var fields: [FieldDeclaration] {
+    package var fields: [FieldDeclaration] {
         if case .fields(let fields) = shape { return fields }
         return []
     }
 }
 
 /// One case of an enum payload (`MotionEvent.fall(FallDetectionEvent)`).
-public struct VariantDeclaration: Sendable {
+package struct VariantDeclaration: Sendable {
     /// The discriminator's value and the enum case: `fall`.
-    public var name: String
+    package var name: String
     /// The case's value type: `FallDetectionEvent`.
-    public var swiftType: String
-    public var doc: String
-    public var initializer: [String]
-    public var fields: [FieldDeclaration]
+    package var swiftType: String
+    package var doc: String
+    package var initializer: [String]
+    package var fields: [FieldDeclaration]
 
-    public init(
+    package init(
         _ name: String,
         swiftType: String,
         doc: String,
@@ -82,26 +82,26 @@ public struct VariantDeclaration: Sendable {
 
 /// One field of a payload: its JSON key, how it is written, its unit, its Core Motion name and one line of
 /// documentation (the schema's description, the docs' table, the Sparkplug metric's description).
-public struct FieldDeclaration: Sendable {
+package struct FieldDeclaration: Sendable {
     /// The JSON key.
-    public var name: String
-    public var kind: Kind
+    package var name: String
+    package var kind: Kind
     /// Shown in the docs and on the Sparkplug metric; nil for a dimensionless value.
-    public var unit: String?
+    package var unit: String?
     /// The Core Motion property it mirrors (`CMDeviceMotion.gravity`); nil where Core Motion has none.
-    public var coreMotion: String?
-    public var doc: String
+    package var coreMotion: String?
+    package var doc: String
     /// The Swift accessor of the value, relative to the payload's value (or the group's): `pressureKPa`;
     /// `""` for the value itself. Defaults to `name`.
-    public var swift: String
-    public var presence: Presence
+    package var swift: String
+    package var presence: Presence
     /// Written, but never read back: computed from other fields (a rotation matrix, Euler angles).
-    public var derived: Bool
+    package var derived: Bool
     /// Carried as a Sparkplug metric (its components, for a vector); false for what Sparkplug hosts compute.
-    public var sparkplug: Bool
-    public var constraints: Constraints
+    package var sparkplug: Bool
+    package var constraints: Constraints
 
-    public init(
+    package init(
         _ name: String,
         _ kind: Kind,
         unit: String? = nil,
@@ -125,7 +125,7 @@ public struct FieldDeclaration: Sendable {
         self.constraints = constraints
     }
 
-    public indirect enum Kind: Sendable {
+    package indirect enum Kind: Sendable {
         /// A number written with `decimals` places, trailing zeros trimmed.
         case number(decimals: Int)
         case integer
@@ -147,7 +147,7 @@ public struct FieldDeclaration: Sendable {
     }
 
     /// Whether the field is always there.
-    public enum Presence: Sendable, Equatable {
+    package enum Presence: Sendable, Equatable {
         case always
         /// Always written; `null` when the value is nil.
         case nullable
@@ -159,14 +159,14 @@ public struct FieldDeclaration: Sendable {
     }
 
     /// What the JSON Schema adds about the value.
-    public struct Constraints: Sendable {
-        public var minimum: Double?
-        public var maximum: Double?
-        public var exclusiveMinimum: Double?
+    package struct Constraints: Sendable {
+        package var minimum: Double?
+        package var maximum: Double?
+        package var exclusiveMinimum: Double?
         /// A value outside the range that means "none" (`heading`'s −1).
-        public var sentinel: Double?
+        package var sentinel: Double?
 
-        public init(
+        package init(
             minimum: Double? = nil,
             maximum: Double? = nil,
             exclusiveMinimum: Double? = nil,

@@ -1,12 +1,12 @@
 extension StreamDeclaration {
     /// Every stream, in the order config.yaml, the status, the docs and the Sparkplug catalog list them.
-    public static let table: [StreamDeclaration] = [
+    package static let table: [StreamDeclaration] = [
         .accelerometer, .gyroscope, .magnetometer, .deviceMotion, .pedometer, .activity, .altimeter, .submersion,
         .events,
     ]
 
     /// Every topic, streams in table order, each stream's own topic first.
-    public static var allTopics: [(stream: StreamDeclaration, topic: TopicDeclaration)] {
+    package static var allTopics: [(stream: StreamDeclaration, topic: TopicDeclaration)] {
         table.flatMap { stream in stream.topics.map { (stream, $0) } }
     }
 }

@@ -7,44 +7,44 @@
 ///
 /// Plain data on purpose: this module depends on nothing, so the generator builds in seconds and the declarations
 /// cannot lean on what they generate.
-public struct StreamDeclaration: Sendable {
+package struct StreamDeclaration: Sendable {
     /// Config key, topic and command argument: `device-motion`.
-    public var name: String
+    package var name: String
     /// The `StreamName` case: `deviceMotion`.
-    public var swiftName: String
+    package var swiftName: String
     /// One line for the `StreamName` case's documentation.
-    public var summary: String
+    package var summary: String
     /// The stream's own topic first, then the ones it derives (they share its settings).
-    public var topics: [TopicDeclaration]
-    public var defaults: Defaults
-    public var requiredSensors: [Sensor]
+    package var topics: [TopicDeclaration]
+    package var defaults: Defaults
+    package var requiredSensors: [Sensor]
     /// The sensor whose samples its decimator counts; nil for event streams, whose rate caps how often a changing
     /// value goes out.
-    public var pacingSensor: Sensor?
+    package var pacingSensor: Sensor?
     /// A raw sensor stream: the sensor's samples as they come, without estimation.
-    public var isRawSensor: Bool
+    package var isRawSensor: Bool
     /// Publishes one message per sample, so it can pack samples into batches (`batch`, `encoding`).
-    public var batches: Bool
+    package var batches: Bool
     /// Keys of `streams.<name>` beyond the common ones, each with its config.yaml documentation. Their values are
     /// read and checked by AgentConfig's `ConfigurationSchema` (a test checks every key has its field there).
-    public var extraSettings: [SettingDeclaration]
-    public var homeAssistant: [HomeAssistantEntity]
+    package var extraSettings: [SettingDeclaration]
+    package var homeAssistant: [HomeAssistantEntity]
     /// The comment above `streams.<name>` in config.yaml (without `## `); the defaults line follows it.
-    public var configDoc: [String]
+    package var configDoc: [String]
     /// What the defaults line adds after the defaults (`xArbitraryZVertical`, `a new subscriber sees …`).
-    public var defaultsNote: String?
+    package var defaultsNote: String?
     /// The `status` document's schema for this stream's entry (`status.schema.json#/$defs/<name>`).
-    public var statusSchema: String
+    package var statusSchema: String
 
     /// The AgentPipeline type that runs the stream, by convention: `RawSensorStream` for a raw sensor, else the
     /// Swift name's type (`deviceMotion` → `DeviceMotionStream`). It builds itself from the catalog
     /// (`CatalogStream.make`), and the generated `StreamCatalog.make` calls it: a stream type that is missing or
     /// cannot build itself does not compile.
-    public var streamType: String {
+    package var streamType: String {
         isRawSensor ? "RawSensorStream" : swiftName.prefix(1).uppercased() + swiftName.dropFirst() + "Stream"
     }
 
-    public init(
+    package init(
         name: String,
         swiftName: String,
         summary: String,
@@ -77,24 +77,24 @@ public struct StreamDeclaration: Sendable {
     }
 
     /// The physical sensors (`SensorType`'s cases).
-    public enum Sensor: String, Sendable, Comparable {
+    package enum Sensor: String, Sendable, Comparable {
         case accelerometer
         case gyroscope
         case magnetometer
         case barometer
 
-        public static func < (a: Sensor, b: Sensor) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Sensor, b: Sensor) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// The settings a stream has when config.yaml says nothing (`StreamSettings`).
-    public struct Defaults: Sendable {
-        public var enabled: Bool
-        public var rateHz: Double
-        public var qos: Int
-        public var retain: Bool
-        public var durable: Bool
+    package struct Defaults: Sendable {
+        package var enabled: Bool
+        package var rateHz: Double
+        package var qos: Int
+        package var retain: Bool
+        package var durable: Bool
 
-        public init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool, durable: Bool = false) {
+        package init(enabled: Bool, rateHz: Double, qos: Int, retain: Bool, durable: Bool = false) {
             self.enabled = enabled
             self.rateHz = rateHz
             self.qos = qos
@@ -104,21 +104,21 @@ public struct StreamDeclaration: Sendable {
     }
 
     /// The keys of `streams.<name>`, in the order config.yaml lists them.
-    public var settingKeys: [String] {
+    package var settingKeys: [String] {
         ["enabled", "rate_hz", "qos", "retain", "durable", "expiry_s"] + (batches ? ["batch", "encoding"] : [])
             + extraSettings.map(\.key)
     }
 }
 
 /// A key of `streams.<name>` that only this stream has.
-public struct SettingDeclaration: Sendable {
-    public var key: String
+package struct SettingDeclaration: Sendable {
+    package var key: String
     /// Its value in the shipped config.yaml, as written there.
-    public var shipped: String
+    package var shipped: String
     /// Its comment in config.yaml (without `## `): what it does, its default and what is allowed.
-    public var doc: [String]
+    package var doc: [String]
 
-    public init(_ key: String, shipped: String, doc: [String]) {
+    package init(_ key: String, shipped: String, doc: [String]) {
         self.key = key
         self.shipped = shipped
         self.doc = doc
@@ -126,25 +126,25 @@ public struct SettingDeclaration: Sendable {
 }
 
 /// One Home Assistant entity that reads a stream topic (MQTT discovery).
-public struct HomeAssistantEntity: Sendable {
+package struct HomeAssistantEntity: Sendable {
     /// `sensor` or `event`.
-    public var component: String
+    package var component: String
     /// Unique within the device: `steps`, `acceleration_x`.
-    public var objectID: String
-    public var name: String
+    package var objectID: String
+    package var name: String
     /// Which of the stream's topics it reads (an index into `topics`; 0 is the stream's own).
-    public var topic: Int
+    package var topic: Int
     /// Jinja, reading `value_json`.
-    public var template: String
-    public var unit: String?
-    public var deviceClass: String?
-    public var stateClass: String?
-    public var options: [String]?
-    public var icon: String?
+    package var template: String
+    package var unit: String?
+    package var deviceClass: String?
+    package var stateClass: String?
+    package var options: [String]?
+    package var icon: String?
     /// The event entity's `event_types`.
-    public var eventTypes: [String]?
+    package var eventTypes: [String]?
 
-    public init(
+    package init(
         component: String = "sensor",
         objectID: String,
         name: String,
@@ -172,24 +172,24 @@ public struct HomeAssistantEntity: Sendable {
 }
 
 /// One topic a stream publishes, under the device's root, and its payload.
-public struct TopicDeclaration: Sendable {
+package struct TopicDeclaration: Sendable {
     /// Its levels after the root: the stream's name for its own topic, more levels for one it derives.
-    public var path: String
+    package var path: String
     /// The `PayloadKind` case: `pedometerEvents`.
-    public var kind: String
+    package var kind: String
     /// The Core Motion type its payload mirrors.
-    public var coreMotion: String
+    package var coreMotion: String
     /// docs/payloads.md's topic table: retained or not, in words.
-    public var retained: String
+    package var retained: String
     /// docs/payloads.md's topic table: what it carries, in a phrase.
-    public var what: String
+    package var what: String
     /// The JSON Schema's description of the payload.
-    public var description: String
+    package var description: String
     /// The description of `seq` when it differs from the common one (a derived topic's own counter).
-    public var seqDescription: String?
-    public var payload: PayloadDeclaration
+    package var seqDescription: String?
+    package var payload: PayloadDeclaration
 
-    public init(
+    package init(
         path: String,
         kind: String,
         coreMotion: String,
@@ -210,7 +210,7 @@ public struct TopicDeclaration: Sendable {
     }
 
     /// Its JSON Schema in docs/schemas: `pedometer/events` → `pedometer-events.schema.json`.
-    public var schemaFile: String {
+    package var schemaFile: String {
         path.split(separator: "/").joined(separator: "-") + ".schema.json"
     }
 }

@@ -4,17 +4,17 @@ import Synchronization
 /// Records the message ids a client's network thread reports acknowledged, in order, for tests that wait
 /// on PUBACKs. Install it with `client.setAcknowledgementHandler(recorder)` and keep it alive (the client
 /// holds it weakly).
-public final class AcknowledgementRecorder: BrokerAcknowledgementHandler {
+package final class AcknowledgementRecorder: BrokerAcknowledgementHandler {
     private let recorded = Mutex<[Int32]>([])
 
-    public init() {}
+    package init() {}
 
-    public func brokerAcknowledged(_ messageIDs: ArraySlice<Int32>) {
+    package func brokerAcknowledged(_ messageIDs: ArraySlice<Int32>) {
         recorded.withLock { $0.append(contentsOf: messageIDs) }
     }
 
     /// Every acknowledged id so far, in the order the broker acknowledged them.
-    public var acknowledged: [Int32] { recorded.withLock { $0 } }
+    package var acknowledged: [Int32] { recorded.withLock { $0 } }
 
-    public func contains(_ messageID: Int32) -> Bool { recorded.withLock { $0.contains(messageID) } }
+    package func contains(_ messageID: Int32) -> Bool { recorded.withLock { $0.contains(messageID) } }
 }

@@ -4,13 +4,13 @@ import Harness
 
 /// The real `motion-agent` binary, started with a config file written for one test (the end-to-end and cluster
 /// tests).
-public final class AgentProcess: Sendable {
-    public let runner: ProcessRunner
-    public let directory: String
-    public let configPath: String
+package final class AgentProcess: Sendable {
+    package let runner: ProcessRunner
+    package let directory: String
+    package let configPath: String
 
     /// The binary SwiftPM built next to this test bundle.
-    public static var executable: String {
+    package static var executable: String {
         let exe =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("motion-agent").path
@@ -18,7 +18,7 @@ public final class AgentProcess: Sendable {
 
     /// Writes `config` (YAML) into a fresh directory (or `directory`, to run again on an earlier run's state)
     /// and starts `motion-agent run --config` on it.
-    public init(
+    package init(
         config: String,
         arguments: [String]? = nil,
         environment: [String: String] = [:],
@@ -48,7 +48,7 @@ public final class AgentProcess: Sendable {
 
     /// A config for the simulated IMU against `port`, with fast reconnects; `extra` is appended verbatim
     /// under the top level (keep its indentation), and `streams` replaces the default streams section.
-    public static func config(
+    package static func config(
         device: String,
         port: Int,
         scenario: String = "stationary",
@@ -82,13 +82,13 @@ public final class AgentProcess: Sendable {
     }
 }
 
-public struct MissingBinary: Error, CustomStringConvertible {
-    public var path: String
-    public init(path: String) { self.path = path }
-    public var description: String { "\(path) is missing: build it first (swift build --build-tests)" }
+package struct MissingBinary: Error, CustomStringConvertible {
+    package var path: String
+    package init(path: String) { self.path = path }
+    package var description: String { "\(path) is missing: build it first (swift build --build-tests)" }
 }
 
 /// A message's payload as a JSON object (empty when it is not one).
-public func payloadJSON(_ m: InboundMessage) -> [String: Any] {
+package func payloadJSON(_ m: InboundMessage) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]) ?? [:]
 }

@@ -12,8 +12,8 @@ import Darwin
 /// the client sees its connection lost), and `stall` holds the bytes of one direction (a peer that stops reading, a hung path) until released.
 /// It accepts again after a cut, and survives broker restarts (it dials the broker per accepted connection).
 /// One thread accepts, two per connection copy; blocking sockets keep it short.
-public final class LoopbackProxy: Sendable {
-    public let port: Int
+package final class LoopbackProxy: Sendable {
+    package let port: Int
     private let listener: Int32
     private let shared = Shared()
 
@@ -64,11 +64,11 @@ public final class LoopbackProxy: Sendable {
         }
     }
 
-    public struct ProxyError: Error, CustomStringConvertible {
-        public var description: String
+    package struct ProxyError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public init(targetPort: Int) throws {
+    package init(targetPort: Int) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw ProxyError(description: "socket: \(String(cString: strerror(errno)))") }
         self.listener = listener
@@ -132,7 +132,7 @@ public final class LoopbackProxy: Sendable {
     }
 
     /// Ends every connection at once, without any MQTT packet; bytes held by a stall are lost with it.
-    public func cut() {
+    package func cut() {
         let connections = shared.state.withLock { state in
             defer { state.connections.removeAll() }
             return state.connections
@@ -141,7 +141,7 @@ public final class LoopbackProxy: Sendable {
     }
 
     /// Holds (true) or releases the bytes of each direction.
-    public func stall(towardsBroker: Bool, towardsClient: Bool) {
+    package func stall(towardsBroker: Bool, towardsClient: Bool) {
         shared.state.withLock { state in
             state.stalledTowardsBroker = towardsBroker
             state.stalledTowardsClient = towardsClient

@@ -3,29 +3,29 @@
 /// conventions are stricter: every family has `# HELP` and `# TYPE` before its first sample, a family's samples
 /// are contiguous, series are unique, counters end in `_total` and are not negative, and no other comment or
 /// blank line appears.
-public struct PrometheusTextParser {
-    public struct Sample: Equatable, Sendable {
-        public var name: String
-        public var labels: [String: String]
-        public var value: Double
+package struct PrometheusTextParser {
+    package struct Sample: Equatable, Sendable {
+        package var name: String
+        package var labels: [String: String]
+        package var value: Double
     }
 
-    public struct Family: Equatable, Sendable {
-        public var name: String
-        public var type: String
-        public var help: String
-        public var samples: [Sample]
+    package struct Family: Equatable, Sendable {
+        package var name: String
+        package var type: String
+        package var help: String
+        package var samples: [Sample]
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var line: Int
-        public var reason: String
-        public var description: String { "line \(line): \(reason)" }
+    package struct Failure: Error, CustomStringConvertible {
+        package var line: Int
+        package var reason: String
+        package var description: String { "line \(line): \(reason)" }
     }
 
-    public static let types: Set<String> = ["counter", "gauge", "histogram", "summary", "untyped"]
+    package static let types: Set<String> = ["counter", "gauge", "histogram", "summary", "untyped"]
 
-    public static func parse(_ text: String) throws(Failure) -> [Family] {
+    package static func parse(_ text: String) throws(Failure) -> [Family] {
         guard text.hasSuffix("\n") else { throw Failure(line: 0, reason: "the text does not end with a line feed") }
         var families: [Family] = []
         var pendingHelp: (name: String, help: String)?
@@ -89,7 +89,7 @@ public struct PrometheusTextParser {
     }
 
     /// `[a-zA-Z_:][a-zA-Z0-9_:]*`
-    public static func isMetricName(_ name: String) -> Bool {
+    package static func isMetricName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first else { return false }
         let head = isLetter(first) || first == "_" || first == ":"
         return head
@@ -97,7 +97,7 @@ public struct PrometheusTextParser {
     }
 
     /// `[a-zA-Z_][a-zA-Z0-9_]*`, not starting with `__` (reserved).
-    public static func isLabelName(_ name: String) -> Bool {
+    package static func isLabelName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, isLetter(first) || first == "_", !name.hasPrefix("__") else {
             return false
         }

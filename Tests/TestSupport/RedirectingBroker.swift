@@ -13,23 +13,23 @@ import Darwin
 /// No broker installable here sends a Server Reference (mosquitto 2.0 and RabbitMQ 3.10 never do), so this is
 /// the one fake in the broker tests: the bytes are MQTT 5 §3.2's, and the client reading them is the real
 /// libmosquitto.
-public final class RedirectingBroker: Sendable {
-    public let port: Int
+package final class RedirectingBroker: Sendable {
+    package let port: Int
     /// Connections answered so far.
-    public var redirected: Int { count.load(ordering: .relaxed) }
+    package var redirected: Int { count.load(ordering: .relaxed) }
 
     private let listener: Int32
     private let count = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// - Parameters:
     ///   - reference: the Server Reference, as written in the CONNACK (e.g. `127.0.0.1:1884`).
     ///   - reasonCode: 0x9C use another server, or 0x9D server moved.
-    public init(reference: String, reasonCode: UInt8 = 0x9C) throws {
+    package init(reference: String, reasonCode: UInt8 = 0x9C) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -60,7 +60,7 @@ public final class RedirectingBroker: Sendable {
     }
 
     /// Stops accepting (the accept loop ends at its next wake-up).
-    public func stop() {
+    package func stop() {
         stopped.store(true, ordering: .relaxed)
         shutdown(listener, Int32(SHUT_RDWR))
     }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A throw-away CA and a server certificate for 127.0.0.1, made with the openssl command line tool.
-public struct TLSFiles: Sendable {
-    public let directory: String
-    public var caFile: String { directory + "/ca.crt" }
-    public var serverCertificate: String { directory + "/server.crt" }
-    public var serverKey: String { directory + "/server.key" }
+package struct TLSFiles: Sendable {
+    package let directory: String
+    package var caFile: String { directory + "/ca.crt" }
+    package var serverCertificate: String { directory + "/server.crt" }
+    package var serverKey: String { directory + "/server.key" }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Writes `ca.crt`/`ca.key` and `server.crt`/`server.key` (subjectAltName IP:127.0.0.1) into `directory`.
-    public static func make(in directory: String) async throws -> TLSFiles {
+    package static func make(in directory: String) async throws -> TLSFiles {
         let files = TLSFiles(directory: directory)
         try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
@@ -33,7 +33,7 @@ public struct TLSFiles: Sendable {
     }
 
     /// Runs the openssl command line tool, or says what failed and that it needs installing.
-    public static func openssl(_ arguments: [String], in directory: String? = nil) async throws {
+    package static func openssl(_ arguments: [String], in directory: String? = nil) async throws {
         let runner = ProcessRunner(executable: "/usr/bin/openssl", arguments: arguments, workingDirectory: directory)
         try runner.start()
         let code = await runner.waitForExit(timeout: 30)

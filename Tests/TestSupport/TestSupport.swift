@@ -4,4 +4,4 @@
 
 /// Test-only fixtures on top of the harness (which holds the broker clusters the bench shares): the VM, TLS files, a redirecting broker, the
 /// Prometheus text parser and an acknowledgement recorder.
-public enum TestSupport {}
+package enum TestSupport {}

@@ -5,16 +5,16 @@ import Foundation
 /// files in and out, hands back the guest's console and journal for a failure's message, and always stops it.
 /// One VM at a time on a machine: `start` waits for a lock file so parallel tests queue instead of
 /// overloading the two cores.
-public final class VirtualMachine: Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+package final class VirtualMachine: Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The repository root (scripts/system/vm lives there).
-    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    package static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
-    public let runDirectory: String
+    package let runDirectory: String
     private let lockFD: Int32
 
     private init(runDirectory: String, lockFD: Int32) {
@@ -25,7 +25,7 @@ public final class VirtualMachine: Sendable {
     deinit { stopSynchronously() }
 
     /// Builds or reuses the image and boots it; returns once the guest's ssh answers.
-    public static func start() async throws -> VirtualMachine {
+    package static func start() async throws -> VirtualMachine {
         let base = repository + "/.build/vm"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let lockFD = open(base + "/one-vm.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
@@ -44,18 +44,18 @@ public final class VirtualMachine: Sendable {
     }
 
     /// Seconds from QEMU's start until the guest's ssh answered, and the accelerator (kvm or tcg).
-    public var bootSeconds: String {
+    package var bootSeconds: String {
         (try? String(contentsOfFile: runDirectory + "/boot-seconds", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
-    public var accelerator: String {
+    package var accelerator: String {
         (try? String(contentsOfFile: runDirectory + "/accel", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 
     /// Runs a shell command in the guest as root; throws with its output and the guest's logs on a non-zero exit.
     @discardableResult
-    public func run(_ command: String, timeout: Double = 120) async throws -> String {
+    package func run(_ command: String, timeout: Double = 120) async throws -> String {
         let result = try await launcher(["ssh", runDirectory, command], timeout: timeout)
         guard result.status == 0 else {
             throw Failure(
@@ -70,7 +70,7 @@ public final class VirtualMachine: Sendable {
     }
 
     /// Copies a host file into the guest.
-    public func put(_ hostPath: String, to guestPath: String) async throws {
+    package func put(_ hostPath: String, to guestPath: String) async throws {
         let result = try await launcher(["put", runDirectory, hostPath, guestPath], timeout: 300)
         guard result.status == 0 else {
             throw Failure(description: "copying \(hostPath) to the guest's \(guestPath) failed: \(result.error)")
@@ -78,12 +78,12 @@ public final class VirtualMachine: Sendable {
     }
 
     /// The guest's console and journal, for a failing test's message.
-    public func logs() async -> String {
+    package func logs() async -> String {
         (try? await launcher(["logs", runDirectory], timeout: 60).output) ?? "(no logs: the launcher failed)"
     }
 
     /// Powers the guest off (QEMU is killed if it does not stop in 30 s) and releases the one-VM lock.
-    public func stop() async {
+    package func stop() async {
         _ = try? await launcher(["stop", runDirectory], timeout: 60)
         flock(lockFD, LOCK_UN)
     }

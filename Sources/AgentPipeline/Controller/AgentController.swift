@@ -18,7 +18,7 @@ import Synchronization
 /// candidate against it, and the reconciler commits the candidate only once the controller has applied it.
 /// The controller keeps only what it derives: the rate plan, the devices' faults, the reference attitude's
 /// capture time.
-public final class AgentController: Sendable {
+package final class AgentController: Sendable {
     private struct State {
         /// Device motion's reference attitude and when it was set (`streams.device-motion.reference_attitude`).
         var referenceAttitude: ReferenceAttitude?
@@ -55,7 +55,7 @@ public final class AgentController: Sendable {
     /// Opens what a configuration needs before it runs (the durable log); see `Pipeline.Options.prepare`.
     private let prepare: @Sendable (AgentConfiguration) -> Void
 
-    public init(
+    package init(
         configuration: @escaping @Sendable () -> AgentConfiguration,
         source: SensorSource,
         hub: SensorHub,
@@ -100,7 +100,7 @@ public final class AgentController: Sendable {
     }
 
     /// Builds the streams from the configuration in force and starts the hardware accordingly.
-    public func start() throws {
+    package func start() throws {
         try changes.withLock { _ in
             let configuration = configuration()
             prepare(configuration)
@@ -131,7 +131,7 @@ public final class AgentController: Sendable {
     /// changed; nothing a plan depends on changed, the sensors and streams keep running untouched. When the
     /// hardware refuses the new plan, the configuration in force is planned again and the refusal thrown, so the
     /// pipeline runs what the reconciler still holds.
-    public func apply(_ candidate: AgentConfiguration) throws -> [String] {
+    package func apply(_ candidate: AgentConfiguration) throws -> [String] {
         try changes.withLock { _ in
             let current = configuration()
             do {
@@ -209,7 +209,7 @@ public final class AgentController: Sendable {
 
     /// Device motion's latest attitude, to capture as the reference (`set-reference-attitude` without a
     /// quaternion). Refused while device motion is not running: there is no attitude to capture.
-    public func currentAttitude() throws -> Quaternion {
+    package func currentAttitude() throws -> Quaternion {
         guard let attitude = withDeviceMotion({ $0.latestAttitude }) ?? nil else {
             throw ControlFailure(
                 .conflict,
@@ -220,7 +220,7 @@ public final class AgentController: Sendable {
     }
 
     /// The reference attitude in force, if any.
-    public var referenceAttitude: ReferenceAttitude? { state.withLock { $0.referenceAttitude } }
+    package var referenceAttitude: ReferenceAttitude? { state.withLock { $0.referenceAttitude } }
 
     /// Refuses a reference frame the hardware or the configuration cannot serve.
     private func checkFrame(_ frame: AttitudeReferenceFrame) throws {
@@ -241,22 +241,22 @@ public final class AgentController: Sendable {
     }
 
     /// One stream's status as the status document shows it (effective, clamped rate included).
-    public func streamStatus(_ name: StreamName) -> AgentStatus.Stream {
+    package func streamStatus(_ name: StreamName) -> AgentStatus.Stream {
         status(state: .online, reason: nil, bootCount: 0).streams![name.rawValue]!
     }
 
     /// Whether the current plan has some sensor switched on (samples are expected to flow).
-    public var anySensorOn: Bool {
+    package var anySensorOn: Bool {
         state.withLock { s in s.planned.plan.devices.values.contains { !$0.isOff } }
     }
 
     /// Publishes partial batches (at shutdown).
-    public func flushBatches() {
+    package func flushBatches() {
         hub.flushThenReconfigure { _ in }
     }
 
     /// Starts the step count over (Core Motion has no reset; operators of a fleet asked for one).
-    public func resetPedometer() throws {
+    package func resetPedometer() throws {
         let found = hub.withStreams { streams in
             for case let pedometer as PedometerStream in streams {
                 pedometer.reset()
@@ -272,7 +272,7 @@ public final class AgentController: Sendable {
     /// events stream is not running or no fall awaits a resolution.
     /// With `date` (Unix seconds, as the first report carried it), only that fall: an operator who saw one fall
     /// does not resolve a newer one by mistake.
-    public func resolveFall(
+    package func resolveFall(
         _ resolution: FallDetectionEvent.Resolution,
         date: Double? = nil
     ) throws -> FallDetectionEvent {
@@ -310,19 +310,19 @@ public final class AgentController: Sendable {
     }
 
     /// Runs `body` on the device-motion stream under the hub's lock (state snapshots, restores).
-    public func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
+    package func withDeviceMotion<R: Sendable>(_ body: (DeviceMotionStream) -> R) -> R? {
         withStream(DeviceMotionStream.self, body)
     }
 
     /// Runs `body` on the stream of type `T` under the hub's lock, between two samples.
-    public func withStream<T: MotionStream, R: Sendable>(_ type: T.Type, _ body: (T) -> R) -> R? {
+    package func withStream<T: MotionStream, R: Sendable>(_ type: T.Type, _ body: (T) -> R) -> R? {
         hub.withStreams { streams in
             for case let stream as T in streams { return body(stream) }
             return nil
         }
     }
 
-    public func recordFault(_ fault: SourceFault) {
+    package func recordFault(_ fault: SourceFault) {
         state.withLock { s in
             s.deviceErrors[fault.deviceID] = fault.recovered ? nil : fault.message
         }
@@ -370,7 +370,7 @@ public final class AgentController: Sendable {
 
     /// `streams.<stream>.rate_hz` → what the hardware made of a request it does not offer exactly
     /// (`OfferedRateNotes`), for the configuration's account in the status.
-    public func offeredRateNotes() -> [String: String] {
+    package func offeredRateNotes() -> [String: String] {
         let devices = source.devices
         let settings = configuration().streams
         let planned = state.withLock { $0.planned }
@@ -386,7 +386,7 @@ public final class AgentController: Sendable {
     }
 
     /// The full status document as of now.
-    public func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
+    package func status(state agentState: AgentStatus.State, reason: String?, bootCount: UInt64) -> AgentStatus {
         let devices = source.devices
         let configuration = configuration()
         let frame = configuration.deviceMotion.referenceFrame
@@ -459,7 +459,7 @@ public final class AgentController: Sendable {
 
 extension SupportedRates {
     /// As sysfs writes it: a list of rates, or `[min step max]`.
-    public var sysfsText: String {
+    package var sysfsText: String {
         switch self {
         case .list(let rates): rates.sorted().map { formatHz($0) }.joined(separator: " ")
         case .range(let min, let step, let max): "[\(formatHz(min)) \(formatHz(step)) \(formatHz(max))]"

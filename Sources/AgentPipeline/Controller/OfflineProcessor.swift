@@ -10,27 +10,27 @@ import MotionModel
 ///
 /// The same pipeline as the live agent (`Pipeline`), fed synchronously; device motion publishes one message per
 /// gyroscope sample. Raw sensor streams are off: the input is the raw data.
-public struct OfflineProcessor {
-    public var configuration: AgentConfiguration
-    public var referenceFrame: AttitudeReferenceFrame?
-    public var logger: Logger
+package struct OfflineProcessor {
+    package var configuration: AgentConfiguration
+    package var referenceFrame: AttitudeReferenceFrame?
+    package var logger: Logger
 
-    public init(configuration: AgentConfiguration, referenceFrame: AttitudeReferenceFrame?, logger: Logger) {
+    package init(configuration: AgentConfiguration, referenceFrame: AttitudeReferenceFrame?, logger: Logger) {
         self.configuration = configuration
         self.referenceFrame = referenceFrame
         self.logger = logger
     }
 
-    public struct Summary: Sendable {
-        public var samples: Int
-        public var messages: [String: Int]
-        public var seconds: Double
+    package struct Summary: Sendable {
+        package var samples: Int
+        package var messages: [String: Int]
+        package var seconds: Double
     }
 
     /// - Parameters:
     ///   - samples: the recording's samples in order (Recording's reader parses the CSV).
     ///   - sensors: the sensors the recording holds; `fastestRateHz` its fastest sensor's rate (nil: 100 Hz).
-    public func run(
+    package func run(
         samples: [IMUSample],
         sensors: Set<SensorType>,
         fastestRateHz: Double?,

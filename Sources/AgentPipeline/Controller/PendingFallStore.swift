@@ -9,21 +9,21 @@ import MotionModel
 /// Written twice a fall — the report, then the follow-up in its place (replaced, not removed: a removal the disk
 /// has not written back may come back after a power cut, and a second follow-up with it) — a rare small write,
 /// not the per-sample path.
-public struct PendingFallStore: Sendable {
+package struct PendingFallStore: Sendable {
     let state: any StateDirectory
     let logger: Logger
 
-    public init(state: any StateDirectory, logger: Logger) {
+    package init(state: any StateDirectory, logger: Logger) {
         self.state = state
         self.logger = logger
     }
 
     /// The file, for messages.
-    public var path: String { state.location(of: .pendingFall) }
+    package var path: String { state.location(of: .pendingFall) }
 
     /// The kept fall awaiting a resolution, or nil when there is none (no file, or its follow-up went out) or the
     /// file is unusable (logged).
-    public func load() -> FallDetectionEvent? {
+    package func load() -> FallDetectionEvent? {
         do {
             guard let data = try state.read(.pendingFall) else { return nil }
             let kept = try JSONDecoder().decode(FallDetectionEvent.self, from: Data(data))
@@ -50,7 +50,7 @@ public struct PendingFallStore: Sendable {
     /// Replaces the file with a fall as published, its report or its follow-up (`nil`: removes it — a fall no
     /// longer watched). Failures are logged: the fall is watched now, only a restart before its resolution would
     /// forget it.
-    public func save(_ fall: FallDetectionEvent?) {
+    package func save(_ fall: FallDetectionEvent?) {
         do {
             guard let fall else {
                 try state.remove(.pendingFall)

@@ -7,20 +7,20 @@ import MotionModel
 /// directory, so the capture time survives a restart. Which quaternion is in force is decided by the
 /// configuration's layers (config.yaml, desired documents, command overrides — `overrides.json` keeps a
 /// command's); this file only remembers when that quaternion became the reference.
-public struct ReferenceAttitudeStore: Sendable {
+package struct ReferenceAttitudeStore: Sendable {
     let state: any StateDirectory
     let logger: Logger
 
-    public init(state: any StateDirectory, logger: Logger) {
+    package init(state: any StateDirectory, logger: Logger) {
         self.state = state
         self.logger = logger
     }
 
     /// The file, for messages.
-    public var path: String { state.location(of: .referenceAttitude) }
+    package var path: String { state.location(of: .referenceAttitude) }
 
     /// The kept reference, or nil when there is none or the file is unusable (logged).
-    public func load() -> ReferenceAttitude? {
+    package func load() -> ReferenceAttitude? {
         do {
             guard let data = try state.read(.referenceAttitude) else { return nil }
             let kept = try JSONDecoder().decode(ReferenceAttitude.self, from: Data(data))
@@ -41,7 +41,7 @@ public struct ReferenceAttitudeStore: Sendable {
 
     /// Replaces the file (`nil`: removes it). Failures are logged: the reference applies now, only its
     /// capture time would be lost at a restart.
-    public func save(_ reference: ReferenceAttitude?) {
+    package func save(_ reference: ReferenceAttitude?) {
         guard let reference else {
             do {
                 try state.remove(.referenceAttitude)
@@ -66,7 +66,7 @@ public struct ReferenceAttitudeStore: Sendable {
     /// The reference to run with when `quaternion` is in force at `now`: the kept one (and its capture time)
     /// when it is the same rotation, else a new one set now — written back either way, so the file always
     /// follows the configuration.
-    public func reconcile(_ quaternion: Quaternion?, now: Double) -> ReferenceAttitude? {
+    package func reconcile(_ quaternion: Quaternion?, now: Double) -> ReferenceAttitude? {
         guard let quaternion else {
             save(nil)
             return nil

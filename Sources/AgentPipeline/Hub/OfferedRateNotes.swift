@@ -6,10 +6,10 @@ import MotionModel
 /// exactly what was asked; otherwise it keeps the requested rate only on average, at uneven intervals (300 Hz
 /// from 500 Hz: 2 and 4 ms apart), and the status says so — a setting's note, which `fleet status` also lists
 /// as a difference, as it does a clamp. A request above the device's maximum is `AgentStatus.hardwareNotes`.
-public enum OfferedRateNotes {
+package enum OfferedRateNotes {
     /// `streams.<stream>.rate_hz` → the note, for every enabled stream delivering its requested rate unevenly
     /// from a device that does not offer it.
-    public static func notes(
+    package static func notes(
         settings: [StreamName: StreamSettings],
         effectiveRatesHz: [StreamName: Double],
         planned: RatePlanner.Result,

@@ -6,19 +6,19 @@ import MotionModel
 ///
 /// Pure: it takes what the hardware offers and what the streams ask, and returns the plan and the rates each
 /// sensor will deliver. The hub applies the result.
-public enum RatePlanner {
-    public struct Result: Sendable, Hashable {
-        public var plan: AcquisitionPlan
+package enum RatePlanner {
+    package struct Result: Sendable, Hashable {
+        package var plan: AcquisitionPlan
         /// The rate each needed sensor will deliver at, Hz; absent when the sensor is off or missing.
-        public var sensorRatesHz: [SensorType: Double]
+        package var sensorRatesHz: [SensorType: Double]
         /// Which device feeds each sensor (the first device offering it).
-        public var sensorDevices: [SensorType: String]
+        package var sensorDevices: [SensorType: String]
     }
 
     /// - Parameters:
     ///   - devices: what the source found.
     ///   - demandsHz: for each sensor some active stream needs, the highest rate asked of it.
-    public static func plan(devices: [SensorDevice], demandsHz: [SensorType: Double]) -> Result {
+    package static func plan(devices: [SensorDevice], demandsHz: [SensorType: Double]) -> Result {
         var sensorDevices: [SensorType: String] = [:]
         for device in devices {
             for sensor in SensorType.allCases where device.sensors.contains(sensor) && sensorDevices[sensor] == nil {

@@ -10,11 +10,11 @@ import Synchronization
 /// several acquisition threads (one per IIO device), and control changes (start, stop, rate) swap streams in
 /// between samples. Work per sample is a few comparisons and, when a stream is due, one encode into a reused
 /// buffer and one copy into the outbox — no allocation, no network.
-public final class SensorHub: SampleSink {
-    public struct Counters: Sendable, Hashable, Codable {
-        public var samples: UInt64 = 0
+package final class SensorHub: SampleSink {
+    package struct Counters: Sendable, Hashable, Codable {
+        package var samples: UInt64 = 0
         /// Readings dropped because a value was NaN or infinite.
-        public var invalidReadings: UInt64 = 0
+        package var invalidReadings: UInt64 = 0
     }
 
     private struct State: ~Copyable {
@@ -39,7 +39,7 @@ public final class SensorHub: SampleSink {
     ///   - clock: maps sensor timestamps to wall time in every message (`WallClock`).
     ///   - faults: called (on the acquisition thread) when the source reports a fault or recovery.
     ///   - sparkplug: Sparkplug's lane, fed from the same per-sample path (nil: Sparkplug is off).
-    public init(
+    package init(
         outbox: Outbox,
         clock: WallClock = WallClock(),
         faults: @escaping @Sendable (SourceFault) -> Void = { _ in },
@@ -73,7 +73,7 @@ public final class SensorHub: SampleSink {
         }
     }
 
-    public var counters: Counters { state.withLock { $0.counters } }
+    package var counters: Counters { state.withLock { $0.counters } }
 
     /// Publishes every stream's held-back samples (partial batches), then runs `body` on the streams — all
     /// between two samples, so no sample is lost or sent under the old settings after the new ones apply.
@@ -85,7 +85,7 @@ public final class SensorHub: SampleSink {
         }
     }
 
-    public func ingest(_ sample: IMUSample) {
+    package func ingest(_ sample: IMUSample) {
         state.withLock { state in
             var sample = sample
             state.counters.samples += 1
@@ -115,7 +115,7 @@ public final class SensorHub: SampleSink {
         }
     }
 
-    public func report(_ fault: SourceFault) {
+    package func report(_ fault: SourceFault) {
         faults(fault)
     }
 }

@@ -2,7 +2,7 @@ import MotionWire
 
 extension AgentMetrics.Durable {
     /// The metrics' `durable` object from the durable log's counters.
-    public init(_ counters: DurableLog.Counters) {
+    package init(_ counters: DurableLog.Counters) {
         self.init(
             appended: counters.appended,
             acknowledged: counters.acknowledged,

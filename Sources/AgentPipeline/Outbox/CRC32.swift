@@ -1,6 +1,6 @@
 /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as zlib's `crc32`), table-driven: the durable log
 /// detects torn and corrupt records with it.
-public enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var c = UInt32(index)
         for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
@@ -8,7 +8,7 @@ public enum CRC32 {
     }
 
     /// Continues `crc` (0 to start) over `bytes`.
-    public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         table.withUnsafeBufferPointer { t in
             for byte in bytes { c = t[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
@@ -16,5 +16,5 @@ public enum CRC32 {
         return ~c
     }
 
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
 }

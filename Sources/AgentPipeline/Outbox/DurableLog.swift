@@ -33,52 +33,52 @@ import Logging
 ///
 /// Thread-safe: one lock around the state; the writer thread appends, the publisher reads and the connection
 /// supervisor acknowledges.
-public final class DurableLog: @unchecked Sendable {
-    public struct Counters: Sendable, Hashable, Codable {
+package final class DurableLog: @unchecked Sendable {
+    package struct Counters: Sendable, Hashable, Codable {
         /// Records written since start.
-        public var appended: UInt64 = 0
+        package var appended: UInt64 = 0
         /// Records handed to the MQTT client since start (replays included).
-        public var published: UInt64 = 0
+        package var published: UInt64 = 0
         /// Records the broker acknowledged since start.
-        public var acknowledged: UInt64 = 0
+        package var acknowledged: UInt64 = 0
         /// Records discarded unacknowledged (the bounds), since start: exact.
-        public var dropped: UInt64 = 0
+        package var dropped: UInt64 = 0
         /// Messages refused before they entered the log (invalid topic or oversized payload).
-        public var rejected: UInt64 = 0
+        package var rejected: UInt64 = 0
         /// Bytes cut off torn or corrupt segment tails at open.
-        public var truncatedBytes: UInt64 = 0
+        package var truncatedBytes: UInt64 = 0
         /// Records not yet acknowledged.
-        public var depth: Int = 0
+        package var depth: Int = 0
         /// Records not yet handed to the client.
-        public var backlog: Int = 0
+        package var backlog: Int = 0
         /// Bytes of the segment files.
-        public var bytes: Int = 0
-        public var segments: Int = 0
+        package var bytes: Int = 0
+        package var segments: Int = 0
         /// The acknowledgement cursor.
-        public var cursor: UInt64 = 0
+        package var cursor: UInt64 = 0
         /// Records (included in `dropped`) that never reached the disk: the file system was full or the write
         /// failed.
-        public var droppedNoSpace: UInt64 = 0
+        package var droppedNoSpace: UInt64 = 0
         /// Records (included in `dropped`) not sent because they were older than their stream's expiry
         /// (`streams.<name>.expiry_s`) when their turn came.
-        public var expired: UInt64 = 0
+        package var expired: UInt64 = 0
         /// What is wrong with the log's storage, what the log does meanwhile and the fix; nil when all is well.
-        public var storageProblem: String?
+        package var storageProblem: String?
     }
 
     /// One message read back from the log.
-    public struct Record: Sendable, Equatable {
-        public var seq: UInt64
-        public var timeMillis: UInt64
-        public var qos: Int
-        public var retain: Bool
-        public var topic: String
-        public var payload: [UInt8]
+    package struct Record: Sendable, Equatable {
+        package var seq: UInt64
+        package var timeMillis: UInt64
+        package var qos: Int
+        package var retain: Bool
+        package var topic: String
+        package var payload: [UInt8]
     }
 
     /// Why the log could not be opened or written.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     struct Segment {
@@ -93,10 +93,10 @@ public final class DurableLog: @unchecked Sendable {
 
     static let headerBytes = 8
     static let fixedBodyBytes = 20
-    public static let maxTopicBytes = TopicScheme.maximumBytes
-    public static let maxSegmentBytes = 4 << 20
+    package static let maxTopicBytes = TopicScheme.maximumBytes
+    package static let maxSegmentBytes = 4 << 20
     /// The largest payload a record may carry, so every record fits in one segment.
-    public static let maxPayloadBytes = 1 << 20
+    package static let maxPayloadBytes = 1 << 20
     /// Seqs at or above this are corrupt (2⁶² messages is 14 million years at 10 kHz): a record or a cursor that
     /// claims one would make the next seq overflow, so the log refused to open and the agent could not start
     /// (found by Fuzz/FuzzDurableLog).
@@ -107,10 +107,10 @@ public final class DurableLog: @unchecked Sendable {
     static let plausibleWallTimeMillis: UInt64 = 1_577_836_800_000
 
     /// The folder, for messages.
-    public let directory: String
-    public let maxBytes: Int
-    public let maxAgeSeconds: Double
-    public let segmentBytes: Int
+    package let directory: String
+    package let maxBytes: Int
+    package let maxAgeSeconds: Double
+    package let segmentBytes: Int
     private let logger: Logger
     private let lock = NSLock()
     /// The folder's files; used under `lock` only.
@@ -152,7 +152,7 @@ public final class DurableLog: @unchecked Sendable {
 
     /// Space the log leaves free in its file system for the agent's other state files, which must still be
     /// replaceable (write, fsync, rename) while the log is full.
-    public static let reservedFreeBytes = 256 << 10
+    package static let reservedFreeBytes = 256 << 10
 
     /// Opens the log in `storage`'s folder, cutting off torn tails.
     ///
@@ -162,7 +162,7 @@ public final class DurableLog: @unchecked Sendable {
     ///   - maxAgeSeconds: records older than this are dropped.
     ///   - clock: the agent's clock, whose monotonic half reveals steps of the wall clock the `nowMillis`
     ///     arguments are read from; nil: no steps are looked for.
-    public init(
+    package init(
         storage: any SegmentStorage,
         maxBytes: Int,
         maxAgeSeconds: Double,
@@ -283,7 +283,7 @@ public final class DurableLog: @unchecked Sendable {
     /// Why a message can never enter the log, or nil when it can: MQTT topic names are non-empty UTF-8 of at
     /// most 65535 bytes without wildcards or NUL (MQTT 5 §4.7.3, §1.5.4); payloads are bounded so a record
     /// fits in a segment.
-    public static func problem(topic: String, payloadCount: Int) -> String? {
+    package static func problem(topic: String, payloadCount: Int) -> String? {
         if let problem = TopicScheme.publishingProblem(topic) { return "the topic " + problem }
         if payloadCount > maxPayloadBytes { return "the payload is \(payloadCount) bytes, over the 1 MiB limit" }
         return nil
@@ -291,7 +291,7 @@ public final class DurableLog: @unchecked Sendable {
 
     /// Appends one message; returns its seq. Drops the oldest segments past `maxBytes`.
     @discardableResult
-    public func append(
+    package func append(
         topic: String,
         qos: Int,
         retain: Bool,
@@ -483,7 +483,7 @@ public final class DurableLog: @unchecked Sendable {
 
     /// The next record not yet handed to the client, in seq order; records past `maxAgeSeconds` are dropped
     /// (and counted) on the way. Call `markPublished` once the client took it.
-    public func next(nowMillis: UInt64) -> Record? {
+    package func next(nowMillis: UInt64) -> Record? {
         lock.lock()
         defer { lock.unlock() }
         while readIndex < segments.count {
@@ -518,7 +518,7 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     /// The record `next` returned went to the client.
-    public func markPublished(_ seq: UInt64) {
+    package func markPublished(_ seq: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         guard passPeekedLocked(seq) else { return }
@@ -540,7 +540,7 @@ public final class DurableLog: @unchecked Sendable {
 
     /// The record `next` returned is older than its stream's expiry: it goes unsent, like a record past
     /// `maxAgeSeconds`, counted in `dropped` and `expired`.
-    public func discardExpired(_ seq: UInt64) {
+    package func discardExpired(_ seq: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         guard passPeekedLocked(seq) else { return }
@@ -553,7 +553,7 @@ public final class DurableLog: @unchecked Sendable {
     /// `expirySeconds` is 0: it never expires), or nil when it has expired. A record whose age is unknown
     /// (either wall time before 2020: an unsynchronized clock) keeps its whole expiry, as the age bound
     /// spares it.
-    public static func remainingExpiry(
+    package static func remainingExpiry(
         ofRecordAt timeMillis: UInt64,
         expirySeconds: UInt32,
         nowMillis: UInt64
@@ -629,14 +629,14 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     /// The broker acknowledged `seq`: the cursor advances over the contiguous acknowledged prefix.
-    public func acknowledge(_ seq: UInt64) {
+    package func acknowledge(_ seq: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         acknowledgeLocked(seq, counted: true)
     }
 
     /// The broker acknowledged these seqs (any order): one lock for the lot.
-    public func acknowledge(contentsOf seqs: some Sequence<UInt64>) {
+    package func acknowledge(contentsOf seqs: some Sequence<UInt64>) {
         lock.lock()
         defer { lock.unlock() }
         for seq in seqs { acknowledgeLocked(seq, counted: true) }
@@ -659,7 +659,7 @@ public final class DurableLog: @unchecked Sendable {
 
     /// Periodic upkeep (the writer thread calls it about every 100 ms): deletes fully acknowledged segments,
     /// drops segments past the age bound, and writes the cursor when it moved.
-    public func maintain(nowMillis: UInt64) {
+    package func maintain(nowMillis: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         while segments.count > 1 {
@@ -675,14 +675,14 @@ public final class DurableLog: @unchecked Sendable {
     }
 
     /// Whether `maintain` has anything to do: a cursor not yet written, or an older segment that may go.
-    public var needsMaintenance: Bool {
+    package var needsMaintenance: Bool {
         lock.lock()
         defer { lock.unlock() }
         return cursor != cursorWritten || segments.count > 1
     }
 
     /// Writes the cursor and closes the files (at shutdown).
-    public func close() {
+    package func close() {
         lock.lock()
         defer { lock.unlock() }
         cursorWritten = .max
@@ -715,7 +715,7 @@ public final class DurableLog: @unchecked Sendable {
         )
     }
 
-    public var snapshot: Counters {
+    package var snapshot: Counters {
         lock.lock()
         defer { lock.unlock() }
         var c = counters

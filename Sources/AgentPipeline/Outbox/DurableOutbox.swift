@@ -13,20 +13,20 @@ import Synchronization
 /// Once open the log stays open for the run (its records drain even if no stream is durable any more). When it
 /// cannot be opened, `problem` says why, the streams keep their messages in memory, and the status says the
 /// setting is not in force (`notes(for:)`), so the agent never claims a durability it does not have.
-public final class DurableOutbox: Sendable {
-    public struct Settings: Sendable {
+package final class DurableOutbox: Sendable {
+    package struct Settings: Sendable {
         /// `outbox.max_bytes`, `outbox.max_age_s`, `outbox.replay_rate`.
-        public var maxBytes: Int
-        public var maxAgeSeconds: Double
-        public var replayRate: Double
+        package var maxBytes: Int
+        package var maxAgeSeconds: Double
+        package var replayRate: Double
 
-        public init(maxBytes: Int, maxAgeSeconds: Double, replayRate: Double) {
+        package init(maxBytes: Int, maxAgeSeconds: Double, replayRate: Double) {
             self.maxBytes = maxBytes
             self.maxAgeSeconds = maxAgeSeconds
             self.replayRate = replayRate
         }
 
-        public init(_ outbox: OutboxSettings) {
+        package init(_ outbox: OutboxSettings) {
             self.init(
                 maxBytes: outbox.maxBytes,
                 maxAgeSeconds: Double(outbox.maxAgeSeconds),
@@ -51,7 +51,7 @@ public final class DurableOutbox: Sendable {
     private let state: any StateDirectory
     private let settings: Settings
     /// The ring durable streams' messages are staged in (the memory outbox's `durableStaging`).
-    public let staging: Outbox
+    package let staging: Outbox
     private let memory: Outbox
     private let clock: any AgentClock
     private let logger: Logger
@@ -59,7 +59,7 @@ public final class DurableOutbox: Sendable {
 
     /// - Parameters:
     ///   - memory: the memory outbox, whose `durableStaging` is `staging` (created with `routesDurable: false`).
-    public init(
+    package init(
         state: any StateDirectory,
         settings: Settings,
         staging: Outbox,
@@ -76,23 +76,23 @@ public final class DurableOutbox: Sendable {
     }
 
     /// The publisher that sends the log's records; `prepare` opens the log only once it has one.
-    public func attach(_ publisher: OutboxPublisher) {
+    package func attach(_ publisher: OutboxPublisher) {
         locked.withLock { $0.publisher = publisher }
     }
 
     /// Whether the log is open.
-    public var isOpen: Bool {
+    package var isOpen: Bool {
         locked.withLock { if case .open = $0.phase { true } else { false } }
     }
 
     /// Why the log is not open though the configuration asked for it; nil when it is open or was never needed.
-    public var problem: String? {
+    package var problem: String? {
         locked.withLock { if case .failed(let problem) = $0.phase { problem } else { nil } }
     }
 
     /// Opens the log if `configuration` makes a stream durable (or, the first time, if an earlier run left
     /// records) and it is not open yet. Never throws: a failure is logged once per attempt and kept in `problem`.
-    public func prepare(for configuration: AgentConfiguration) {
+    package func prepare(for configuration: AgentConfiguration) {
         locked.withLock { current in
             if case .open = current.phase { return }
             guard let publisher = current.publisher else { return }
@@ -127,7 +127,7 @@ public final class DurableOutbox: Sendable {
 
     /// Notes for the configuration's account (`ConfigurationStatus.Setting.note`): each durable setting that is
     /// not in force, and why.
-    public func notes(for configuration: AgentConfiguration) -> [String: String] {
+    package func notes(for configuration: AgentConfiguration) -> [String: String] {
         let open = isOpen
         guard !open else { return [:] }
         let why = problem ?? "the durable log is not open"

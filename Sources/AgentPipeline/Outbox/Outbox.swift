@@ -15,25 +15,25 @@ import Synchronization
 /// A message may carry an expiry (`streams.<name>.expiry_s`): once it has waited that long it is dropped
 /// before it is lent (counted in `droppedExpired`), and a message lent in time carries what is left of its
 /// expiry, for the broker's MQTT 5 Message Expiry Interval.
-public final class Outbox: @unchecked Sendable {
-    public struct Counters: Sendable, Hashable, Codable {
-        public var enqueued: UInt64 = 0
-        public var published: UInt64 = 0
+package final class Outbox: @unchecked Sendable {
+    package struct Counters: Sendable, Hashable, Codable {
+        package var enqueued: UInt64 = 0
+        package var published: UInt64 = 0
         /// Dropped because the outbox was full (oldest first).
-        public var droppedOverflow: UInt64 = 0
+        package var droppedOverflow: UInt64 = 0
         /// Refused at the door: larger than the whole arena, or an unknown topic.
-        public var rejected: UInt64 = 0
+        package var rejected: UInt64 = 0
         /// Refused by the client as invalid (never retried, so one bad message cannot block the queue).
-        public var failed: UInt64 = 0
+        package var failed: UInt64 = 0
         /// Dropped unsent because they waited longer than their expiry (`streams.<name>.expiry_s`).
-        public var droppedExpired: UInt64 = 0
-        public var depth: Int = 0
-        public var bytes: Int = 0
+        package var droppedExpired: UInt64 = 0
+        package var depth: Int = 0
+        package var bytes: Int = 0
 
-        public init() {}
+        package init() {}
 
         /// Counters written before `droppedExpired` existed decode with it at 0.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let values = try decoder.container(keyedBy: CodingKeys.self)
             enqueued = try values.decode(UInt64.self, forKey: .enqueued)
             published = try values.decode(UInt64.self, forKey: .published)
@@ -47,14 +47,14 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// A message lent to the drainer.
-    public struct Message {
-        public var sequence: UInt64
-        public var topicID: Int
-        public var qos: Int
-        public var retain: Bool
-        public var payload: UnsafeRawBufferPointer
+    package struct Message {
+        package var sequence: UInt64
+        package var topicID: Int
+        package var qos: Int
+        package var retain: Bool
+        package var payload: UnsafeRawBufferPointer
         /// What is left of the message's expiry, whole seconds rounded up (at least 1); 0: it never expires.
-        public var expirySeconds: UInt32
+        package var expirySeconds: UInt32
     }
 
     private struct Entry {
@@ -70,11 +70,11 @@ public final class Outbox: @unchecked Sendable {
         var enqueuedNanos: UInt64
     }
 
-    public let capacityBytes: Int
-    public let capacityMessages: Int
+    package let capacityBytes: Int
+    package let capacityMessages: Int
     /// Where messages of durable streams go instead: a second ring that a writer thread empties into the
     /// durable log whether the broker is connected or not, so they never wait behind memory-only messages.
-    public let durableStaging: Outbox?
+    package let durableStaging: Outbox?
     /// Whether durable streams' messages go to `durableStaging`: only once the durable log is open
     /// (`routeDurableMessages()`), so a staged message always has a log to go to; until then they stay in memory.
     private let routesDurable: Atomic<Bool>
@@ -95,7 +95,7 @@ public final class Outbox: @unchecked Sendable {
     /// A private copy for the drainer, so the lock is not held while the client copies the payload.
     private let lendBuffer: UnsafeMutableRawBufferPointer
 
-    public init(
+    package init(
         capacityBytes: Int = 4 << 20,
         capacityMessages: Int = 65_536,
         durableStaging: Outbox? = nil,
@@ -117,7 +117,7 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// The largest message accepted, bytes: a batch of 1000 device-motion samples in JSON is about 700 kB.
-    public static let maximumMessageBytes = 1 << 20
+    package static let maximumMessageBytes = 1 << 20
     private let lendCapacity: Int
     /// Drainers waiting for a message: enqueue signals only then, instead of a futex wake per message.
     private var waiters = 0
@@ -128,7 +128,7 @@ public final class Outbox: @unchecked Sendable {
         lendBuffer.deallocate()
     }
 
-    public var snapshot: Counters {
+    package var snapshot: Counters {
         lock.lock()
         defer { lock.unlock() }
         var c = counters
@@ -138,15 +138,15 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// From now on durable streams' messages go to `durableStaging` (the durable log was opened).
-    public func routeDurableMessages() {
+    package func routeDurableMessages() {
         routesDurable.store(true, ordering: .releasing)
     }
 
     /// Whether durable streams' messages go to `durableStaging`.
-    public var routesDurableMessages: Bool { durableStaging != nil && routesDurable.load(ordering: .acquiring) }
+    package var routesDurableMessages: Bool { durableStaging != nil && routesDurable.load(ordering: .acquiring) }
 
     /// CLOCK_MONOTONIC in nanoseconds.
-    public static func monotonicNanos() -> UInt64 {
+    package static func monotonicNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
@@ -157,7 +157,7 @@ public final class Outbox: @unchecked Sendable {
     /// `durableStaging` when there is one. `expirySeconds` > 0: the message is dropped unsent once it has
     /// waited that long.
     @discardableResult
-    public func enqueue(
+    package func enqueue(
         topicID: Int,
         qos: Int,
         retain: Bool,
@@ -278,7 +278,7 @@ public final class Outbox: @unchecked Sendable {
     /// meanwhile by overflow is not popped twice. Expired messages at the head are dropped first (counted).
     ///
     /// - Returns: `false` when nothing was available within the timeout or the outbox is closed.
-    public func withOldest(timeout: Double, _ body: (Message) -> Disposition) -> Bool {
+    package func withOldest(timeout: Double, _ body: (Message) -> Disposition) -> Bool {
         lock.lock()
         var remaining = dropExpiredHead()
         if count == 0 && !closed && timeout > 0 {
@@ -319,7 +319,7 @@ public final class Outbox: @unchecked Sendable {
         return true
     }
 
-    public enum Disposition: Sendable {
+    package enum Disposition: Sendable {
         /// Handed to the client: remove it.
         case published
         /// The client refused it as invalid: remove and count it.
@@ -329,20 +329,20 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// Wakes a waiting drainer (at shutdown, or when the connection comes back).
-    public func wake() {
+    package func wake() {
         lock.lock()
         lock.broadcast()
         lock.unlock()
     }
 
-    public func close() {
+    package func close() {
         lock.lock()
         closed = true
         lock.broadcast()
         lock.unlock()
     }
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         lock.lock()
         defer { lock.unlock() }
         return count == 0

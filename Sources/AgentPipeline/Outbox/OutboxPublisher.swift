@@ -18,9 +18,9 @@ import Synchronization
 /// Both loops are written as turns (`publishTurn`, `writeTurn`) that never block: with `Drive.threads` (the
 /// agent) two threads turn them and sleep between turns; with `Drive.turns` (the simulation) nothing is started
 /// and whoever runs the agent turns them, so a whole agent runs on one thread, on virtual time.
-public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
+package final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     /// Who turns the two loops.
-    public enum Drive: Sendable {
+    package enum Drive: Sendable {
         /// Two threads of the publisher's own: the agent.
         case threads
         /// The caller, through `publishTurn()` and `writeTurn()`: the simulation, one loop for everything.
@@ -28,7 +28,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     }
 
     /// What one turn of the publishing loop did, and so when the next can do more.
-    public enum PublishTurn: Sendable, Equatable {
+    package enum PublishTurn: Sendable, Equatable {
         /// Handed messages to the client: turn again at once.
         case sent
         /// Not connected, or the client refused for now: nothing moves until the connection changes.
@@ -42,7 +42,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     }
 
     /// What one turn of the durable writer did.
-    public enum WriteTurn: Sendable, Equatable {
+    package enum WriteTurn: Sendable, Equatable {
         /// Moved a staged message into the log: turn again at once.
         case wrote
         /// Nothing staged; the log's upkeep (cursor file, old segments) is next due at this monotonic time.
@@ -50,12 +50,12 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     }
 
     /// The durable half: the staging ring the streams fill, the log, and the replay rate (messages/s).
-    public struct Durable: Sendable {
-        public var staging: Outbox
-        public var log: DurableLog
-        public var replayRate: Double
+    package struct Durable: Sendable {
+        package var staging: Outbox
+        package var log: DurableLog
+        package var replayRate: Double
 
-        public init(staging: Outbox, log: DurableLog, replayRate: Double) {
+        package init(staging: Outbox, log: DurableLog, replayRate: Double) {
             self.staging = staging
             self.log = log
             self.replayRate = replayRate
@@ -124,7 +124,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     private let loopState: Mutex<LoopState>
     private let writerState: Mutex<WriterState>
 
-    public init(
+    package init(
         outbox: Outbox,
         topics: TopicTable,
         broker: BrokerClient,
@@ -148,7 +148,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         acknowledgedSeqs.withLock { $0.reserveCapacity(self.window) }
     }
 
-    public func start() {
+    package func start() {
         broker.setAcknowledgementHandler(self)
         running.store(true, ordering: .sequentiallyConsistent)
         if durable != nil {
@@ -178,7 +178,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     /// records go out ahead of the memory outbox from the next turn, and the writer starts moving the staging
     /// ring into the log.
     @discardableResult
-    public func attachDurable(_ durable: Durable) -> Bool {
+    package func attachDurable(_ durable: Durable) -> Bool {
         let attached = durableSlot.withLock { slot -> Bool in
             guard slot == nil else { return false }
             slot = durable
@@ -196,7 +196,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
 
     /// Stops the threads after they have handed over what they can within `timeout` seconds while connected;
     /// everything staged for the durable log is written to it, and its cursor saved.
-    public func stop(drainTimeout timeout: Double) async {
+    package func stop(drainTimeout timeout: Double) async {
         let deadline = clock.monotonicSeconds() + timeout
         while isConnected && hasUnsent && clock.monotonicSeconds() < deadline {
             // Cancelled rather than shut down: no draining (a cancelled sleep returns at once, and this loop
@@ -232,20 +232,20 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
 
     /// Whether a publishing turn could hand anything over: messages queued in memory, staged, or in the durable
     /// log's backlog.
-    public var hasWork: Bool {
+    package var hasWork: Bool {
         if !outbox.isEmpty { return true }
         guard let durable else { return false }
         return !durable.staging.isEmpty || durable.log.snapshot.backlog > 0
     }
 
     /// Whether the durable writer has work a turn would do: messages staged, or the log's upkeep.
-    public var hasDurableWork: Bool {
+    package var hasDurableWork: Bool {
         guard let durable else { return false }
         return !durable.staging.isEmpty || durable.log.needsMaintenance
     }
 
     /// Whether the publishing loop still runs (between `start` and `stop`).
-    public var isRunning: Bool { running.load(ordering: .acquiring) }
+    package var isRunning: Bool { running.load(ordering: .acquiring) }
 
     private var hasUnsent: Bool {
         if !outbox.isEmpty { return true }
@@ -253,10 +253,10 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         return !durable.staging.isEmpty || durable.log.snapshot.depth > 0
     }
 
-    public var isConnected: Bool { connected.load(ordering: .acquiring) }
+    package var isConnected: Bool { connected.load(ordering: .acquiring) }
 
     /// The connection came up or went down.
-    public func setConnected(_ up: Bool) {
+    package func setConnected(_ up: Bool) {
         connected.store(up, ordering: .releasing)
         // A lost connection returns the window: libmosquitto resends its in-flight messages itself, and
         // their acknowledgements still find their seqs by message id.
@@ -265,13 +265,13 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
         wakeWindowWaiter()
     }
 
-    public func brokerAcknowledged(_ messageIDs: ArraySlice<Int32>) {
+    package func brokerAcknowledged(_ messageIDs: ArraySlice<Int32>) {
         acknowledge(contentsOf: messageIDs)
     }
 
     /// The broker acknowledged these QoS > 0 messages: their window slots return (one wake-up for the batch)
     /// and their durable seqs advance the log's cursor (one lock for the batch). Unknown ids are ignored.
-    public func acknowledge<IDs: Sequence<Int32>>(contentsOf messageIDs: IDs) {
+    package func acknowledge<IDs: Sequence<Int32>>(contentsOf messageIDs: IDs) {
         // The scratch lock orders batches (acknowledgements from a connection's thread, or a test) and is
         // taken only here, so holding it across the other two locks cannot deadlock.
         acknowledgedSeqs.withLock { seqs in
@@ -308,7 +308,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
     }
 
     /// The durable log's and the staging ring's counters, when there is a log.
-    public var durableCounters: DurableLog.Counters? {
+    package var durableCounters: DurableLog.Counters? {
         guard let durable else { return nil }
         var counters = durable.log.snapshot
         let staged = durable.staging.snapshot
@@ -374,7 +374,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
 
     /// One turn of the publishing loop, without blocking: the durable log's records first (in seq order, at the
     /// replay pace), then the oldest message of the memory outbox.
-    public func publishTurn() -> PublishTurn { publishTurn(waitingUpTo: 0) }
+    package func publishTurn() -> PublishTurn { publishTurn(waitingUpTo: 0) }
 
     /// One turn; the memory outbox may be waited on for up to `timeout` seconds when nothing else was sent.
     private func publishTurn(waitingUpTo timeout: Double) -> PublishTurn {
@@ -536,7 +536,7 @@ public final class OutboxPublisher: BrokerAcknowledgementHandler, Sendable {
 
     /// One turn of the durable writer, without blocking: the oldest staged message into the log, and the log's
     /// upkeep when it is due. Without a durable log there is nothing to do.
-    public func writeTurn() -> WriteTurn { writeTurn(waitingUpTo: 0) }
+    package func writeTurn() -> WriteTurn { writeTurn(waitingUpTo: 0) }
 
     private func writeTurn(waitingUpTo timeout: Double) -> WriteTurn {
         guard let durable else { return .idle(maintenanceDueMonotonic: .infinity) }

@@ -3,7 +3,7 @@ import MotionWire
 extension OutboxStatus {
     /// The status document's `outbox` object from the memory outbox's counters and, when a stream is durable,
     /// the durable log's.
-    public init(memory: Outbox.Counters, durable: DurableLog.Counters?) {
+    package init(memory: Outbox.Counters, durable: DurableLog.Counters?) {
         self.init(
             enqueued: memory.enqueued,
             published: memory.published,

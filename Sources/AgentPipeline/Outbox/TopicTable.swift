@@ -2,13 +2,13 @@ import Synchronization
 
 /// Topic strings by small integer id, so the outbox stores an id per message instead of a String (which
 /// would retain or copy per sample). Append-only: ids stay valid for the life of the agent.
-public final class TopicTable: Sendable {
+package final class TopicTable: Sendable {
     private let topics = Mutex<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// The id of `topic`, registering it on first use. Called at configuration time, not per sample.
-    public func id(for topic: String) -> Int {
+    package func id(for topic: String) -> Int {
         topics.withLock { list in
             if let i = list.firstIndex(of: topic) { return i }
             list.append(topic)
@@ -16,7 +16,7 @@ public final class TopicTable: Sendable {
         }
     }
 
-    public func topic(_ id: Int) -> String? {
+    package func topic(_ id: Int) -> String? {
         topics.withLock { list in id >= 0 && id < list.count ? list[id] : nil }
     }
 
@@ -26,7 +26,7 @@ public final class TopicTable: Sendable {
     private let expiries = Mutex<[String: UInt32]>([:])
 
     /// Sets (nil or 0: clears) the expiry of `topic`'s messages. Called at configuration time.
-    public func setExpiry(_ seconds: Int?, forTopic topic: String) {
+    package func setExpiry(_ seconds: Int?, forTopic topic: String) {
         let value = UInt32(clamping: seconds ?? 0)
         expiries.withLock { table in
             if value == 0 { table[topic] = nil } else { table[topic] = value }
@@ -34,7 +34,7 @@ public final class TopicTable: Sendable {
     }
 
     /// The expiry of `topic`'s messages, seconds; 0 when they never expire.
-    public func expirySeconds(ofTopic topic: String) -> UInt32 {
+    package func expirySeconds(ofTopic topic: String) -> UInt32 {
         expiries.withLock { $0[topic] ?? 0 }
     }
 }

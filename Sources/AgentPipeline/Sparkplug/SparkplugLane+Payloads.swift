@@ -6,7 +6,7 @@ import SparkplugB
 extension SparkplugLane {
     /// Records `payload` into its stream's device writer (`SparkplugDeviceWriter+Motion`).
     @inline(__always)
-    public static func record(_ payload: StreamPayload, into writer: inout SparkplugDeviceWriter, timeMs t: UInt64) {
+    package static func record(_ payload: StreamPayload, into writer: inout SparkplugDeviceWriter, timeMs t: UInt64) {
         switch payload {
         case .acceleration(let v): writer.record(acceleration: v, timeMs: t)
         case .rotationRate(let v): writer.record(rotationRate: v, timeMs: t)

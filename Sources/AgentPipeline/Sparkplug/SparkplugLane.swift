@@ -13,15 +13,15 @@ import Synchronization
 /// its own small lock: recording a value, appending the changed metrics and copying the body into the outbox
 /// allocate nothing. While no Sparkplug session is born the bodies wait here (oldest dropped when full) and go
 /// out flagged `is_historical` after the next birth (store and forward, docs/sparkplug.md).
-public final class SparkplugLane: Sendable {
-    public let catalog: SparkplugCatalog
+package final class SparkplugLane: Sendable {
+    package let catalog: SparkplugCatalog
     /// DDATA bodies; each message's topic id is its device's index in `catalog.devices`.
-    public let outbox: Outbox
+    package let outbox: Outbox
     private let writers: Mutex<[SparkplugDeviceWriter]>
     /// The device index of each payload kind (`PayloadKind.allCases` order); -1 where the stream is not carried.
     private let deviceOfKind: [Int]
 
-    public init(catalog: SparkplugCatalog, capacityBytes: Int = 1 << 20) {
+    package init(catalog: SparkplugCatalog, capacityBytes: Int = 1 << 20) {
         self.catalog = catalog
         outbox = Outbox(capacityBytes: capacityBytes)
         var writers = catalog.devices.indices.map { SparkplugDeviceWriter(catalog: catalog, device: $0) }
@@ -35,11 +35,11 @@ public final class SparkplugLane: Sendable {
     }
 
     /// Whether the lane carries `stream`.
-    public func carries(_ stream: StreamName) -> Bool { catalog.deviceIndex(of: stream.rawValue) != nil }
+    package func carries(_ stream: StreamName) -> Bool { catalog.deviceIndex(of: stream.rawValue) != nil }
 
     /// Records one published sample (`wallTimeMs`: when it was measured) and queues the changed metrics.
     /// Allocation-free: the hot path calls it for every message a carried stream publishes.
-    public func record(_ payload: StreamPayload, wallTimeMs t: UInt64) {
+    package func record(_ payload: StreamPayload, wallTimeMs t: UInt64) {
         let device = deviceOfKind[Self.kindIndex(payload)]
         guard device >= 0 else { return }
         let outbox = self.outbox
@@ -56,7 +56,7 @@ public final class SparkplugLane: Sendable {
     /// Records a stream's settings (`config/enabled`, `config/rateHz`, `config/effectiveRateHz`) and queues
     /// them when they changed. Returns whether they did.
     @discardableResult
-    public func recordSettings(
+    package func recordSettings(
         _ stream: StreamName,
         enabled: Bool,
         rateHz: Double,
@@ -85,7 +85,7 @@ public final class SparkplugLane: Sendable {
 
     /// The DBIRTH body of device `id` with its current values (nil for a device the lane does not carry);
     /// from here on the device reports only changes.
-    public func deviceBirth(_ id: String) -> [UInt8]? {
+    package func deviceBirth(_ id: String) -> [UInt8]? {
         guard let device = catalog.deviceIndex(of: id) else { return nil }
         let catalog = self.catalog
         return writers.withLock { $0[device].birth(catalog: catalog) }

@@ -11,18 +11,18 @@ import MotionWire
 /// Two sources of evidence are fused (`GaitActivityFusion`): the window classifier (orientation-free features
 /// of 5 s on a 25 Hz grid; trained on DSADS with people held out, automotive on TMD) and gait, read from the
 /// step detector the pedometer shares (`SharedGait`).
-public final class ActivityStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.activity
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var estimator: ActivityEstimator
+package final class ActivityStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.activity
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var estimator: ActivityEstimator
 
     /// The classifier reads a 25 Hz grid (`ActivityResampler`); the step detector it shares with the pedometer
     /// runs at 50 Hz.
-    public static let estimationRateHz = 50.0
+    package static let estimationRateHz = 50.0
 
     /// Steps per second from which a confirmed gait is running (`GaitActivityFusion.runningCadence`).
-    public static let runningCadence = GaitActivityFusion.runningCadence
+    package static let runningCadence = GaitActivityFusion.runningCadence
 
     private var topicID = -1
     private var seq: UInt64 = 0
@@ -33,20 +33,20 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
     private var fusion = GaitActivityFusion()
 
     /// - Parameter gait: the step detector shared with the pedometer stream (one per catalog).
-    public init(settings: StreamSettings, gait: SharedGait = SharedGait()) {
+    package init(settings: StreamSettings, gait: SharedGait = SharedGait()) {
         self.settings = settings
         self.gait = gait
         estimator = ActivityEstimator()
     }
 
     /// The latest activity (unknown until the first window is full).
-    public var current: MotionActivity { fusion.activity }
+    package var current: MotionActivity { fusion.activity }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.accelerometer: Self.estimationRateHz, .gyroscope: Self.estimationRateHz] : [:]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         running = settings.enabled && sensorRatesHz[.accelerometer] != nil
@@ -54,9 +54,9 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
         cap = RateCap(rateHz: effectiveRateHz)
     }
 
-    public var consumesSamples: Bool { running }
+    package var consumesSamples: Bool { running }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil || sample.rotationRate != nil else { return }
         let reading = gait.reading(for: sample)
         _ = estimator.update(sample)
@@ -77,7 +77,7 @@ public final class ActivityStream: MotionStream, @unchecked Sendable {
 }
 
 extension ActivityStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

@@ -7,14 +7,14 @@ import MotionWire
 /// `{root}/altimeter` (Core Motion's `CMAltitudeData`: relative altitude since start, pressure) and
 /// `{root}/altimeter/absolute` (`CMAbsoluteAltitudeData`: altitude above sea level from the standard
 /// atmosphere and the configured sea-level pressure, with accuracy and precision), both at `rate_hz`.
-public final class AltimeterStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.altimeter
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var altimeter: Altimeter
+package final class AltimeterStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.altimeter
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var altimeter: Altimeter
 
     /// The altimeter smooths pressure over about a second; this is plenty.
-    public static let estimationRateHz = 25.0
+    package static let estimationRateHz = 25.0
 
     private let absoluteTopicID: Int
     private var topicID = -1
@@ -23,7 +23,7 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var running = false
 
-    public init(settings: StreamSettings, seaLevelPressureKPa: Double, absoluteTopicID: Int) {
+    package init(settings: StreamSettings, seaLevelPressureKPa: Double, absoluteTopicID: Int) {
         self.settings = settings
         var s = Altimeter.Settings.defaults
         s.seaLevelPressureKPa = seaLevelPressureKPa
@@ -31,11 +31,11 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         self.absoluteTopicID = absoluteTopicID
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.barometer: max(settings.rateHz, Self.estimationRateHz)] : [:]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         let rate = sensorRatesHz[.barometer] ?? 0
@@ -44,9 +44,9 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
-    public var consumesSamples: Bool { running }
+    package var consumesSamples: Bool { running }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.pressureKPa != nil else { return }
         guard let relative = altimeter.update(sample), decimator.accept(sample.timestamp) else { return }
         seq += 1
@@ -71,7 +71,7 @@ public final class AltimeterStream: MotionStream, @unchecked Sendable {
 }
 
 extension AltimeterStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

@@ -10,14 +10,14 @@ import MotionWire
 /// The estimator sees every gyroscope sample at the estimation rate (at least `minimumEstimationRateHz`,
 /// whatever the publication rate), because an orientation filter's accuracy depends on how densely it
 /// integrates; the stream publishes at its own rate.
-public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.deviceMotion
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var estimator: DeviceMotionEstimator
+package final class DeviceMotionStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.deviceMotion
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var estimator: DeviceMotionEstimator
 
     /// Core Motion fuses at 100 Hz or more whatever interval an app asks for; so do we.
-    public static let minimumEstimationRateHz = 100.0
+    package static let minimumEstimationRateHz = 100.0
 
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var batcher = SampleBatcher(kind: .deviceMotion)
@@ -25,24 +25,24 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
     private var seq: UInt64 = 0
     private var estimationRateHz = 0.0
     /// Offline processing publishes one message per gyroscope sample, undecimated.
-    public var publishesEverySample = false
+    package var publishesEverySample = false
     /// Downgrades or refuses the heading where the horizontal field is too weak for a compass.
-    public var headingLimiter = HeadingLimiter()
+    package var headingLimiter = HeadingLimiter()
     /// From the World Magnetic Model at the configured location; nil: judged from the measured field.
-    public var expectedHeadingUsability: WorldMagneticModel.HeadingUsability? {
+    package var expectedHeadingUsability: WorldMagneticModel.HeadingUsability? {
         get { headingLimiter.expected }
         set { headingLimiter.expected = newValue }
     }
     /// The horizontal component of the calibrated field, nT, smoothed over about two seconds.
-    public var measuredHorizontalNanotesla: Double { headingLimiter.measuredHorizontalNanotesla }
+    package var measuredHorizontalNanotesla: Double { headingLimiter.measuredHorizontalNanotesla }
     /// While set, every message also carries `relativeAttitude` (reference⁻¹ ⊗ attitude).
-    public var referenceAttitude: ReferenceAttitude?
+    package var referenceAttitude: ReferenceAttitude?
     /// The estimator's latest attitude in the current frame (published or not), for capturing a reference;
     /// nil until the stream runs, and again when it stops or its frame changes (it would be stale or in
     /// another frame).
-    public private(set) var latestAttitude: Quaternion?
+    package private(set) var latestAttitude: Quaternion?
 
-    public init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
+    package init(settings: StreamSettings, referenceFrame: AttitudeReferenceFrame, declinationDegrees: Double) {
         self.settings = settings
         estimator = DeviceMotionEstimator(
             referenceFrame: referenceFrame,
@@ -51,11 +51,11 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         )
     }
 
-    public var requiredSensors: Set<SensorType> {
+    package var requiredSensors: Set<SensorType> {
         name.descriptor.requiredSensors.union(estimator.referenceFrame.needsMagnetometer ? [.magnetometer] : [])
     }
 
-    public var referenceFrame: AttitudeReferenceFrame {
+    package var referenceFrame: AttitudeReferenceFrame {
         get { estimator.referenceFrame }
         set {
             if newValue != estimator.referenceFrame { latestAttitude = nil }
@@ -63,19 +63,19 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         }
     }
 
-    public var declinationDegrees: Double {
+    package var declinationDegrees: Double {
         get { estimator.declinationDegrees }
         set { estimator.declinationDegrees = newValue }
     }
 
     /// Gyroscope bias and magnetometer calibration, to persist across restarts.
-    public var persistentState: DeviceMotionEstimatorState { estimator.persistentState }
+    package var persistentState: DeviceMotionEstimatorState { estimator.persistentState }
 
-    public func restore(_ state: DeviceMotionEstimatorState) {
+    package func restore(_ state: DeviceMotionEstimatorState) {
         estimator.restore(state)
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         guard settings.enabled else { return [:] }
         let rate = max(settings.rateHz, Self.minimumEstimationRateHz)
         var demands: [SensorType: Double] = [.gyroscope: rate, .accelerometer: rate]
@@ -84,7 +84,7 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         return demands
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 1400)
@@ -98,7 +98,7 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         estimationRateHz = gyroRate
     }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard effectiveRateHz > 0 else { return }
         // Every sample feeds the estimator; only due ones are published.
         guard var motion = estimator.update(sample) else { return }
@@ -120,13 +120,13 @@ public final class DeviceMotionStream: MotionStream, @unchecked Sendable {
         )
     }
 
-    public func flush(context: inout StreamContext) {
+    package func flush(context: inout StreamContext) {
         batcher.flush(topicID: topicID, settings: settings, context: &context)
     }
 }
 
 extension DeviceMotionStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

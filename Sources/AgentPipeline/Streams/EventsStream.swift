@@ -8,14 +8,14 @@ import MotionWire
 /// fall, a tilt — each published the moment the detector reports it: never batched, never held back by the rate.
 /// `rate_hz` is the rate the detector samples the accelerometer at (it was tuned at 50–200 Hz); the gyroscope is
 /// used when another stream runs it, not turned on for this one.
-public final class EventsStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.events
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var detector: MotionEventDetector
+package final class EventsStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.events
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var detector: MotionEventDetector
 
     /// The detector's range: below 50 Hz an impact's peak is missed, above 200 Hz it only costs.
-    public static let detectorRatesHz = 50.0...200.0
+    package static let detectorRatesHz = 50.0...200.0
 
     private var topicID = -1
     private var seq: UInt64 = 0
@@ -33,14 +33,14 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
     private var pendingFallStore: PendingFallStore?
 
-    public init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
+    package init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
         self.settings = settings
         detector = MotionEventDetector(settings: detectorSettings)
     }
 
     /// The detector's settings for the events settings of a configuration: the kinds and thresholds it names,
     /// the shipped values for the rest.
-    public static func detectorSettings(_ events: MotionEventsSettings) -> MotionEventDetector.Settings {
+    package static func detectorSettings(_ events: MotionEventsSettings) -> MotionEventDetector.Settings {
         var settings = MotionEventDetector.Settings.defaults
         settings.fallEnabled = events.falls
         settings.fall.responseWindowSeconds = events.fallResponseSeconds
@@ -53,7 +53,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     }
 
     /// New detector settings from the next sample on (`MotionEventDetector.reconfigure`); with the hub's lock held.
-    public func reconfigure(detector settings: MotionEventDetector.Settings) {
+    package func reconfigure(detector settings: MotionEventDetector.Settings) {
         guard settings != detector.settings else { return }
         detector.reconfigure(settings)
         if !settings.fallEnabled, reportedFall != nil || inheritedFall != nil {
@@ -66,18 +66,18 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
 
     /// Keeps the fall awaiting a resolution in `store` from now on and takes over `inherited`, the one an earlier
     /// run kept there (before the first sample; with the hub's lock held or before the hub runs).
-    public func keepPendingFall(in store: PendingFallStore?, inherited: FallDetectionEvent?) {
+    package func keepPendingFall(in store: PendingFallStore?, inherited: FallDetectionEvent?) {
         pendingFallStore = store
         inheritedFall = inherited
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         guard settings.enabled else { return [:] }
         let rate = min(max(settings.rateHz, Self.detectorRatesHz.lowerBound), Self.detectorRatesHz.upperBound)
         return [.accelerometer: rate]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         let rate = sensorRatesHz[.accelerometer] ?? 0
@@ -87,9 +87,9 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
-    public var consumesSamples: Bool { running }
+    package var consumesSamples: Bool { running }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil, decimator.accept(sample.timestamp) else { return }
         lastTimestamp = sample.timestamp
         if let inherited = inheritedFall { adopt(inherited, at: sample.timestamp, clock: &context.clock) }
@@ -103,7 +103,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     /// An operator's resolution (`confirmed`, `dismissed`) of the fall awaiting one: the follow-up is published
     /// at once, dated by the last sample the detector saw, and returned with wall-clock dates as it went out.
     /// nil when the stream is not running or no fall awaits a resolution (none yet, or already resolved).
-    public func resolveFall(
+    package func resolveFall(
         _ resolution: FallDetectionEvent.Resolution,
         context: inout StreamContext
     ) -> FallDetectionEvent? {
@@ -118,7 +118,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     }
 
     /// The wall-clock date (Unix s, as published) of the fall awaiting a resolution, if its report went out.
-    public var pendingFallDate: Double? { reportedFall?.wallDate ?? inheritedFall?.date }
+    package var pendingFallDate: Double? { reportedFall?.wallDate ?? inheritedFall?.date }
 
     /// Hands `fall` (wall-clock dates) to the detector with its dates on the sample clock, `t` being now on both:
     /// the time since its detection is the wall clock's, the agent being down for part of it.
@@ -137,7 +137,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
     }
 
     /// Whether the detector is fed (the stream is on and the accelerometer runs).
-    public var isRunning: Bool { running }
+    package var isRunning: Bool { running }
 
     /// The event with its dates moved from the sample clock to wall-clock Unix seconds, as the payload carries them.
     /// A fall's follow-up keeps the dates its first report went out with.
@@ -171,7 +171,7 @@ public final class EventsStream: MotionStream, @unchecked Sendable {
 }
 
 extension EventsStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

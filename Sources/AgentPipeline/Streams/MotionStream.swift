@@ -7,7 +7,7 @@ import MotionWire
 /// point that estimates, decides, encodes and queues. Implementations are classes owned by the hub and called
 /// only under the hub's lock, so they keep mutable state (sequence numbers, decimators, estimators, buffers)
 /// without locks of their own — which is why they may declare `@unchecked Sendable`.
-public protocol MotionStream: AnyObject, Sendable {
+package protocol MotionStream: AnyObject, Sendable {
     var name: StreamName { get }
     /// Sensors without which the stream cannot deliver at all (for availability in status).
     var requiredSensors: Set<SensorType> { get }
@@ -30,24 +30,24 @@ public protocol MotionStream: AnyObject, Sendable {
 }
 
 extension MotionStream {
-    public func flush(context: inout StreamContext) {}
+    package func flush(context: inout StreamContext) {}
 
     /// A stream delivering at some rate.
-    public var consumesSamples: Bool { effectiveRateHz > 0 }
+    package var consumesSamples: Bool { effectiveRateHz > 0 }
 
     /// The descriptor's sensors (device motion adds the magnetometer in the north frames).
-    public var requiredSensors: Set<SensorType> { name.descriptor.requiredSensors }
+    package var requiredSensors: Set<SensorType> { name.descriptor.requiredSensors }
 }
 
 /// What a stream writes into: the outbox, the shared encoding buffer, the wall clock and, with Sparkplug on,
 /// Sparkplug's lane (which sees every sample the native topics carry, before batching).
-public struct StreamContext: ~Copyable {
-    public let outbox: Outbox
-    public var buffer: JSONBuffer
-    public var clock: WallClock
-    public let sparkplug: SparkplugLane?
+package struct StreamContext: ~Copyable {
+    package let outbox: Outbox
+    package var buffer: JSONBuffer
+    package var clock: WallClock
+    package let sparkplug: SparkplugLane?
 
-    public init(
+    package init(
         outbox: Outbox,
         clock: WallClock = WallClock(),
         bufferCapacity: Int = 16_384,
@@ -61,13 +61,13 @@ public struct StreamContext: ~Copyable {
 
     /// Hands one sample to Sparkplug's lane, when there is one (measured at `timestamp`, sensor clock).
     @inline(__always)
-    public mutating func forwardToSparkplug(_ payload: StreamPayload, timestamp: Double) {
+    package mutating func forwardToSparkplug(_ payload: StreamPayload, timestamp: Double) {
         guard let sparkplug else { return }
         sparkplug.record(payload, wallTimeMs: UInt64(max(0, clock.wallTime(of: timestamp) * 1000)))
     }
 
     /// Queues what is in the buffer for `topicID`.
-    public mutating func publishBuffer(topicID: Int, settings: StreamSettings) {
+    package mutating func publishBuffer(topicID: Int, settings: StreamSettings) {
         let outbox = self.outbox
         buffer.withBytes { bytes in
             _ = outbox.enqueue(
@@ -83,19 +83,19 @@ public struct StreamContext: ~Copyable {
 
     /// The common fields of a message: seq, the sensor timestamp, its wall time and whether the system clock is
     /// synchronized (so consumers can tell a board that booted in 1970 from now).
-    public mutating func envelope(seq: UInt64, timestamp: Double) -> MessageEnvelope {
+    package mutating func envelope(seq: UInt64, timestamp: Double) -> MessageEnvelope {
         let wall = clock.wallTime(of: timestamp)
         return MessageEnvelope(seq: seq, timestamp: timestamp, time: wall, clockSynchronized: clock.isSynchronized)
     }
 
     /// Encodes one message into the buffer.
-    public mutating func encode(_ payload: StreamPayload, seq: UInt64, timestamp: Double) {
+    package mutating func encode(_ payload: StreamPayload, seq: UInt64, timestamp: Double) {
         let envelope = envelope(seq: seq, timestamp: timestamp)
         PayloadEncoder.encode(envelope, payload, into: &buffer)
     }
 
     /// Encodes one message and queues it for `topicID`.
-    public mutating func publish(
+    package mutating func publish(
         _ payload: StreamPayload,
         seq: UInt64,
         timestamp: Double,

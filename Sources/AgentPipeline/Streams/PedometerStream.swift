@@ -9,17 +9,17 @@ import MotionWire
 /// Data is published when the step count changes — at most `rate_hz` times a second — and every
 /// `heartbeatInterval` seconds regardless, so a subscriber sees cadence and pace settle to nil when the
 /// walk stops. Pause and resume events go out as they happen.
-public final class PedometerStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.pedometer
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var pedometer: Pedometer
+package final class PedometerStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.pedometer
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var pedometer: Pedometer
 
     /// The step detector's working rate: the walks it was tuned on were resampled down to this without loss.
-    public static let estimationRateHz = 50.0
+    package static let estimationRateHz = 50.0
     /// Floors need only the slow barometric trend.
-    public static let barometerRateHz = 10.0
-    public static let heartbeatInterval = 10.0
+    package static let barometerRateHz = 10.0
+    package static let heartbeatInterval = 10.0
 
     private let eventsTopicID: Int
     private var topicID = -1
@@ -32,7 +32,7 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
     private let gait: SharedGait
 
     /// - Parameter gait: the step detector shared with the activity stream (one per catalog).
-    public init(settings: StreamSettings, userHeightM: Double, eventsTopicID: Int, gait: SharedGait = SharedGait()) {
+    package init(settings: StreamSettings, userHeightM: Double, eventsTopicID: Int, gait: SharedGait = SharedGait()) {
         self.settings = settings
         self.gait = gait
         var s = Pedometer.Settings.defaults
@@ -42,17 +42,17 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
     }
 
     /// Starts counting from zero; the next sample publishes the reset count.
-    public func reset() {
+    package func reset() {
         pedometer = Pedometer(settings: pedometer.settings)
         lastPublishedSteps = -1
         lastHeartbeat = -.infinity
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.accelerometer: Self.estimationRateHz, .barometer: Self.barometerRateHz] : [:]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         running = settings.enabled && sensorRatesHz[.accelerometer] != nil
@@ -60,9 +60,9 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
         cap = RateCap(rateHz: effectiveRateHz)
     }
 
-    public var consumesSamples: Bool { running }
+    package var consumesSamples: Bool { running }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.acceleration != nil || sample.pressureKPa != nil else { return }
         if let event = pedometer.update(sample, gait: gait.reading(for: sample)) {
             eventSeq += 1
@@ -89,7 +89,7 @@ public final class PedometerStream: MotionStream, @unchecked Sendable {
 }
 
 extension PedometerStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

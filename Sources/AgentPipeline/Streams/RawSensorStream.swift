@@ -5,11 +5,11 @@ import MotionWire
 
 /// The raw sensor streams: `accelerometer` (g, Core Motion's sign), `gyroscope` (rad/s, raw) and
 /// `magnetometer` (µT, raw), each `{"seq", "timestamp", "time", "<field>": {"x","y","z"}}`.
-public final class RawSensorStream: MotionStream, @unchecked Sendable {
-    public let name: StreamName
-    public let sensor: SensorType
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
+package final class RawSensorStream: MotionStream, @unchecked Sendable {
+    package let name: StreamName
+    package let sensor: SensorType
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
 
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var topicID = -1
@@ -17,7 +17,7 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
     private var batcher: SampleBatcher
 
     /// Nil for names that are not raw sensor streams.
-    public init?(name: StreamName, settings: StreamSettings) {
+    package init?(name: StreamName, settings: StreamSettings) {
         let descriptor = name.descriptor
         guard descriptor.isRawSensor, let sensor = descriptor.pacingSensor,
             let kind = BinaryBatchLayout.Kind(payload: descriptor.primary.payload)
@@ -28,11 +28,11 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         batcher = SampleBatcher(kind: kind)
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [sensor: settings.rateHz] : [:]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         let hardwareRateHz = sensorRatesHz[sensor] ?? 0
         self.settings = settings
         batcher.configure(size: settings.batch, encoding: settings.encoding, jsonBytesPerSample: 140)
@@ -41,7 +41,7 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: hardwareRateHz)
     }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard effectiveRateHz > 0 else { return }
         let payload: StreamPayload
         switch sensor {
@@ -69,13 +69,13 @@ public final class RawSensorStream: MotionStream, @unchecked Sendable {
         )
     }
 
-    public func flush(context: inout StreamContext) {
+    package func flush(context: inout StreamContext) {
         batcher.flush(topicID: topicID, settings: settings, context: &context)
     }
 }
 
 extension RawSensorStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

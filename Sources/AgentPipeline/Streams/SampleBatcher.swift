@@ -6,26 +6,26 @@ import MotionWire
 /// Sends a stream's samples one per message or packed into batches (Core Motion's batched sensor data): N samples
 /// per message as `{"batch": [sample, …]}` in JSON, or MotionWire's binary layout (`BinaryBatchLayout`). Buffers
 /// are reserved when the batch size is set, so batching allocates nothing per sample.
-public struct SampleBatcher: ~Copyable {
-    public let kind: BinaryBatchLayout.Kind
-    public private(set) var size = 1
-    public private(set) var encoding = StreamEncoding.json
+package struct SampleBatcher: ~Copyable {
+    package let kind: BinaryBatchLayout.Kind
+    package private(set) var size = 1
+    package private(set) var encoding = StreamEncoding.json
     private var json = JSONBatchWriter()
     private var binary: BinaryBatchWriter
 
-    public init(kind: BinaryBatchLayout.Kind) {
+    package init(kind: BinaryBatchLayout.Kind) {
         self.kind = kind
         binary = BinaryBatchWriter(kind: kind)
     }
 
     /// Whether samples go out one per message (no batching).
-    public var isSingle: Bool { size <= 1 }
+    package var isSingle: Bool { size <= 1 }
 
     /// Samples held in the batch in progress.
-    public var count: Int { encoding == .binary ? binary.count : json.count }
+    package var count: Int { encoding == .binary ? binary.count : json.count }
 
     /// Sets the batch size and encoding; any partial batch must have been flushed first.
-    public mutating func configure(size: Int, encoding: StreamEncoding, jsonBytesPerSample: Int) {
+    package mutating func configure(size: Int, encoding: StreamEncoding, jsonBytesPerSample: Int) {
         self.size = max(1, size)
         self.encoding = encoding
         let batched = self.size > 1
@@ -34,7 +34,7 @@ public struct SampleBatcher: ~Copyable {
     }
 
     /// Publishes one sample, or adds it to the batch and publishes the batch when it is full.
-    public mutating func add(
+    package mutating func add(
         _ payload: StreamPayload,
         seq: UInt64,
         timestamp: Double,
@@ -58,7 +58,7 @@ public struct SampleBatcher: ~Copyable {
     }
 
     /// Publishes a partial batch (at reconfiguration and shutdown) so no sample is lost.
-    public mutating func flush(topicID: Int, settings: StreamSettings, context: inout StreamContext) {
+    package mutating func flush(topicID: Int, settings: StreamSettings, context: inout StreamContext) {
         guard count > 0, topicID >= 0 else { return }
         switch encoding {
         case .json:

@@ -7,17 +7,17 @@ import MotionModel
 ///
 /// Owned by the stream catalog and called only under the hub's lock (like the streams themselves), hence
 /// `@unchecked Sendable`.
-public final class SharedGait: @unchecked Sendable {
+package final class SharedGait: @unchecked Sendable {
     private var detector: StepDetector
     private var lastTimestamp = -Double.infinity
     private var last = StepDetector.Reading()
 
-    public init(settings: StepDetector.Settings = .defaults) {
+    package init(settings: StepDetector.Settings = .defaults) {
         detector = StepDetector(settings: settings)
     }
 
     /// The detector's reading of `sample` (nil without acceleration), run at most once per sample time.
-    public func reading(for sample: IMUSample) -> StepDetector.Reading? {
+    package func reading(for sample: IMUSample) -> StepDetector.Reading? {
         guard let a = sample.acceleration else { return nil }
         if sample.timestamp == lastTimestamp { return last }
         lastTimestamp = sample.timestamp
@@ -26,5 +26,5 @@ public final class SharedGait: @unchecked Sendable {
     }
 
     /// Steps the detector counted since start (diagnostics).
-    public var stepCount: Int { detector.stepCount }
+    package var stepCount: Int { detector.stepCount }
 }

@@ -5,7 +5,7 @@ import AgentPorts
 extension StreamCatalog {
     /// The stream object behind each name: the type its declaration names (`StreamDeclaration.streamType`) builds
     /// itself from this catalog (`CatalogStream.make`).
-    public func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
+    package func make(_ name: StreamName, _ settings: StreamSettings) -> any MotionStream {
         switch name {
         case .accelerometer: RawSensorStream.make(name, settings, in: self)
         case .gyroscope: RawSensorStream.make(name, settings, in: self)

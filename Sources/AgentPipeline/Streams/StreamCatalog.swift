@@ -5,19 +5,19 @@ import MotionModel
 
 /// Builds the stream object behind each stream name from the configuration: raw sensor streams and the
 /// estimator streams, each with the settings its estimator needs.
-public struct StreamCatalog: Sendable {
-    public let configuration: AgentConfiguration
-    public let topics: TopicScheme
-    public let topicTable: TopicTable
+package struct StreamCatalog: Sendable {
+    package let configuration: AgentConfiguration
+    package let topics: TopicScheme
+    package let topicTable: TopicTable
     /// Magnetic declination at the configured location, degrees east; nil without a location.
-    public let declinationDegrees: Double?
+    package let declinationDegrees: Double?
     /// How far a magnetic heading can be trusted at the configured location (WMM's horizontal field);
     /// nil without a location, when the device judges from the field it measures.
-    public let headingUsability: WorldMagneticModel.HeadingUsability?
+    package let headingUsability: WorldMagneticModel.HeadingUsability?
     /// The step detector the pedometer and activity streams made here share.
-    public let gait = SharedGait()
+    package let gait = SharedGait()
 
-    public init(
+    package init(
         configuration: AgentConfiguration,
         topics: TopicScheme,
         topicTable: TopicTable,
@@ -32,7 +32,7 @@ public struct StreamCatalog: Sendable {
     }
 
     /// The WMM field at `location` today, or nil without a location.
-    public static func field(
+    package static func field(
         for location: LocationSettings,
         on date: Double
     ) throws -> WorldMagneticModel.GeomagneticField? {
@@ -47,7 +47,7 @@ public struct StreamCatalog: Sendable {
 
     /// The declination from the World Magnetic Model at `location` today, or nil when no location is
     /// configured or the model cannot answer (outside its years: the error says so in the log).
-    public static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
+    package static func declination(for location: LocationSettings, on date: Double) throws -> Double? {
         try field(for: location, on: date)?.declinationDegrees
     }
 }

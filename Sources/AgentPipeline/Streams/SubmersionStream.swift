@@ -7,20 +7,20 @@ import MotionWire
 /// `{root}/submersion`: depth, state (notSubmerged … pastMaxDepth), pressure, surface pressure and water
 /// temperature, at `rate_hz` and at once on every state change (a diver must not learn late that they
 /// passed the maximum depth).
-public final class SubmersionStream: MotionStream, @unchecked Sendable {
-    public let name = StreamName.submersion
-    public private(set) var settings: StreamSettings
-    public private(set) var effectiveRateHz: Double = 0
-    public private(set) var estimator: SubmersionEstimator
+package final class SubmersionStream: MotionStream, @unchecked Sendable {
+    package let name = StreamName.submersion
+    package private(set) var settings: StreamSettings
+    package private(set) var effectiveRateHz: Double = 0
+    package private(set) var estimator: SubmersionEstimator
 
-    public static let estimationRateHz = 10.0
+    package static let estimationRateHz = 10.0
 
     private var topicID = -1
     private var seq: UInt64 = 0
     private var decimator = Decimator(rateHz: 0, hardwareRateHz: 0)
     private var running = false
 
-    public init(settings: StreamSettings, waterDensity: Double, maximumDepthM: Double) {
+    package init(settings: StreamSettings, waterDensity: Double, maximumDepthM: Double) {
         self.settings = settings
         var s = SubmersionEstimator.Settings.defaults
         s.waterDensity = waterDensity
@@ -28,11 +28,11 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         estimator = SubmersionEstimator(settings: s)
     }
 
-    public func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
+    package func sensorDemandsHz(settings: StreamSettings) -> [SensorType: Double] {
         settings.enabled ? [.barometer: max(settings.rateHz, Self.estimationRateHz)] : [:]
     }
 
-    public func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
+    package func configure(settings: StreamSettings, sensorRatesHz: [SensorType: Double], topicID: Int) {
         self.settings = settings
         self.topicID = topicID
         let rate = sensorRatesHz[.barometer] ?? 0
@@ -41,9 +41,9 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
         decimator = Decimator(rateHz: effectiveRateHz, hardwareRateHz: rate)
     }
 
-    public var consumesSamples: Bool { running }
+    package var consumesSamples: Bool { running }
 
-    public func consume(_ sample: IMUSample, context: inout StreamContext) {
+    package func consume(_ sample: IMUSample, context: inout StreamContext) {
         guard running, sample.pressureKPa != nil, let (m, event) = estimator.update(sample) else { return }
         // Both conditions are evaluated so the decimator's schedule advances even on state-change messages.
         let due = decimator.accept(sample.timestamp)
@@ -54,7 +54,7 @@ public final class SubmersionStream: MotionStream, @unchecked Sendable {
 }
 
 extension SubmersionStream: CatalogStream {
-    public static func make(
+    package static func make(
         _ name: StreamName,
         _ settings: StreamSettings,
         in catalog: StreamCatalog

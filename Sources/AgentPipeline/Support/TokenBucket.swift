@@ -2,14 +2,14 @@
 /// backlog with one (capacity a tenth of a second's worth, so a live stream slower than the rate is never held
 /// back); the control door's rate limit is another (capacity the burst). Time never runs backwards for it: a
 /// clock that steps back refills nothing.
-public struct TokenBucket: Sendable {
-    public let rate: Double
-    public let capacity: Double
+package struct TokenBucket: Sendable {
+    package let rate: Double
+    package let capacity: Double
     private var tokens: Double
     private var last: Double?
 
     /// Full at the start; `now` (seconds, on the clock later calls use) starts the refill, or the first `take`.
-    public init(rate: Double, capacity: Double, now: Double? = nil) {
+    package init(rate: Double, capacity: Double, now: Double? = nil) {
         self.rate = max(0.001, rate)
         self.capacity = max(1, capacity)
         tokens = self.capacity
@@ -17,12 +17,12 @@ public struct TokenBucket: Sendable {
     }
 
     /// The replay pace: a tenth of a second's worth of tokens, at least one.
-    public init(pacing rate: Double) {
+    package init(pacing rate: Double) {
         self.init(rate: rate, capacity: max(0.001, rate) / 10)
     }
 
     /// Takes one token if there is one at `now`.
-    public mutating func take(now: Double) -> Bool {
+    package mutating func take(now: Double) -> Bool {
         if let last { tokens = min(capacity, tokens + max(0, now - last) * rate) }
         last = now
         guard tokens >= 1 else { return false }
@@ -31,5 +31,5 @@ public struct TokenBucket: Sendable {
     }
 
     /// Gives back a token that was taken but not used.
-    public mutating func refund() { tokens = min(capacity, tokens + 1) }
+    package mutating func refund() { tokens = min(capacity, tokens + 1) }
 }

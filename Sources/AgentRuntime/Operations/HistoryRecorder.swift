@@ -16,7 +16,7 @@ import Synchronization
 /// It polls the estimator streams once a second from a background task — never from the sample path — and
 /// stores a pedometer snapshot every 10 s, at each pause and resume, and at shutdown, and an activity segment
 /// at each change. Times are Unix seconds.
-public final class HistoryRecorder: StepHistory {
+package final class HistoryRecorder: StepHistory {
     private struct State {
         var sessionID = UUID().uuidString
         var lastSnapshot = -Double.infinity
@@ -29,10 +29,10 @@ public final class HistoryRecorder: StepHistory {
     private let clock: any AgentClock
     private let logger: Logger
     private let state = Mutex(State())
-    public static let snapshotInterval = 10.0
+    package static let snapshotInterval = 10.0
 
     /// Opens (or creates) the history; nil when it cannot, after saying why — the agent runs on without history.
-    public static func open(
+    package static func open(
         state: any StateDirectory,
         retentionDays: Int,
         controller: AgentController,
@@ -67,7 +67,7 @@ public final class HistoryRecorder: StepHistory {
     }
 
     /// - Parameter now: Unix seconds; nil: the agent's clock.
-    public func poll(now: Double? = nil, force: Bool = false) {
+    package func poll(now: Double? = nil, force: Bool = false) {
         let now = now ?? clock.realtimeSeconds()
         let pedometer = controller.withStream(PedometerStream.self) {
             stream -> (Int, Double, Int?, Int?, Double, Bool) in
@@ -117,7 +117,7 @@ public final class HistoryRecorder: StepHistory {
     }
 
     /// After `reset-pedometer`: the counters restart, so history starts a new session at zero.
-    public func pedometerWasReset(now: Double) {
+    package func pedometerWasReset(now: Double) {
         let session = state.withLock { s -> String in
             s.sessionID = UUID().uuidString
             s.lastSnapshot = now
@@ -126,11 +126,11 @@ public final class HistoryRecorder: StepHistory {
         store.recordPedometer(PedometerSnapshot(sessionID: session, time: now, numberOfSteps: 0))
     }
 
-    public func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
+    package func queryPedometer(from: Double, to: Double) throws(HistoryError) -> ControlResult.PedometerQuery {
         ControlResult.PedometerQuery(try store.queryPedometerData(from: from, to: to))
     }
 
-    public func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] {
+    package func queryActivity(from: Double, to: Double) throws(HistoryError) -> [ControlResult.ActivitySegment] {
         try store.queryActivityStarting(from: from, to: to).map(ControlResult.ActivitySegment.init)
     }
 }

@@ -13,17 +13,17 @@ import AgentPorts
 /// `clientQueueBytes` + `inboxBytes` + one message in the control door. On MQTT 3.1.1, which has no Maximum
 /// Packet Size, the first term is 2 × the broker's `max_packet_size` instead (the shipped mosquitto.conf sets
 /// 1100000): libmosquitto has no inbound limit of its own, and the agent can only refuse to copy what it read.
-public enum InboundLimits {
+package enum InboundLimits {
     /// What the broker client's event queue may hold, bytes (`MosquittoClient(eventBacklogBytes:)`): 32 of the
     /// largest desired documents. The connection supervisor moves messages on to the control inbox at once,
     /// so this fills only while that task waits for a thread.
-    public static let clientQueueBytes = 2 << 20
+    package static let clientQueueBytes = 2 << 20
     /// What the control inbox may hold, bytes: commands and documents waiting for the control door.
-    public static let inboxBytes = 2 << 20
+    package static let inboxBytes = 2 << 20
     /// Room for a PUBLISH's MQTT 5 properties beside its topic and payload: the operators' tools send a response
     /// topic (`motion-ctl/<operator>/reply`) and the command's id as correlation data; a broker may add a
     /// subscription identifier or an expiry, a publisher user properties.
-    public static let propertyAllowance = 4096
+    package static let propertyAllowance = 4096
     /// A PUBLISH's fixed header (1 + up to 4 bytes of Remaining Length), the topic's length (2), the packet id (2)
     /// and the properties' length (up to 4).
     static let headerBytes = 13
@@ -31,7 +31,7 @@ public enum InboundLimits {
     /// The largest packet the agent accepts, bytes: sent in CONNECT as the MQTT 5 Maximum Packet Size, and the
     /// size past which an inbound message is dropped uncopied. The largest payload the control door accepts on
     /// the longest topic the agent subscribes to, with headers and properties.
-    public static func maximumPacketSize(subscriptions: [String], maxCommandBytes: Int) -> Int {
+    package static func maximumPacketSize(subscriptions: [String], maxCommandBytes: Int) -> Int {
         let longestTopic = subscriptions.map(\.utf8.count).max() ?? 0
         let payload = max(maxCommandBytes, DesiredDocumentOpener.maximumBytes)
         return headerBytes + longestTopic + propertyAllowance + payload

@@ -12,51 +12,51 @@ import SparkplugB
 
 /// Wires the agent — source → hub → streams → outbox → publisher → broker, the controller, the control door,
 /// the history and the operator's reports — and returns its services in the order of one `ServiceGroup`.
-public struct AgentBuilder {
-    public struct Options: Sendable {
+package struct AgentBuilder {
+    package struct Options: Sendable {
         /// Seconds the shutdown may spend handing queued messages to the broker.
-        public var drainTimeout: Double = 3
+        package var drainTimeout: Double = 3
         /// The in-memory outbox: about 20 s of every stream at 1 kHz input while the broker is away.
-        public var outboxBytes: Int = 2 << 20
+        package var outboxBytes: Int = 2 << 20
         /// Who turns the outbox publisher's loops: its own threads (the agent), or whoever runs the agent
         /// (the simulation, which runs a whole fleet on one thread).
-        public var publisherDrive: OutboxPublisher.Drive = .threads
+        package var publisherDrive: OutboxPublisher.Drive = .threads
         /// Whether SIGHUP reloads config.yaml. The simulation runs many agents in one process, without signals.
-        public var reloadsOnHangup = true
+        package var reloadsOnHangup = true
         /// Seeds the agent's random choices (reconnect jitter, the first of several servers); nil: a new seed
         /// each start, so a fleet that restarts together spreads its retries. The simulation passes one, so that
         /// a schedule replays bit for bit.
-        public var randomSeed: UInt64?
+        package var randomSeed: UInt64?
         /// Where the services' own unstructured tasks (timers, the connections' event readers) run; nil: the
         /// global pool. The simulation passes its executor, so that a message delivered from outside a
         /// simulation step still resumes the agent's task on the simulation's thread, in order.
-        public var taskExecutor: (any TaskExecutor)?
-        public init() {}
+        package var taskExecutor: (any TaskExecutor)?
+        package init() {}
     }
 
-    public var configuration: AgentConfiguration
-    public var source: SensorSource
-    public var broker: BrokerClient
+    package var configuration: AgentConfiguration
+    package var source: SensorSource
+    package var broker: BrokerClient
     /// The Sparkplug edge node's own connection (`sparkplug.enabled`): a second client, since its will is the
     /// NDEATH and the native connection's is the offline status. nil: Sparkplug is not started.
-    public var sparkplugBroker: BrokerClient?
+    package var sparkplugBroker: BrokerClient?
     /// The Sparkplug account's password (`sparkplug.password_file`); nil: `password`.
-    public var sparkplugPassword: String?
+    package var sparkplugPassword: String?
     /// Where the agent keeps what survives a restart (Platform's `StateFiles` on the device).
-    public var state: any StateDirectory
-    public var password: String?
+    package var state: any StateDirectory
+    package var password: String?
     /// The file `reload-config` and SIGHUP re-read; nil when the agent is built without one.
-    public var configurationPath: String?
+    package var configurationPath: String?
     /// The operators' public keys (`control.trusted_keys_file`); nil: commands and documents are not signed.
-    public var trustedKeys: OperatorKeys?
-    public var host: HostSystem
+    package var trustedKeys: OperatorKeys?
+    package var host: HostSystem
     /// The one time source of everything the builder wires: `SystemClock` on a device, a virtual clock in the
     /// simulation.
-    public var clock: any AgentClock
-    public var logger: Logger
-    public var options: Options
+    package var clock: any AgentClock
+    package var logger: Logger
+    package var options: Options
 
-    public init(
+    package init(
         configuration: AgentConfiguration,
         source: SensorSource,
         broker: BrokerClient,
@@ -90,7 +90,7 @@ public struct AgentBuilder {
     /// saying what it needs (AgentBuilder+Parts.swift): the configuration's layers, the data path (source → hub →
     /// streams → outbox → publisher, the durable log), what reports on it (status, health, history, counters),
     /// the control door, and the services in their shutdown order.
-    public func build() -> AgentServices {
+    package func build() -> AgentServices {
         let layers = makeLayers()
         let data = makeDataPath(layers)
         let reports = makeReports(layers, data)

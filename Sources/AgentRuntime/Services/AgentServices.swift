@@ -11,8 +11,8 @@ import UnixSignals
 /// last time; the metrics stop; the publisher flushes the batches and drains the outbox while the broker's
 /// acknowledgements keep arriving on their own path; control stops; the connection supervisor publishes the
 /// goodbye and disconnects; the lifecycle service logs what was left and marks the health file stopped.
-public struct AgentServices: Sendable {
-    public let services: [any Service]
+package struct AgentServices: Sendable {
+    package let services: [any Service]
     /// The parts the services share, for whoever runs the agent without threads (the simulation turns the
     /// publisher's loops, `OutboxPublisher.Drive.turns`) and checks what it claims against what is in force.
     package let parts: Parts
@@ -33,7 +33,7 @@ public struct AgentServices: Sendable {
     }
 
     /// One group running every service; `gracefulShutdownSignals` start the ordered shutdown.
-    public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
+    package func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
         ServiceGroup(services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
     }
 }

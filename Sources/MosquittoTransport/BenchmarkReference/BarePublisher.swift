@@ -14,7 +14,7 @@ import Darwin
 /// shape of the C reference it replaces — a pthread mutex and condition variable, the state at a fixed
 /// address handed to the callbacks as userdata — so that the comparison measures the agent's code, not a
 /// different reference.
-public final class BarePublisher {
+package final class BarePublisher {
     /// What the network thread and the publishing thread share. The publisher waits for room with the agent's
     /// rule (OutboxPublisher): once `limit` messages are pending it sleeps until an eighth of the limit is
     /// free, so a burst of acknowledgements costs one wake-up, not one per message.
@@ -37,7 +37,7 @@ public final class BarePublisher {
     /// - Parameters:
     ///   - window: libmosquitto's maximum of in-flight QoS > 0 messages.
     ///   - noDelay: TCP_NODELAY on the socket; libmosquitto's default keeps Nagle.
-    public init(
+    package init(
         host: String,
         port: Int,
         clientID: String,
@@ -108,7 +108,7 @@ public final class BarePublisher {
     }
 
     /// Disconnects and stops the network thread; the callbacks have run for the last time when it returns.
-    public func close() {
+    package func close() {
         guard let mosq = handle else { return }
         handle = nil
         ReferenceHandle.close(mosq)
@@ -117,7 +117,7 @@ public final class BarePublisher {
     /// Publishes `count` copies of `payload` to `topic` as fast as the library takes them, keeping at most
     /// `limit` messages unacknowledged (QoS > 0) or unwritten (QoS 0); returns when all are acknowledged or
     /// written.
-    public func publish(
+    package func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,
@@ -160,7 +160,7 @@ public final class BarePublisher {
     /// Publishes `{"seq":n,"timestamp":<CLOCK_MONOTONIC s>}` at `rateHz` for `seconds` (absolute deadlines),
     /// `burst` copies back to back per tick (the agent sends one message per stream due on a sample): the bare
     /// library's latency reference.
-    public func publishPaced(topic: String, qos: Int, rateHz: Double, seconds: Double, burst: Int) throws {
+    package func publishPaced(topic: String, qos: Int, rateHz: Double, seconds: Double, burst: Int) throws {
         guard let mosq = handle else { throw BenchmarkReferenceError(description: "the bare publisher is closed") }
         let count = Int(rateHz * seconds)
         let period = UInt64(1e9 / rateHz)

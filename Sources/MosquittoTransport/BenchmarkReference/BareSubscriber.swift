@@ -11,7 +11,7 @@ import Darwin
 /// for payloads with a sample timestamp (`"timestamp":<seconds on CLOCK_MONOTONIC>`, like the agent's
 /// samples), records the latency from the sample to its receipt here. Its callbacks allocate nothing, so the
 /// benchmarks' whole-process allocation counts hold only the publishers' and libmosquitto's own.
-public final class BareSubscriber {
+package final class BareSubscriber {
     /// Latencies recorded since the last reset, in storage allocated once.
     private struct LatencyLog {
         var values: UnsafeMutableBufferPointer<Int64>
@@ -31,7 +31,7 @@ public final class BareSubscriber {
     /// Connects (MQTT 5, clean session) and waits for CONNACK up to `timeout` seconds.
     ///
     /// - Parameter latencyCapacity: latencies kept between resets; later ones are not recorded.
-    public init(host: String, port: Int, clientID: String, latencyCapacity: Int = 0, timeout: Double = 10) throws {
+    package init(host: String, port: Int, clientID: String, latencyCapacity: Int = 0, timeout: Double = 10) throws {
         MosquittoLibrary.ensureInitialized()
         capacity = max(latencyCapacity, 0)
         let values = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(capacity, 1))
@@ -80,14 +80,14 @@ public final class BareSubscriber {
     }
 
     /// Disconnects and stops the network thread; the callbacks have run for the last time when it returns.
-    public func close() {
+    package func close() {
         guard let mosq = handle else { return }
         handle = nil
         ReferenceHandle.close(mosq)
     }
 
     /// Subscribes and waits for SUBACK (up to 5 s).
-    public func subscribe(_ filter: String, qos: Int) throws {
+    package func subscribe(_ filter: String, qos: Int) throws {
         guard let mosq = handle else { throw BenchmarkReferenceError(description: "the subscriber is closed") }
         let before = subscriptions.load(ordering: .acquiring)
         let rc = mosquitto_subscribe_v5(mosq, nil, filter, Int32(qos), 0, nil)
@@ -106,16 +106,16 @@ public final class BareSubscriber {
     }
 
     /// Messages received since the last reset.
-    public var count: UInt64 { received.load(ordering: .acquiring) }
+    package var count: UInt64 { received.load(ordering: .acquiring) }
 
     /// CLOCK_MONOTONIC ns of the first message since the last reset; nil before one arrived.
-    public var firstReceiptNanoseconds: UInt64? {
+    package var firstReceiptNanoseconds: UInt64? {
         let value = firstReceipt.load(ordering: .acquiring)
         return value == 0 ? nil : value
     }
 
     /// Clears the count and the latencies; `recordLatencies` turns latency recording on or off.
-    public func reset(recordLatencies: Bool) {
+    package func reset(recordLatencies: Bool) {
         log.withLock { log in
             log.recorded = 0
             log.recording = recordLatencies
@@ -125,12 +125,12 @@ public final class BareSubscriber {
     }
 
     /// Latencies recorded since the last reset, ns.
-    public func latencies() -> [Int64] {
+    package func latencies() -> [Int64] {
         log.withLock { Array($0.values.prefix($0.recorded)) }
     }
 
     /// Waits until `target` messages arrived or `timeout` seconds passed; returns CLOCK_MONOTONIC ns then.
-    public func wait(for target: UInt64, timeout: Double) -> UInt64 {
+    package func wait(for target: UInt64, timeout: Double) -> UInt64 {
         let deadline = BenchmarkClock.nanoseconds() + UInt64(timeout * 1e9)
         while count < target && BenchmarkClock.nanoseconds() < deadline {
             usleep(200)

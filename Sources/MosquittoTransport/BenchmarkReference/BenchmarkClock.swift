@@ -6,9 +6,9 @@ import Darwin
 
 /// The clocks of the benchmark reference clients: CLOCK_MONOTONIC, which the agent stamps samples with, so a
 /// latency is receipt minus sample time; and CLOCK_REALTIME deadlines, which `pthread_cond_timedwait` reads.
-public enum BenchmarkClock {
+package enum BenchmarkClock {
     /// CLOCK_MONOTONIC in nanoseconds.
-    public static func nanoseconds() -> UInt64 {
+    package static func nanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

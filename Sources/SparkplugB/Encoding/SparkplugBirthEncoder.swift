@@ -4,13 +4,13 @@ import SwiftProtobuf
 /// lists every metric with name, alias, datatype, current value (or `is_null`), the value's timestamp and the
 /// `engUnit` / `description` properties (6.4.4, 6.4.6; Ignition and Cirrus Link's modules read those keys).
 /// Bodies leave out the payload timestamp and `seq`: `SparkplugStamp` adds them when the message is published.
-public enum SparkplugBirthEncoder {
+package enum SparkplugBirthEncoder {
     /// The property key hosts read a metric's engineering unit from.
-    public static let unitProperty = "engUnit"
-    public static let descriptionProperty = "description"
+    package static let unitProperty = "engUnit"
+    package static let descriptionProperty = "description"
 
     /// The NBIRTH body: the node's metrics, `values[i]` for `catalog.nodeMetrics[i]`.
-    public static func nodeBirth(
+    package static func nodeBirth(
         catalog: SparkplugCatalog,
         values: [SparkplugMetricValue],
         timestampsMs: [UInt64]
@@ -28,7 +28,7 @@ public enum SparkplugBirthEncoder {
     }
 
     /// The DBIRTH body of `catalog.devices[device]`, `values[i]` for its metric `i`.
-    public static func deviceBirth(
+    package static func deviceBirth(
         catalog: SparkplugCatalog,
         device: Int,
         values: [SparkplugMetricValue],
@@ -45,7 +45,7 @@ public enum SparkplugBirthEncoder {
 
     /// The complete NDEATH (the MQTT will, or published before a deliberate disconnect): the payload timestamp
     /// and the bdSeq metric by name, Int64 (6.4.21, 5.4), and no `seq`.
-    public static func nodeDeath(birthDeathSequence: UInt8, timestampMs: UInt64) -> [UInt8] {
+    package static func nodeDeath(birthDeathSequence: UInt8, timestampMs: UInt64) -> [UInt8] {
         var bdSeq = SparkplugPayload.Metric()
         bdSeq.name = SparkplugCatalog.NodeMetric.birthDeathSequence
         bdSeq.timestamp = timestampMs
@@ -58,7 +58,7 @@ public enum SparkplugBirthEncoder {
     }
 
     /// A DDEATH carries no metrics: its body is empty until stamped with timestamp and `seq`.
-    public static let deviceDeath: [UInt8] = []
+    package static let deviceDeath: [UInt8] = []
 
     static func metric(
         _ definition: SparkplugMetricDefinition,
@@ -80,7 +80,7 @@ public enum SparkplugBirthEncoder {
     }
 
     /// Puts `value` in the field its datatype names (or `is_null`).
-    public static func setValue(_ value: SparkplugMetricValue, on metric: inout SparkplugPayload.Metric) {
+    package static func setValue(_ value: SparkplugMetricValue, on metric: inout SparkplugPayload.Metric) {
         switch value {
         case .boolean(let v): metric.booleanValue = v
         case .int32(let v): metric.intValue = UInt32(bitPattern: v)

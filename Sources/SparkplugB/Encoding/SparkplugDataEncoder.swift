@@ -6,21 +6,21 @@
 ///
 /// Births, deaths and commands are rare and go through swift-protobuf (`SparkplugBirthEncoder`); tests decode
 /// this encoder's output with swift-protobuf and with an independent Python host to keep the two in step.
-public struct SparkplugDataEncoder: Sendable {
+package struct SparkplugDataEncoder: Sendable {
     /// The metrics written since the last `reset()`, as payload field 2 entries.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
-    public init(capacity: Int = 1024) {
+    package init(capacity: Int = 1024) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public var isEmpty: Bool { bytes.isEmpty }
+    package var isEmpty: Bool { bytes.isEmpty }
 
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    package mutating func reset() { bytes.removeAll(keepingCapacity: true) }
 
     /// Appends one metric: `metrics { alias, timestamp, value }`, or `is_null` for `.null`.
-    public mutating func append(alias: UInt64, timestampMs: UInt64, value: SparkplugMetricValue) {
+    package mutating func append(alias: UInt64, timestampMs: UInt64, value: SparkplugMetricValue) {
         let size =
             1 + ProtobufWire.varintSize(alias) + 1 + ProtobufWire.varintSize(timestampMs) + Self.valueSize(value)
         bytes.append(ProtobufWire.key(2, .lengthDelimited))

@@ -3,16 +3,16 @@
 /// metrics whose value differs from the one last sent — report by exception (2.2), so a flag or a state goes
 /// out when it changes and a sensor axis whenever it moves — each with its own timestamp. Several samples can be
 /// appended to one body (a batch) before it is taken and `reset`.
-public struct SparkplugDeviceWriter: Sendable {
-    public let device: Int
-    public let aliasBase: UInt64
+package struct SparkplugDeviceWriter: Sendable {
+    package let device: Int
+    package let aliasBase: UInt64
     /// Current values and when each was measured (ms since the epoch), in the device's metric order.
-    public private(set) var values: [SparkplugMetricValue]
-    public private(set) var timestampsMs: [UInt64]
+    package private(set) var values: [SparkplugMetricValue]
+    package private(set) var timestampsMs: [UInt64]
     private var sent: [SparkplugMetricValue?]
-    public private(set) var encoder: SparkplugDataEncoder
+    package private(set) var encoder: SparkplugDataEncoder
 
-    public init(catalog: SparkplugCatalog, device: Int, capacity: Int = 2048) {
+    package init(catalog: SparkplugCatalog, device: Int, capacity: Int = 2048) {
         self.device = device
         aliasBase = catalog.aliasBase(ofDevice: device)
         let count = catalog.devices[device].metrics.count
@@ -23,14 +23,14 @@ public struct SparkplugDeviceWriter: Sendable {
     }
 
     @inline(__always)
-    public mutating func set(_ index: Int, _ value: SparkplugMetricValue, timestampMs: UInt64) {
+    package mutating func set(_ index: Int, _ value: SparkplugMetricValue, timestampMs: UInt64) {
         values[index] = value
         timestampsMs[index] = timestampMs
     }
 
     /// Appends the changed metrics to the body; returns how many.
     @discardableResult
-    public mutating func appendChanges() -> Int {
+    package mutating func appendChanges() -> Int {
         var count = 0
         for index in values.indices where sent[index] != values[index] {
             encoder.append(alias: aliasBase + UInt64(index), timestampMs: timestampsMs[index], value: values[index])
@@ -41,12 +41,12 @@ public struct SparkplugDeviceWriter: Sendable {
     }
 
     /// The body built since the last `reset()`.
-    public var body: [UInt8] { encoder.bytes }
+    package var body: [UInt8] { encoder.bytes }
 
-    public mutating func reset() { encoder.reset() }
+    package mutating func reset() { encoder.reset() }
 
     /// The DBIRTH body with the current values; from now on only changes are sent.
-    public mutating func birth(catalog: SparkplugCatalog) -> [UInt8] {
+    package mutating func birth(catalog: SparkplugCatalog) -> [UInt8] {
         for index in values.indices { sent[index] = values[index] }
         return SparkplugBirthEncoder.deviceBirth(
             catalog: catalog,

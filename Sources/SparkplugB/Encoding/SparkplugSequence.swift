@@ -1,15 +1,15 @@
 /// The edge node's message sequence number (6.4.1: 0 in every NBIRTH, then one more per message the node
 /// publishes, 255 followed by 0; none in NDEATH). Assigned when a message is handed to MQTT, not when it is
 /// built: a message built and then dropped (a full outbox, a session that ended) must not leave a gap.
-public struct SparkplugSequence: Sendable, Equatable {
+package struct SparkplugSequence: Sendable, Equatable {
     /// The number the last stamped message carried; nil before the first NBIRTH.
-    public private(set) var last: UInt8?
+    package private(set) var last: UInt8?
 
-    public init() {}
+    package init() {}
 
     /// The `seq` for the next message of `type`, or nil for the verbs that carry none. An NBIRTH restarts at 0;
     /// anything else before the first NBIRTH is a caller's error (data before birth) and also gets nil.
-    public mutating func next(for type: SparkplugMessageType) -> UInt8? {
+    package mutating func next(for type: SparkplugMessageType) -> UInt8? {
         switch type {
         case .nodeBirth:
             last = 0

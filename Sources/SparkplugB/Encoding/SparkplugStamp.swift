@@ -3,8 +3,8 @@
 /// forward, "should not update the real time tag"), keeping each metric's own timestamp — when it was measured.
 /// Protobuf readers accept fields in any order and let the last occurrence of a scalar win, so appending is
 /// enough. Writes into `out` (cleared first), which allocates only when its capacity is too small.
-public enum SparkplugStamp {
-    public static func finish(
+package enum SparkplugStamp {
+    package static func finish(
         body: UnsafeRawBufferPointer,
         timestampMs: UInt64,
         seq: UInt8?,
@@ -25,7 +25,7 @@ public enum SparkplugStamp {
         }
     }
 
-    public static func finish(
+    package static func finish(
         body: [UInt8],
         timestampMs: UInt64,
         seq: UInt8?,
@@ -45,7 +45,7 @@ public enum SparkplugStamp {
 
     /// The `seq` (field 3) a finished message carries — the last occurrence, as protobuf readers take it; nil
     /// when it has none (an NDEATH) or is not a protobuf payload. For readers that need only that field.
-    public static func seq(of payload: [UInt8]) -> UInt64? {
+    package static func seq(of payload: [UInt8]) -> UInt64? {
         payload.withUnsafeBytes { body -> UInt64? in
             var offset = 0
             var seq: UInt64?

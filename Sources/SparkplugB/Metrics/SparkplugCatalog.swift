@@ -2,19 +2,19 @@
 /// commands use instead of names (6.4.4: unique across the edge node). Aliases are dense: the node's metrics from
 /// 1 in order, then each device's in order, so a device's metric `i` has alias `aliasBase(device) + i` and the
 /// DDATA writer needs no lookup.
-public struct SparkplugCatalog: Sendable {
+package struct SparkplugCatalog: Sendable {
     /// The metrics every MotionAgent edge node has (docs/sparkplug.md): bdSeq and the node controls the
     /// specification defines, and what hosts need to see commands refused without a reply channel.
-    public enum NodeMetric {
-        public static let birthDeathSequence = "bdSeq"
-        public static let rebirth = "Node Control/Rebirth"
-        public static let nextServer = "Node Control/Next Server"
-        public static let commandsApplied = "Commands/Applied"
-        public static let commandsRefused = "Commands/Refused"
-        public static let lastRefusal = "Commands/Last Refusal"
+    package enum NodeMetric {
+        package static let birthDeathSequence = "bdSeq"
+        package static let rebirth = "Node Control/Rebirth"
+        package static let nextServer = "Node Control/Next Server"
+        package static let commandsApplied = "Commands/Applied"
+        package static let commandsRefused = "Commands/Refused"
+        package static let lastRefusal = "Commands/Last Refusal"
     }
 
-    public static let standardNodeMetrics: [SparkplugMetricDefinition] = [
+    package static let standardNodeMetrics: [SparkplugMetricDefinition] = [
         SparkplugMetricDefinition(
             NodeMetric.birthDeathSequence,
             .int64,
@@ -49,8 +49,8 @@ public struct SparkplugCatalog: Sendable {
         ),
     ]
 
-    public let nodeMetrics: [SparkplugMetricDefinition]
-    public let devices: [SparkplugDeviceDefinition]
+    package let nodeMetrics: [SparkplugMetricDefinition]
+    package let devices: [SparkplugDeviceDefinition]
     private let deviceIndex: [String: Int]
     private let deviceAliasBase: [UInt64]
     private let nodeIndexByName: [String: Int]
@@ -60,7 +60,7 @@ public struct SparkplugCatalog: Sendable {
     ///   - nodeMetrics: the node's own metrics beyond `standardNodeMetrics` (which come first), e.g. properties.
     ///   - devices: each device with its metrics; ids must be valid and distinct, metric names distinct within
     ///     the node and within each device, and none may differ from another only by case (5.2).
-    public init(
+    package init(
         nodeMetrics extra: [SparkplugMetricDefinition] = [],
         devices: [SparkplugDeviceDefinition]
     )
@@ -116,26 +116,26 @@ public struct SparkplugCatalog: Sendable {
     // MARK: Node
 
     /// The alias of the node metric at `index` (from 1).
-    public func nodeAlias(_ index: Int) -> UInt64 { UInt64(index) + 1 }
+    package func nodeAlias(_ index: Int) -> UInt64 { UInt64(index) + 1 }
 
-    public func nodeMetricIndex(named name: String) -> Int? { nodeIndexByName[name] }
+    package func nodeMetricIndex(named name: String) -> Int? { nodeIndexByName[name] }
 
-    public func nodeMetricIndex(alias: UInt64) -> Int? {
+    package func nodeMetricIndex(alias: UInt64) -> Int? {
         alias >= 1 && alias <= UInt64(nodeMetrics.count) ? Int(alias - 1) : nil
     }
 
-    public func nodeAlias(named name: String) -> UInt64? { nodeMetricIndex(named: name).map(nodeAlias) }
+    package func nodeAlias(named name: String) -> UInt64? { nodeMetricIndex(named: name).map(nodeAlias) }
 
     // MARK: Devices
 
-    public func deviceIndex(of id: String) -> Int? { deviceIndex[id] }
+    package func deviceIndex(of id: String) -> Int? { deviceIndex[id] }
 
     /// The alias of the device's first metric; metric `i` has `aliasBase + i`.
-    public func aliasBase(ofDevice device: Int) -> UInt64 { deviceAliasBase[device] }
+    package func aliasBase(ofDevice device: Int) -> UInt64 { deviceAliasBase[device] }
 
-    public func deviceMetricIndex(device: Int, named name: String) -> Int? { deviceMetricIndexByName[device][name] }
+    package func deviceMetricIndex(device: Int, named name: String) -> Int? { deviceMetricIndexByName[device][name] }
 
-    public func deviceMetricIndex(device: Int, alias: UInt64) -> Int? {
+    package func deviceMetricIndex(device: Int, alias: UInt64) -> Int? {
         let base = deviceAliasBase[device]
         let count = UInt64(devices[device].metrics.count)
         return alias >= base && alias < base + count ? Int(alias - base) : nil

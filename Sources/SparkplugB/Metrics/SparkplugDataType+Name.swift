@@ -1,6 +1,6 @@
 extension SparkplugDataType {
     /// The specification's name of the datatype (6.4.16), for messages: "Double", "UInt64", "DateTime".
-    public var sparkplugName: String {
+    package var sparkplugName: String {
         switch self {
         case .unknown: "Unknown"
         case .int8: "Int8"

@@ -2,16 +2,16 @@
 /// hosts show beside it — engineering unit and description (PropertySet keys `engUnit` and `description`, the
 /// names Ignition and Cirrus Link's modules read). The alias is assigned by `SparkplugCatalog`, unique across
 /// the edge node.
-public struct SparkplugMetricDefinition: Sendable, Equatable {
-    public var name: String
-    public var dataType: SparkplugDataType
+package struct SparkplugMetricDefinition: Sendable, Equatable {
+    package var name: String
+    package var dataType: SparkplugDataType
     /// Engineering unit, e.g. "g", "rad/s", "µT"; nil for unitless metrics (flags, states, counts of nothing).
-    public var unit: String?
-    public var description: String?
+    package var unit: String?
+    package var description: String?
     /// A host may write it with NCMD/DCMD — only when the operator allows writes (docs/sparkplug.md).
-    public var isWritable: Bool
+    package var isWritable: Bool
 
-    public init(
+    package init(
         _ name: String,
         _ dataType: SparkplugDataType,
         unit: String? = nil,

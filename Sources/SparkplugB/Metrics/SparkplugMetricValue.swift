@@ -2,7 +2,7 @@
 /// (6.4.16): `int_value` for Int8–UInt32 and Boolean-free integers up to 32 bits, `long_value` for the 64-bit
 /// integers and DateTime, `float_value`, `double_value`, `boolean_value`, `string_value`. No case allocates but
 /// `string` with a string built at run time; the motion catalog only stores literals there.
-public enum SparkplugMetricValue: Sendable, Equatable {
+package enum SparkplugMetricValue: Sendable, Equatable {
     case boolean(Bool)
     case int32(Int32)
     case int64(Int64)
@@ -17,7 +17,7 @@ public enum SparkplugMetricValue: Sendable, Equatable {
     case null
 
     /// Whether the value can be carried by a metric of `dataType`.
-    public func fits(_ dataType: SparkplugDataType) -> Bool {
+    package func fits(_ dataType: SparkplugDataType) -> Bool {
         switch (self, dataType) {
         case (.null, _): true
         case (.boolean, .boolean): true
@@ -30,7 +30,7 @@ public enum SparkplugMetricValue: Sendable, Equatable {
     }
 
     /// The datatype a birth gives a metric holding this value (nil for `null`, which has none of its own).
-    public var naturalDataType: SparkplugDataType? {
+    package var naturalDataType: SparkplugDataType? {
         switch self {
         case .boolean: .boolean
         case .int32: .int32

@@ -2,7 +2,7 @@
 
 extension MotionSparkplug {
     /// The streams Sparkplug can carry, in catalog order (the agent's stream names).
-    public static let streams = [
+    package static let streams = [
         "accelerometer",
         "gyroscope",
         "magnetometer",

@@ -11,14 +11,14 @@ import MotionModel
 /// native binary batches, at half the bytes; the slow streams carry doubles. The streams, their metrics and the
 /// writers that fill them are generated from the stream declarations (MotionSparkplug+Catalog.swift,
 /// SparkplugDeviceWriter+Motion.swift).
-public enum MotionSparkplug {
+package enum MotionSparkplug {
     /// The settings every stream device ends with, after its data metrics.
-    public enum Config: Int, CaseIterable {
+    package enum Config: Int, CaseIterable {
         case enabled
         case rateHz
         case effectiveRateHz
 
-        public var definition: SparkplugMetricDefinition {
+        package var definition: SparkplugMetricDefinition {
             switch self {
             case .enabled:
                 SparkplugMetricDefinition(
@@ -47,18 +47,18 @@ public enum MotionSparkplug {
     }
 
     /// The device of `stream`: its data metrics, then `Config`'s; nil for a name that is not a stream.
-    public static func device(for stream: String) -> SparkplugDeviceDefinition? {
+    package static func device(for stream: String) -> SparkplugDeviceDefinition? {
         guard let data = dataMetrics(of: stream) else { return nil }
         return SparkplugDeviceDefinition(id: stream, metrics: data + Config.allCases.map(\.definition))
     }
 
     /// Where a stream's settings start among its device's metrics.
-    public static func configIndex(_ config: Config, stream: String) -> Int? {
+    package static func configIndex(_ config: Config, stream: String) -> Int? {
         dataMetrics(of: stream).map { $0.count + config.rawValue }
     }
 
     /// The edge node's catalog for the streams the operator chose (`sparkplug.streams`), in `streams` order.
-    public static func catalog(
+    package static func catalog(
         streams chosen: [String],
         nodeMetrics: [SparkplugMetricDefinition] = []
     ) throws(SparkplugError) -> SparkplugCatalog {
@@ -76,7 +76,7 @@ public enum MotionSparkplug {
 
     /// Milliseconds since the Unix epoch from Unix seconds (the agent's `time`).
     @inline(__always)
-    public static func milliseconds(_ unixSeconds: Double) -> UInt64 {
+    package static func milliseconds(_ unixSeconds: Double) -> UInt64 {
         unixSeconds > 0 ? UInt64((unixSeconds * 1000).rounded()) : 0
     }
 }

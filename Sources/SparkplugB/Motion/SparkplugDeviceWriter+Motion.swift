@@ -6,28 +6,28 @@ import MotionModel
 /// numbers and the enums' literal names only: nothing here allocates.
 extension SparkplugDeviceWriter {
     /// `{root}/accelerometer`: metrics 0–2 of the accelerometer device.
-    public mutating func record(acceleration v: Vector3, timeMs t: UInt64) {
+    package mutating func record(acceleration v: Vector3, timeMs t: UInt64) {
         set(0, .float(Float(v.x)), timestampMs: t)
         set(1, .float(Float(v.y)), timestampMs: t)
         set(2, .float(Float(v.z)), timestampMs: t)
     }
 
     /// `{root}/gyroscope`: metrics 0–2 of the gyroscope device.
-    public mutating func record(rotationRate v: Vector3, timeMs t: UInt64) {
+    package mutating func record(rotationRate v: Vector3, timeMs t: UInt64) {
         set(0, .float(Float(v.x)), timestampMs: t)
         set(1, .float(Float(v.y)), timestampMs: t)
         set(2, .float(Float(v.z)), timestampMs: t)
     }
 
     /// `{root}/magnetometer`: metrics 0–2 of the magnetometer device.
-    public mutating func record(magneticField v: Vector3, timeMs t: UInt64) {
+    package mutating func record(magneticField v: Vector3, timeMs t: UInt64) {
         set(0, .float(Float(v.x)), timestampMs: t)
         set(1, .float(Float(v.y)), timestampMs: t)
         set(2, .float(Float(v.z)), timestampMs: t)
     }
 
     /// `{root}/device-motion`: metrics 0–31 of the device-motion device.
-    public mutating func record(deviceMotion v: DeviceMotion, timeMs t: UInt64) {
+    package mutating func record(deviceMotion v: DeviceMotion, timeMs t: UInt64) {
         set(0, .float(Float(v.attitude.x)), timestampMs: t)
         set(1, .float(Float(v.attitude.y)), timestampMs: t)
         set(2, .float(Float(v.attitude.z)), timestampMs: t)
@@ -67,7 +67,7 @@ extension SparkplugDeviceWriter {
     }
 
     /// `{root}/pedometer`: metrics 0–8 of the pedometer device.
-    public mutating func record(pedometer v: PedometerData, timeMs t: UInt64) {
+    package mutating func record(pedometer v: PedometerData, timeMs t: UInt64) {
         set(0, .dateTime(MotionSparkplug.milliseconds(v.startDate)), timestampMs: t)
         set(1, .dateTime(MotionSparkplug.milliseconds(v.endDate)), timestampMs: t)
         set(2, .int64(Int64(v.numberOfSteps)), timestampMs: t)
@@ -80,13 +80,13 @@ extension SparkplugDeviceWriter {
     }
 
     /// `{root}/pedometer/events`: metrics 9–10 of the pedometer device.
-    public mutating func record(pedometerEvent v: PedometerEvent, timeMs t: UInt64) {
+    package mutating func record(pedometerEvent v: PedometerEvent, timeMs t: UInt64) {
         set(9, .string(v.type.rawValue), timestampMs: t)
         set(10, .dateTime(MotionSparkplug.milliseconds(v.date)), timestampMs: t)
     }
 
     /// `{root}/activity`: metrics 0–7 of the activity device.
-    public mutating func record(activity v: MotionActivity, timeMs t: UInt64) {
+    package mutating func record(activity v: MotionActivity, timeMs t: UInt64) {
         set(0, .dateTime(MotionSparkplug.milliseconds(v.startDate)), timestampMs: t)
         set(1, .boolean(v.stationary), timestampMs: t)
         set(2, .boolean(v.walking), timestampMs: t)
@@ -98,20 +98,20 @@ extension SparkplugDeviceWriter {
     }
 
     /// `{root}/altimeter`: metrics 0–1 of the altimeter device.
-    public mutating func record(altitude v: AltitudeData, timeMs t: UInt64) {
+    package mutating func record(altitude v: AltitudeData, timeMs t: UInt64) {
         set(0, .double(v.relativeAltitude), timestampMs: t)
         set(1, .double(v.pressureKPa), timestampMs: t)
     }
 
     /// `{root}/altimeter/absolute`: metrics 2–4 of the altimeter device.
-    public mutating func record(absoluteAltitude v: AbsoluteAltitudeData, timeMs t: UInt64) {
+    package mutating func record(absoluteAltitude v: AbsoluteAltitudeData, timeMs t: UInt64) {
         set(2, .double(v.altitude), timestampMs: t)
         set(3, .double(v.accuracy), timestampMs: t)
         set(4, .double(v.precision), timestampMs: t)
     }
 
     /// `{root}/submersion`: metrics 0–4 of the submersion device.
-    public mutating func record(submersion v: SubmersionData, timeMs t: UInt64) {
+    package mutating func record(submersion v: SubmersionData, timeMs t: UInt64) {
         set(0, .string(v.state.rawValue), timestampMs: t)
         set(1, .double(v.depth), timestampMs: t)
         set(2, .double(v.pressureKPa), timestampMs: t)
@@ -120,7 +120,7 @@ extension SparkplugDeviceWriter {
     }
 
     /// `{root}/events`: metrics 0–15 of the events device.
-    public mutating func record(motionEvent v: MotionEvent, timeMs t: UInt64) {
+    package mutating func record(motionEvent v: MotionEvent, timeMs t: UInt64) {
         switch v {
         case .fall(let e):
             set(0, .string("fall"), timestampMs: t)

@@ -1,6 +1,6 @@
 extension SparkplugDeviceWriter {
     /// The stream's settings (`MotionSparkplug.Config`), after its `dataCount` data metrics.
-    public mutating func record(
+    package mutating func record(
         enabled: Bool,
         rateHz: Double,
         effectiveRateHz: Double,

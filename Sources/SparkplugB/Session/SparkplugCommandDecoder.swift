@@ -3,17 +3,17 @@ import SwiftProtobuf
 /// Reads NCMD and DCMD payloads (6.4.19–6.4.20) from the network: size-limited, decoded by swift-protobuf, each
 /// metric resolved by alias or name against the catalog and its value converted to the metric's datatype.
 /// Every refusal names the metric and what is accepted; nothing here changes state.
-public enum SparkplugCommandDecoder {
+package enum SparkplugCommandDecoder {
     /// Commands carry a few metrics; anything larger is refused before decoding.
-    public static let maximumPayloadBytes = 16 * 1024
+    package static let maximumPayloadBytes = 16 * 1024
 
     /// One metric of a command: resolved to the catalog, or refused with the reason.
-    public enum Entry: Sendable, Equatable {
+    package enum Entry: Sendable, Equatable {
         case write(index: Int, value: SparkplugMetricValue)
         case refused(String)
     }
 
-    public static func decode(_ payload: [UInt8]) throws(SparkplugError) -> SparkplugPayload {
+    package static func decode(_ payload: [UInt8]) throws(SparkplugError) -> SparkplugPayload {
         guard payload.count <= maximumPayloadBytes else {
             throw SparkplugError(
                 .malformedPayload,
@@ -28,7 +28,7 @@ public enum SparkplugCommandDecoder {
     }
 
     /// Resolves each metric of `payload` among `definitions`, whose metric `i` has alias `aliasBase + i`.
-    public static func entries(
+    package static func entries(
         of payload: SparkplugPayload,
         definitions: [SparkplugMetricDefinition],
         aliasBase: UInt64,

@@ -20,22 +20,22 @@ import Logging
 /// - Commands: NCMD/DCMD metrics resolved by alias or name; writes only to writable metrics and only when the
 ///   operator allows them, else refused — counted and explained in the node metrics `Commands/…`, since
 ///   Sparkplug has no reply.
-public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration {
-    public enum WritePolicy: Sendable, Equatable {
+package struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration {
+    package enum WritePolicy: Sendable, Equatable {
         case allowed
         /// Every NCMD/DCMD write but the rebirth request is refused, with this reason (e.g. "writes are off
         /// (sparkplug.writes: false)").
         case refused(reason: String)
     }
 
-    public struct Configuration: Sendable, Equatable {
-        public var groupID: String
-        public var edgeNodeID: String
-        public var primaryHostID: String?
-        public var writes: WritePolicy
-        public var rebirthInterval: Duration
+    package struct Configuration: Sendable, Equatable {
+        package var groupID: String
+        package var edgeNodeID: String
+        package var primaryHostID: String?
+        package var writes: WritePolicy
+        package var rebirthInterval: Duration
 
-        public init(
+        package init(
             groupID: String,
             edgeNodeID: String,
             primaryHostID: String? = nil,
@@ -53,7 +53,7 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
         }
     }
 
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// A CONNECT to `mqtt.servers[server]` is about to be sent: the will must be set now.
         case connecting(server: Int)
         /// CONNACK.
@@ -74,7 +74,7 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
         case shutdown
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Store the bdSeq the next CONNECT carries, before sending it.
         case persistBirthDeathSequence(UInt8)
         /// Register the NDEATH as the MQTT will of the next CONNECT (QoS 1, not retained).
@@ -102,7 +102,7 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
         case log(Logger.Level, String)
     }
 
-    public enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case idle
         case connecting
         /// Connected, subscribed, waiting for the primary host's online STATE before the birth.
@@ -113,21 +113,21 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
         case stopped
     }
 
-    public let configuration: Configuration
-    public let catalog: SparkplugCatalog
-    public private(set) var phase = Phase.idle
+    package let configuration: Configuration
+    package let catalog: SparkplugCatalog
+    package private(set) var phase = Phase.idle
     /// The server the current or next connection goes to.
-    public private(set) var server = 0
+    package private(set) var server = 0
     /// The bdSeq of the current connection; nil before the first.
-    public private(set) var birthDeathSequence: UInt8?
+    package private(set) var birthDeathSequence: UInt8?
     private var nextBirthDeathSequence: UInt8
     /// Per server: the last STATE of the primary host accepted there.
     private var hostStates: [Int: SparkplugHostState] = [:]
     private var deviceAvailable: [Bool]
     private var nodeValues: [SparkplugMetricValue]
     private var nodeTimestamps: [UInt64]
-    public private(set) var commandsApplied: UInt64 = 0
-    public private(set) var commandsRefused: UInt64 = 0
+    package private(set) var commandsApplied: UInt64 = 0
+    package private(set) var commandsRefused: UInt64 = 0
     private var lastRebirth: C.Instant?
     private var rebirthPending = false
     private let clock: C
@@ -138,7 +138,7 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
     ///     then carries 0).
     ///   - nodeValues: initial values of the catalog's node metrics beyond the standard ones, by name.
     ///   - wallClockMs: milliseconds since the Unix epoch, UTC, for payload and metric timestamps.
-    public init(
+    package init(
         configuration: Configuration,
         catalog: SparkplugCatalog,
         lastBirthDeathSequence: UInt8?,
@@ -171,7 +171,7 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
 
     // MARK: Topics
 
-    public func topic(_ type: SparkplugMessageType, device: String? = nil) -> SparkplugTopic {
+    package func topic(_ type: SparkplugMessageType, device: String? = nil) -> SparkplugTopic {
         SparkplugTopic(
             groupID: configuration.groupID,
             messageType: type,
@@ -181,22 +181,22 @@ public struct SparkplugEdgeNode<C: Clock>: Sendable where C.Duration == Duration
     }
 
     /// The DCMD subscription covers every device of the node.
-    public var deviceCommandFilter: String {
+    package var deviceCommandFilter: String {
         "\(SparkplugTopic.namespace)/\(configuration.groupID)/DCMD/\(configuration.edgeNodeID)/+"
     }
 
-    public var primaryHostStateTopic: SparkplugStateTopic? {
+    package var primaryHostStateTopic: SparkplugStateTopic? {
         configuration.primaryHostID.map(SparkplugStateTopic.init(hostID:))
     }
 
     /// Whether the device is present (its DBIRTH belongs in the next birth sequence).
-    public func isDeviceAvailable(_ id: String) -> Bool {
+    package func isDeviceAvailable(_ id: String) -> Bool {
         catalog.deviceIndex(of: id).map { deviceAvailable[$0] } ?? false
     }
 
     // MARK: Events
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         if phase == .stopped { return [] }
         switch event {
         case .connecting(let server):

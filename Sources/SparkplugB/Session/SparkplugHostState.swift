@@ -3,21 +3,21 @@ import Foundation
 /// A primary host application's STATE message (Sparkplug 3.0, 4.2.3): retained JSON on `spBv1.0/STATE/<host>`,
 /// `{"online": true|false, "timestamp": <ms since the epoch, UTC>}`. Hostile input: at most 1 KiB, a JSON object
 /// with a boolean `online` and a non-negative integral `timestamp`; anything else is refused with the reason.
-public struct SparkplugHostState: Sendable, Equatable {
-    public static let maximumPayloadBytes = 1024
+package struct SparkplugHostState: Sendable, Equatable {
+    package static let maximumPayloadBytes = 1024
 
-    public var online: Bool
-    public var timestampMs: UInt64
+    package var online: Bool
+    package var timestampMs: UInt64
 
-    public init(online: Bool, timestampMs: UInt64) {
+    package init(online: Bool, timestampMs: UInt64) {
         self.online = online
         self.timestampMs = timestampMs
     }
 
     /// The message a host publishes: `{"online":…,"timestamp":…}` (what `init(parsing:)` reads back).
-    public var payload: [UInt8] { Array(#"{"online":\#(online),"timestamp":\#(timestampMs)}"#.utf8) }
+    package var payload: [UInt8] { Array(#"{"online":\#(online),"timestamp":\#(timestampMs)}"#.utf8) }
 
-    public init(parsing payload: [UInt8]) throws(SparkplugError) {
+    package init(parsing payload: [UInt8]) throws(SparkplugError) {
         guard payload.count <= Self.maximumPayloadBytes else {
             throw SparkplugError(
                 .malformedPayload,

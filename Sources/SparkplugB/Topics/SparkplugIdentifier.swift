@@ -1,12 +1,12 @@
 /// The ids that become topic levels — group, edge node, device, primary host. The specification (4.1.2–4.1.5)
 /// allows any UTF-8 but the MQTT reserved characters; we also refuse what makes a topic ambiguous or a host's tag
 /// tree unreadable (empty, NUL, control characters) and anything longer than 256 bytes.
-public enum SparkplugIdentifier {
-    public static let maximumUTF8Length = 256
+package enum SparkplugIdentifier {
+    package static let maximumUTF8Length = 256
 
     /// Throws `SparkplugError.invalidIdentifier` naming `role` (e.g. "sparkplug.group_id"), the value and what
     /// is allowed.
-    public static func validate(_ id: String, role: String) throws(SparkplugError) {
+    package static func validate(_ id: String, role: String) throws(SparkplugError) {
         if id.isEmpty {
             throw SparkplugError(.invalidIdentifier, "\(role) is empty: give a non-empty name")
         }
@@ -34,7 +34,7 @@ public enum SparkplugIdentifier {
         }
     }
 
-    public static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         do {
             try validate(id, role: "id")
             return true

@@ -1,6 +1,6 @@
 /// The verbs of the Sparkplug B topic namespace (4.1.3). STATE is not among them: it has its own topic form
 /// (`SparkplugStateTopic`).
-public enum SparkplugMessageType: String, Sendable, Hashable, CaseIterable {
+package enum SparkplugMessageType: String, Sendable, Hashable, CaseIterable {
     case nodeBirth = "NBIRTH"
     case nodeDeath = "NDEATH"
     case nodeData = "NDATA"
@@ -11,7 +11,7 @@ public enum SparkplugMessageType: String, Sendable, Hashable, CaseIterable {
     case deviceCommand = "DCMD"
 
     /// DBIRTH, DDEATH, DDATA and DCMD name a device after the edge node; the others must not.
-    public var isDeviceMessage: Bool {
+    package var isDeviceMessage: Bool {
         switch self {
         case .deviceBirth, .deviceDeath, .deviceData, .deviceCommand: true
         case .nodeBirth, .nodeDeath, .nodeData, .nodeCommand: false
@@ -19,7 +19,7 @@ public enum SparkplugMessageType: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether the message carries `seq` (every one the edge node publishes but NDEATH; commands never).
-    public var carriesSequenceNumber: Bool {
+    package var carriesSequenceNumber: Bool {
         switch self {
         case .nodeBirth, .nodeData, .deviceBirth, .deviceDeath, .deviceData: true
         case .nodeDeath, .nodeCommand, .deviceCommand: false

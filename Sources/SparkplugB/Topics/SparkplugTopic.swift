@@ -1,17 +1,17 @@
 /// `spBv1.0/<group>/<verb>/<edge node>[/<device>]` (4.1): built here and nowhere else, and parsed from the
 /// network without trusting it.
-public struct SparkplugTopic: Sendable, Hashable, CustomStringConvertible {
-    public static let namespace = "spBv1.0"
+package struct SparkplugTopic: Sendable, Hashable, CustomStringConvertible {
+    package static let namespace = "spBv1.0"
 
-    public var groupID: String
-    public var messageType: SparkplugMessageType
-    public var edgeNodeID: String
+    package var groupID: String
+    package var messageType: SparkplugMessageType
+    package var edgeNodeID: String
     /// Present exactly for the device verbs.
-    public var deviceID: String?
+    package var deviceID: String?
 
     /// The ids must be valid (`SparkplugIdentifier`); the edge node validates its configuration before it
     /// builds any topic.
-    public init(groupID: String, messageType: SparkplugMessageType, edgeNodeID: String, deviceID: String? = nil) {
+    package init(groupID: String, messageType: SparkplugMessageType, edgeNodeID: String, deviceID: String? = nil) {
         precondition(
             messageType.isDeviceMessage == (deviceID != nil),
             "\(messageType.rawValue) \(messageType.isDeviceMessage ? "needs" : "takes no") device id"
@@ -22,14 +22,14 @@ public struct SparkplugTopic: Sendable, Hashable, CustomStringConvertible {
         self.deviceID = deviceID
     }
 
-    public var description: String {
+    package var description: String {
         var topic = "\(Self.namespace)/\(groupID)/\(messageType.rawValue)/\(edgeNodeID)"
         if let deviceID { topic += "/\(deviceID)" }
         return topic
     }
 
     /// nil for anything that is not a well-formed Sparkplug B edge node or device topic (including STATE).
-    public init?(parsing topic: String) {
+    package init?(parsing topic: String) {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count == 4 || levels.count == 5, levels[0] == Self.namespace,
             let type = SparkplugMessageType(rawValue: String(levels[2])), type.isDeviceMessage == (levels.count == 5)

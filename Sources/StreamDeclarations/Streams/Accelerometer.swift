@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/accelerometer`: Core Motion's `CMAccelerometerData`.
-    public static let accelerometer = rawSensor(
+    package static let accelerometer = rawSensor(
         "accelerometer",
         sensor: .accelerometer,
         rateHz: 50,

@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/activity`: Core Motion's `CMMotionActivity`.
-    public static let activity = StreamDeclaration(
+    package static let activity = StreamDeclaration(
         name: "activity",
         swiftName: "activity",
         summary: "CMMotionActivity: stationary, walking, running, cycling, automotive, with a confidence.",

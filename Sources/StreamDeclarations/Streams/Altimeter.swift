@@ -1,7 +1,7 @@
 extension StreamDeclaration {
     /// `{root}/altimeter` (Core Motion's `CMAltitudeData`) and `{root}/altimeter/absolute`
     /// (`CMAbsoluteAltitudeData`).
-    public static let altimeter = StreamDeclaration(
+    package static let altimeter = StreamDeclaration(
         name: "altimeter",
         swiftName: "altimeter",
         summary: "CMAltitudeData and CMAbsoluteAltitudeData: relative altitude, pressure, altitude above sea level.",

@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/device-motion`: Core Motion's `CMDeviceMotion`.
-    public static let deviceMotion = StreamDeclaration(
+    package static let deviceMotion = StreamDeclaration(
         name: "device-motion",
         swiftName: "deviceMotion",
         summary: "CMDeviceMotion: attitude, bias-free rotation rate, gravity, user acceleration, calibrated field.",

@@ -1,7 +1,7 @@
 extension StreamDeclaration {
     /// `{root}/events`: motion events — falls with their resolution (Core Motion's `CMFallDetectionEvent`),
     /// impacts, free falls and tilt — from `MotionEventDetector`.
-    public static let events = StreamDeclaration(
+    package static let events = StreamDeclaration(
         name: "events",
         swiftName: "events",
         summary:

@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/gyroscope`: Core Motion's `CMGyroData`.
-    public static let gyroscope = rawSensor(
+    package static let gyroscope = rawSensor(
         "gyroscope",
         sensor: .gyroscope,
         rateHz: 50,

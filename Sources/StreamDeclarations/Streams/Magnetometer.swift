@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/magnetometer`: Core Motion's `CMMagnetometerData`.
-    public static let magnetometer = rawSensor(
+    package static let magnetometer = rawSensor(
         "magnetometer",
         sensor: .magnetometer,
         rateHz: 25,

@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/pedometer` (Core Motion's `CMPedometerData`) and `{root}/pedometer/events` (`CMPedometerEvent`).
-    public static let pedometer = StreamDeclaration(
+    package static let pedometer = StreamDeclaration(
         name: "pedometer",
         swiftName: "pedometer",
         summary: "CMPedometerData and CMPedometerEvent: steps, distance, floors, cadence and pace; pause and resume.",

@@ -1,6 +1,6 @@
 extension StreamDeclaration {
     /// `{root}/submersion`: Core Motion's `CMWaterSubmersionMeasurement`.
-    public static let submersion = StreamDeclaration(
+    package static let submersion = StreamDeclaration(
         name: "submersion",
         swiftName: "submersion",
         summary: "CMWaterSubmersionMeasurement: depth, state, pressures and water temperature.",
