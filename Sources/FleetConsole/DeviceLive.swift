@@ -109,10 +109,14 @@ package struct DeviceLive: Sendable {
             put(path, [("altitude", a.altitude), ("accuracy", a.accuracy)])
         case .submersion(let s):
             put(path, [("depth", s.depth), ("pressureKPa", s.pressureKPa)])
+        case .motionEvent:
+            // The generated one-line summary: numbers and the enums' names only, never device text.
+            event(t, "motion", message.payload.summary)
         default:
-            // A payload without a view of its own (the motion events; a stream added since) is listed by its
-            // generated one-line summary: numbers and the enums' names only, never device text.
-            event(t, message.payload.kind.rawValue, message.payload.summary)
+            // A stream without a view of its own (the sensors' temperature; one added since) shows its latest
+            // message by its generated summary, as generated text only.
+            latest[path] = "{\"summary\":" + ConsoleJSON.string(message.payload.summary) + "}"
+            changedLatest.insert(path)
         }
     }
 

@@ -2,7 +2,7 @@ extension StreamDeclaration {
     /// Every stream, in the order config.yaml, the status, the docs and the Sparkplug catalog list them.
     package static let table: [StreamDeclaration] = [
         .accelerometer, .gyroscope, .magnetometer, .deviceMotion, .pedometer, .activity, .altimeter, .submersion,
-        .events,
+        .events, .temperature,
     ]
 
     /// Every topic, streams in table order, each stream's own topic first.

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// Every payload the real agent publishes, checked against docs/schemas: a real mosquitto, the real binary on the
-/// simulated IMU (every sensor, every stream, submersion included, metrics every second), captured by a real
+/// simulated IMU (every sensor, every stream, submersion and temperature included, metrics every second), captured by a real
 /// subscriber and handed to clients/python/tests/check_capture.py, which validates each JSON payload with
 /// `jsonschema` (draft 2020-12), decodes each binary batch with the reference client, and checks seq continuity
 /// and the values' sanity.
@@ -32,7 +32,7 @@ import Testing
     /// The part of every topic after `{root}/`: each must be seen, or the check proves nothing about it.
     static let topicKinds = [
         "accelerometer", "gyroscope", "magnetometer", "device-motion", "pedometer", "pedometer/events", "activity",
-        "altimeter", "altimeter/absolute", "submersion", "status", "configuration", "metrics", "control",
+        "altimeter", "altimeter/absolute", "submersion", "temperature", "status", "configuration", "metrics", "control",
         "control/reply",
     ]
     /// The topics the agent publishes by itself, before any command (the control topics are ours).
@@ -75,6 +75,7 @@ import Testing
           activity: {enabled: true, rate_hz: 1}
           altimeter: {enabled: true, rate_hz: 2}
           submersion: {enabled: true, rate_hz: 2}
+          temperature: {enabled: true, rate_hz: 2}
         """
     }
 

@@ -72,6 +72,23 @@ struct DeviceLiveTests {
         #expect(latest["device-motion"]?["heading"] == 90)
     }
 
+    /// A stream the page has no view of its own for (the sensors' temperature) shows its latest message by the
+    /// generated summary, not as an event.
+    @Test func aStreamWithoutAViewShowsItsLatestSummary() throws {
+        var live = DeviceLive(device: "imu-1", root: "motion/{device}")
+        live.receive(
+            topic: "motion/imu-1/temperature",
+            payload: Self.encoded(.temperature(TemperatureData(timestamp: 1, temperatureC: 31.62)), seq: 1, time: 200),
+            now: 0
+        )
+        let produced = live.frame(now: 0, withRates: false)
+        let frame = try #require(produced)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any])
+        let latest = try #require(object["latest"] as? [String: [String: String]])
+        #expect(latest["temperature"]?["summary"] == "temperature=31.62 °C")
+        #expect(object["events"] == nil, "not an event")
+    }
+
     @Test func otherTopicsAndJunkAreNotSamples() {
         var live = DeviceLive(device: "imu-1", root: "motion/{device}")
         let result3 = live.receive(topic: "motion/imu-1/status", payload: Array("{}".utf8), now: 0)

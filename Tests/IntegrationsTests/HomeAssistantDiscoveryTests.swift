@@ -33,6 +33,7 @@ import Testing
     static let units: [String: Set<String>] = [
         "distance": ["km", "m", "cm", "mm", "mi", "yd", "in", "ft", "nmi"],
         "atmospheric_pressure": ["cbar", "bar", "hPa", "inHg", "kPa", "mbar", "Pa", "psi", "mmHg"],
+        "temperature": ["°C", "°F", "K"],
     ]
     static let binarySensorClasses: Set<String> = ["connectivity", "problem", "running", "moving"]
     static let stateClasses: Set<String> = ["measurement", "total", "total_increasing"]

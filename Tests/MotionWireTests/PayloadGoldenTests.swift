@@ -179,6 +179,13 @@ import Testing
         ),
         Golden(
             message: WireMessage(
+                envelope: envelope(12, 30.5, 1_795_241_020.5),
+                payload: .temperature(TemperatureData(timestamp: 30.5, temperatureC: 31.62))
+            ),
+            json: #"{"seq":12,"timestamp":30.5,"time":1795241020.5,"temperature":31.62}"#
+        ),
+        Golden(
+            message: WireMessage(
                 envelope: envelope(3, 3, 1_795_241_102.3),
                 payload: .motionEvent(
                     .fall(

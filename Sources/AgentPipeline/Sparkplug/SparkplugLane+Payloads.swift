@@ -19,6 +19,7 @@ extension SparkplugLane {
         case .absoluteAltitude(let v): writer.record(absoluteAltitude: v, timeMs: t)
         case .submersion(let v): writer.record(submersion: v, timeMs: t)
         case .motionEvent(let v): writer.record(motionEvent: v, timeMs: t)
+        case .temperature(let v): writer.record(temperature: v, timeMs: t)
         }
     }
 
@@ -37,6 +38,7 @@ extension SparkplugLane {
         case .absoluteAltitude: 8
         case .submersion: 9
         case .motionEvent: 10
+        case .temperature: 11
         }
     }
 }

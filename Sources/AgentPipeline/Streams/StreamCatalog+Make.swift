@@ -16,6 +16,7 @@ extension StreamCatalog {
         case .altimeter: AltimeterStream.make(name, settings, in: self)
         case .submersion: SubmersionStream.make(name, settings, in: self)
         case .events: EventsStream.make(name, settings, in: self)
+        case .temperature: TemperatureStream.make(name, settings, in: self)
         }
     }
 }

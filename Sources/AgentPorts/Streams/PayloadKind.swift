@@ -26,4 +26,6 @@ public enum PayloadKind: String, Sendable, Hashable, CaseIterable {
     case submersion
     /// `{root}/events`: CMFallDetectionEvent.
     case events
+    /// `{root}/temperature`: none.
+    case temperature
 }

@@ -325,5 +325,34 @@ extension StreamDescriptor {
                 )
             ]
         ),
+        StreamDescriptor(
+            name: .temperature,
+            topics: [
+                Topic(
+                    stream: .temperature,
+                    path: "temperature",
+                    payload: .temperature,
+                    schema: "temperature.schema.json",
+                    coreMotion: "none"
+                )
+            ],
+            defaults: StreamSettings(enabled: false, rateHz: 1, qos: 0, retain: false),
+            requiredSensors: [.accelerometer],
+            pacingSensor: .accelerometer,
+            isRawSensor: false,
+            batches: false,
+            extraSettings: [],
+            homeAssistant: [
+                HomeAssistantSensor(
+                    objectID: "temperature",
+                    name: "Sensor temperature",
+                    topic: 0,
+                    template: "{{ value_json.temperature }}",
+                    unit: "°C",
+                    deviceClass: "temperature",
+                    stateClass: "measurement"
+                )
+            ]
+        ),
     ]
 }

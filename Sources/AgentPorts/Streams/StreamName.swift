@@ -22,4 +22,6 @@ public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Compa
     case submersion
     /// CMFallDetectionEvent and the simple motion events: falls and their resolution, impacts, free falls, tilt.
     case events
+    /// The sensors' temperature: the IMU's die or the barometer's (no Core Motion counterpart).
+    case temperature
 }

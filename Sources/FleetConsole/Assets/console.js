@@ -279,6 +279,8 @@ function showLatest() {
   if (abs) items.push(["Altitude", num(abs.altitude, 1) + " m ± " + num(abs.accuracy, 1)]);
   const m = latest["magnetometer"];
   if (m) items.push(["Magnetic field", num(Math.hypot(m.x, m.y, m.z), 1) + " µT"]);
+  // Streams without a view of their own: their latest message's summary (generated text, shown as text).
+  for (const [path, value] of Object.entries(latest)) if (value && typeof value.summary === "string") items.push([path, value.summary]);
   dl.replaceChildren(...items.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
 }
 

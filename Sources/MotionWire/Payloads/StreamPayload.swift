@@ -29,6 +29,8 @@ public enum StreamPayload: Sendable, Equatable {
     case submersion(SubmersionData)
     /// `{root}/events`: CMFallDetectionEvent.
     case motionEvent(MotionEvent)
+    /// `{root}/temperature`: none.
+    case temperature(TemperatureData)
 
     /// The kind of topic the payload is published on.
     public var kind: PayloadKind {
@@ -44,6 +46,7 @@ public enum StreamPayload: Sendable, Equatable {
         case .absoluteAltitude: .absoluteAltitude
         case .submersion: .submersion
         case .motionEvent: .events
+        case .temperature: .temperature
         }
     }
 }
@@ -66,6 +69,7 @@ extension StreamPayload {
         case .absoluteAltitude(let v): AbsoluteAltitudeCodec.write(v, into: &b)
         case .submersion(let v): SubmersionCodec.write(v, into: &b)
         case .motionEvent(let v): MotionEventCodec.write(v, into: &b)
+        case .temperature(let v): TemperatureCodec.write(v, into: &b)
         }
     }
 
@@ -87,6 +91,7 @@ extension StreamPayload {
         case .absoluteAltitude: .absoluteAltitude(try AbsoluteAltitudeCodec.read(fields, timestamp: t))
         case .submersion: .submersion(try SubmersionCodec.read(fields, timestamp: t))
         case .events: .motionEvent(try MotionEventCodec.read(fields, timestamp: t))
+        case .temperature: .temperature(try TemperatureCodec.read(fields, timestamp: t))
         }
     }
 
@@ -104,6 +109,7 @@ extension StreamPayload {
         case .absoluteAltitude(let v): AbsoluteAltitudeCodec.summary(v)
         case .submersion(let v): SubmersionCodec.summary(v)
         case .motionEvent(let v): MotionEventCodec.summary(v)
+        case .temperature(let v): TemperatureCodec.summary(v)
         }
     }
 
@@ -122,6 +128,7 @@ extension StreamPayload {
         case .absoluteAltitude(let v): (nil, v)
         case .submersion(let v): (nil, v)
         case .motionEvent(let v): (nil, v)
+        case .temperature(let v): (nil, v)
         }
     }
 }

@@ -12,6 +12,7 @@ extension MotionSparkplug {
         "altimeter",
         "submersion",
         "events",
+        "temperature",
     ]
 
     /// A stream's data metrics: its topics' fields, in slot order; nil for a name that is not a stream.
@@ -26,6 +27,7 @@ extension MotionSparkplug {
         case "altimeter": altimeter
         case "submersion": submersion
         case "events": events
+        case "temperature": temperature
         default: nil
         }
     }
@@ -524,5 +526,14 @@ extension MotionSparkplug {
             unit: "rad",
             description: "The angle between the direction of gravity now and at start."
         ),
+    ]
+
+    static let temperature: [SparkplugMetricDefinition] = [
+        SparkplugMetricDefinition(
+            "temperature",
+            .double,
+            unit: "°C",
+            description: "The latest temperature a sensor reported (the die's: above the air's while it runs)."
+        )
     ]
 }

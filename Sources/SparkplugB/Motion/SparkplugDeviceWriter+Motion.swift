@@ -147,4 +147,9 @@ extension SparkplugDeviceWriter {
             set(15, .double(e.angle), timestampMs: t)
         }
     }
+
+    /// `{root}/temperature`: metrics 0–0 of the temperature device.
+    package mutating func record(temperature v: TemperatureData, timeMs t: UInt64) {
+        set(0, .double(v.temperatureC), timestampMs: t)
+    }
 }

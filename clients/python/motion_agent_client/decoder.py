@@ -92,6 +92,7 @@ STREAMS = (
     "altimeter",
     "submersion",
     "events",
+    "temperature",
 )
 
 #: The streams that publish one message per sample and can batch (binary batches among them).
@@ -117,6 +118,7 @@ TOPIC_KINDS = (
     "altimeter",
     "submersion",
     "events",
+    "temperature",
     "status",
     "configuration",
     "metrics",
@@ -136,6 +138,7 @@ STREAM_SCHEMAS = {
     "altimeter/absolute": "altimeter-absolute.schema.json",
     "submersion": "submersion.schema.json",
     "events": "events.schema.json",
+    "temperature": "temperature.schema.json",
 }
 # END GENERATED streams
 

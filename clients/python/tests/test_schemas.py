@@ -153,6 +153,8 @@ def test_the_documented_stream_examples_validate():
     valid("altimeter/absolute", {"seq": 1, "timestamp": 1, "time": 2, "altitude": 201.41, "accuracy": 82.86, "precision": 0.05})
     valid("submersion", {"seq": 5, "timestamp": 1, "time": 2, "state": "submergedShallow", "depth": 0.62, "pressure": 107.4,
                          "surfacePressure": 101.3, "temperature": 18.5})
+    valid("temperature", {"seq": 12, "timestamp": 30.5, "time": 1795241020.5, "temperature": 31.62})
+    invalid("temperature", {"seq": 12, "timestamp": 30.5, "time": 1795241020.5}, "temperature")
     valid("status", BIRTH)
     valid("status", WILL)
     valid("status", {**BIRTH, "state": "offline", "reason": "shutdown"})
