@@ -222,7 +222,7 @@ package final class SparkplugService: Service, Sendable {
                 case .disconnect(let moveToNextServer):
                     // At the goodbye the supervisor's own DISCONNECT follows the NDEATH.
                     guard !session.withLock({ $0.stopping }) else { continue }
-                    let reason = "Sparkplug: the edge node left \(supervisor.servers[supervisor.server])"
+                    let reason = "the edge node left \(supervisor.servers[supervisor.server])"
                     closed = await performConnection(
                         supervisor.handle(.leave(reason: reason, nextServer: moveToNextServer))
                     )
