@@ -29,7 +29,7 @@ package struct Pipeline: Sendable {
         /// Where the reference attitude's capture time is kept; nil: not kept.
         package var referenceAttitudeStore: ReferenceAttitudeStore?
         /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
-        package var pendingFallStore: PendingFallStore?
+        package var pendingFallKeeper: PendingFallKeeper?
         /// Sparkplug's lane (`sparkplug.enabled`); nil: the streams feed only their native topics.
         package var sparkplug: SparkplugLane?
 
@@ -92,7 +92,7 @@ package struct Pipeline: Sendable {
             clock: clock,
             prepare: options.prepare,
             referenceAttitudeStore: options.referenceAttitudeStore,
-            pendingFallStore: options.pendingFallStore,
+            pendingFallKeeper: options.pendingFallKeeper,
             logger: logger
         )
         // Weak: the controller owns the hub, which owns this box; a strong capture kept the whole graph alive

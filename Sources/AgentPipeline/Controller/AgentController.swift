@@ -49,7 +49,7 @@ package final class AgentController: Sendable {
     /// Where the reference attitude's capture time is kept; nil: not kept (`control.persist: false`).
     private let referenceAttitudeStore: ReferenceAttitudeStore?
     /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
-    private let pendingFallStore: PendingFallStore?
+    private let pendingFallKeeper: PendingFallKeeper?
     /// The agent's time source: when a reference attitude was set, the time of a status.
     private let clock: any AgentClock
     /// Opens what a configuration needs before it runs (the durable log); see `Pipeline.Options.prepare`.
@@ -68,7 +68,7 @@ package final class AgentController: Sendable {
         clock: any AgentClock = SystemClock(),
         prepare: @escaping @Sendable (AgentConfiguration) -> Void = { _ in },
         referenceAttitudeStore: ReferenceAttitudeStore? = nil,
-        pendingFallStore: PendingFallStore? = nil,
+        pendingFallKeeper: PendingFallKeeper? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -76,7 +76,7 @@ package final class AgentController: Sendable {
         self.prepare = prepare
         self.clockSynchronized = clockSynchronized
         self.referenceAttitudeStore = referenceAttitudeStore
-        self.pendingFallStore = pendingFallStore
+        self.pendingFallKeeper = pendingFallKeeper
         self.locationConfigured = locationConfigured
         self.headingUnusable = headingUnusable
         self.streamFactory = streamFactory
@@ -110,7 +110,7 @@ package final class AgentController: Sendable {
                 motion.referenceFrame = configuration.deviceMotion.referenceFrame
                 motion.referenceAttitude = reference
             }
-            let inheritedFall = pendingFallStore?.load()
+            let inheritedFall = pendingFallKeeper?.load()
             if let inheritedFall {
                 logger.notice(
                     "a fall reported before this start awaits its resolution: watched for the rest of its response window",
@@ -119,7 +119,7 @@ package final class AgentController: Sendable {
             }
             for case let events as EventsStream in streams {
                 events.reconfigure(detector: EventsStream.detectorSettings(configuration.events))
-                events.keepPendingFall(in: pendingFallStore, inherited: inheritedFall)
+                events.keepPendingFall(in: pendingFallKeeper, inherited: inheritedFall)
             }
             hub.setStreams(streams)
             try replan(configuration)

@@ -7,8 +7,8 @@ import MotionModel
 /// directory, as its first report went out (wall-clock dates), so a restart does not forget it: the next run
 /// watches it for the rest of its response window and publishes its one follow-up with the same `date`.
 /// Written twice a fall — the report, then the follow-up in its place (replaced, not removed: a removal the disk
-/// has not written back may come back after a power cut, and a second follow-up with it) — a rare small write,
-/// not the per-sample path.
+/// has not written back may come back after a power cut, and a second follow-up with it); written by
+/// `PendingFallKeeper` off the per-sample path.
 package struct PendingFallStore: Sendable {
     let state: any StateDirectory
     let logger: Logger

@@ -30,8 +30,8 @@ package final class EventsStream: MotionStream, @unchecked Sendable {
     /// A fall an earlier run reported and did not resolve (wall-clock dates, as published): the detector takes it
     /// over at the first sample, when its dates can be moved onto this run's sample clock.
     private var inheritedFall: FallDetectionEvent?
-    /// Where the fall awaiting a resolution is kept across restarts; nil: not kept.
-    private var pendingFallStore: PendingFallStore?
+    /// Where the fall awaiting a resolution is kept across restarts (written off this path); nil: not kept.
+    private var pendingFallKeeper: PendingFallKeeper?
 
     package init(settings: StreamSettings, detectorSettings: MotionEventDetector.Settings = .defaults) {
         self.settings = settings
@@ -60,14 +60,14 @@ package final class EventsStream: MotionStream, @unchecked Sendable {
             // Its follow-up was switched off with the falls: nothing is watched any more, so nothing is kept.
             reportedFall = nil
             inheritedFall = nil
-            pendingFallStore?.save(nil)
+            pendingFallKeeper?.record(nil)
         }
     }
 
     /// Keeps the fall awaiting a resolution in `store` from now on and takes over `inherited`, the one an earlier
     /// run kept there (before the first sample; with the hub's lock held or before the hub runs).
-    package func keepPendingFall(in store: PendingFallStore?, inherited: FallDetectionEvent?) {
-        pendingFallStore = store
+    package func keepPendingFall(in keeper: PendingFallKeeper?, inherited: FallDetectionEvent?) {
+        pendingFallKeeper = keeper
         inheritedFall = inherited
     }
 
@@ -125,7 +125,7 @@ package final class EventsStream: MotionStream, @unchecked Sendable {
     private func adopt(_ fall: FallDetectionEvent, at t: Double, clock: inout WallClock) {
         inheritedFall = nil
         guard detector.settings.fallEnabled else {
-            pendingFallStore?.save(nil)
+            pendingFallKeeper?.record(nil)
             return
         }
         let now = clock.wallTime(of: t)
@@ -155,7 +155,7 @@ package final class EventsStream: MotionStream, @unchecked Sendable {
                 if e.resolution == nil { reportedFall = (sampleDate, e.date, e.detectionDate) }
             }
             e.resolutionDate = e.resolutionDate.map { clock.wallTime(of: $0) }
-            pendingFallStore?.save(e)
+            pendingFallKeeper?.record(e)
             return .motionEvent(.fall(e))
         case .impact(var e):
             e.date = clock.wallTime(of: e.date)

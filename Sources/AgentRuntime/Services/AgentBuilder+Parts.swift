@@ -33,6 +33,8 @@ extension AgentBuilder {
         let deviceFaults: AsyncStream<Void>
         /// Sparkplug's lane, when `sparkplug.enabled` and a connection for it was given.
         let sparkplugLane: SparkplugLane?
+        /// The fall awaiting a resolution, on its way to the state directory.
+        let pendingFalls: PendingFallKeeper
 
         var controller: AgentController { pipeline.controller }
         var outbox: Outbox { pipeline.outbox }
@@ -110,7 +112,8 @@ extension AgentBuilder {
         pipelineOptions.referenceAttitudeStore =
             configuration.control.persist
             ? ReferenceAttitudeStore(state: state, logger: logger) : nil
-        pipelineOptions.pendingFallStore = PendingFallStore(state: state, logger: logger)
+        let pendingFalls = PendingFallKeeper(store: PendingFallStore(state: state, logger: logger))
+        pipelineOptions.pendingFallKeeper = pendingFalls
         // The acquisition thread only records and yields; the control service republishes the status.
         pipelineOptions.faults = { fault in
             deviceFaults.continuation.yield()
@@ -150,7 +153,8 @@ extension AgentBuilder {
             publisher: publisher,
             durableOutbox: durableOutbox,
             deviceFaults: deviceFaults.stream,
-            sparkplugLane: sparkplugLane
+            sparkplugLane: sparkplugLane,
+            pendingFalls: pendingFalls
         )
     }
 
@@ -383,6 +387,7 @@ extension AgentBuilder {
             EstimatorStateService(
                 controller: data.controller,
                 store: reports.estimatorStore,
+                pendingFalls: data.pendingFalls,
                 startup: reports.startup,
                 clock: clock
             ),
