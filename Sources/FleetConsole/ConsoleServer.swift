@@ -48,10 +48,12 @@ package struct ConsoleServer: Sendable {
         try await pool.prepare()
         let handler = ConsoleHandler(hub: hub, access: access, logger: logger)
         let open = ConnectionCount()
-        let clients: AsyncThrowingStream<AsyncSocket, any Error>
+        // With TLS the accepted sockets are the plaintext ends `ConsoleTLS` hands over; else the listener's.
+        var tlsClients: AsyncStream<AsyncSocket>?
+        var listener: AsyncSocket?
         if let tls {
-            let (stream, continuation) = AsyncThrowingStream<AsyncSocket, any Error>.makeStream()
-            clients = stream
+            let (stream, continuation) = AsyncStream<AsyncSocket>.makeStream()
+            tlsClients = stream
             tls.serve(listener: socket.file.rawValue, limit: Self.maximumConnections, logger: logger) { plaintext in
                 do {
                     continuation.yield(try AsyncSocket(socket: Socket(file: .init(rawValue: plaintext)), pool: pool))
@@ -60,38 +62,36 @@ package struct ConsoleServer: Sendable {
                 }
             }
         } else {
-            let listener = try AsyncSocket(socket: socket, pool: pool)
-            clients = AsyncThrowingStream { continuation in
-                let task = Task {
-                    do {
-                        for try await client in listener.sockets { continuation.yield(client) }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
+            listener = try AsyncSocket(socket: socket, pool: pool)
+        }
+        /// Serves each accepted connection, at most `maximumConnections` at once.
+        @Sendable func serve<Clients: AsyncSequence>(_ clients: Clients) async throws
+        where Clients.Element == AsyncSocket {
+            try await withThrowingDiscardingTaskGroup { connections in
+                for try await client in clients {
+                    guard open.value.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
+                        open.value.subtract(1, ordering: .relaxed)
+                        try? client.close()
+                        continue
+                    }
+                    connections.addTask {
+                        await ConsoleConnection(socket: client, handler: handler).serve()
+                        try? client.close()
+                        open.value.subtract(1, ordering: .relaxed)
                     }
                 }
-                continuation.onTermination = { _ in task.cancel() }
             }
         }
         listening()
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { [tlsClients, listener] group in
             group.addTask { try await pool.run() }
             group.addTask { await hub.broker.run(hub: hub) }
             group.addTask { await hub.run() }
             group.addTask {
-                try await withThrowingDiscardingTaskGroup { connections in
-                    for try await client in clients {
-                        guard open.value.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
-                            open.value.subtract(1, ordering: .relaxed)
-                            try? client.close()
-                            continue
-                        }
-                        connections.addTask {
-                            await ConsoleConnection(socket: client, handler: handler).serve()
-                            try? client.close()
-                            open.value.subtract(1, ordering: .relaxed)
-                        }
-                    }
+                if let tlsClients {
+                    try await serve(tlsClients)
+                } else if let listener {
+                    try await serve(listener.sockets)
                 }
             }
             defer { group.cancelAll() }
