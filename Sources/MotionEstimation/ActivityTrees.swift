@@ -48,7 +48,21 @@ package struct ActivityTrees: Sendable {
         var value: [Double] = []
         var treeStart = 0
         var lineNumber = 0
-        for line in table.split(separator: "\n", omittingEmptySubsequences: true) {
+        // The model lives for the whole run: its arrays are sized exactly (a node is an `s` or `l` line) and the
+        // text is walked a line at a time, not split into an array of every line — that array and the arrays'
+        // growth were half a megabyte of the agent's heap at start-up, pages the allocator kept.
+        let nodes = Self.nodeLines(in: table)
+        input.reserveCapacity(nodes)
+        threshold.reserveCapacity(nodes)
+        left.reserveCapacity(nodes)
+        right.reserveCapacity(nodes)
+        value.reserveCapacity(nodes)
+        var rest = table[...]
+        while !rest.isEmpty {
+            let end = rest.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+            let line = rest[..<end]
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+            if line.isEmpty { continue }
             lineNumber += 1
             let f = line.split(separator: " ")
             func fail() -> FormatError { FormatError(line: lineNumber, text: String(line)) }
@@ -100,6 +114,24 @@ package struct ActivityTrees: Sendable {
         nodeLeft = left
         nodeRight = right
         nodeValue = value
+    }
+
+    /// How many nodes the table holds: its lines that start with `s ` or `l `.
+    private static func nodeLines(in table: String) -> Int {
+        var count = 0
+        var atLineStart = true
+        var previous: UInt8 = 0
+        for byte in table.utf8 {
+            if atLineStart, byte == UInt8(ascii: "s") || byte == UInt8(ascii: "l") {
+                previous = byte
+                atLineStart = false
+                continue
+            }
+            if previous != 0, byte == UInt8(ascii: " ") { count += 1 }
+            previous = 0
+            atLineStart = byte == UInt8(ascii: "\n")
+        }
+        return count
     }
 
     /// The raw score of class `c` (log-odds for a binary ensemble).
