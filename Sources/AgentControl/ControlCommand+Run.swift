@@ -2,15 +2,19 @@ import AgentConfig
 import MotionHistory
 import MotionWire
 
-extension ControlCommand {
-    /// Whether carrying it out changes what the retained status shows (the door republishes it).
+extension ControlResult.Shape {
+    /// Whether a command with this result changed what the retained status shows (the door republishes it): a
+    /// stream's settings (configure, capture-reference-attitude) or a reload. Read off the result, so the command
+    /// enum is matched in one place only, `ControlCommand.run`.
     var changesState: Bool {
         switch self {
-        case .configure, .captureReferenceAttitude, .reloadConfig: true
-        case .resetPedometer, .resolveFall, .queryPedometer, .queryActivity, .status, .listStreams, .ping: false
+        case .stream, .reload: true
+        case .status, .streams, .ping, .pedometerReset, .pedometerQuery, .activityQuery, .fall: false
         }
     }
+}
 
+extension ControlCommand {
     /// Carries the command out inside the door. One exhaustive switch: each case is handled once, and a command
     /// added to the enum does not compile until it is handled here (the table's handlers matched the enum again,
     /// with a "report this bug" error for a command reaching another's handler).

@@ -151,7 +151,7 @@ package final class ControlPlane: Sendable {
                     replyTopic: replyTopic(for: message),
                     reply: .applied(id: request.id, device: deviceID, result: result),
                     correlationData: message.correlationData,
-                    stateChanged: request.command.changesState
+                    stateChanged: result.shape.changesState
                 )
             } catch var failure as ControlFailure {
                 failure.id = request.id
