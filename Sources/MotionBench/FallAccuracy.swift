@@ -113,7 +113,8 @@ struct FallAccuracy: ParsableCommand {
         let settings = MotionEventDetector.Settings.defaults.fall
         print(
             "\(name): candidates judged (gates: orientation ≥ \(settings.minimumOrientationChangeDegrees)°, "
-                + "stillness ≤ \(settings.maximumStillnessG) g; a fall when the score ≥ 0)"
+                + "stillness ≤ \(settings.maximumStillnessG) g; smoothed peak: |a| low-passed with "
+                + "\(settings.peakTimeConstantSeconds) s; a fall when the score ≥ 0)"
         )
         for c in Configuration.all {
             print(c.label)
@@ -132,10 +133,11 @@ struct FallAccuracy: ParsableCommand {
                     print(
                         String(
                             format:
-                                "  impact %.3f s, judged %.3f s: peak %.4f g, orientation %.2f°, stillness %.4f g, energy %.5f g·s, rotation %@, score %.4f%@",
+                                "  impact %.3f s, judged %.3f s: peak %.4f g, smoothed %.4f g, orientation %.2f°, stillness %.4f g, energy %.5f g·s, rotation %@, score %.4f%@",
                             f.peakTime,
                             t,
                             f.peakG,
+                            f.smoothedPeakG,
                             f.orientationChangeDegrees,
                             f.stillnessG,
                             f.energyGSeconds,

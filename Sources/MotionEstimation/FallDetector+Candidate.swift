@@ -14,6 +14,9 @@ extension FallDetector {
         /// The impact's largest |a|, g, and its time, s.
         package var peakG: Double
         package var peakTime: Double
+        /// The largest smoothed |a| (`Settings.peakTimeConstantSeconds`) over the second around the impact, g:
+        /// the score's peak.
+        package var smoothedPeakG: Double
         /// The change of the direction of gravity in the device across the impact, degrees.
         package var orientationChangeDegrees: Double
         /// Standard deviation of |a| from 1 to 2 s after the impact, g.
@@ -56,9 +59,11 @@ extension FallDetector {
         let mean = postMagnitude / Double(postCount)
         let stillness = max(postSquares / Double(postCount) - mean * mean, 0).squareRoot()
         var energy = 0.0
+        var smoothedPeak = -Double.infinity
         for j in max(0, k + Self.energy.lowerBound)..<(k + Self.energy.upperBound) {
             let x = block(j)
             if x.count > 0 { energy += x.sumDeviation / Double(x.count) }
+            smoothedPeak = max(smoothedPeak, x.maxSmoothedMagnitude)
         }
         var rotation: Double?
         for j in max(0, k + Self.rotation.lowerBound)..<(k + Self.rotation.upperBound) {
@@ -68,6 +73,7 @@ extension FallDetector {
         return Features(
             peakG: b.maxMagnitude,
             peakTime: b.maxTime,
+            smoothedPeakG: smoothedPeak,
             orientationChangeDegrees: Self.angle(before, after) * 180 / Double.pi,
             stillnessG: stillness,
             energyGSeconds: energy * Self.blockSeconds,
@@ -93,7 +99,7 @@ extension FallDetector {
     /// The candidate's score (`FallScore`): a fall when ≥ 0 and through the gates.
     package func score(_ f: Features) -> Double {
         settings.score.value(
-            peakG: f.peakG,
+            smoothedPeakG: f.smoothedPeakG,
             energyGSeconds: f.energyGSeconds,
             stillnessG: f.stillnessG,
             peakRotationRateRadPerS: f.peakRotationRateRadPerS

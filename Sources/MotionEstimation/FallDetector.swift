@@ -17,9 +17,11 @@ import Darwin
 /// 1. gates, placement- and axis-free: the direction of gravity in the device (the mean acceleration) 2 to 1 s
 ///    before the impact and 1 to 2 s after it differ by at least `minimumOrientationChangeDegrees` (the body lies
 ///    differently), and |a| varies by at most `maximumStillnessG` (standard deviation) 1 to 2 s after it;
-/// 2. a logistic score on magnitudes (`FallScore`): the peak, the impact energy (the area between |a| and 1 g
-///    over the second around the impact — rate-independent, unlike a peak: a 50 Hz sensor misses the top of a
-///    10 ms spike), the stillness, and with a gyroscope the largest rotation rate around the impact.
+/// 2. a logistic score on magnitudes (`FallScore`): the smoothed peak (the largest |a| through a first-order
+///    low-pass of `peakTimeConstantSeconds` over the second around the impact), the impact energy (the area
+///    between |a| and 1 g over that second), the stillness, and with a gyroscope the largest rotation rate around
+///    the impact. Neither the smoothed peak nor the energy grows with the rate as the raw peak does: a 50 Hz
+///    sensor misses the top of a 5–10 ms spike that a 200 Hz one catches.
 /// The fall is reported at once (latency ≤ 2.1 s from the impact), then resolved: `rejected` as soon as the
 /// device has been active for `recoveryActivitySeconds` within `responseWindowSeconds` (the wearer got up),
 /// `unresponsive` when the window ends without that, or `confirmed`/`dismissed` by `resolve(_:at:)`.
@@ -37,6 +39,9 @@ package struct FallDetector: Sendable {
         /// Largest standard deviation of |a| from 1 to 2 s after the impact, g: a fallen body lies still (the score
         /// weighs stillness too; this gate only keeps obvious movement out).
         package var maximumStillnessG: Double
+        /// Time constant of the first-order low-pass |a| goes through before its peak enters the score, s: the
+        /// impact's height at a fixed bandwidth, the same at 50 and 200 Hz. Chosen with the score (`FallScore`).
+        package var peakTimeConstantSeconds: Double
         /// The decision on the candidates that pass the gates.
         package var score: FallScore
         /// After a fall is reported, the time within which resumed activity resolves it as `rejected`; past it,
@@ -56,6 +61,7 @@ package struct FallDetector: Sendable {
             candidatePeakG: Double,
             minimumOrientationChangeDegrees: Double,
             maximumStillnessG: Double,
+            peakTimeConstantSeconds: Double,
             score: FallScore,
             responseWindowSeconds: Double,
             recoveryActivitySeconds: Double,
@@ -65,6 +71,7 @@ package struct FallDetector: Sendable {
             self.candidatePeakG = candidatePeakG
             self.minimumOrientationChangeDegrees = minimumOrientationChangeDegrees
             self.maximumStillnessG = maximumStillnessG
+            self.peakTimeConstantSeconds = peakTimeConstantSeconds
             self.score = score
             self.responseWindowSeconds = responseWindowSeconds
             self.recoveryActivitySeconds = recoveryActivitySeconds
@@ -78,6 +85,7 @@ package struct FallDetector: Sendable {
             candidatePeakG: 1.6,
             minimumOrientationChangeDegrees: 30,
             maximumStillnessG: 0.3,
+            peakTimeConstantSeconds: 0.2,
             score: .shipped,
             responseWindowSeconds: 60,
             recoveryActivitySeconds: 3,
@@ -103,8 +111,8 @@ package struct FallDetector: Sendable {
     package static let blockSeconds = 0.1
     /// Blocks of ±0.5 s in which a candidate must be the largest |a|.
     static let localMaximumBlocks = 5
-    /// The windows, in blocks from the candidate's: before [−20, −10), after [10, 20), energy [−5, 5), gyroscope
-    /// [−10, 10). The decision is taken when block +19 closes.
+    /// The windows, in blocks from the candidate's: before [−20, −10), after [10, 20), energy and smoothed peak
+    /// [−5, 5), gyroscope [−10, 10). The decision is taken when block +19 closes.
     static let before = -20..<(-10)
     static let after = 10..<20
     static let energy = -5..<5
@@ -136,6 +144,8 @@ package struct FallDetector: Sendable {
     /// The block of the last reported fall: candidates up to its decision belong to the same fall.
     private var lastFallBlock = Int.min / 2
     private var baseline = 1.0
+    /// |a| through the low-pass of `peakTimeConstantSeconds`, g.
+    private var smoothedMagnitude = 1.0
     private var recoveryActivity = 0.0
 
     package init(settings: Settings = .defaults) {
@@ -164,10 +174,20 @@ package struct FallDetector: Sendable {
         }
         let dt = t - lastTimestamp
         let activity = abs(m - baseline)
-        if dt > 0 { baseline += dt / (Self.baselineTimeConstantSeconds + dt) * (m - baseline) }
+        if dt > 0 {
+            baseline += dt / (Self.baselineTimeConstantSeconds + dt) * (m - baseline)
+            smoothedMagnitude += dt / (settings.peakTimeConstantSeconds + dt) * (m - smoothedMagnitude)
+        }
         var rate: Double?
         if let w = rotationRate, w.isFinite { rate = w.norm }
-        blocks[slot(current)].add(timestamp: t, acceleration: a, magnitude: m, activity: activity, rotationRate: rate)
+        blocks[slot(current)].add(
+            timestamp: t,
+            acceleration: a,
+            magnitude: m,
+            smoothedMagnitude: smoothedMagnitude,
+            activity: activity,
+            rotationRate: rate
+        )
         lastTimestamp = t
         return out
     }
@@ -210,6 +230,7 @@ package struct FallDetector: Sendable {
         started = true
         lastFallBlock = Int.min / 2
         baseline = m
+        smoothedMagnitude = m
         lastTimestamp = t
     }
 

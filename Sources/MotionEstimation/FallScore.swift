@@ -9,16 +9,18 @@ import Darwin
 /// The fall detector's decision on a candidate impact that passed its gates: a logistic score on magnitude
 /// features, a fall when it is at least 0.
 ///
-///     score = intercept + logPeak · ln(peak g) + logEnergy · ln(max(energy g·s, 0.001))
+///     score = intercept + logSmoothedPeak · ln(smoothed peak g) + logEnergy · ln(max(energy g·s, 0.001))
 ///             + logStillness · ln(max(stillness g, 0.005))
 ///             [+ with a gyroscope: gyroscopeIntercept + logRotationRate · ln(largest |ω| rad/s + 0.1)]
 ///
 /// The coefficients are fitted, with the threshold folded into `intercept`, by
 /// `scripts/research/falls/tune_falls.py` on SisFall (BENCHMARKS.md, "Falls"): one set for 50–200 Hz, with and
-/// without the gyroscope. Every input is a magnitude, so no device orientation or axis convention enters.
+/// without the gyroscope. Every input is a magnitude, so no device orientation or axis convention enters. The
+/// smoothed peak is the largest |a| through a first-order low-pass (`FallDetector.Settings.peakTimeConstantSeconds`)
+/// over the second around the impact: it does not grow with the sample rate as the raw peak does.
 package struct FallScore: Sendable, Equatable {
     package var intercept: Double
-    package var logPeak: Double
+    package var logSmoothedPeak: Double
     package var logEnergy: Double
     package var logStillness: Double
     /// Added when the samples around the impact carried a rotation rate.
@@ -32,14 +34,14 @@ package struct FallScore: Sendable, Equatable {
 
     package init(
         intercept: Double,
-        logPeak: Double,
+        logSmoothedPeak: Double,
         logEnergy: Double,
         logStillness: Double,
         gyroscopeIntercept: Double,
         logRotationRate: Double
     ) {
         self.intercept = intercept
-        self.logPeak = logPeak
+        self.logSmoothedPeak = logSmoothedPeak
         self.logEnergy = logEnergy
         self.logStillness = logStillness
         self.gyroscopeIntercept = gyroscopeIntercept
@@ -49,12 +51,12 @@ package struct FallScore: Sendable, Equatable {
     /// The score of one candidate; `peakRotationRateRadPerS` nil without a gyroscope.
     @inlinable
     package func value(
-        peakG: Double,
+        smoothedPeakG: Double,
         energyGSeconds: Double,
         stillnessG: Double,
         peakRotationRateRadPerS: Double?
     ) -> Double {
-        var s = intercept + logPeak * log(peakG)
+        var s = intercept + logSmoothedPeak * log(smoothedPeakG)
         s += logEnergy * log(max(energyGSeconds, Self.energyFloorGSeconds))
         s += logStillness * log(max(stillnessG, Self.stillnessFloorG))
         if let w = peakRotationRateRadPerS {
@@ -66,11 +68,11 @@ package struct FallScore: Sendable, Equatable {
     /// The shipped coefficients: `scripts/research/falls/run.sh --swift`, the procedure run on all 14 SisFall
     /// subjects (held-out figures of the same procedure in BENCHMARKS.md).
     package static let shipped = FallScore(
-        intercept: 3.2278934258408194,
-        logPeak: 1.855437398982469,
-        logEnergy: 3.6029877227642175,
-        logStillness: -0.09450625407629538,
-        gyroscopeIntercept: -0.47713605197471076,
-        logRotationRate: 0.44883132466728914
+        intercept: 3.027212793250671,
+        logSmoothedPeak: 5.89987086561623,
+        logEnergy: 3.2089871840586284,
+        logStillness: -0.03516259401470304,
+        gyroscopeIntercept: -0.42446317175698844,
+        logRotationRate: 0.4150727556226609
     )
 }

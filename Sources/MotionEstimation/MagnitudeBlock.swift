@@ -14,6 +14,8 @@ struct MagnitudeBlock: Sendable {
     /// The largest |a|, g, and the time of its first sample, s.
     var maxMagnitude = -Double.infinity
     var maxTime = 0.0
+    /// The largest smoothed |a| (|a| through the fall detector's low-pass), g.
+    var maxSmoothedMagnitude = -Double.infinity
     /// Samples that carried a rotation rate, the largest |ω| and Σ |ω|, rad/s.
     var rotationCount = 0
     var maxRotationRate = 0.0
@@ -28,6 +30,7 @@ struct MagnitudeBlock: Sendable {
         timestamp: Double,
         acceleration a: Vector3,
         magnitude m: Double,
+        smoothedMagnitude s: Double,
         activity: Double,
         rotationRate: Double?
     ) {
@@ -41,6 +44,7 @@ struct MagnitudeBlock: Sendable {
             maxMagnitude = m
             maxTime = timestamp
         }
+        if s > maxSmoothedMagnitude { maxSmoothedMagnitude = s }
         if let w = rotationRate {
             rotationCount += 1
             sumRotationRate += w

@@ -89,6 +89,27 @@ struct FallDetectorTests {
         #expect(run.all.contains { $0.kind == .impact })
     }
 
+    @Test("the score's peak is the smoothed |a|: it hardly moves from 200 to 50 Hz, where the raw peak drops a quarter")
+    func smoothedPeakAcrossRates() throws {
+        let full = try SisFallSlices.samples("F09_SA08_R05")
+        func fallFeatures(step: Int) throws -> FallDetector.Features {
+            var detector = MotionEventDetector()
+            for s in SisFallSlices.thinned(full, step: step, gyroscope: false) where detector.update(s).fall != nil {
+                return try #require(detector.fall.lastCandidate)
+            }
+            throw SisFallSlices.SliceError(description: "no fall at step \(step)")
+        }
+        let fast = try fallFeatures(step: 1)
+        let slow = try fallFeatures(step: 4)
+        // The impact's top is a few samples at 200 Hz; every 4th sample misses most of it.
+        #expect(slow.peakG < 0.8 * fast.peakG, "raw peak \(fast.peakG) g at 200 Hz, \(slow.peakG) g at 50 Hz")
+        #expect(
+            abs(slow.smoothedPeakG / fast.smoothedPeakG - 1) < 0.07,
+            "smoothed peak \(fast.smoothedPeakG) g at 200 Hz, \(slow.smoothedPeakG) g at 50 Hz"
+        )
+        #expect(fast.smoothedPeakG > 1 && fast.smoothedPeakG < fast.peakG)
+    }
+
     @Test("the detector assumes no orientation: the same fall with the axes turned and the sign flipped")
     func anyOrientation() throws {
         let full = try SisFallSlices.samples("F01_SA01_R01")

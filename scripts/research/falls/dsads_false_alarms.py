@@ -36,18 +36,19 @@ def shipped():
     score = open(os.path.join(ROOT, "Sources/MotionEstimation/FallScore.swift")).read()
     block = score[score.index("static let shipped"):]
     c = {k: float(re.search(rf"{k}: (-?[0-9.e-]+)", block).group(1))
-         for k in ("intercept", "logPeak", "logEnergy", "logStillness", "gyroscopeIntercept", "logRotationRate")}
+         for k in ("intercept", "logSmoothedPeak", "logEnergy", "logStillness", "gyroscopeIntercept", "logRotationRate")}
     det = open(os.path.join(ROOT, "Sources/MotionEstimation/FallDetector.swift")).read()
     d = det[det.index("static let defaults"):]
     c["gate"] = float(re.search(r"minimumOrientationChangeDegrees: (-?[0-9.]+)", d).group(1))
     c["still"] = float(re.search(r"maximumStillnessG: (-?[0-9.]+)", d).group(1))
     c["peak"] = float(re.search(r"candidatePeakG: (-?[0-9.]+)", d).group(1))
+    c["tau"] = float(re.search(r"peakTimeConstantSeconds: (-?[0-9.]+)", d).group(1))
     return c
 
 
 def falls(f, c, gyro):
     ok = (f["valid"] > 0) & (f["oc"] >= c["gate"]) & (f["still"] <= c["still"]) & (f["peak"] >= c["peak"])
-    s = (c["intercept"] + c["logPeak"] * np.log(np.maximum(f["peak"], 1e-9))
+    s = (c["intercept"] + c["logSmoothedPeak"] * np.log(np.maximum(f["speak"][:, 0], 1e-9))
          + c["logEnergy"] * np.log(np.maximum(f["energy"], 1e-3))
          + c["logStillness"] * np.log(np.maximum(f["still"], 0.005)))
     if gyro:
@@ -83,13 +84,13 @@ def main():
         for unit in UNITS:
             acc = -rows[:, [header.index(f"{unit}_acc_{a}") for a in "xyz"]] / G
             gyr = rows[:, [header.index(f"{unit}_gyro_{a}") for a in "xyz"]]
-            f = fm.candidates(fm.blocks(t, acc, gyr))
+            f = fm.candidates(fm.blocks(t, acc, gyr, (c["tau"],)))
             hours[unit] += len(t) / 25 / 3600
             for gyro in (False, True):
                 n = falls(f, c, gyro)
                 if n:
                     found[(unit, gyro)].append(f"{os.path.basename(path).split('.')[0]}×{n}")
-    print(f"DSADS, {len(files)} files, shipped set (gate {c['gate']}°, intercept {c['intercept']:.4f}); false falls:")
+    print(f"DSADS, {len(files)} files, shipped set (gate {c['gate']}°, τ {c['tau']} s, intercept {c['intercept']:.4f}); false falls:")
     for unit, label in UNITS.items():
         for gyro in (False, True):
             items = found[(unit, gyro)]

@@ -2,8 +2,9 @@
 
 The detector summarises the signal in blocks of BLOCK_S seconds on the sample clock: block b holds the samples
 with floor((t − t0 + 1e-6) / BLOCK_S) = b, t0 the first sample's time. Per block: the sample count, the sums of
-the acceleration vectors, of |a|, |a|² and ||a| − 1|, the largest |a| and the time of its first sample, and
-with a gyroscope the largest |ω|.
+the acceleration vectors, of |a|, |a|² and ||a| − 1|, the largest |a| and the time of its first sample, the
+largest smoothed |a| (|a| through a first-order low-pass of time constant τ: s ← s + dt / (τ + dt) (|a| − s),
+s = |a| at the first sample; one per τ asked for), and with a gyroscope the largest |ω|.
 
 A candidate impact is a block whose largest |a| is at least CANDIDATE_PEAK_G and above every block of the
 0.5 s before it and not below any of the 0.5 s after it. Its features come from whole blocks around it (b the
@@ -14,11 +15,17 @@ candidate's block):
 - stillness: the standard deviation of |a| over the samples of [b + 10, b + 20), g;
 - impact energy: Σ over [b − 5, b + 5) of mean(||a| − 1|) × BLOCK_S, g·s — the area between |a| and 1 g over
   the second around the impact, which does not depend on the sample rate as a peak does;
+- smoothed peak: the largest smoothed |a| over the same blocks [b − 5, b + 5), g, per τ — the impact's height
+  seen through a fixed bandwidth, so nearly the same at 50 and 200 Hz where the raw peak (the candidate's largest |a|,
+  which only places the candidate) grows with the rate: more samples catch more of a spike's top. With τ = 0 it
+  is the raw peak (the candidate is the largest |a| of those blocks). The window reaches 0.4 s past the impact's
+  block because the low-pass lags the impact by about τ;
 - with a gyroscope, the largest |ω| over [b − 10, b + 10), rad/s.
 The decision for block b is made when block b + 19 closes (the first sample of block b + 20 arrives), about 2 s
 after the impact.
 """
 import numpy as np
+from scipy.signal import lfilter
 
 BLOCK_S = 0.1
 EPS_S = 1e-6
@@ -30,8 +37,17 @@ GYRO_SPAN = (-10, 10)
 CANDIDATE_PEAK_G = 1.6
 
 
-def blocks(t, acc, gyr=None):
-    """Per-block sums (dict of arrays indexed by block) of samples at times t (s), acc (g), gyr (rad/s) or None."""
+def smoothed(m, t, tau):
+    """|a| through the detector's first-order low-pass of time constant tau (s) on evenly spaced samples t."""
+    if tau <= 0 or len(m) < 2:
+        return m
+    alpha = (t[1] - t[0]) / (tau + t[1] - t[0])
+    return lfilter([alpha], [1, -(1 - alpha)], m, zi=[(1 - alpha) * m[0]])[0]
+
+
+def blocks(t, acc, gyr=None, taus=(0.0,)):
+    """Per-block sums (dict of arrays indexed by block) of samples at times t (s), acc (g), gyr (rad/s) or None;
+    the largest smoothed |a| per block for each time constant in taus (s), "smax" (blocks × taus)."""
     b = np.floor((t - t[0] + EPS_S) / BLOCK_S).astype(int)
     nb = b[-1] + 1
     m = np.linalg.norm(acc, axis=1)
@@ -47,6 +63,9 @@ def blocks(t, acc, gyr=None):
     hit = m >= mx[b]
     np.minimum.at(first, b[hit], t[hit])
     out["tmax"] = first
+    out["smax"] = np.full((nb, len(taus)), -np.inf)
+    for i, tau in enumerate(taus):
+        np.maximum.at(out["smax"][:, i], b, smoothed(m, t, tau))
     # the time of each block's first sample (the decision for block b is taken at the first sample of b + 20)
     start = np.full(nb, np.inf)
     np.minimum.at(start, b, t)
@@ -77,6 +96,7 @@ def candidates(bl):
     n = bl["n"]
     f = {key: np.zeros(len(idx)) for key in ("peak", "time", "decided", "oc", "still", "energy", "gmax", "valid")}
     f["block"] = idx
+    f["speak"] = np.zeros((len(idx), bl["smax"].shape[1]))
     for j, k in enumerate(idx):
         f["peak"][j] = mx[k]
         f["time"][j] = bl["tmax"][k]
@@ -84,6 +104,8 @@ def candidates(bl):
         f["decided"][j] = later[np.isfinite(later)][0]
         p0, p1 = max(0, k + PRE[0]), max(0, k + PRE[1])
         s0, s1 = k + POST[0], k + POST[1]
+        e0, e1 = max(0, k + ENERGY[0]), k + ENERGY[1]
+        f["speak"][j] = bl["smax"][e0:e1].max(0)
         npre = n[p0:p1].sum()
         npost = n[s0:s1].sum()
         if npre == 0 or npost == 0:
@@ -92,7 +114,6 @@ def candidates(bl):
         f["oc"][j] = angle(bl["sa"][p0:p1].sum(0) / npre, bl["sa"][s0:s1].sum(0) / npost)
         mean = bl["sm"][s0:s1].sum() / npost
         f["still"][j] = np.sqrt(max(bl["sm2"][s0:s1].sum() / npost - mean * mean, 0))
-        e0, e1 = max(0, k + ENERGY[0]), k + ENERGY[1]
         nn = n[e0:e1]
         ok = nn > 0
         f["energy"][j] = (bl["sdev"][e0:e1][ok] / nn[ok]).sum() * BLOCK_S

@@ -11,21 +11,24 @@ orientation change ≥ the gate (the direction of gravity in the device 2–1 s 
 (standard deviation of |a| 1–2 s after) ≤ 0.3 g, both placement- and axis-free — is scored by a logistic model
 on magnitude features:
 
-    score = c0 + c1 ln(peak g) + c2 ln(max(energy g·s, 0.001)) + c3 ln(max(stillness g, 0.005))
+    score = c0 + c1 ln(smoothed peak g) + c2 ln(max(energy g·s, 0.001)) + c3 ln(max(stillness g, 0.005))
             [+ with a gyroscope: c4 + c5 ln(largest |ω| rad/s + 0.1)]
 
-and is a fall when score ≥ 0. One parameter set serves 50–200 Hz and both sensor sets: the model is fitted on
-the candidates of every rate (200 Hz, and decimated to 100 and 50 Hz by taking every 2nd / 4th sample, as the
-agent's decimator does) with and without the gyroscope at once, and its threshold (folded into c0) maximises
-min(sensitivity, specificity) + 0.01 (sensitivity + specificity) over the training trials of all of them, placed
-halfway between the two training scores it separates.
+and is a fall when score ≥ 0. The smoothed peak is the largest |a| after a first-order low-pass of time constant τ
+over the second around the impact: unlike the raw peak it hardly grows with the sample rate. One parameter set
+serves 50–200 Hz and both sensor sets: the model is fitted on the candidates of every rate (200 Hz, and decimated
+to 100 and 50 Hz by taking every 2nd / 4th sample, as the agent's decimator does) with and without the gyroscope
+at once, and its threshold (folded into c0) maximises min(sensitivity, specificity) + 0.01 (sensitivity +
+specificity) over the training trials of all of them, placed halfway between the two training scores it separates.
 
 The procedure, for each subject held out (leave-one-subject-out, LOSO):
-  1. on the 13 other subjects, for each orientation gate in --gates (default: 30° only, fixed): fit the logistic
-     model (L2, class-balanced) on the gated candidates — per fall trial the one with the largest energy (the
-     fall's impact) is a positive; every gated candidate of a daily-activity trial is a negative; the other
-     candidates of fall trials (before or after the fall) are left out — then choose the threshold;
-  2. with several gates (a variant, e.g. --gates 30,35,40,45,50), keep the one whose training trials score best;
+  1. on the 13 other subjects, for each orientation gate in --gates (default: 30° only, fixed) and each time
+     constant τ in --peak-taus (default 0, 0.05, 0.1, 0.2, 0.4, 0.8 s; 0 is the raw peak, the detector before
+     2 Dec 2026): fit the logistic model (L2, class-balanced) on the gated candidates — per fall trial the one
+     with the largest energy (the fall's impact) is a positive; every gated candidate of a daily-activity trial
+     is a negative; the other candidates of fall trials (before or after the fall) are left out — then choose
+     the threshold;
+  2. keep the gate and τ whose training trials score best (the held-out subject plays no part in the choice);
   3. score the held-out subject's trials, at each rate, with and without the gyroscope.
 A trial counts as a fall when any of its candidates scores ≥ 0 (per trial, as the issue's targets).
 The shipped set is the same procedure run on all 14 subjects; --swift prints it as Swift.
@@ -34,7 +37,8 @@ Also printed: the shipped set on every trial (what `motion-bench falls` must rep
 detector), the latency from the impact to the decision, the statistics behind the simple events' defaults and
 the resolution's activity threshold.
 
-Usage: scripts/research/falls/run.sh [--data DIR] [--swift] [--trials] [--gates 30,35,…] [--oc-feature]
+Usage: scripts/research/falls/run.sh [--data DIR] [--swift] [--trials] [--gates 30,35,…] [--peak-taus 0,0.1,…]
+       [--oc-feature]
 Needs numpy and scipy (run.sh installs them into .build/falls-venv).
 """
 import argparse
@@ -53,6 +57,7 @@ import sisfall  # noqa: E402
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 STEPS = {200: 1, 100: 2, 50: 4}
 GATES_DEG = (30,)
+PEAK_TAUS_S = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8)
 STILL_GATE_G = 0.3
 ENERGY_FLOOR = 1e-3
 STILL_FLOOR = 0.005
@@ -67,7 +72,7 @@ def features(trials):
         cols = collections.defaultdict(list)
         for i, tr in enumerate(trials):
             t, a, g = fm.decimate(tr, step)
-            f = fm.candidates(fm.blocks(t, a, g))
+            f = fm.candidates(fm.blocks(t, a, g, PEAK_TAUS_S))
             for k, v in f.items():
                 cols[k].append(v)
             cols["trial"].append(np.full(len(f["peak"]), i))
@@ -78,10 +83,11 @@ def features(trials):
 OC_FEATURE = False
 
 
-def design(C, gyro):
-    """The model's inputs: ln peak, ln energy, ln stillness, then the gyroscope's indicator and ln rate (0 without)."""
+def design(C, gyro, tau):
+    """The model's inputs: ln smoothed peak (time constant PEAK_TAUS_S[tau]), ln energy, ln stillness, then the
+    gyroscope's indicator and ln rate (0 without)."""
     n = len(C["peak"])
-    x = [np.log(C["peak"]), np.log(np.maximum(C["energy"], ENERGY_FLOOR)), np.log(np.maximum(C["still"], STILL_FLOOR))]
+    x = [np.log(C["speak"][:, tau]), np.log(np.maximum(C["energy"], ENERGY_FLOOR)), np.log(np.maximum(C["still"], STILL_FLOOR))]
     if OC_FEATURE:
         x.append(np.minimum(C["oc"], 90) / 90)
 
@@ -118,8 +124,8 @@ def fit(Z, y):
 
 
 def trial_scores(C, gyro, model, ntrials):
-    coef, b, deg = model
-    s = design(C, gyro) @ coef + b
+    coef, b, deg, tau = model
+    s = design(C, gyro, tau) @ coef + b
     s[~gate(C, deg)] = -np.inf
     out = np.full(ntrials, -np.inf)
     np.maximum.at(out, C["trial"].astype(int), s)
@@ -133,9 +139,10 @@ def criterion(det, fall):
 
 
 def procedure(F, train, fall):
-    """Steps 1–2 on the trials where train is True: returns (coef, intercept with the threshold folded in, gate)."""
+    """Steps 1–2 on the trials where train is True: returns (coef, intercept with the threshold folded in, gate,
+    index of τ in PEAK_TAUS_S)."""
     best = None
-    for deg in GATES_DEG:
+    for deg, tau in [(d, i) for d in GATES_DEG for i in range(len(PEAK_TAUS_S))]:
         Zs, ys = [], []
         for rate, C in F.items():
             tri = C["trial"].astype(int)
@@ -146,10 +153,10 @@ def procedure(F, train, fall):
                 pos[s[np.argmax(C["energy"][s])]] = True
             use = (g & ~fall[tri]) | pos
             for gyro in (False, True):
-                Zs.append(design(C, gyro)[use])
+                Zs.append(design(C, gyro, tau)[use])
                 ys.append(pos[use])
         coef, b = fit(np.concatenate(Zs), np.concatenate(ys))
-        scores = np.concatenate([trial_scores(C, gyro, (coef, b, deg), len(fall))[train]
+        scores = np.concatenate([trial_scores(C, gyro, (coef, b, deg, tau), len(fall))[train]
                                  for C in F.values() for gyro in (False, True)])
         f = np.concatenate([fall[train]] * (2 * len(F)))
         cands = np.unique(scores[np.isfinite(scores)])
@@ -158,8 +165,8 @@ def procedure(F, train, fall):
         # rounding (Swift against numpy) would decide it
         th = cands[i] if i == 0 else 0.5 * (cands[i] + cands[i - 1])
         if best is None or value > best[0]:
-            best = (value, coef, b - th, deg)
-    return best[1], best[2], best[3]
+            best = (value, coef, b - th, deg, tau)
+    return best[1], best[2], best[3], best[4]
 
 
 def report(name, det, fall, names):
@@ -227,7 +234,7 @@ def activity_statistics(trials):
 
 
 def main():
-    global GATES_DEG, OC_FEATURE
+    global GATES_DEG, PEAK_TAUS_S, OC_FEATURE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("MOTION_AGENT_DATA") and
                     os.path.join(os.environ["MOTION_AGENT_DATA"], "falls", "sisfall"),
@@ -237,9 +244,12 @@ def main():
     ap.add_argument("--trials", action="store_true", help="print every trial the shipped set gets wrong")
     ap.add_argument("--gates", default=",".join(map(str, GATES_DEG)),
                     help="orientation gates the procedure chooses from, degrees (comma-separated)")
+    ap.add_argument("--peak-taus", default=",".join(map(str, PEAK_TAUS_S)),
+                    help="time constants of the smoothed peak the procedure chooses from, s (comma-separated; 0: raw)")
     ap.add_argument("--oc-feature", action="store_true", help="(variant) the orientation change as a model input too")
     args = ap.parse_args()
     GATES_DEG = tuple(float(g) for g in args.gates.split(","))
+    PEAK_TAUS_S = tuple(float(x) for x in args.peak_taus.split(","))
     OC_FEATURE = args.oc_feature
     if not args.data:
         sys.exit("no data: pass --data or set MOTION_AGENT_DATA to the folder holding falls/sisfall")
@@ -255,33 +265,33 @@ def main():
     held = {(rate, gyro): np.zeros(len(trials), bool) for rate in F for gyro in (False, True)}
     for s in sorted(set(subject)):
         train = subject != s
-        coef, b, deg = procedure(F, train, fall)
+        coef, b, deg, tau = procedure(F, train, fall)
         line = []
         for rate, C in F.items():
             for gyro in (False, True):
-                det = trial_scores(C, gyro, (coef, b, deg), len(trials)) >= 0
+                det = trial_scores(C, gyro, (coef, b, deg, tau), len(trials)) >= 0
                 held[(rate, gyro)][~train] = det[~train]
                 miss = (fall & ~det & ~train).sum()
                 fa = (~fall & det & ~train).sum()
                 line.append(f"{rate}{'g' if gyro else 'a'}:{miss}/{fa}")
-        print(f"  {s}: gate {deg}°, coefficients {np.round(np.r_[b, coef], 3).tolist()}; missed/false per rate "
+        print(f"  {s}: gate {deg}°, τ {PEAK_TAUS_S[tau]} s, coefficients {np.round(np.r_[b, coef], 3).tolist()}; missed/false per rate "
               f"(a accelerometer, g with gyroscope): {' '.join(line)}")
     print("\nHeld out, all 14 folds together:")
     for rate in F:
         for gyro in (False, True):
             report(f"{rate} Hz, {'with gyroscope' if gyro else 'accelerometer only'}", held[(rate, gyro)], fall, names)
 
-    coef, b, deg = procedure(F, np.ones(len(trials), bool), fall)
-    print(f"\nShipped set (the procedure on all 14 subjects): gate {deg}°, intercept {b:.6f}, "
+    coef, b, deg, tau = procedure(F, np.ones(len(trials), bool), fall)
+    print(f"\nShipped set (the procedure on all 14 subjects): gate {deg}°, τ {PEAK_TAUS_S[tau]} s, intercept {b:.6f}, "
           f"coefficients {coef.tolist()}")
     print("The shipped set on every trial (training data: not a held-out figure; motion-bench falls reproduces it):")
     for rate, C in F.items():
         for gyro in (False, True):
-            model = (coef, b, deg)
+            model = (coef, b, deg, tau)
             ts = trial_scores(C, gyro, model, len(trials))
             det = ts >= 0
             report(f"{rate} Hz, {'with gyroscope' if gyro else 'accelerometer only'}", det, fall, names)
-            s = design(C, gyro) @ coef + b
+            s = design(C, gyro, tau) @ coef + b
             ok = gate(C, deg) & (s >= 0) & fall[C["trial"].astype(int)]
             # the first passing candidate per fall trial: its decision time minus its impact time
             first = {}
@@ -295,9 +305,10 @@ def main():
     if args.swift:
         print("\nSwift (FallDetector.Settings.defaults):")
         print(f"            minimumOrientationChangeDegrees: {deg},")
+        print(f"            peakTimeConstantSeconds: {PEAK_TAUS_S[tau]},")
         print("            score: FallScore(")
         print(f"                intercept: {float(b)!r},")
-        print(f"                logPeak: {float(coef[0])!r},")
+        print(f"                logSmoothedPeak: {float(coef[0])!r},")
         print(f"                logEnergy: {float(coef[1])!r},")
         print(f"                logStillness: {float(coef[2])!r},")
         print(f"                gyroscopeIntercept: {float(coef[3])!r},")
