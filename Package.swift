@@ -13,8 +13,9 @@ let package = Package(
         .executable(name: "motion-agent", targets: ["MotionAgentCLI"]),
         .executable(name: "motion-bench", targets: ["MotionBench"]),
         .executable(name: "stream-codegen", targets: ["StreamCodegenTool"]),
-        // For a subscriber written in Swift: the payloads, their codecs and decoders, the model types and the
-        // topics. The only `public` API; every other module's is `package` (CONTRIBUTING.md, "Access").
+        // For a subscriber written in Swift: the payloads, their codecs and decoders, the model types and the way
+        // from a received topic to its payload kind. The only `public` API; every other module's, and the rest of
+        // AgentPorts, is `package` (CONTRIBUTING.md, "Access").
         .library(name: "MotionWire", targets: ["MotionWire", "MotionModel", "AgentPorts"]),
     ],
     dependencies: [

@@ -1,10 +1,10 @@
 import MotionModel
 
 /// The hub's decision for every device, keyed by `SensorDevice.id`.
-public struct AcquisitionPlan: Sendable, Hashable {
-    public var devices: [String: DevicePlan]
+package struct AcquisitionPlan: Sendable, Hashable {
+    package var devices: [String: DevicePlan]
 
-    public init(devices: [String: DevicePlan] = [:]) {
+    package init(devices: [String: DevicePlan] = [:]) {
         self.devices = devices
     }
 }

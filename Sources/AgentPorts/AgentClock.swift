@@ -6,7 +6,7 @@
 /// Two clocks, as on Linux: the monotonic one never steps and carries deadlines, intervals and sample timestamps;
 /// the real-time one is what payloads' `time` and commands' ages are read against, and it steps when the system
 /// clock is set (NTP after boot, an operator, a board without an RTC starting in 1970).
-public protocol AgentClock: Sendable {
+package protocol AgentClock: Sendable {
     /// Seconds on the monotonic clock (CLOCK_MONOTONIC on Linux).
     func monotonicSeconds() -> Double
     /// Unix seconds (CLOCK_REALTIME on Linux).
@@ -18,27 +18,27 @@ public protocol AgentClock: Sendable {
 
 extension AgentClock {
     /// Sleeps until the monotonic clock reads `deadline` seconds.
-    public func sleep(untilMonotonic deadline: Double) async throws {
+    package func sleep(untilMonotonic deadline: Double) async throws {
         try await sleep(seconds: deadline - monotonicSeconds())
     }
 
     /// Unix milliseconds on the real-time clock (the durable log's and Sparkplug's timestamps); 0 before 1970.
-    public func realtimeMilliseconds() -> UInt64 { UInt64(max(0, realtimeSeconds() * 1000)) }
+    package func realtimeMilliseconds() -> UInt64 { UInt64(max(0, realtimeSeconds() * 1000)) }
 
     /// The monotonic clock as a Swift `Clock`, for the state machines that take one (`ConnectionSupervisor`,
     /// the Sparkplug edge node).
-    public var monotonic: AgentMonotonicClock { AgentMonotonicClock(self) }
+    package var monotonic: AgentMonotonicClock { AgentMonotonicClock(self) }
 }
 
 /// The system's clocks: CLOCK_MONOTONIC, CLOCK_REALTIME and `Task.sleep`.
-public struct SystemClock: AgentClock {
-    public init() {}
+package struct SystemClock: AgentClock {
+    package init() {}
 
-    public func monotonicSeconds() -> Double { WallClock.monotonicNow() }
+    package func monotonicSeconds() -> Double { WallClock.monotonicNow() }
 
-    public func realtimeSeconds() -> Double { WallClock.realtimeNow() }
+    package func realtimeSeconds() -> Double { WallClock.realtimeNow() }
 
-    public func sleep(seconds: Double) async throws {
+    package func sleep(seconds: Double) async throws {
         guard seconds > 0 else {
             try Task.checkCancellation()
             return
@@ -48,40 +48,40 @@ public struct SystemClock: AgentClock {
 }
 
 /// An `AgentClock`'s monotonic clock as a Swift `Clock`, with instants in seconds.
-public struct AgentMonotonicClock: Clock {
-    public struct Instant: InstantProtocol {
+package struct AgentMonotonicClock: Clock {
+    package struct Instant: InstantProtocol {
         /// Seconds on the agent's monotonic clock.
-        public var seconds: Double
+        package var seconds: Double
 
-        public init(seconds: Double) { self.seconds = seconds }
+        package init(seconds: Double) { self.seconds = seconds }
 
-        public func advanced(by duration: Duration) -> Instant {
+        package func advanced(by duration: Duration) -> Instant {
             Instant(seconds: seconds + duration.seconds)
         }
 
-        public func duration(to other: Instant) -> Duration {
+        package func duration(to other: Instant) -> Duration {
             .nanoseconds(Int64(((other.seconds - seconds) * 1e9).rounded()))
         }
 
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.seconds < rhs.seconds }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.seconds < rhs.seconds }
     }
 
     private let source: any AgentClock
 
-    public init(_ source: any AgentClock) { self.source = source }
+    package init(_ source: any AgentClock) { self.source = source }
 
-    public var now: Instant { Instant(seconds: source.monotonicSeconds()) }
+    package var now: Instant { Instant(seconds: source.monotonicSeconds()) }
 
-    public var minimumResolution: Duration { .nanoseconds(1) }
+    package var minimumResolution: Duration { .nanoseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try await source.sleep(seconds: deadline.seconds - source.monotonicSeconds())
     }
 }
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    public var seconds: Double {
+    package var seconds: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) * 1e-18
     }

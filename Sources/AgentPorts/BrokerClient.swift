@@ -1,6 +1,6 @@
 /// The MQTT port. One client per agent; one network thread inside it. Reconnecting is the caller's
 /// decision (the agent owns the back-off), so a lost connection stays lost until `connect` is called again.
-public protocol BrokerClient: AnyObject, Sendable {
+package protocol BrokerClient: AnyObject, Sendable {
     /// Every connection event and inbound message, in the order the network thread saw them. Inbound
     /// messages are bounded in count and in bytes (past either bound they are dropped and counted in
     /// `droppedInboundCount`), and each by the connection's `maximumPacketSize`; connection events never are.
@@ -39,10 +39,10 @@ public protocol BrokerClient: AnyObject, Sendable {
 
 extension BrokerClient {
     /// A client with no byte bound and no size limit drops only for being behind.
-    public var inboundDrops: InboundDrops { InboundDrops(behind: droppedInboundCount) }
+    package var inboundDrops: InboundDrops { InboundDrops(behind: droppedInboundCount) }
 
     /// Queues a message that never expires.
-    public func publish(
+    package func publish(
         topic: String,
         payload: UnsafeRawBufferPointer,
         qos: Int,

@@ -1,29 +1,29 @@
 /// Everything needed for one connection attempt.
-public struct BrokerConnectOptions: Sendable, Hashable {
-    public var host: String
-    public var port: Int
-    public var clientID: String
-    public var protocolVersion: MQTTProtocolVersion
+package struct BrokerConnectOptions: Sendable, Hashable {
+    package var host: String
+    package var port: Int
+    package var clientID: String
+    package var protocolVersion: MQTTProtocolVersion
     /// Seconds; libmosquitto refuses values below 5.
-    public var keepaliveSeconds: Int
+    package var keepaliveSeconds: Int
     /// `false` asks the broker to keep the session (subscriptions, QoS > 0 messages) across reconnects.
-    public var cleanSession: Bool
-    public var username: String?
-    public var password: String?
-    public var tls: BrokerTLS?
-    public var will: BrokerWill?
+    package var cleanSession: Bool
+    package var username: String?
+    package var password: String?
+    package var tls: BrokerTLS?
+    package var will: BrokerWill?
     /// QoS > 0 messages in flight at once. Unlimited collapses QoS 1 throughput (1.9 k msg/s measured against
     /// 22–30 k msg/s with a window of 20–1000 on libmosquitto 2.0.11), so this is always bounded.
-    public var maxInflightMessages: Int
+    package var maxInflightMessages: Int
     /// MQTT 5 Session Expiry Interval of a persistent session, seconds; `UInt32.max` never expires.
-    public var sessionExpirySeconds: UInt32
+    package var sessionExpirySeconds: UInt32
     /// The largest MQTT packet this client takes from the broker, bytes; nil: MQTT's own limit. Sent in CONNECT as
     /// the MQTT 5 Maximum Packet Size, so the broker never sends a larger one (it discards it, MQTT 5
     /// §3.1.2.11.4); an inbound message larger than it all the same (a broker ignoring it, or MQTT 3.1.1, which
     /// has no such property) is dropped before its payload is copied, and counted (`InboundDrops.oversize`).
-    public var maximumPacketSize: Int?
+    package var maximumPacketSize: Int?
 
-    public init(
+    package init(
         host: String,
         port: Int,
         clientID: String,

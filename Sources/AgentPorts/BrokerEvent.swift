@@ -1,5 +1,5 @@
 /// What happens on the connection, in order, as the client's network thread sees it.
-public enum BrokerEvent: Sendable, Hashable {
+package enum BrokerEvent: Sendable, Hashable {
     /// CONNACK accepted.
     case connected(sessionPresent: Bool)
     /// The attempt failed (TCP, TLS or a CONNACK refusal). `code` is the MQTT reason code or the library's

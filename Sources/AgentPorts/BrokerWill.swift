@@ -1,11 +1,11 @@
 /// The last will the broker publishes when the connection dies without a clean DISCONNECT.
-public struct BrokerWill: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: Int
-    public var retain: Bool
+package struct BrokerWill: Sendable, Hashable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: Int
+    package var retain: Bool
 
-    public init(topic: String, payload: [UInt8], qos: Int, retain: Bool) {
+    package init(topic: String, payload: [UInt8], qos: Int, retain: Bool) {
         self.topic = topic
         self.payload = payload
         self.qos = qos

@@ -1,7 +1,7 @@
 /// What `<state_dir>/health.json` says: the connection's state for local tools and people on the device —
 /// the one place that says, without the broker, that the broker refuses this device's credentials or client id.
-public struct HealthDocument: Sendable, Codable, Equatable {
-    public enum State: String, Sendable, Codable {
+package struct HealthDocument: Sendable, Codable, Equatable {
+    package enum State: String, Sendable, Codable {
         /// CONNACK accepted.
         case connected
         /// Trying (first attempt, or again after a failure or a lost connection).
@@ -12,21 +12,21 @@ public struct HealthDocument: Sendable, Codable, Equatable {
         case stopped
     }
 
-    public var state: State
-    public var broker: String
+    package var state: State
+    package var broker: String
     /// The last failure, as a sentence; nil once connected.
-    public var lastError: String?
+    package var lastError: String?
     /// Failed attempts since the last successful connection.
-    public var consecutiveFailures: Int
+    package var consecutiveFailures: Int
     /// When the next attempt is due, seconds since 1970; nil when none is planned.
-    public var nextRetryTime: Double?
+    package var nextRetryTime: Double?
     /// When this document was written, seconds since 1970.
-    public var time: Double
+    package var time: Double
     /// While the durable outbox cannot keep everything (its file system is full, a write fails): what is full,
     /// what the agent does meanwhile, the fix. Absent when all is well.
-    public var storageProblem: String?
+    package var storageProblem: String?
 
-    public init(
+    package init(
         state: State,
         broker: String,
         lastError: String?,

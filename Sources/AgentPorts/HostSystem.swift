@@ -4,7 +4,7 @@
 ///
 /// Platform's `LinuxHost` is the implementation; keeping it a port keeps the core free of C shims and
 /// lets tests run the agent's services on a host they control.
-public protocol HostSystem: Sendable {
+package protocol HostSystem: Sendable {
     /// Whether the system clock is disciplined by a time daemon (NTP, chrony, PTP): boards without a
     /// real-time clock boot in 1970, and consumers and the command age check need to know.
     func isClockSynchronized() -> Bool

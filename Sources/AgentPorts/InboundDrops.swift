@@ -1,20 +1,20 @@
 /// Inbound messages a broker client dropped before its consumer saw them, counted since the client was made.
 /// Acknowledgements of published messages are never among them (they do not queue with inbound messages).
-public struct InboundDrops: Sendable, Equatable {
+package struct InboundDrops: Sendable, Equatable {
     /// Dropped because the consumer was behind: the queue already held its limit of messages, or of bytes.
-    public var behind: Int
+    package var behind: Int
     /// Of `behind`, those refused by the byte budget (the messages waiting held that many bytes).
-    public var overBudget: Int
+    package var overBudget: Int
     /// Larger than the connection's maximum packet size, dropped before their payload was copied.
-    public var oversize: Int
+    package var oversize: Int
     /// The largest oversize message's payload, bytes (0 before the first).
-    public var largestOversizeBytes: Int
+    package var largestOversizeBytes: Int
     /// The topic of the latest message dropped for being behind, and for being too large, as received: text
     /// from the network, to be printed through MotionWire's `Printable`.
-    public var lastBehindTopic: String?
-    public var lastOversizeTopic: String?
+    package var lastBehindTopic: String?
+    package var lastOversizeTopic: String?
 
-    public init(
+    package init(
         behind: Int = 0,
         overBudget: Int = 0,
         oversize: Int = 0,

@@ -1,13 +1,13 @@
 /// A message received on a subscription. MQTT 5 request/response properties are carried when present.
-public struct InboundMessage: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: Int
-    public var retain: Bool
-    public var responseTopic: String?
-    public var correlationData: [UInt8]?
+package struct InboundMessage: Sendable, Hashable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: Int
+    package var retain: Bool
+    package var responseTopic: String?
+    package var correlationData: [UInt8]?
 
-    public init(
+    package init(
         topic: String,
         payload: [UInt8],
         qos: Int,
@@ -25,7 +25,7 @@ public struct InboundMessage: Sendable, Hashable {
 
     /// The bytes this message holds from the network (payload, topic and the MQTT 5 properties it carries): what
     /// the inbound queues' byte budgets count.
-    public var byteCount: Int {
+    package var byteCount: Int {
         payload.count + topic.utf8.count + (responseTopic?.utf8.count ?? 0) + (correlationData?.count ?? 0)
     }
 }

@@ -1,5 +1,5 @@
 /// MQTT protocol level spoken to the broker.
-public enum MQTTProtocolVersion: String, Sendable, Hashable, Codable, CaseIterable {
+package enum MQTTProtocolVersion: String, Sendable, Hashable, Codable, CaseIterable {
     case v5
     case v311
 }

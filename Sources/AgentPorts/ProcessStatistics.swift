@@ -1,17 +1,17 @@
 /// This process's CPU time and resident memory, read from procfs (proc(5)).
-public struct ProcessStatistics: Sendable, Equatable {
+package struct ProcessStatistics: Sendable, Equatable {
     /// User plus system CPU time since the process started, seconds.
-    public var cpuSeconds: Double
+    package var cpuSeconds: Double
     /// Resident set size, bytes.
-    public var residentBytes: UInt64
+    package var residentBytes: UInt64
 
-    public init(cpuSeconds: Double, residentBytes: UInt64) {
+    package init(cpuSeconds: Double, residentBytes: UInt64) {
         self.cpuSeconds = cpuSeconds
         self.residentBytes = residentBytes
     }
 
     /// The CPU used between two readings as a percentage of one core (200 on two busy cores).
-    public static func cpuPercent(
+    package static func cpuPercent(
         from earlier: ProcessStatistics,
         to later: ProcessStatistics,
         seconds: Double

@@ -2,7 +2,7 @@ import MotionModel
 
 /// Where a source hands its samples. Called on the source's acquisition thread, for every sample, in
 /// timestamp order per device; implementations must not block and must not allocate per sample.
-public protocol SampleSink: AnyObject, Sendable {
+package protocol SampleSink: AnyObject, Sendable {
     func ingest(_ sample: IMUSample)
     func report(_ fault: SourceFault)
 }

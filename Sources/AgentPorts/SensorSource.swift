@@ -1,7 +1,7 @@
 import MotionModel
 
 /// The hardware port: a simulated IMU, IIO devices, or a replayed recording.
-public protocol SensorSource: AnyObject, Sendable {
+package protocol SensorSource: AnyObject, Sendable {
     /// A short human description for the log and status, e.g. `simulated (scenario walking, seed 1)`.
     var summary: String { get }
     /// The devices found, with the sensors and rates each offers.
@@ -18,5 +18,5 @@ public protocol SensorSource: AnyObject, Sendable {
 }
 
 extension SensorSource {
-    public func deviceCounters() -> [String: SensorDeviceCounters] { [:] }
+    package func deviceCounters() -> [String: SensorDeviceCounters] { [:] }
 }

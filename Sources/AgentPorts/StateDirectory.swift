@@ -2,7 +2,7 @@
 /// in one place; the implementation (Platform's `StateFiles`) owns the I/O discipline — a file is replaced
 /// atomically and durably (a fresh temporary file, fsync, rename, fsync of the directory) and never through a
 /// symbolic link or a name another user could have prepared, and reads are bounded.
-public protocol StateDirectory: Sendable {
+package protocol StateDirectory: Sendable {
     /// The directory, for messages.
     var path: String { get }
     /// A kept file's bytes; nil when there is none. Throws when it exists but cannot be read, or is larger
@@ -20,56 +20,56 @@ public protocol StateDirectory: Sendable {
 }
 
 /// One file (or folder) of the state directory, by what it holds.
-public struct StateFile: Sendable, Hashable, CustomStringConvertible {
+package struct StateFile: Sendable, Hashable, CustomStringConvertible {
     /// Its path under the state directory.
-    public let relativePath: String
+    package let relativePath: String
 
     private init(_ relativePath: String) { self.relativePath = relativePath }
 
-    public var description: String { relativePath }
+    package var description: String { relativePath }
 
     /// How many times the agent started with this directory (decimal text).
-    public static let bootCount = StateFile("boot-count")
+    package static let bootCount = StateFile("boot-count")
     /// The connection's state for tools on the device (`HealthDocument`).
-    public static let health = StateFile("health.json")
+    package static let health = StateFile("health.json")
     /// The device-motion estimator's learned state: gyroscope bias, magnetometer calibration.
-    public static let estimatorState = StateFile("device-motion.json")
+    package static let estimatorState = StateFile("device-motion.json")
     /// When the reference attitude in force was set.
-    public static let referenceAttitude = StateFile("reference-attitude.json")
+    package static let referenceAttitude = StateFile("reference-attitude.json")
     /// The fall reported and not yet resolved, as published (`PendingFallStore`).
-    public static let pendingFall = StateFile("pending-fall.json")
+    package static let pendingFall = StateFile("pending-fall.json")
     /// The Home Assistant discovery topics last published, so switching discovery off removes them.
-    public static let homeAssistantDiscovery = StateFile("home-assistant-discovery")
+    package static let homeAssistantDiscovery = StateFile("home-assistant-discovery")
     /// A layer's desired document as received (`fleet`, `device`, `group-<name>`).
-    public static func desiredDocument(_ layer: String) -> StateFile { StateFile("desired/\(layer).json") }
+    package static func desiredDocument(_ layer: String) -> StateFile { StateFile("desired/\(layer).json") }
     /// The command overrides per key, with their id and time.
-    public static let commandOverrides = StateFile("desired/overrides.json")
+    package static let commandOverrides = StateFile("desired/overrides.json")
     /// Round one's stream settings, migrated once into command overrides.
-    public static let legacyStreams = StateFile("streams.json")
+    package static let legacyStreams = StateFile("streams.json")
     /// What `legacyStreams` becomes once migrated.
-    public static let migratedLegacyStreams = StateFile("streams.json.migrated")
+    package static let migratedLegacyStreams = StateFile("streams.json.migrated")
     /// The highest counters of signed commands seen per operator key, so a replay is refused after a restart.
-    public static let commandCounters = StateFile("command-counters.json")
+    package static let commandCounters = StateFile("command-counters.json")
     /// The step and activity history (SQLite, managed by MotionHistory).
-    public static let history = StateFile("history.sqlite")
+    package static let history = StateFile("history.sqlite")
     /// The Sparkplug edge node's bdSeq of its last CONNECT (decimal text), written before that CONNECT, so the
     /// next start's NBIRTH does not repeat the one its NDEATH will closed.
-    public static let sparkplugBirthDeathSequence = StateFile("sparkplug-bdseq")
+    package static let sparkplugBirthDeathSequence = StateFile("sparkplug-bdseq")
     /// The durable outbox's folder: segments and the acknowledgement cursor (`SegmentStorage`).
-    public static let durableOutbox = StateFile("outbox")
+    package static let durableOutbox = StateFile("outbox")
 
     /// The largest file the agent writes in the state directory: a desired document or the overrides are a few
     /// KiB; 1 MiB bounds what a corrupt or planted file can make the agent read.
-    public static let maximumBytes = 1 << 20
+    package static let maximumBytes = 1 << 20
 }
 
 /// Why a state file could not be read or written: the operation, the file, the system's reason and the fix.
-public struct StateFileError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct StateFileError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     /// The file system is full (or the quota reached).
-    public var isNoSpace: Bool
+    package var isNoSpace: Bool
 
-    public init(_ description: String, isNoSpace: Bool = false) {
+    package init(_ description: String, isNoSpace: Bool = false) {
         self.description = description
         self.isNoSpace = isNoSpace
     }
@@ -78,7 +78,7 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
 /// The durable outbox's files: append-only segments and the acknowledgement cursor, in one folder of the
 /// state directory. The log (AgentPipeline's `DurableLog`) decides what to write; this is how bytes reach the
 /// disk. Used under the log's lock only.
-public protocol SegmentStorage: AnyObject {
+package protocol SegmentStorage: AnyObject {
     /// The folder, for messages.
     var folder: String { get }
     /// The segment files' names (`*.log`), sorted.
@@ -107,7 +107,7 @@ public protocol SegmentStorage: AnyObject {
 }
 
 /// What became of one append.
-public enum SegmentAppendOutcome: Sendable, Equatable {
+package enum SegmentAppendOutcome: Sendable, Equatable {
     case written
     /// The file system is full (or the quota reached, or a short write): nothing was kept.
     case noSpace

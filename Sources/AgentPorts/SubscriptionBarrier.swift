@@ -3,30 +3,30 @@
 /// handles one client's packets in order, so it sends the SUBSCRIBE's retained messages before it routes the
 /// token back: when the token returns, the retained messages are all in (MQTT 5 §4.6; mosquitto, RabbitMQ and
 /// NATS behave so). The agent's desired-state snapshot, `motion-agent fleet` and the test harness use it.
-public struct SubscriptionBarrier: Sendable, Equatable {
+package struct SubscriptionBarrier: Sendable, Equatable {
     /// A topic the client may both subscribe and publish to (its ACL allows it).
-    public let topic: String
+    package let topic: String
     /// Random per barrier, so a late token of an earlier barrier proves nothing about this one.
-    public let token: [UInt8]
+    package let token: [UInt8]
 
-    public init(topic: String) {
+    package init(topic: String) {
         self.topic = topic
         token = Array(String(UInt64.random(in: 1...UInt64.max), radix: 36).utf8)
     }
 
     /// Subscribes `client` to `filters` and the barrier topic, then publishes the token (QoS 1, not retained).
-    public func subscribe(_ client: any BrokerClient, to filters: [String], qos: Int) throws {
+    package func subscribe(_ client: any BrokerClient, to filters: [String], qos: Int) throws {
         try client.subscribe(filters + [topic], qos: qos)
         try publish(on: client)
     }
 
     /// Publishes the token again: for a subscription made earlier on this connection.
-    public func publish(on client: any BrokerClient) throws {
+    package func publish(on client: any BrokerClient) throws {
         _ = try token.withUnsafeBytes { try client.publish(topic: topic, payload: $0, qos: 1, retain: false) }
     }
 
     /// Whether `message` is this barrier's token coming back.
-    public func isReturn(of message: InboundMessage) -> Bool {
+    package func isReturn(of message: InboundMessage) -> Bool {
         message.topic == topic && message.payload == token
     }
 }

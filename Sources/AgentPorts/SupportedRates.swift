@@ -1,19 +1,19 @@
 /// The sampling rates a device accepts, as the kernel's `sampling_frequency_available` lists them:
 /// either discrete values or a `[min step max]` range.
-public enum SupportedRates: Sendable, Hashable {
+package enum SupportedRates: Sendable, Hashable {
     /// Discrete rates in Hz (any order in, ascending after `init`).
     case list([Double])
     /// Every rate `min + k·step` up to `max`, in Hz. `step == 0` means continuous.
     case range(min: Double, step: Double, max: Double)
 
-    public var maximum: Double {
+    package var maximum: Double {
         switch self {
         case .list(let rates): rates.max() ?? 0
         case .range(_, _, let max): max
         }
     }
 
-    public var minimum: Double {
+    package var minimum: Double {
         switch self {
         case .list(let rates): rates.min() ?? 0
         case .range(let min, _, _): min
@@ -22,7 +22,7 @@ public enum SupportedRates: Sendable, Hashable {
 
     /// The lowest supported rate that is at least `requestedHz`; requests above the maximum get the
     /// maximum (as Core Motion clamps update intervals to what the hardware supports).
-    public func lowest(atLeast requestedHz: Double) -> Double {
+    package func lowest(atLeast requestedHz: Double) -> Double {
         switch self {
         case .list(let rates):
             let sorted = rates.sorted()

@@ -4,8 +4,12 @@
 /// MQTT 5.0 §4.7: `+` and `#` are wildcards for subscribers only, `/` separates levels; §1.5.4: strings are UTF-8
 /// without U+0000, at most 65535 bytes. The agent's own configured topics also keep clear of `$` (brokers reserve
 /// it for `$SYS`) and of empty levels (a doubled `/` is almost always a typo).
+///
+/// `public` (the `MotionWire` product) is only a subscriber's way from a received topic to its payload's decoder:
+/// the scheme (`init(root:)`, `init(template:device:)`), `subject(of:)`, `Subject` and `PayloadKind(subject:)`, then
+/// `PayloadDecoder.decode(_:kind:)`. The rest is `package` (CONTRIBUTING.md, "Access").
 public struct TopicScheme: Sendable, Hashable {
-    public let root: String
+    package let root: String
 
     public init(root: String) {
         var r = root
@@ -19,14 +23,14 @@ public struct TopicScheme: Sendable, Hashable {
     }
 
     /// The placeholder `topics.root` and `mqtt.client_id` templates replace with `device.id`.
-    public static let devicePlaceholder = "{device}"
+    package static let devicePlaceholder = "{device}"
 
     /// Every `{device}` in `template` replaced by `device`.
     ///
     /// Written out rather than `replacing(_:with:)`: that one lives in _StringProcessing, a 387 KiB section of
     /// the static binary that nothing else on the agent's path touches, and its generic searchers sat scattered
     /// over it — one call at start-up kept ~270 KiB of it resident (BENCHMARKS.md, "Memory").
-    public static func substitute(_ template: String, device: String) -> String {
+    package static func substitute(_ template: String, device: String) -> String {
         let text = Array(template.utf8)
         let placeholder = Array(devicePlaceholder.utf8)
         var result: [UInt8] = []
@@ -65,10 +69,10 @@ public struct TopicScheme: Sendable, Hashable {
         case desired
 
         /// A stream's own topic: one name everywhere, config key, topic, command.
-        public static func stream(_ name: StreamName) -> Subject { .payload(name.descriptor.primary.payload) }
+        package static func stream(_ name: StreamName) -> Subject { .payload(name.descriptor.primary.payload) }
 
         /// The topic's levels after the root.
-        public var path: String {
+        package var path: String {
             switch self {
             case .payload(let kind): kind.topic.path
             case .status: "status"
@@ -81,35 +85,35 @@ public struct TopicScheme: Sendable, Hashable {
         }
 
         /// Every subject, stream topics first.
-        public static let all: [Subject] =
+        package static let all: [Subject] =
             StreamDescriptor.allTopics.map { .payload($0.payload) } + [
                 .status, .configuration, .metrics, .control, .controlReply, .desired,
             ]
 
         /// The subject whose path is `path`, if any.
-        public init?(path: String) {
+        package init?(path: String) {
             guard let subject = Self.all.first(where: { $0.path == path }) else { return nil }
             self = subject
         }
     }
 
-    public func topic(_ subject: Subject) -> String { topic(path: subject.path) }
+    package func topic(_ subject: Subject) -> String { topic(path: subject.path) }
     /// `{root}/path`, for levels given by an operator (`motion-agent sub --stream`).
-    public func topic(path: String) -> String { "\(root)/\(path)" }
-    public func stream(_ name: StreamName) -> String { topic(.stream(name)) }
+    package func topic(path: String) -> String { "\(root)/\(path)" }
+    package func stream(_ name: StreamName) -> String { topic(.stream(name)) }
     /// The topic of a stream's payload, its own or one it derives.
-    public func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
-    public var status: String { topic(.status) }
-    public var configuration: String { topic(.configuration) }
-    public var metrics: String { topic(.metrics) }
-    public var control: String { topic(.control) }
-    public var controlReply: String { topic(.controlReply) }
-    public var desired: String { topic(.desired) }
+    package func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
+    package var status: String { topic(.status) }
+    package var configuration: String { topic(.configuration) }
+    package var metrics: String { topic(.metrics) }
+    package var control: String { topic(.control) }
+    package var controlReply: String { topic(.controlReply) }
+    package var desired: String { topic(.desired) }
     /// The subscription filter for everything the device publishes.
-    public var everything: String { "\(root)/#" }
+    package var everything: String { "\(root)/#" }
 
     /// `topic` without the root and its `/`, or nil when it is not under the root.
-    public func path(of topic: String) -> String? {
+    package func path(of topic: String) -> String? {
         guard topic.hasPrefix(root + "/") else { return nil }
         return String(topic.dropFirst(root.count + 1))
     }
@@ -120,22 +124,22 @@ public struct TopicScheme: Sendable, Hashable {
     }
 
     /// The default of `control.fleet_topic`: commands for every device.
-    public static let fleetControl = "motion/fleet/control"
+    package static let fleetControl = "motion/fleet/control"
     /// A group's command topic, shared by every member (`control.groups`).
-    public static func groupControl(_ group: String) -> String { "motion/group/\(group)/control" }
+    package static func groupControl(_ group: String) -> String { "motion/group/\(group)/control" }
     /// The default of `control.fleet_desired_topic`: the fleet layer's desired state (retained).
-    public static let fleetDesired = "motion/fleet/desired"
+    package static let fleetDesired = "motion/fleet/desired"
     /// A group layer's desired state (retained), read by every member (`control.groups`).
-    public static func groupDesired(_ group: String) -> String { "motion/group/\(group)/desired" }
+    package static func groupDesired(_ group: String) -> String { "motion/group/\(group)/desired" }
     /// Where `motion-agent ctl` asks MQTT 5 devices to answer (its response topic).
-    public static func operatorReply(clientID: String) -> String { "motion-ctl/\(clientID)/reply" }
+    package static func operatorReply(clientID: String) -> String { "motion-ctl/\(clientID)/reply" }
     /// Every device's reply topic under a `topics.root` template, for MQTT 3.1.1 operators (no response topic).
-    public static func everyDeviceReply(template: String) -> String {
+    package static func everyDeviceReply(template: String) -> String {
         TopicScheme(template: template, device: "+").controlReply
     }
 
     /// Home Assistant's discovery topic for one entity: `<prefix>/<component>/<node_id>/<object_id>/config`.
-    public static func homeAssistantConfig(
+    package static func homeAssistantConfig(
         prefix: String,
         component: String,
         nodeID: String,
@@ -152,18 +156,18 @@ public struct TopicScheme: Sendable, Hashable {
 
     /// Why `topic` cannot be published to, or nil when a broker accepts it: not empty, no wildcard, no NUL, at
     /// most 65535 bytes. The wording completes "the topic …".
-    public static func publishingProblem(_ topic: String) -> String? {
+    package static func publishingProblem(_ topic: String) -> String? {
         problem(topic, configured: false)
     }
 
     /// Why `topic` is not acceptable as one the agent is configured with, or nil: the publishing rule, plus no
     /// leading `$` and no empty level.
-    public static func configuredProblem(_ topic: String) -> String? {
+    package static func configuredProblem(_ topic: String) -> String? {
         problem(topic, configured: true)
     }
 
     /// Why `name` cannot be exactly one topic level (a device id, a control group), or nil.
-    public static func levelProblem(_ name: String) -> String? {
+    package static func levelProblem(_ name: String) -> String? {
         if name.isEmpty { return "is empty" }
         if name.count > 64 { return "is longer than 64 characters" }
         if name.contains(where: { "/+#".contains($0) }) {
@@ -173,14 +177,14 @@ public struct TopicScheme: Sendable, Hashable {
     }
 
     /// Why `text` cannot be an MQTT string (§1.5.4), or nil.
-    public static func encodingProblem(_ text: String) -> String? {
+    package static func encodingProblem(_ text: String) -> String? {
         if text.utf8.contains(0) { return "contains a NUL character" }
         if text.utf8.count > maximumBytes { return "is longer than MQTT's 65535 bytes" }
         return nil
     }
 
     /// MQTT's limit on a topic name, bytes of UTF-8.
-    public static let maximumBytes = 65_535
+    package static let maximumBytes = 65_535
 
     private static func problem(_ topic: String, configured: Bool) -> String? {
         if topic.isEmpty { return "is empty" }

@@ -21,7 +21,7 @@ enum AgentPortsCodegen {
                 + "stream — its topics, payloads, defaults, sensors, schema, Home Assistant entities — is its "
                 + "`descriptor` (StreamName+Descriptor.swift)."
         )
-        s.block("public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {") { s in
+        s.block("package enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {") { s in
             for stream in StreamDeclaration.table {
                 s.doc(stream.summary)
                 s.line(
@@ -62,7 +62,7 @@ enum AgentPortsCodegen {
             s.doc("Every stream, in the order config.yaml, the status and the docs list them.")
             s.expression(
                 .array(StreamDeclaration.table.map(descriptor)),
-                prefix: "public static let table: [StreamDescriptor] = "
+                prefix: "package static let table: [StreamDescriptor] = "
             )
         }
         return s.text

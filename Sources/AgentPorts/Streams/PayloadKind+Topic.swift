@@ -1,12 +1,12 @@
 extension PayloadKind {
     /// The topic that carries this payload, and the stream that publishes it.
-    public var topic: StreamDescriptor.Topic { StreamDescriptor.topic(of: self) }
+    package var topic: StreamDescriptor.Topic { StreamDescriptor.topic(of: self) }
 
     /// The stream that publishes this payload.
-    public var stream: StreamName { StreamDescriptor.topicsByPayload[self]!.stream }
+    package var stream: StreamName { StreamDescriptor.topicsByPayload[self]!.stream }
 
     /// The topic's subject under the device's root.
-    public var subject: TopicScheme.Subject { .payload(self) }
+    package var subject: TopicScheme.Subject { .payload(self) }
 
     /// The payload carried by `subject`'s topic; nil for status, metrics, control and desired state.
     public init?(subject: TopicScheme.Subject) {

@@ -4,7 +4,7 @@ import MotionModel
 
 extension StreamDescriptor {
     /// Every stream, in the order config.yaml, the status and the docs list them.
-    public static let table: [StreamDescriptor] = [
+    package static let table: [StreamDescriptor] = [
         StreamDescriptor(
             name: .accelerometer,
             topics: [

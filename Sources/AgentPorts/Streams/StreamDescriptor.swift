@@ -10,80 +10,80 @@ import MotionModel
 /// declaration (Sources/StreamDeclarations, scripts/codegen/streams/generate.sh). Adding a stream: its declaration
 /// there, its `MotionStream` in AgentPipeline (`StreamCatalog.make` names it, and the compiler asks for it) and its
 /// prose in docs/payloads.md — README.md, "How it is built", counts what else.
-public struct StreamDescriptor: Sendable {
+package struct StreamDescriptor: Sendable {
     /// One topic the stream publishes, under the device's root.
-    public struct Topic: Sendable, Hashable {
+    package struct Topic: Sendable, Hashable {
         /// The stream that publishes it.
-        public let stream: StreamName
+        package let stream: StreamName
         /// Its levels after the root: the stream's name for its own topic (`device-motion`), more levels for one
         /// it derives (`pedometer/events`).
-        public let path: String
-        public let payload: PayloadKind
+        package let path: String
+        package let payload: PayloadKind
         /// Its JSON Schema, in docs/schemas.
-        public let schema: String
+        package let schema: String
         /// The Core Motion type its payload mirrors.
-        public let coreMotion: String
+        package let coreMotion: String
     }
 
     /// One Home Assistant entity that reads a stream topic (MQTT discovery: the sensor and event platforms' keys).
-    public struct HomeAssistantSensor: Sendable, Hashable {
+    package struct HomeAssistantSensor: Sendable, Hashable {
         /// The MQTT discovery component: `sensor`, or `event` for an event entity.
-        public var component = "sensor"
+        package var component = "sensor"
         /// Unique within the device: `steps`, `acceleration_x`.
-        public let objectID: String
-        public let name: String
+        package let objectID: String
+        package let name: String
         /// Which of the stream's topics it reads (an index into `topics`; 0 is the stream's own).
-        public let topic: Int
+        package let topic: Int
         /// Jinja, reading `value_json`.
-        public let template: String
-        public var unit: String? = nil
-        public var deviceClass: String? = nil
-        public var stateClass: String? = nil
-        public var options: [String]? = nil
-        public var icon: String? = nil
+        package let template: String
+        package var unit: String? = nil
+        package var deviceClass: String? = nil
+        package var stateClass: String? = nil
+        package var options: [String]? = nil
+        package var icon: String? = nil
         /// An event entity's `event_types`.
-        public var eventTypes: [String]? = nil
+        package var eventTypes: [String]? = nil
     }
 
-    public let name: StreamName
+    package let name: StreamName
     /// The stream's own topic first, then the ones it derives (events, absolute altitude): they share its
     /// settings (QoS, retain, expiry).
-    public let topics: [Topic]
+    package let topics: [Topic]
     /// Its settings when config.yaml says nothing.
-    public let defaults: StreamSettings
+    package let defaults: StreamSettings
     /// Sensors without which it cannot deliver at all (device motion also needs the magnetometer in the north
     /// frames: its stream says so).
-    public let requiredSensors: Set<SensorType>
+    package let requiredSensors: Set<SensorType>
     /// The sensor whose samples its decimator counts, so whose offered rates decide whether a requested rate is
     /// exact or thinned (`OfferedRateNotes`); nil for event streams, whose rate caps how often a changing value
     /// goes out.
-    public let pacingSensor: SensorType?
+    package let pacingSensor: SensorType?
     /// A raw sensor stream: the sensor's samples as they come, without estimation.
-    public let isRawSensor: Bool
+    package let isRawSensor: Bool
     /// Publishes one message per sample, so it can pack samples into batches (`batch`, `encoding`).
-    public let batches: Bool
+    package let batches: Bool
     /// Keys of `streams.<name>` beyond the common ones (`enabled`, `rate_hz`, `qos`, `retain`, `durable`,
     /// `expiry_s`, and `batch` and `encoding` when it batches).
-    public let extraSettings: [String]
-    public let homeAssistant: [HomeAssistantSensor]
+    package let extraSettings: [String]
+    package let homeAssistant: [HomeAssistantSensor]
 
     /// The stream's own topic.
-    public var primary: Topic { topics[0] }
+    package var primary: Topic { topics[0] }
 
     /// The keys of `streams.<name>`, in the order config.yaml lists them.
-    public var settingKeys: [String] {
+    package var settingKeys: [String] {
         ["enabled", "rate_hz", "qos", "retain", "durable", "expiry_s"] + (batches ? ["batch", "encoding"] : [])
             + extraSettings
     }
 
     /// The descriptor of `name`.
-    public static func of(_ name: StreamName) -> StreamDescriptor { byName[name]! }
+    package static func of(_ name: StreamName) -> StreamDescriptor { byName[name]! }
 
     /// The topic of `payload`.
-    public static func topic(of payload: PayloadKind) -> Topic { topicsByPayload[payload]! }
+    package static func topic(of payload: PayloadKind) -> Topic { topicsByPayload[payload]! }
 
     /// Every stream topic, streams in table order, each stream's own topic first.
-    public static let allTopics: [Topic] = table.flatMap(\.topics)
+    package static let allTopics: [Topic] = table.flatMap(\.topics)
 
     static let topicsByPayload: [PayloadKind: Topic] = Dictionary(
         uniqueKeysWithValues: allTopics.map { ($0.payload, $0) }

@@ -1,5 +1,5 @@
 /// How a batch of samples is encoded on the wire (docs/payloads.md).
-public enum StreamEncoding: String, Sendable, Equatable, CaseIterable, Codable {
+package enum StreamEncoding: String, Sendable, Equatable, CaseIterable, Codable {
     case json
     case binary
 }

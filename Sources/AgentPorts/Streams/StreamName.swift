@@ -3,7 +3,7 @@
 /// A stream has one name everywhere: config key, topic, control command. What else there is to know about a stream —
 /// its topics, payloads, defaults, sensors, schema, Home Assistant entities — is its `descriptor`
 /// (StreamName+Descriptor.swift).
-public enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+package enum StreamName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
     /// CMAccelerometerData: the accelerometer's samples as they come.
     case accelerometer
     /// CMGyroData: the gyroscope's samples as they come.

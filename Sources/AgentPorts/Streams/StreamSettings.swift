@@ -1,29 +1,29 @@
 /// How one stream publishes: the runtime-changeable settings of `streams.<name>` in config.yaml.
-public struct StreamSettings: Sendable, Equatable {
-    public var enabled: Bool
+package struct StreamSettings: Sendable, Equatable {
+    package var enabled: Bool
     /// Requested update rate, Hz (> 0, ≤ 1000). Clamped to what the hardware supports; status shows the
     /// effective rate.
-    public var rateHz: Double
+    package var rateHz: Double
     /// 0, 1 or 2.
-    public var qos: Int
-    public var retain: Bool
+    package var qos: Int
+    package var retain: Bool
     /// Samples per message (Core Motion's batched sensor data): 1 publishes every sample on its own; more
     /// packs that many into one message, so high rates cost the broker fewer messages. 1–1000; only the
     /// sample streams (accelerometer, gyroscope, magnetometer, device-motion) batch.
-    public var batch: Int
+    package var batch: Int
     /// How a batch is encoded: JSON (`{"batch": [...]}`) or the compact little-endian binary layout of
     /// docs/payloads.md. Unbatched messages are always JSON.
-    public var encoding: StreamEncoding
+    package var encoding: StreamEncoding
     /// Keep the stream's messages on disk (`<state_dir>/outbox/`) until the broker acknowledges them, so
     /// they survive broker outages and agent crashes. Needs QoS ≥ 1.
-    public var durable: Bool
+    package var durable: Bool
     /// How long a message stays worth delivering, seconds (1…4294967295); nil: for ever. Sent as the MQTT 5
     /// Message Expiry Interval, less the time the message already waited in the agent, so the broker drops
     /// it for a subscriber that is away longer; the agent's own outbox drops it before sending once it is
     /// older, on MQTT 3.1.1 too.
-    public var expirySeconds: Int?
+    package var expirySeconds: Int?
 
-    public init(
+    package init(
         enabled: Bool,
         rateHz: Double,
         qos: Int,
@@ -44,5 +44,5 @@ public struct StreamSettings: Sendable, Equatable {
     }
 
     /// The largest expiry MQTT 5 can carry (a four-byte integer, MQTT 5 §3.3.2.3.3), seconds.
-    public static let maximumExpirySeconds = Int(UInt32.max)
+    package static let maximumExpirySeconds = Int(UInt32.max)
 }
