@@ -5,8 +5,9 @@
 /// without U+0000, at most 65535 bytes. The agent's own configured topics also keep clear of `$` (brokers reserve
 /// it for `$SYS`) and of empty levels (a doubled `/` is almost always a typo).
 ///
-/// `public` (the `MotionWire` product) is only a subscriber's way from a received topic to its payload's decoder:
-/// the scheme (`init(root:)`, `init(template:device:)`), `subject(of:)`, `Subject` and `PayloadKind(subject:)`, then
+/// `public` (the `MotionWire` product) is only what a subscriber needs: what to subscribe to (`everything`,
+/// `topic(_:)` of a payload) and the way from a received topic to its payload's decoder — the scheme
+/// (`init(root:)`, `init(template:device:)`), `subject(of:)`, `Subject` and `PayloadKind(subject:)`, then
 /// `PayloadDecoder.decode(_:kind:)`. The rest is `package` (CONTRIBUTING.md, "Access").
 public struct TopicScheme: Sendable, Hashable {
     package let root: String
@@ -102,7 +103,7 @@ public struct TopicScheme: Sendable, Hashable {
     package func topic(path: String) -> String { "\(root)/\(path)" }
     package func stream(_ name: StreamName) -> String { topic(.stream(name)) }
     /// The topic of a stream's payload, its own or one it derives.
-    package func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
+    public func topic(_ payload: PayloadKind) -> String { topic(.payload(payload)) }
     package var status: String { topic(.status) }
     package var configuration: String { topic(.configuration) }
     package var metrics: String { topic(.metrics) }
@@ -110,7 +111,7 @@ public struct TopicScheme: Sendable, Hashable {
     package var controlReply: String { topic(.controlReply) }
     package var desired: String { topic(.desired) }
     /// The subscription filter for everything the device publishes.
-    package var everything: String { "\(root)/#" }
+    public var everything: String { "\(root)/#" }
 
     /// `topic` without the root and its `/`, or nil when it is not under the root.
     package func path(of topic: String) -> String? {
