@@ -10,6 +10,7 @@ struct MotionBench: AsyncParsableCommand {
         subcommands: [
             BroadAccuracy.self,
             StepAccuracy.self,
+            GaitGrid.self,
             ActivityAccuracy.self,
             FallAccuracy.self,
             EstimationSpeed.self,

@@ -17,7 +17,9 @@ import MotionModel
 ///    next (`minimumStrideRegularity`: the larger normalised autocorrelation at a lag of one and of two
 ///    steps, after Moe-Nilssen & Helbostad 2004; a vehicle's random suspension motion decorrelates within a
 ///    period). Intervals of about two periods among intervals of one (`missedStepRatio`) are a steady rate
-///    with single crossings missing (the other leg's softer strike). Then it counts the steps made so far:
+///    with single crossings missing (the other leg's softer strike); intervals alternating short and long,
+///    each pair a steady stride longer than the slowest step, are steps of two lengths (`isUneven`: a pocket
+///    feels the two legs' strikes at different points of their steps). Then it counts the steps made so far:
 ///    the window's, and before it the earlier crossings that keep the walk's rhythm and came while the
 ///    motion was gait-like (`backCount`) — so the count a subscriber sees lags a walk's first seconds and
 ///    then catches up, as Core Motion's does. Later candidates count at once, while both checks still
@@ -552,13 +554,21 @@ package struct StepDetector: Sendable {
     }
 
     /// How many steps the pending crossings from index `start` on span when they come at a steady rate
-    /// (`isRegular`), or at a steady rate with single crossings missing — an interval of about two periods
-    /// (`missedStepRatio`) between others of one, as when the other leg's softer strike sometimes stays
-    /// under the threshold, though not first; nil when irregular.
+    /// (`isRegular`), or at a steady rate with single crossings missing (`withMissedCrossings`), or one a step
+    /// with alternate steps of two lengths (`isUneven`); nil when irregular.
     private func regularSteps(from start: Int) -> Int? {
         let intervals = pendingCount - 1 - start
         guard intervals > 0 else { return 0 }
         if isRegular(from: start) { return intervals }
+        if let steps = withMissedCrossings(from: start) { return steps }
+        return isUneven(from: start) ? intervals : nil
+    }
+
+    /// The steps the crossings from `start` on span when they come at a steady rate with single crossings
+    /// missing — an interval of about two periods (`missedStepRatio`) between others of one, as when the
+    /// other leg's softer strike sometimes stays under the threshold, though not first; else nil.
+    private func withMissedCrossings(from start: Int) -> Int? {
+        let intervals = pendingCount - 1 - start
         var shortest = Double.infinity
         for i in (start + 1)..<pendingCount { shortest = min(shortest, pending[i] - pending[i - 1]) }
         var steps = 0
@@ -580,6 +590,35 @@ package struct StepDetector: Sendable {
         }
         // The shortest interval must be a step, not a stray: most intervals are single.
         return 2 * singles > intervals ? steps : nil
+    }
+
+    /// Whether the crossings from `start` on are one a step with alternate steps of two lengths: every other
+    /// interval agrees with the one two before it (within `maximumIntervalRatio`), and each pair of
+    /// consecutive intervals is one steady stride, longer than the slowest step (`longestStepPeriod`: so two
+    /// steps, not one double-peaked step) and at most two of them. A pocket on one thigh feels its own leg's
+    /// strike and the other's at different points of their steps, so its crossings can alternate 0.4 and
+    /// 0.8 s while the feet alternate 0.5 and 0.7 s (the Oxford validation set's back-pocket walk of user 1 at
+    /// 100 Hz): beyond `maximumIntervalRatio` for `isRegular`, and only half the intervals single for
+    /// `withMissedCrossings`. Before issue 41 that walk was confirmed only 15 s in, on knocks that passed for
+    /// double peaks, and its first 21 steps were lost. Whatever makes two crossings a stride, each crossing is a
+    /// step.
+    private func isUneven(from start: Int) -> Bool {
+        guard pendingCount - start > 3 else { return false }
+        var shortestPair = Double.infinity
+        var longestPair = 0.0
+        for i in (start + 2)..<pendingCount {
+            let d = pending[i] - pending[i - 1]
+            let before = pending[i - 1] - pending[i - 2]
+            guard d <= settings.maximumStepInterval, before <= settings.maximumStepInterval else { return false }
+            if i >= start + 3 {
+                let alternate = pending[i - 2] - pending[i - 3]
+                guard max(d, alternate) <= settings.maximumIntervalRatio * min(d, alternate) else { return false }
+            }
+            shortestPair = min(shortestPair, d + before)
+            longestPair = max(longestPair, d + before)
+        }
+        return shortestPair > settings.longestStepPeriod && longestPair <= 2 * settings.longestStepPeriod
+            && longestPair <= settings.maximumIntervalRatio * shortestPair
     }
 
     /// The longest interval, relative to the shortest, read as one step when intervals of one and two steps

@@ -231,6 +231,33 @@ struct GaitStressTests {
         #expect(o.activeShare >= 0.95, "walking or running for \(String(format: "%.1f", 100 * o.activeShare)) %")
     }
 
+    /// A loose phone knocking four times a stride in a front pocket (the knocks of the back pocket above), steps of
+    /// uneven length: one crossing a step, but they alternate about 0.3 and 0.8 s — beyond the ratio a regular
+    /// window allows (1.8), and only half the intervals single for the missed-crossing rule, so before issue 41's
+    /// fix no walk was ever confirmed (0 steps at both rates). Two crossings a stride are two steps, however uneven.
+    @Test(
+        "a knocking pocket whose crossings alternate short and long",
+        arguments: [(50.0, 1.8), (50.0, 2.1), (100.0, 1.8), (100.0, 2.1)]
+    )
+    func alternatingCrossings(rate: Double, cadence: Double) {
+        var s = GaitStressSignal(cadence: cadence, bounce: 0.25)
+        var pocket = ThighPocket.front
+        pocket.swingDip = 0.2
+        pocket.wobble = 0.1
+        pocket.drift = 0.2
+        pocket.knocks = [
+            .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
+            .init(phase: 0.55, reading: Vector3(0, 2, 0)),
+            .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
+            .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
+        ]
+        s.pocket = pocket
+        s.heelImpact = 0.8
+        s.rate = rate
+        s.timingAsymmetry = 0.18
+        Self.check("front pocket knocking, \(cadence) steps/s at \(rate) Hz", s, walk: 120)
+    }
+
     @Test(
         "a sensor slower than the detector's 50 Hz, or jittery",
         arguments: [(40.0, 0.0), (50.0, 0.004), (25.0, 0.002)]
