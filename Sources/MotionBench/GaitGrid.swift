@@ -145,18 +145,8 @@ struct GaitGrid: ParsableCommand {
                         for knocking in [false, true] {
                             for seed: UInt64 in [1, 2] {
                                 var s = GaitStressSignal(cadence: cadence, bounce: 0.25)
-                                var pocket = back ? ThighPocket.back : ThighPocket.front
-                                pocket.swingDip = 0.2
-                                pocket.wobble = 0.1
-                                pocket.drift = 0.2
-                                if knocking {
-                                    pocket.knocks = [
-                                        .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
-                                        .init(phase: 0.55, reading: Vector3(0, 2, 0)),
-                                        .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
-                                        .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
-                                    ]
-                                }
+                                var pocket = ThighPocket.looseKnocking(back ? .back : .front)
+                                if !knocking { pocket.knocks = [] }
                                 s.pocket = pocket
                                 s.heelImpact = 0.8
                                 s.rate = rate

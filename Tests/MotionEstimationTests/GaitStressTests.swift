@@ -177,17 +177,7 @@ struct GaitStressTests {
     )
     func knockingBackPocket(rate: Double, asymmetry: Double, seed: UInt64) {
         var s = GaitStressSignal(cadence: 1.72, bounce: 0.25)
-        var pocket = ThighPocket.back
-        pocket.swingDip = 0.2
-        pocket.wobble = 0.1
-        pocket.drift = 0.2
-        pocket.knocks = [
-            .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
-            .init(phase: 0.55, reading: Vector3(0, 2, 0)),
-            .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
-            .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
-        ]
-        s.pocket = pocket
+        s.pocket = .looseKnocking(.back)
         s.heelImpact = 0.8
         s.rate = rate
         s.timingAsymmetry = asymmetry
@@ -241,17 +231,7 @@ struct GaitStressTests {
     )
     func alternatingCrossings(rate: Double, cadence: Double) {
         var s = GaitStressSignal(cadence: cadence, bounce: 0.25)
-        var pocket = ThighPocket.front
-        pocket.swingDip = 0.2
-        pocket.wobble = 0.1
-        pocket.drift = 0.2
-        pocket.knocks = [
-            .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
-            .init(phase: 0.55, reading: Vector3(0, 2, 0)),
-            .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
-            .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
-        ]
-        s.pocket = pocket
+        s.pocket = .looseKnocking(.front)
         s.heelImpact = 0.8
         s.rate = rate
         s.timingAsymmetry = 0.18
