@@ -25,8 +25,7 @@ package struct PendingFallStore: Sendable {
     /// file is unusable (logged).
     package func load() -> FallDetectionEvent? {
         do {
-            guard let data = try state.read(.pendingFall) else { return nil }
-            let kept = try JSONDecoder().decode(FallDetectionEvent.self, from: Data(data))
+            guard let kept = try state.decodeJSON(FallDetectionEvent.self, from: .pendingFall) else { return nil }
             if kept.resolution != nil { return nil }
             guard kept.date.isFinite, kept.detectionDate.isFinite,
                 kept.detectionDate >= kept.date, kept.peakAcceleration.isFinite, kept.orientationChange.isFinite
@@ -56,9 +55,7 @@ package struct PendingFallStore: Sendable {
                 try state.remove(.pendingFall)
                 return
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try state.replace(.pendingFall, with: Array(encoder.encode(fall)))
+            try state.replaceJSON(.pendingFall, with: fall, pretty: false)
         } catch {
             logger.error(
                 "cannot keep the fall awaiting a resolution in \(path): \(error) — it is watched now, but a restart before its resolution would leave it without a follow-up; make agent.state_dir writable and give it room"

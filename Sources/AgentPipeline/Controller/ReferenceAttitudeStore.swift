@@ -22,8 +22,7 @@ package struct ReferenceAttitudeStore: Sendable {
     /// The kept reference, or nil when there is none or the file is unusable (logged).
     package func load() -> ReferenceAttitude? {
         do {
-            guard let data = try state.read(.referenceAttitude) else { return nil }
-            let kept = try JSONDecoder().decode(ReferenceAttitude.self, from: Data(data))
+            guard let kept = try state.decodeJSON(ReferenceAttitude.self, from: .referenceAttitude) else { return nil }
             guard kept.quaternion.isFinite, abs(kept.quaternion.norm - 1) < 1e-6, kept.time.isFinite else {
                 logger.error(
                     "\(path) holds no unit quaternion and finite time: its capture time is dropped — the reference in force gets the time of this start"
@@ -53,9 +52,7 @@ package struct ReferenceAttitudeStore: Sendable {
             return
         }
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try state.replace(.referenceAttitude, with: Array(encoder.encode(reference)))
+            try state.replaceJSON(.referenceAttitude, with: reference)
         } catch {
             logger.error(
                 "cannot save the reference attitude to \(path): \(error) — it applies now, but after a restart its capture time becomes the time of that start; make agent.state_dir writable and give it room"

@@ -1,3 +1,4 @@
+import AgentPipeline
 import AgentPorts
 import Foundation
 import Logging
@@ -20,8 +21,7 @@ struct EstimatorStateStore: Sendable {
 
     func load() -> DeviceMotionEstimatorState? {
         do {
-            guard let data = try state.read(.estimatorState) else { return nil }
-            return try JSONDecoder().decode(DeviceMotionEstimatorState.self, from: Data(data))
+            return try state.decodeJSON(DeviceMotionEstimatorState.self, from: .estimatorState)
         } catch {
             logger.error(
                 "\(path) is unreadable (\(error)): starting with no gyroscope bias or magnetometer calibration — it will be rewritten"
@@ -32,9 +32,7 @@ struct EstimatorStateStore: Sendable {
 
     func save(_ estimator: DeviceMotionEstimatorState) {
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try state.replace(.estimatorState, with: Array(encoder.encode(estimator)))
+            try state.replaceJSON(.estimatorState, with: estimator)
         } catch {
             logger.error(
                 "cannot save the estimator state to \(path): \(error) — the previous calibration stays; make agent.state_dir writable and give it room"
