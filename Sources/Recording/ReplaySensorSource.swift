@@ -20,8 +20,12 @@ import Darwin
 /// recording starts over with timestamps continuing, so consumers never see time go backwards. In real time
 /// the samples come in batches, as from a hardware FIFO (`ReplayDeliverySchedule`).
 package final class ReplaySensorSource: SensorSource {
-    /// What the file held when the source was made.
-    package let recorded: RecordingSummary
+    /// How many samples the file held when the source was made, and over how many seconds (the summary that
+    /// found them is not kept: its rate estimate's timestamps are of no use once the device is described).
+    package let recordedSamples: Int
+    package let recordedDuration: Double
+    /// The first sample's timestamp: the origin of the real-time schedule.
+    private let firstTimestamp: Double
     package let path: String
     package let realtime: Bool
     package let loop: Bool
@@ -45,14 +49,16 @@ package final class ReplaySensorSource: SensorSource {
         self.path = path
         self.realtime = realtime
         self.loop = loop
-        self.recorded = recorded
+        recordedSamples = recorded.sampleCount
+        recordedDuration = recorded.duration
+        firstTimestamp = recorded.firstTimestamp ?? 0
         let sensors = recorded.sensors
         let rate = recorded.fastestRateHz ?? 1
         devices = [SensorDevice(id: "replay", name: "replay", sensors: sensors, supportedRates: .list([rate]))]
     }
 
     package var summary: String {
-        "replay of \(path) (\(recorded.sampleCount) samples, \(String(format: "%.1f", recorded.duration)) s, \(realtime ? "real time" : "as fast as possible")\(loop ? ", looping" : ""))"
+        "replay of \(path) (\(recordedSamples) samples, \(String(format: "%.1f", recordedDuration)) s, \(realtime ? "real time" : "as fast as possible")\(loop ? ", looping" : ""))"
     }
 
     package func apply(_ plan: AcquisitionPlan) throws {
@@ -96,10 +102,9 @@ package final class ReplaySensorSource: SensorSource {
     private func play(into sink: SampleSink, stop: borrowing Atomic<Bool>) throws(RecordingError) {
         var reader = try RecordingReader(path: path)
         let period =
-            recorded.duration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
+            recordedDuration + (devices[0].supportedRates.maximum > 0 ? 1 / devices[0].supportedRates.maximum : 0)
         var offset = 0.0
         let startWall = WallClock.monotonicNow()
-        guard let firstTimestamp = recorded.firstTimestamp else { return }
         var schedule = ReplayDeliverySchedule()
         repeat {
             var played = 0
