@@ -42,28 +42,20 @@ struct GaitGrid: ParsableCommand {
             throw ValidationError("--grid must be pocket, knock, uneven, plain, bag or all")
         }
         for (name, title, make) in grids where grid == "all" || grid == name {
-            var errors: [Double] = []
+            var summary = StepAccuracy.Summary()
             for w in make() {
                 let (samples, truth) = w.signal.samples(still: 5, walk: w.walk, seed: w.seed)
                 var pedometer = Pedometer()
                 for s in samples { pedometer.update(s) }
                 let error = 100 * Double(pedometer.numberOfSteps - truth) / Double(truth)
-                errors.append(error)
+                summary.errors.append(error)
                 if list {
                     print(String(format: "%@\t%d\t%d\t%+.2f", w.name, pedometer.numberOfSteps, truth, error))
                 }
             }
-            let magnitudes = errors.map(abs)
+            let beyond = { (limit: Double) in summary.errors.filter { abs($0) > limit }.count }
             print(
-                String(
-                    format: "%@ — %d walks: mean |error| %.2f %%, worst %.2f %%, beyond 2 %%: %d, beyond 5 %%: %d",
-                    title,
-                    errors.count,
-                    magnitudes.reduce(0, +) / Double(max(errors.count, 1)),
-                    magnitudes.max() ?? 0,
-                    magnitudes.filter { $0 > 2 }.count,
-                    magnitudes.filter { $0 > 5 }.count
-                )
+                "\(title) — \(summary.errors.count) walks: \(summary.text), beyond 2 %: \(beyond(2)), beyond 5 %: \(beyond(5))"
             )
         }
     }
@@ -113,15 +105,13 @@ struct GaitGrid: ParsableCommand {
                 for (k, set) in sets.enumerated() {
                     for third in [0.72, 0.78, 0.84, 0.90] {
                         var s = GaitStressSignal(cadence: cadence, bounce: 0.15)
-                        var pocket = ThighPocket.back
-                        pocket.swingDip = 0.2
-                        pocket.wobble = 0.1
-                        pocket.drift = 0.2
-                        pocket.knocks = [
-                            .init(phase: 0.1, reading: set[0]), .init(phase: 0.51, reading: set[1]),
-                            .init(phase: third, reading: set[2]),
-                        ]
-                        s.pocket = pocket
+                        s.pocket = .loose(
+                            .back,
+                            knocks: [
+                                .init(phase: 0.1, reading: set[0]), .init(phase: 0.51, reading: set[1]),
+                                .init(phase: third, reading: set[2]),
+                            ]
+                        )
                         s.heelImpact = 0.3
                         s.rate = rate
                         s.timingAsymmetry = 0.15
@@ -145,9 +135,7 @@ struct GaitGrid: ParsableCommand {
                         for knocking in [false, true] {
                             for seed: UInt64 in [1, 2] {
                                 var s = GaitStressSignal(cadence: cadence, bounce: 0.25)
-                                var pocket = ThighPocket.looseKnocking(back ? .back : .front)
-                                if !knocking { pocket.knocks = [] }
-                                s.pocket = pocket
+                                s.pocket = .loose(back ? .back : .front, knocks: knocking ? ThighPocket.fourKnocks : [])
                                 s.heelImpact = 0.8
                                 s.rate = rate
                                 s.timingAsymmetry = asymmetry

@@ -99,23 +99,25 @@ package struct ThighPocket: Sendable, Equatable {
         return p
     }
 
-    /// `pocket` (front or back) holding a loose phone that knocks four times a stride, rocks and drifts: the
-    /// shape of the Oxford validation set's back-pocket walk of user 1 (−z 2.5 g after this leg's strike, +y 2 g at
-    /// the other's, +x 2.5 g and +y 1.5 g later in the stride), shared by the stress tests and `motion-bench
-    /// gait-grid`.
-    package static func looseKnocking(_ pocket: ThighPocket) -> ThighPocket {
+    /// `pocket` (front or back) holding a loose phone: it rocks and drifts in the pocket and knocks against the
+    /// cloth and the body at `knocks` (the stress tests' and `motion-bench gait-grid`'s knocking pockets).
+    package static func loose(_ pocket: ThighPocket, knocks: [Knock] = fourKnocks) -> ThighPocket {
         var p = pocket
         p.swingDip = 0.2
         p.wobble = 0.1
         p.drift = 0.2
-        p.knocks = [
-            .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
-            .init(phase: 0.55, reading: Vector3(0, 2, 0)),
-            .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
-            .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
-        ]
+        p.knocks = knocks
         return p
     }
+
+    /// Four knocks a stride, the shape of the Oxford validation set's back-pocket walk of user 1: −z 2.5 g after
+    /// this leg's strike, +y 2 g at the other's, +x 2.5 g and +y 1.5 g later in the stride.
+    package static let fourKnocks: [Knock] = [
+        .init(phase: 0.1, reading: Vector3(0, 0, -2.5)),
+        .init(phase: 0.55, reading: Vector3(0, 2, 0)),
+        .init(phase: 0.8, reading: Vector3(2.5, 0, -1)),
+        .init(phase: 0.93, reading: Vector3(0, 1.5, 0)),
+    ]
 
     /// The mount that puts device x and y along the given thigh-frame directions (z = x × y).
     package static func mount(x: Vector3, y: Vector3) -> Quaternion {

@@ -177,7 +177,7 @@ struct GaitStressTests {
     )
     func knockingBackPocket(rate: Double, asymmetry: Double, seed: UInt64) {
         var s = GaitStressSignal(cadence: 1.72, bounce: 0.25)
-        s.pocket = .looseKnocking(.back)
+        s.pocket = .loose(.back)
         s.heelImpact = 0.8
         s.rate = rate
         s.timingAsymmetry = asymmetry
@@ -201,16 +201,14 @@ struct GaitStressTests {
     )
     func wanderingStrideCrossing(cadence: Double) {
         var s = GaitStressSignal(cadence: cadence, bounce: 0.15)
-        var pocket = ThighPocket.back
-        pocket.swingDip = 0.2
-        pocket.wobble = 0.1
-        pocket.drift = 0.2
-        pocket.knocks = [
-            .init(phase: 0.1, reading: Vector3(0, 0, -1.5)),
-            .init(phase: 0.51, reading: Vector3(0, 2.5, 0)),
-            .init(phase: 0.84, reading: Vector3(2, 0, -0.8)),
-        ]
-        s.pocket = pocket
+        s.pocket = .loose(
+            .back,
+            knocks: [
+                .init(phase: 0.1, reading: Vector3(0, 0, -1.5)),
+                .init(phase: 0.51, reading: Vector3(0, 2.5, 0)),
+                .init(phase: 0.84, reading: Vector3(2, 0, -0.8)),
+            ]
+        )
         s.heelImpact = 0.3
         s.rate = 50
         s.timingAsymmetry = 0.15
@@ -231,7 +229,7 @@ struct GaitStressTests {
     )
     func alternatingCrossings(rate: Double, cadence: Double) {
         var s = GaitStressSignal(cadence: cadence, bounce: 0.25)
-        s.pocket = .looseKnocking(.front)
+        s.pocket = .loose(.front)
         s.heelImpact = 0.8
         s.rate = rate
         s.timingAsymmetry = 0.18
