@@ -606,21 +606,30 @@ package struct StepDetector: Sendable {
     /// step.
     private func isUneven(from start: Int) -> Bool {
         guard pendingCount - start > 3 else { return false }
-        var shortestPair = Double.infinity
-        var longestPair = 0.0
-        for i in (start + 2)..<pendingCount {
+        for i in (start + 1)..<pendingCount {
             let d = pending[i] - pending[i - 1]
-            let before = pending[i - 1] - pending[i - 2]
-            guard d <= settings.maximumStepInterval, before <= settings.maximumStepInterval else { return false }
+            guard d <= settings.maximumStepInterval else { return false }
             if i >= start + 3 {
                 let alternate = pending[i - 2] - pending[i - 3]
                 guard max(d, alternate) <= settings.maximumIntervalRatio * min(d, alternate) else { return false }
             }
-            shortestPair = min(shortestPair, d + before)
-            longestPair = max(longestPair, d + before)
         }
-        return shortestPair > settings.longestStepPeriod && longestPair <= 2 * settings.longestStepPeriod
-            && longestPair <= settings.maximumIntervalRatio * shortestPair
+        let pairs = pairSpan(from: start)
+        return pairs.shortest > settings.longestStepPeriod && pairs.longest <= 2 * settings.longestStepPeriod
+            && pairs.longest <= settings.maximumIntervalRatio * pairs.shortest
+    }
+
+    /// The shortest and longest sum of two consecutive intervals from `start` on (needs three crossings): a stride
+    /// when they are two steps (`isUneven`), one step when a step crosses twice (`isRegular`'s double peaks).
+    private func pairSpan(from start: Int) -> (shortest: Double, longest: Double) {
+        var shortest = Double.infinity
+        var longest = 0.0
+        for i in (start + 2)..<pendingCount {
+            let d = pending[i] - pending[i - 2]
+            shortest = min(shortest, d)
+            longest = max(longest, d)
+        }
+        return (shortest, longest)
     }
 
     /// The longest interval, relative to the shortest, read as one step when intervals of one and two steps
@@ -642,15 +651,9 @@ package struct StepDetector: Sendable {
         guard longest <= settings.maximumStepInterval else { return false }
         if longest <= settings.maximumIntervalRatio * shortest { return true }
         guard pendingCount - start > 2 else { return false }
-        var shortestPair = Double.infinity
-        var longestPair = 0.0
-        for i in (start + 2)..<pendingCount {
-            let d = pending[i] - pending[i - 2]
-            shortestPair = min(shortestPair, d)
-            longestPair = max(longestPair, d)
-        }
-        return longestPair <= settings.maximumIntervalRatio * shortestPair
-            && longestPair <= settings.longestStepPeriod
+        let pairs = pairSpan(from: start)
+        return pairs.longest <= settings.maximumIntervalRatio * pairs.shortest
+            && pairs.longest <= settings.longestStepPeriod
     }
 
     private mutating func count(_ n: Int, lastAt time: Double, into out: inout Update) {
