@@ -16,7 +16,8 @@
 # - -function-sections and --symbol-ordering-file: the ~1.4 MB of functions the agent executes
 #   (scripts/build/symbol-order/symbols.txt, from a callgrind profile of the realistic load) are placed together at
 #   the start of the text, instead of scattered over 20 MB where every page fault maps a 64 KiB window;
-#   scripts/build/symbol-order/unnamed.ld gathers the functions that have no symbol to list.
+#   scripts/build/symbol-order/unnamed.ld gathers the functions that have no symbol to list, and copies.ld (written
+#   with symbols.txt) the executed compiler helpers that have a local copy, of one name, in many objects.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,6 +35,8 @@ flags=(
 )
 order="$PWD/scripts/build/symbol-order/symbols.txt"
 flags+=(-Xlinker -T -Xlinker "$PWD/scripts/build/symbol-order/unnamed.ld")
+copies="$PWD/scripts/build/symbol-order/copies.ld"
+[ -f "$copies" ] && flags+=(-Xlinker -T -Xlinker "$copies")
 # Missing names (other toolchains, new code) are only left unordered, so lld need not warn about each.
 [ -f "$order" ] && flags+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
 for product in "${products[@]}"; do

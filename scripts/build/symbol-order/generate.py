@@ -17,8 +17,14 @@ that holds a symbol of a listed name moves, local symbols of other objects inclu
 witnesses and merged helpers ($sSqwxx, objectdestroyTm, ...) have one local copy per object, and listing one
 pulled the whole 475 KB _RegexParser.o and 387 KB _StringProcessing.o sections into the dense region. A name
 defined in several sections is therefore listed only when the copies it would move besides the sections already
-ordered are small (DUPLICATES_LIMIT). The map must be written with --no-demangle (build-release.sh does so for
-LINK_MAP) so that C++ names match the profile's.
+ordered are small (DUPLICATES_LIMIT). The copies of the names left out still run, each in its own object, and
+every one executed mapped its own 64 KiB window (2 Dec 2026, perf's page faults of an IIO agent: 9 of the 10
+windows outside the dense region, 0.8 MB, were objectdestroyTm, __swift_allocate_boxed_opaque_existential_1Tm,
+$sSaySSGSayxGSKsWlTm, _swift_stdlib_gettid, block_copy_helper and such). With --copies FILE, generate.py writes a
+linker script that gathers, by section name, every function-section copy of those names (`.text.NAME`; the copies
+inside unsplit prebuilt sections are named `.text` and stay where they are): a few KiB in one place, after .text.
+The map must be written with --no-demangle (build-release.sh does so for LINK_MAP) so that C++ names match the
+profile's.
 
 How: profile.sh runs the release agent under `valgrind --tool=callgrind --demangle=no` through the realistic
 load (fake IIO tree and simulator), then `generate.py [--map LINK.map] OUT.callgrind...` lists every function
@@ -32,14 +38,20 @@ import sys
 from collections import Counter
 
 WINDOW = 64 * 1024  # the kernel's fault_around_bytes default
+COPIES_SECTION = ".text.copies"  # the output section copies.ld gathers the copies into
+section_names = Counter()  # input section name -> how many input sections of .text bear it
 DUPLICATES_LIMIT = 16 * 1024  # what a name defined in several sections may move besides the sections ordered
 
 args = sys.argv[1:]
-map_path = None
-if args[:1] == ["--map"]:
-    map_path, args = args[1], args[2:]
-if not args:
-    sys.exit("usage: generate.py [--map LINK.map] CALLGRIND_FILE... > symbols.txt")
+map_path = copies_path = None
+while args[:1] in (["--map"], ["--copies"]):
+    if args[0] == "--map":
+        map_path = args[1]
+    else:
+        copies_path = args[1]
+    args = args[2:]
+if not args or (copies_path and not map_path):
+    sys.exit("usage: generate.py [--map LINK.map [--copies copies.ld]] CALLGRIND_FILE... > symbols.txt")
 
 
 def text_sections(path):
@@ -53,8 +65,10 @@ def text_sections(path):
             continue
         address, size, depth, text = int(m.group(1), 16), int(m.group(2), 16), len(m.group(3)), m.group(4)
         if depth == 0:  # an output section
-            in_text = text == ".text"
+            in_text = text == ".text" or text == COPIES_SECTION  # the map of a build linked with copies.ld
         elif in_text and depth <= 8:  # an input section: "object:(section)"
+            names = re.search(r":\((\S+)\)$", text)
+            section_names[names.group(1) if names else text] += 1
             sections.append((address, size, []))
         elif in_text and sections:  # a symbol of the last input section
             sections[-1][2].append(address)
@@ -128,6 +142,21 @@ if map_path:
     dropped = {s for s in duplicated if extra(s) > DUPLICATES_LIMIT}
     # Names the map does not hold are the shared libraries' functions (libc, SQLite, libmosquitto...): the profile
     # sees them too, but lld has nothing to place.
+    if copies_path:
+        # Every executed name left out, in the order's order, by the name its function sections bear. A glob
+        # character in a name would match other sections: none of Swift's or C's symbol characters is one.
+        gathered = [s for s in symbols if s in dropped and section_names[".text." + s] > 0 and not set("*?[]") & set(s)]
+        with open(copies_path, "w") as script:
+            script.write(
+                "/* Written by scripts/build/symbol-order/generate.py (--copies) with symbols.txt; added to the release link\n"
+                " * by scripts/build/build-release.sh. The function-section copies of executed names defined in many objects\n"
+                " * (compiler helpers: objectdestroyTm, ...), which symbols.txt leaves out (generate.py says why), gathered\n"
+                f" * in one place: {len(gathered)} names. */\n"
+                f"SECTIONS {{\n  {COPIES_SECTION} : {{\n"
+                + "".join(f"    *(.text.{name})\n" for name in gathered)
+                + "  }\n} INSERT AFTER .text;\n"
+            )
+        sys.stderr.write(f"generate.py: {copies_path} gathers the copies of {len(gathered)} of the names left out\n")
     symbols = [s for s in symbols if s in placed and s not in dropped and (len(placed[s]) > 1 or placed[s][0][0] in keep)]
     sys.stderr.write(
         f"generate.py: ordering {len(keep)} sections; leaving {len(left)} in place "

@@ -104,6 +104,6 @@ done
 kept=.build/symbol-order
 rm -rf "$kept" && mkdir -p "$kept"
 cp "$work/motion-agent.map" "${profiles[@]}" "$kept/"
-python3 scripts/build/symbol-order/generate.py --map "$kept/motion-agent.map" "$kept"/*.callgrind \
-    > scripts/build/symbol-order/symbols.txt
-log "wrote scripts/build/symbol-order/symbols.txt ($(wc -l < scripts/build/symbol-order/symbols.txt) functions); rebuild with scripts/build/build-release.sh"
+python3 scripts/build/symbol-order/generate.py --map "$kept/motion-agent.map" \
+    --copies scripts/build/symbol-order/copies.ld "$kept"/*.callgrind > scripts/build/symbol-order/symbols.txt
+log "wrote scripts/build/symbol-order/symbols.txt ($(wc -l < scripts/build/symbol-order/symbols.txt) functions) and copies.ld; rebuild with scripts/build/build-release.sh"
