@@ -16,16 +16,21 @@ package protocol TreeInput {
 /// followed by its nodes in sklearn's order — `s <input> <threshold> <left> <right>` (a split: go left when the
 /// input is ≤ the threshold or is NaN; children numbered within the tree) or `l <score>` (a leaf). Tree `i` adds to
 /// class `i % classes`; with one class the ensemble is binary and its score is the log-odds of that class.
+///
+/// The nodes are held in 13 bytes each, as the agent keeps the model for its whole run: sklearn numbers a tree's
+/// nodes depth first, left subtree first, so a split's left child is the next node (the table is checked for it)
+/// and only the right one is stored; a split's threshold and a leaf's score share one number.
 package struct ActivityTrees: Sendable {
     package let classCount: Int
     package let inputCount: Int
     let baseline: [Double]
     let roots: [Int32]
+    /// The input a split reads, or -1 for a leaf.
     let nodeInput: [Int8]
-    let nodeThreshold: [Double]
-    let nodeLeft: [Int32]
+    /// A split's threshold, a leaf's score.
+    let nodeNumber: [Double]
+    /// A split's right child (its left child is the node after it).
     let nodeRight: [Int32]
-    let nodeValue: [Double]
 
     package struct FormatError: Error, CustomStringConvertible {
         package let line: Int
@@ -42,10 +47,8 @@ package struct ActivityTrees: Sendable {
         var baseline: [Double] = []
         var roots: [Int32] = []
         var input: [Int8] = []
-        var threshold: [Double] = []
-        var left: [Int32] = []
+        var number: [Double] = []
         var right: [Int32] = []
-        var value: [Double] = []
         var treeStart = 0
         var lineNumber = 0
         // The model lives for the whole run: its arrays are sized exactly (a node is an `s` or `l` line) and the
@@ -53,10 +56,8 @@ package struct ActivityTrees: Sendable {
         // growth were half a megabyte of the agent's heap at start-up, pages the allocator kept.
         let nodes = Self.nodeLines(in: table)
         input.reserveCapacity(nodes)
-        threshold.reserveCapacity(nodes)
-        left.reserveCapacity(nodes)
+        number.reserveCapacity(nodes)
         right.reserveCapacity(nodes)
-        value.reserveCapacity(nodes)
         var rest = table[...]
         while !rest.isEmpty {
             let end = rest.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
@@ -78,21 +79,18 @@ package struct ActivityTrees: Sendable {
                 treeStart = input.count
                 roots.append(Int32(treeStart))
             case "s":
+                // The left child must be the next node (depth-first numbering), as only the right one is kept.
                 guard f.count == 5, let i = Int8(f[1]), Int(i) < inputs, i >= 0, let t = Double(String(f[2])),
-                    let l = Int32(f[3]), let r = Int32(f[4]), !roots.isEmpty
+                    let l = Int(f[3]), let r = Int32(f[4]), !roots.isEmpty, treeStart + l == input.count + 1
                 else { throw fail() }
                 input.append(i)
-                threshold.append(t)
-                left.append(Int32(treeStart) + l)
+                number.append(t)
                 right.append(Int32(treeStart) + r)
-                value.append(0)
             case "l":
                 guard f.count == 2, let v = Double(String(f[1])), !roots.isEmpty else { throw fail() }
                 input.append(-1)
-                threshold.append(0)
-                left.append(0)
+                number.append(v)
                 right.append(0)
-                value.append(v)
             default:
                 throw fail()
             }
@@ -101,7 +99,7 @@ package struct ActivityTrees: Sendable {
             throw FormatError(line: lineNumber, text: "(a header, baseline or tree is missing)")
         }
         for i in input.indices where input[i] >= 0 {
-            guard left[i] < input.count, right[i] < input.count else {
+            guard i + 1 < input.count, right[i] > i + 1, right[i] < input.count else {
                 throw FormatError(line: i, text: "(a child beyond the table)")
             }
         }
@@ -110,10 +108,8 @@ package struct ActivityTrees: Sendable {
         self.baseline = baseline
         self.roots = roots
         nodeInput = input
-        nodeThreshold = threshold
-        nodeLeft = left
+        nodeNumber = number
         nodeRight = right
-        nodeValue = value
     }
 
     /// How many nodes the table holds: its lines that start with `s ` or `l `.
@@ -143,9 +139,9 @@ package struct ActivityTrees: Sendable {
             while nodeInput[node] >= 0 {
                 let v = x.input(Int(nodeInput[node]))
                 // NaN goes left, as the training script's trees were grown with no missing values.
-                node = Int(!(v > nodeThreshold[node]) ? nodeLeft[node] : nodeRight[node])
+                node = !(v > nodeNumber[node]) ? node + 1 : Int(nodeRight[node])
             }
-            s += nodeValue[node]
+            s += nodeNumber[node]
             tree += classCount
         }
         return s
