@@ -71,6 +71,7 @@ import Testing
         // included), so a corrupt database means the main file garbled and no log to rescue it.
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: database))
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+        let published = pedometer.messages.count
         let third = try AgentProcess(
             config: try String(contentsOfFile: first.configPath, encoding: .utf8),
             arguments: ["run", "--config", first.configPath]
@@ -80,6 +81,9 @@ import Testing
             await third.runner.waitForOutput(containing: "corrupt", timeout: 15),
             "the log says the database was corrupt: \(third.runner.standardError)"
         )
+        // The store is opened before the agent connects: query only once it publishes, as after the restart
+        // above — else ctl's 4 s can run out before the agent is on the broker (seen on a loaded CI host).
+        try await pedometer.waitFor(count: published + 1, timeout: 20)
         let after = try await Self.query(
             broker,
             "e2e-history",
