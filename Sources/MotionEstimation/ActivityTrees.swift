@@ -99,7 +99,8 @@ package struct ActivityTrees: Sendable {
             throw FormatError(line: lineNumber, text: "(a header, baseline or tree is missing)")
         }
         for i in input.indices where input[i] >= 0 {
-            guard i + 1 < input.count, right[i] > i + 1, right[i] < input.count else {
+            // Past the left child (the next node) and inside the table: so the next node exists too.
+            guard right[i] > i + 1, right[i] < input.count else {
                 throw FormatError(line: i, text: "(a child beyond the table)")
             }
         }

@@ -18,9 +18,10 @@ witnesses and merged helpers ($sSqwxx, objectdestroyTm, ...) have one local copy
 pulled the whole 475 KB _RegexParser.o and 387 KB _StringProcessing.o sections into the dense region. A name
 defined in several sections is therefore listed only when the copies it would move besides the sections already
 ordered are small (DUPLICATES_LIMIT). The copies of the names left out still run, each in its own object, and
-every one executed mapped its own 64 KiB window (2 Dec 2026, perf's page faults of an IIO agent: 9 of the 10
-windows outside the dense region, 0.8 MB, were objectdestroyTm, __swift_allocate_boxed_opaque_existential_1Tm,
-$sSaySSGSayxGSKsWlTm, _swift_stdlib_gettid, block_copy_helper and such). With --copies FILE, generate.py writes a
+every one executed mapped its own 64 KiB window (2 Dec 2026, an IIO agent: 12 of the 15 page faults perf saw in
+the text past the dense region were objectdestroyTm, __swift_allocate_boxed_opaque_existential_1Tm,
+$sSaySSGSayxGSKsWlTm, _swift_stdlib_gettid, block_copy_helper and such; their windows held 704 of the 840 kB
+resident there). With --copies FILE, generate.py writes a
 linker script that gathers, by section name, every function-section copy of those names (`.text.NAME`; the copies
 inside unsplit prebuilt sections are named `.text` and stay where they are): a few KiB in one place, after .text.
 The map must be written with --no-demangle (build-release.sh does so for LINK_MAP) so that C++ names match the
@@ -39,7 +40,6 @@ from collections import Counter
 
 WINDOW = 64 * 1024  # the kernel's fault_around_bytes default
 COPIES_SECTION = ".text.copies"  # the output section copies.ld gathers the copies into
-section_names = Counter()  # input section name -> how many input sections of .text bear it
 DUPLICATES_LIMIT = 16 * 1024  # what a name defined in several sections may move besides the sections ordered
 
 args = sys.argv[1:]
@@ -55,10 +55,10 @@ if not args or (copies_path and not map_path):
 
 
 def text_sections(path):
-    """The input sections of .text in an lld -Map file: [(start, size, [symbol addresses])] and
-    {symbol: [(section index, address), ...]}, every definition of each name."""
+    """The input sections of .text in an lld -Map file: [(start, size, [symbol addresses])],
+    {symbol: [(section index, address), ...]}, every definition of each name, and the input sections' names."""
     line_re = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
-    sections, symbols, in_text = [], {}, False
+    sections, symbols, section_names, in_text = [], {}, set(), False
     for line in open(path, errors="replace"):
         m = line_re.match(line)
         if not m:
@@ -67,13 +67,13 @@ def text_sections(path):
         if depth == 0:  # an output section
             in_text = text == ".text" or text == COPIES_SECTION  # the map of a build linked with copies.ld
         elif in_text and depth <= 8:  # an input section: "object:(section)"
-            names = re.search(r":\((\S+)\)$", text)
-            section_names[names.group(1) if names else text] += 1
+            name = re.search(r":\((\S+)\)$", text)
+            section_names.add(name.group(1) if name else text)
             sections.append((address, size, []))
         elif in_text and sections:  # a symbol of the last input section
             sections[-1][2].append(address)
             symbols.setdefault(text, []).append((len(sections) - 1, address))
-    return sections, symbols
+    return sections, symbols, section_names
 
 
 cost = Counter()
@@ -120,7 +120,7 @@ def placement(item):
 symbols = [s for s, _ in sorted(cost.items(), key=placement) if s and " " not in s and not s.startswith("0x")]
 
 if map_path:
-    sections, placed = text_sections(map_path)
+    sections, placed, section_names = text_sections(map_path)
     windows = {}  # section index -> the 64 KiB windows its executed functions touch where it lies now
     for name in symbols:
         if len(placed.get(name, ())) != 1:
@@ -140,12 +140,10 @@ if map_path:
     unplaced = [s for s in symbols if s not in placed]
     duplicated = [s for s in symbols if len(placed.get(s, ())) > 1]
     dropped = {s for s in duplicated if extra(s) > DUPLICATES_LIMIT}
-    # Names the map does not hold are the shared libraries' functions (libc, SQLite, libmosquitto...): the profile
-    # sees them too, but lld has nothing to place.
     if copies_path:
-        # Every executed name left out, in the order's order, by the name its function sections bear. A glob
-        # character in a name would match other sections: none of Swift's or C's symbol characters is one.
-        gathered = [s for s in symbols if s in dropped and section_names[".text." + s] > 0 and not set("*?[]") & set(s)]
+        # Every executed name left out, in the order's order, by the name its function sections bear (no Swift, C
+        # or C++ symbol holds a glob character, so each pattern matches those sections only).
+        gathered = [s for s in symbols if s in dropped and ".text." + s in section_names]
         with open(copies_path, "w") as script:
             script.write(
                 "/* Written by scripts/build/symbol-order/generate.py (--copies) with symbols.txt; added to the release link\n"
@@ -157,6 +155,8 @@ if map_path:
                 + "  }\n} INSERT AFTER .text;\n"
             )
         sys.stderr.write(f"generate.py: {copies_path} gathers the copies of {len(gathered)} of the names left out\n")
+    # Names the map does not hold are the shared libraries' functions (libc, SQLite, libmosquitto...): the profile
+    # sees them too, but lld has nothing to place.
     symbols = [s for s in symbols if s in placed and s not in dropped and (len(placed[s]) > 1 or placed[s][0][0] in keep)]
     sys.stderr.write(
         f"generate.py: ordering {len(keep)} sections; leaving {len(left)} in place "
